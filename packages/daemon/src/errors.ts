@@ -1,0 +1,46 @@
+/**
+ * Application errors: thrown anywhere in the daemon, turned into JSON-RPC errors in one place
+ * (server/). The `code` is the stable `data.code` string clients switch on.
+ */
+import { AppErrorCode, ErrorCodes } from "@base-context/protocol";
+
+export class AppError extends Error {
+  constructor(
+    readonly code: AppErrorCode,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  get rpcCode(): number {
+    return AppErrorCode[this.code];
+  }
+}
+
+/** A failure of something the daemon depends on (model, plugin): -32803 with a human message. */
+export class RequestFailedError extends Error {
+  readonly rpcCode = ErrorCodes.RequestFailed;
+  constructor(
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "RequestFailedError";
+  }
+}
+
+/** The operation was cancelled ($/cancelRequest or an abort): -32800, nothing written. */
+export class CancelledError extends Error {
+  readonly rpcCode = ErrorCodes.RequestCancelled;
+  constructor(message = "request cancelled") {
+    super(message);
+    this.name = "CancelledError";
+  }
+}
+
+export const sessionNotFound = (sessionId: string) =>
+  new AppError("session_not_found", `no session with id "${sessionId}"`, { sessionId });
+export const entryNotFound = (sessionId: string, entryId: string) =>
+  new AppError("entry_not_found", `session "${sessionId}" has no entry "${entryId}"`, { sessionId, entryId });

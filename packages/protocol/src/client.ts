@@ -1,0 +1,115 @@
+/**
+ * Typed Node client: `connect(readable, writable)` over any stream pair (in-memory duplex in
+ * tests), `spawnDaemon()` to start `base-context serve` as a child process and talk over stdio.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import {
+  CancellationTokenSource,
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+  type ProgressType,
+} from "vscode-jsonrpc/node";
+import type { z } from "zod";
+import type { NotificationDecl, RequestDecl } from "./declare.js";
+import { Initialize, PROTOCOL_VERSION, Shutdown, Exit, Initialized } from "./methods/lifecycle.js";
+
+export interface RequestOptions {
+  /** Abort the request: sends `$/cancelRequest` to the daemon. */
+  signal?: AbortSignal;
+}
+
+export class BaseContextClient {
+  constructor(readonly connection: MessageConnection) {}
+
+  request<P extends z.ZodType, R extends z.ZodType>(
+    decl: RequestDecl<string, P, R>,
+    params: z.input<P>,
+    options: RequestOptions = {},
+  ): Promise<z.output<R>> {
+    const { signal } = options;
+    if (!signal) return this.connection.sendRequest(decl.method, params) as Promise<z.output<R>>;
+    const source = new CancellationTokenSource();
+    const onAbort = () => source.cancel();
+    if (signal.aborted) source.cancel();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    return (this.connection.sendRequest(decl.method, params, source.token) as Promise<z.output<R>>).finally(() => {
+      signal.removeEventListener("abort", onAbort);
+      source.dispose();
+    });
+  }
+
+  notify<P extends z.ZodType>(decl: NotificationDecl<string, P>, params: z.input<P>): Promise<void> {
+    return this.connection.sendNotification(decl.method, params);
+  }
+
+  onNotification<P extends z.ZodType>(
+    decl: NotificationDecl<string, P>,
+    handler: (params: z.output<P>) => void,
+  ): { dispose(): void } {
+    return this.connection.onNotification(decl.method, handler as (params: unknown) => void);
+  }
+
+  onProgress<T>(token: string | number, handler: (value: T) => void): { dispose(): void } {
+    const type = { __: undefined } as unknown as ProgressType<T>;
+    return this.connection.onProgress(type, token, handler);
+  }
+
+  /** `initialize` + `initialized`, the handshake every session starts with. */
+  async initialize(params: Partial<z.input<typeof Initialize.params>> = {}): Promise<z.output<typeof Initialize.result>> {
+    const result = await this.request(Initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      processId: process.pid,
+      ...params,
+    });
+    await this.notify(Initialized, {});
+    return result;
+  }
+
+  /** `shutdown` + `exit`, the orderly goodbye. */
+  async shutdown(): Promise<void> {
+    await this.request(Shutdown, {});
+    await this.notify(Exit, {});
+  }
+
+  dispose(): void {
+    this.connection.dispose();
+  }
+}
+
+export function connect(readable: Readable, writable: Writable): BaseContextClient {
+  const connection = createMessageConnection(new StreamMessageReader(readable), new StreamMessageWriter(writable));
+  connection.listen();
+  return new BaseContextClient(connection);
+}
+
+export interface SpawnOptions {
+  /** Command and arguments that start the daemon; defaults to `base-context serve` from PATH. */
+  command?: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Where the daemon's stderr (its log) goes; default: inherited. */
+  stderr?: "inherit" | "pipe" | "ignore";
+}
+
+export interface SpawnedDaemon {
+  client: BaseContextClient;
+  process: ChildProcess;
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number | null>;
+}
+
+export function spawnDaemon(options: SpawnOptions = {}): SpawnedDaemon {
+  const child = spawn(options.command ?? "base-context", options.args ?? ["serve"], {
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  if (!child.stdout || !child.stdin) throw new Error("daemon stdio is not piped");
+  const client = connect(child.stdout, child.stdin);
+  return { client, process: child, exited };
+}

@@ -1,0 +1,49 @@
+/**
+ * Error codes that cross the wire (PROTOCOL.md "Errors"). Application errors use
+ * -31999..-31900 and always carry a stable `data.code` string clients can switch on.
+ */
+export const ErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ServerNotInitialized: -32002,
+  RequestCancelled: -32800,
+  ContentModified: -32801,
+  RequestFailed: -32803,
+  /** Application errors, each with a stable `data.code`. */
+  SessionNotFound: -31999,
+  EntryNotFound: -31998,
+  SessionExists: -31997,
+  EntryExists: -31996,
+  InvalidEntry: -31995,
+  ImportFailed: -31994,
+  ExportFailed: -31993,
+  Busy: -31992,
+  RequestIdConflict: -31991,
+  NotSupported: -31990,
+  PluginNotFound: -31989,
+} as const;
+
+/** The stable `data.code` string for each application error. */
+export const AppErrorCode = {
+  session_not_found: ErrorCodes.SessionNotFound,
+  entry_not_found: ErrorCodes.EntryNotFound,
+  session_exists: ErrorCodes.SessionExists,
+  entry_exists: ErrorCodes.EntryExists,
+  invalid_entry: ErrorCodes.InvalidEntry,
+  import_failed: ErrorCodes.ImportFailed,
+  export_failed: ErrorCodes.ExportFailed,
+  session_busy: ErrorCodes.Busy,
+  request_id_conflict: ErrorCodes.RequestIdConflict,
+  not_supported: ErrorCodes.NotSupported,
+  plugin_not_found: ErrorCodes.PluginNotFound,
+} as const;
+export type AppErrorCode = keyof typeof AppErrorCode;
+
+/** `data` of an application error on the wire. */
+export interface AppErrorData {
+  code: AppErrorCode | string;
+  [key: string]: unknown;
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { request } from "../declare.js";
+import { AgentMessage } from "../entries.js";
+
+/** A message in the built context. Summaries appear as their own roles so clients can render them. */
+export const CompactionSummaryMessage = z.object({
+  role: z.literal("compactionSummary"),
+  summary: z.string(),
+  tokensBefore: z.number().nullable(),
+  timestamp: z.number().optional(),
+});
+export const BranchSummaryMessage = z.object({
+  role: z.literal("branchSummary"),
+  summary: z.string(),
+  fromId: z.string(),
+  timestamp: z.number().optional(),
+});
+export const ContextMessage = z.union([AgentMessage, CompactionSummaryMessage, BranchSummaryMessage]);
+
+/** OpenAI chat-completions message, ready to send as is. */
+export const OpenAIChatMessage = z
+  .object({
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: z.union([z.string(), z.array(z.record(z.string(), z.unknown())), z.null()]),
+    tool_calls: z
+      .array(
+        z.object({
+          id: z.string(),
+          type: z.literal("function"),
+          function: z.object({ name: z.string(), arguments: z.string() }),
+        }),
+      )
+      .optional(),
+    tool_call_id: z.string().optional(),
+  })
+  .loose();
+
+export const ContextBuild = request(
+  "context/build",
+  z.object({
+    sessionId: z.string().min(1),
+    leafId: z.string().min(1).nullable().optional(),
+    format: z.enum(["native", "openai-chat"]).default("native"),
+  }),
+  z.object({
+    messages: z.array(z.union([ContextMessage, OpenAIChatMessage])),
+    model: z.object({ provider: z.string(), modelId: z.string() }).optional(),
+    thinkingLevel: z.string(),
+    compactionId: z.string().optional(),
+    /** Sum of the stored token counts of what the context holds. */
+    tokens: z.number().int(),
+  }),
+);
+
+export const ContextUsage = request(
+  "context/usage",
+  z.object({ sessionId: z.string().min(1), contextWindow: z.number().int().positive() }),
+  z.object({
+    tokens: z.number().int(),
+    usageTokens: z.number().int().nullable(),
+    trailingTokens: z.number().int(),
+    threshold: z.number().int(),
+    shouldCompact: z.boolean(),
+    reason: z.string().optional(),
+  }),
+);

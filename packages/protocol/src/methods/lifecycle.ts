@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { notification, request } from "../declare.js";
+
+export const PROTOCOL_VERSION = "1";
+
+export const ClientInfo = z.object({ name: z.string(), version: z.string().optional() }).loose();
+
+export const Initialize = request(
+  "initialize",
+  z.object({
+    clientInfo: ClientInfo.optional(),
+    processId: z.number().int().nullable().optional(),
+    protocolVersion: z.string(),
+    projectDir: z.string().optional(),
+    capabilities: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.object({
+    serverInfo: z.object({ name: z.string(), version: z.string() }),
+    protocolVersion: z.string(),
+    capabilities: z.record(z.string(), z.unknown()),
+  }),
+);
+
+export const Initialized = notification("initialized", z.object({}).loose());
+export const Shutdown = request("shutdown", z.object({}).loose().optional(), z.null());
+export const Exit = notification("exit", z.object({}).loose().optional());
+
+export const LogMessage = notification(
+  "log/message",
+  z.object({ level: z.enum(["error", "warn", "info", "debug"]), message: z.string() }),
+);

@@ -1,0 +1,139 @@
+import { z } from "zod";
+import { request } from "../declare.js";
+import { EntryInput, SessionEntry, SessionHeader } from "../entries.js";
+
+const SessionId = z.string().min(1);
+const EntryId = z.string().min(1);
+/** Client-chosen id making a request idempotent: a retry returns the first result. */
+export const RequestId = z.string().min(1).max(200);
+
+export const SessionCreate = request(
+  "session/create",
+  z.object({
+    cwd: z.string(),
+    name: z.string().optional(),
+    parentSession: z.string().optional(),
+    id: SessionId.optional(),
+  }),
+  z.object({ session: SessionHeader }),
+);
+
+export const SessionSummary = z.object({
+  id: z.string(),
+  cwd: z.string(),
+  name: z.string().optional(),
+  createdAt: z.string(),
+  modifiedAt: z.string(),
+  entryCount: z.number().int(),
+  firstMessage: z.string().optional(),
+});
+
+export const SessionList = request(
+  "session/list",
+  z.object({
+    cwd: z.string().optional(),
+    /** Case-insensitive substring of the session name or first message. */
+    query: z.string().optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    cursor: z.string().optional(),
+  }),
+  z.object({ sessions: z.array(SessionSummary), nextCursor: z.string().optional() }),
+);
+
+export const SessionGet = request(
+  "session/get",
+  z.object({ sessionId: SessionId }),
+  z.object({ session: SessionHeader, leafId: z.string().nullable(), entryCount: z.number().int() }),
+);
+
+export const SessionDelete = request("session/delete", z.object({ sessionId: SessionId }), z.object({}));
+
+export const SessionFork = request(
+  "session/fork",
+  z.object({ sessionId: SessionId, entryId: EntryId }),
+  z.object({ session: SessionHeader }),
+);
+
+export const SessionImport = request(
+  "session/import",
+  z
+    .object({
+      format: z.literal("pi-jsonl"),
+      path: z.string().optional(),
+      content: z.string().optional(),
+      cwd: z.string().optional(),
+    })
+    .refine((p) => (p.path === undefined) !== (p.content === undefined), {
+      message: "give exactly one of `path` or `content`",
+    }),
+  z.object({
+    session: SessionHeader,
+    entryCount: z.number().int(),
+    /** Lines that could not be read (1-based line numbers and why); pi skips them too. */
+    skippedLines: z.array(z.object({ line: z.number().int(), reason: z.string() })).optional(),
+  }),
+);
+
+export const SessionExport = request(
+  "session/export",
+  z.object({ sessionId: SessionId, format: z.literal("pi-jsonl"), path: z.string().optional() }),
+  z.object({ content: z.string().optional(), path: z.string().optional() }),
+);
+
+export const EntryAppend = request(
+  "entry/append",
+  z.object({ sessionId: SessionId, entry: EntryInput, parentId: EntryId.nullable().optional(), requestId: RequestId.optional() }),
+  z.object({ entry: SessionEntry, leafId: z.string(), tokens: z.number().int() }),
+);
+
+export const EntryAppendMany = request(
+  "entry/appendMany",
+  z.object({ sessionId: SessionId, entries: z.array(EntryInput).min(1), requestId: RequestId.optional() }),
+  z.object({ entries: z.array(SessionEntry), leafId: z.string() }),
+);
+
+export const EntryGet = request(
+  "entry/get",
+  z.object({ sessionId: SessionId, entryId: EntryId }),
+  z.object({ entry: SessionEntry, tokens: z.number().int().optional() }),
+);
+
+export const SessionBranch = request(
+  "session/branch",
+  z.object({ sessionId: SessionId, entryId: EntryId.nullable() }),
+  z.object({ leafId: z.string().nullable() }),
+);
+
+export const SessionPath = request(
+  "session/path",
+  z.object({ sessionId: SessionId, leafId: EntryId.nullable().optional() }),
+  z.object({ entries: z.array(SessionEntry) }),
+);
+
+export interface TreeNode {
+  entry: z.infer<typeof SessionEntry>;
+  label?: string;
+  /** True on the node that is the session's current leaf. */
+  isLeaf?: boolean;
+  children: TreeNode[];
+}
+export const TreeNode: z.ZodType<TreeNode> = z.lazy(() =>
+  z.object({
+    entry: SessionEntry,
+    label: z.string().optional(),
+    isLeaf: z.boolean().optional(),
+    children: z.array(TreeNode),
+  }),
+);
+
+export const SessionTree = request(
+  "session/tree",
+  z.object({ sessionId: SessionId }),
+  z.object({ roots: z.array(TreeNode), leafId: z.string().nullable() }),
+);
+
+export const LabelSet = request(
+  "label/set",
+  z.object({ sessionId: SessionId, targetId: EntryId, label: z.string().min(1).nullable() }),
+  z.object({ entry: SessionEntry }),
+);
