@@ -7,4 +7,5 @@ export * from "./methods/context.js";
 export * from "./methods/compaction.js";
 export * from "./methods/tree.js";
 export * from "./methods/settings.js";
+export * from "./methods/plugins.js";
 export * from "./client.js";

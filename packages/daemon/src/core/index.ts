@@ -1,1 +1,57 @@
-export {};
+/**
+ * The pure core of Base Context (ARCHITECTURE.md): context building, usage, cut points,
+ * compaction preparation, serialization, prompts, file tracking and branch collection. No I/O:
+ * the daemon feeds it path entries with their stored token counts. Published as
+ * `@base-context/daemon/core`; the plugin SDK re-exports parts of it so plugins and the daemon
+ * agree on every rule.
+ */
+export type { ContextMessage, CountedEntry, LlmMessage } from "./types.js";
+export {
+  compactionSummaryMessage,
+  entryTimestampMs,
+  entryToContextMessage,
+  isContextVisible,
+  isMetadataEntry,
+} from "./entry-messages.js";
+export {
+  latestCompactionIndex,
+  selectContextEntries,
+  selectionTokens,
+  type ContextSelection,
+  type CountedCompaction,
+} from "./context-selection.js";
+export { buildContext, type BuildContextInput, type BuiltContext, type ModelRef } from "./context.js";
+export { convertToLlm, toLlmMessages } from "./convert-to-llm.js";
+export { toOpenAIChat } from "./openai-chat.js";
+export {
+  bashExecutionText,
+  branchSummaryText,
+  compactionSummaryText,
+  BRANCH_SUMMARY_PREFIX,
+  BRANCH_SUMMARY_SUFFIX,
+  COMPACTION_SUMMARY_PREFIX,
+  COMPACTION_SUMMARY_SUFFIX,
+} from "./llm-text.js";
+export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
+export {
+  compactionThreshold,
+  contextUsage,
+  estimateContextTokens,
+  shouldCompact,
+  thresholdDisabledReason,
+  usableAssistantUsage,
+  usageTotalTokens,
+  type ContextTokenEstimate,
+  type ContextUsageReport,
+  type UsageSettings,
+} from "./usage.js";
+export {
+  addFileOpsFromDetails,
+  computeFileLists,
+  createFileOps,
+  extractFileOpsFromMessage,
+  formatFileOps,
+  type FileOperations,
+} from "./file-ops.js";
+export * from "./compaction/index.js";
+export * from "./branch/index.js";

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { notification, request } from "../declare.js";
-import { AgentMessage, AssistantMessage, SessionEntry } from "../entries.js";
+import { AssistantMessage, SessionEntry } from "../entries.js";
 import { RequestId } from "./sessions.js";
+import { ContextMessage } from "./context.js";
 
 export const CompactionSettings = z.object({
   enabled: z.boolean(),
@@ -16,10 +17,11 @@ export const CompactionPreparation = z.object({
   /** The leaf the preparation was computed for; a commit is stale when it left the path. */
   leafId: z.string(),
   firstKeptEntryId: z.string(),
-  messagesToSummarize: z.array(AgentMessage),
+  /** Context messages: agent messages plus branch summaries that lie in the summarized range. */
+  messagesToSummarize: z.array(ContextMessage),
   /** Ids of the entries behind `messagesToSummarize`, in order. */
   summarizeEntryIds: z.array(z.string()),
-  turnPrefixMessages: z.array(AgentMessage),
+  turnPrefixMessages: z.array(ContextMessage),
   turnPrefixEntryIds: z.array(z.string()),
   isSplitTurn: z.boolean(),
   tokensBefore: z.number().int().nullable(),
@@ -27,6 +29,10 @@ export const CompactionPreparation = z.object({
   fileOps: FileOps,
   settings: CompactionSettings,
 });
+
+export type CompactionSettings = z.infer<typeof CompactionSettings>;
+export type FileOps = z.infer<typeof FileOps>;
+export type CompactionPreparation = z.infer<typeof CompactionPreparation>;
 
 export const CompactionPrepare = request(
   "compaction/prepare",

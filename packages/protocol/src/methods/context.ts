@@ -16,6 +16,9 @@ export const BranchSummaryMessage = z.object({
   timestamp: z.number().optional(),
 });
 export const ContextMessage = z.union([AgentMessage, CompactionSummaryMessage, BranchSummaryMessage]);
+export type CompactionSummaryMessage = z.infer<typeof CompactionSummaryMessage>;
+export type BranchSummaryMessage = z.infer<typeof BranchSummaryMessage>;
+export type ContextMessage = z.infer<typeof ContextMessage>;
 
 /** OpenAI chat-completions message, ready to send as is. */
 export const OpenAIChatMessage = z
@@ -34,6 +37,7 @@ export const OpenAIChatMessage = z
     tool_call_id: z.string().optional(),
   })
   .loose();
+export type OpenAIChatMessage = z.infer<typeof OpenAIChatMessage>;
 
 export const ContextBuild = request(
   "context/build",

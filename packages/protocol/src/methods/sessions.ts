@@ -126,10 +126,21 @@ export const TreeNode: z.ZodType<TreeNode> = z.lazy(() =>
   }),
 );
 
+/** A tree node without nesting: the tree follows from `entry.parentId`. */
+export const FlatTreeNode = z.object({ entry: SessionEntry, label: z.string().optional(), isLeaf: z.boolean().optional() });
+
 export const SessionTree = request(
   "session/tree",
-  z.object({ sessionId: SessionId }),
-  z.object({ roots: z.array(TreeNode), leafId: z.string().nullable() }),
+  z.object({
+    sessionId: SessionId,
+    /**
+     * Return `nodes` (every entry in insertion order: parents before children, siblings in time
+     * order) and empty `roots`. A session deeper than ~1000 entries cannot be sent nested: JSON
+     * serializers overflow their stack on the nesting.
+     */
+    flat: z.boolean().optional(),
+  }),
+  z.object({ roots: z.array(TreeNode), leafId: z.string().nullable(), nodes: z.array(FlatTreeNode).optional() }),
 );
 
 export const LabelSet = request(

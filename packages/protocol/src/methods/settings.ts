@@ -79,3 +79,6 @@ export const SettingsDidChange = notification(
 
 export type SettingsFile = z.infer<typeof SettingsFile>;
 export type Settings = z.infer<typeof Settings>;
+export type SettingsError = z.infer<typeof SettingsError>;
+/** Where a setting's value came from. */
+export type SettingsSource = "default" | "global" | "project";

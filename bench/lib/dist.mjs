@@ -1,0 +1,26 @@
+// Where the benches find the built packages, and packages only the daemon depends on.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const daemonPackage = join(repoRoot, "packages", "daemon");
+
+/** The daemon's CLI entry point (`base-context`). */
+export const daemonMain = join(daemonPackage, "dist", "cli", "main.js");
+
+/** Imports a module of the built daemon package, e.g. `distModule("tokens/index.js")`. */
+export function daemonModule(path) {
+  const file = join(daemonPackage, "dist", path);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run \`pnpm build\` first`);
+  return import(pathToFileURL(file).href);
+}
+
+/** Imports the built protocol package (its client). */
+export function protocolModule() {
+  return import(pathToFileURL(join(repoRoot, "packages", "protocol", "dist", "index.js")).href);
+}
+
+/** `require` as the daemon package sees it: js-tiktoken and gpt-tokenizer are its dependencies. */
+export const requireFromDaemon = createRequire(join(daemonPackage, "package.json"));

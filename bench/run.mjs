@@ -1,0 +1,92 @@
+// Runs the benchmarks, one child process per area (so each one's peak RSS is its own), and prints
+// a table per area with targets and PASS/MISS. `pnpm bench` builds first; `node bench/run.mjs
+// tokens daemon` runs only the named areas (against the current build).
+//
+// A bench file reports rows through bench/lib/report.mjs; anything it prints on stdout is shown
+// under its table. It fails when it exits non-zero; a row fails when it misses its target.
+import { spawn } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { formatTable, verdict } from "./lib/table.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+const AREAS = [
+  { name: "tokens", file: "tokens.mjs", what: "token counting: throughput, start-up, event-loop stalls" },
+  { name: "daemon", file: "daemon.mjs", what: "the daemon over stdio: appends, context/build, memory, import" },
+  { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
+];
+
+const REPORT_FD = 3;
+
+function runArea(area) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ["--import", join(here, "lib", "peak-rss.mjs"), join(here, area.file)], {
+      stdio: ["ignore", "pipe", "inherit", "pipe"],
+      env: { ...process.env, BENCH_REPORT_FD: String(REPORT_FD) },
+    });
+    const rows = [];
+    let peakRssMB;
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (text) => (output += text));
+    createInterface({ input: child.stdio[REPORT_FD] }).on("line", (line) => {
+      const message = JSON.parse(line);
+      if (message.row) rows.push(message.row);
+      if (message.peakRssMB !== undefined) peakRssMB = message.peakRssMB;
+    });
+    child.on("close", (code, signal) => {
+      resolve({ rows, peakRssMB, output: output.trim(), code, signal, seconds: (performance.now() - started) / 1000 });
+    });
+  });
+}
+
+function machineInfo() {
+  const cpu = cpus();
+  return [
+    `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? "unknown cpu"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `node ${process.version} on ${process.platform}-${process.arch}, ${new Date().toISOString()}`,
+  ].join("\n");
+}
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !AREAS.some((area) => area.name === name));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown bench area(s): ${unknown.join(", ")}; known: ${AREAS.map((a) => a.name).join(", ")}\n`);
+    return 2;
+  }
+  const areas = wanted.length > 0 ? AREAS.filter((area) => wanted.includes(area.name)) : AREAS;
+  process.stdout.write(`${machineInfo()}\n`);
+
+  let passed = 0;
+  let missed = 0;
+  const failedAreas = [];
+  const started = performance.now();
+  for (const area of areas) {
+    process.stdout.write(`\n== ${area.name}: ${area.what}\n`);
+    const result = await runArea(area);
+    if (result.rows.length > 0) process.stdout.write(formatTable(result.rows) + "\n");
+    if (result.output) process.stdout.write(result.output.replace(/^/gm, "  ") + "\n");
+    const rss = result.peakRssMB === undefined ? "" : `, bench process peak RSS ${result.peakRssMB.toFixed(0)} MB`;
+    process.stdout.write(`(${result.seconds.toFixed(1)} s${rss})\n`);
+    for (const row of result.rows) {
+      const outcome = verdict(row);
+      if (outcome === "PASS") passed++;
+      if (outcome === "MISS") missed++;
+    }
+    if (result.code !== 0) {
+      failedAreas.push(area.name);
+      process.stdout.write(`!! ${area.name} failed (${result.signal ?? `exit code ${result.code}`})\n`);
+    }
+  }
+
+  const seconds = (performance.now() - started) / 1000;
+  const failures = failedAreas.length > 0 ? `; failed: ${failedAreas.join(", ")}` : "";
+  process.stdout.write(`\n${passed} PASS, ${missed} MISS${failures} — ${seconds.toFixed(0)} s in all\n`);
+  return missed > 0 || failedAreas.length > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();

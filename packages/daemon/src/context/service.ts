@@ -1,0 +1,40 @@
+/**
+ * context/build and context/usage: the store gives the part of the path a context can hold,
+ * the pure core turns it into messages and a usage estimate.
+ */
+import type { ContextBuild, ContextUsage, ResultOf, Settings, ValidParamsOf } from "@base-context/protocol";
+import { buildContext, contextUsage, toOpenAIChat } from "../core/index.js";
+import type { SessionService } from "../sessions/index.js";
+
+export interface SettingsSource {
+  /** The effective settings for a session's project (its cwd). */
+  forSession(sessionId: string): Settings;
+}
+
+export class ContextService {
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly settings: SettingsSource,
+  ) {}
+
+  async build(params: ValidParamsOf<typeof ContextBuild>): Promise<ResultOf<typeof ContextBuild>> {
+    const path = await this.sessions.getContextPath(params.sessionId, params.leafId);
+    const built = buildContext({
+      path: path.entries,
+      latestModelChange: path.modelChange,
+      latestThinkingLevelChange: path.thinkingLevelChange,
+    });
+    return {
+      messages: params.format === "openai-chat" ? toOpenAIChat(built.messages) : built.messages,
+      ...(built.model ? { model: built.model } : {}),
+      thinkingLevel: built.thinkingLevel,
+      ...(built.compactionId ? { compactionId: built.compactionId } : {}),
+      tokens: built.tokens,
+    };
+  }
+
+  async usage(params: ValidParamsOf<typeof ContextUsage>): Promise<ResultOf<typeof ContextUsage>> {
+    const path = await this.sessions.getContextPath(params.sessionId);
+    return contextUsage(path.entries, params.contextWindow, this.settings.forSession(params.sessionId));
+  }
+}

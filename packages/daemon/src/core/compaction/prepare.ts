@@ -1,0 +1,112 @@
+/**
+ * Compaction preparation (PRODUCT.md §5): from the path and the settings, decide what would be
+ * summarized and what kept, without side effects. The result is what plugins receive in
+ * `session_before_compact` and what the summarizers work from.
+ */
+import type {
+  CompactionEntry,
+  CompactionPreparation,
+  CompactionSettings,
+  ContextMessage,
+} from "@base-context/protocol";
+import { latestCompactionIndex } from "../context-selection.js";
+import { entryToContextMessage } from "../entry-messages.js";
+import { addFileOpsFromDetails, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
+import type { CountedEntry } from "../types.js";
+import { estimateContextTokens } from "../usage.js";
+import { findCutPoint } from "./cut-point.js";
+
+export type PrepareCompactionResult = { preparation: CompactionPreparation } | { nothing: string };
+
+/** Why nothing would be compacted (the `nothing` of the result). */
+export const NothingToCompact = {
+  emptySession: "the session is empty",
+  alreadyCompacted: "the last entry is already a compaction",
+  noCutPoint: "no message the kept part could start with",
+  nothingToSummarize: "nothing to summarize: everything fits in the kept part",
+} as const;
+
+/**
+ * Where the range to summarize starts: the previous compaction's first kept entry when it lies
+ * on the path before that compaction (its kept tail is summarized again, with the previous
+ * summary as context); otherwise right after the previous compaction; with none, the start.
+ */
+export function compactionRangeStart(path: readonly CountedEntry[], previousCompactionIndex: number): number {
+  if (previousCompactionIndex < 0) return 0;
+  const previous = path[previousCompactionIndex]!.entry as CompactionEntry;
+  const firstKeptIndex = path.findIndex((item) => item.entry.id === previous.firstKeptEntryId);
+  return firstKeptIndex >= 0 && firstKeptIndex < previousCompactionIndex ? firstKeptIndex : previousCompactionIndex + 1;
+}
+
+interface CollectedMessages {
+  messages: ContextMessage[];
+  entryIds: string[];
+}
+
+function collectMessages(path: readonly CountedEntry[], start: number, end: number): CollectedMessages {
+  const messages: ContextMessage[] = [];
+  const entryIds: string[] = [];
+  for (let i = start; i < end; i++) {
+    const entry = path[i]!.entry;
+    const message = entryToContextMessage(entry);
+    if (!message) continue;
+    messages.push(message);
+    entryIds.push(entry.id);
+  }
+  return { messages, entryIds };
+}
+
+/**
+ * @param path root → leaf, or a suffix starting at or before the latest compaction's
+ *   firstKeptEntryId, each entry with its stored token count.
+ */
+export function prepareCompaction(path: readonly CountedEntry[], settings: CompactionSettings): PrepareCompactionResult {
+  const leaf = path[path.length - 1];
+  if (!leaf) return { nothing: NothingToCompact.emptySession };
+  if (leaf.entry.type === "compaction") return { nothing: NothingToCompact.alreadyCompacted };
+
+  const previousIndex = latestCompactionIndex(path);
+  const previous = previousIndex >= 0 ? (path[previousIndex]!.entry as CompactionEntry) : undefined;
+  const rangeStart = compactionRangeStart(path, previousIndex);
+
+  const cut = findCutPoint(path, rangeStart, path.length, settings.keepRecentTokens);
+  if (!cut) return { nothing: NothingToCompact.noCutPoint };
+
+  const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
+  const history = collectMessages(path, rangeStart, historyEnd);
+  const turnPrefix = cut.isSplitTurn
+    ? collectMessages(path, cut.turnStartIndex, cut.firstKeptIndex)
+    : { messages: [], entryIds: [] };
+  if (history.messages.length === 0 && turnPrefix.messages.length === 0) {
+    return { nothing: NothingToCompact.nothingToSummarize };
+  }
+
+  // File lists are cumulative: the previous daemon-made summary's lists, daemon-made branch
+  // summaries being summarized now, then the tool calls themselves. A plugin's `details` are
+  // its own data and are not read as file lists.
+  const fileOps = createFileOps();
+  if (previous && previous.fromHook !== true) addFileOpsFromDetails(previous.details, fileOps);
+  for (let i = rangeStart; i < cut.firstKeptIndex; i++) {
+    const entry = path[i]!.entry;
+    if (entry.type === "branch_summary" && entry.fromHook !== true) addFileOpsFromDetails(entry.details, fileOps);
+  }
+  for (const message of [...history.messages, ...turnPrefix.messages]) extractFileOpsFromMessage(message, fileOps);
+
+  const estimate = estimateContextTokens(path);
+  const firstKept = path[cut.firstKeptIndex]!.entry;
+  return {
+    preparation: {
+      leafId: leaf.entry.id,
+      firstKeptEntryId: firstKept.id,
+      messagesToSummarize: history.messages,
+      summarizeEntryIds: history.entryIds,
+      turnPrefixMessages: turnPrefix.messages,
+      turnPrefixEntryIds: turnPrefix.entryIds,
+      isSplitTurn: cut.isSplitTurn,
+      tokensBefore: estimate.measurable ? estimate.tokens : null,
+      ...(previous ? { previousSummary: previous.summary } : {}),
+      fileOps: computeFileLists(fileOps),
+      settings,
+    },
+  };
+}

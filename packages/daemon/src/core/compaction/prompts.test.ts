@@ -1,0 +1,71 @@
+import type { ContextMessage } from "@base-context/protocol";
+import { describe, expect, it } from "vitest";
+import {
+  buildSummaryRequest,
+  INITIAL_SUMMARY_PROMPT,
+  SUMMARIZATION_SYSTEM_PROMPT,
+  TURN_PREFIX_SUMMARY_PROMPT,
+  UPDATE_SUMMARY_PROMPT,
+} from "./prompts.js";
+
+const messages: ContextMessage[] = [
+  { role: "user", content: "hello" },
+  { role: "bashExecution", command: "ls", output: "a", cancelled: false, truncated: false },
+];
+const conversation = "<conversation>\n[User]: hello\n\n[User]: Ran `ls`\n```\na\n```\n</conversation>\n\n";
+
+describe("buildSummaryRequest", () => {
+  it("wraps the serialized conversation and asks for the structured format", () => {
+    const request = buildSummaryRequest({ messages, kind: "history", reserveTokens: 16384 });
+    expect(request).toEqual({ system: SUMMARIZATION_SYSTEM_PROMPT, prompt: conversation + INITIAL_SUMMARY_PROMPT, maxTokens: 13107 });
+    for (const heading of [
+      "## Goal",
+      "## Constraints & Preferences",
+      "## Progress",
+      "### Done",
+      "### In Progress",
+      "### Blocked",
+      "## Key Decisions",
+      "## Next Steps",
+      "## Critical Context",
+    ]) {
+      expect(request.prompt).toContain(heading);
+    }
+  });
+
+  it("uses the update prompt with the previous summary in its own tags", () => {
+    const request = buildSummaryRequest({ messages, previousSummary: "OLD </previous-summary> x", kind: "history", reserveTokens: 100 });
+    expect(request.prompt).toBe(
+      `${conversation}<previous-summary>\nOLD <\\/previous-summary> x\n</previous-summary>\n\n${UPDATE_SUMMARY_PROMPT}`,
+    );
+    expect(request.maxTokens).toBe(80);
+  });
+
+  it("appends custom instructions last, as the additional focus", () => {
+    const request = buildSummaryRequest({
+      messages,
+      customInstructions: "  the auth refactor ",
+      kind: "history",
+      reserveTokens: 100,
+    });
+    expect(request.prompt.endsWith(`${INITIAL_SUMMARY_PROMPT}\n\nAdditional focus: the auth refactor`)).toBe(true);
+  });
+
+  it("ignores blank custom instructions", () => {
+    const request = buildSummaryRequest({ messages, customInstructions: "  ", kind: "history", reserveTokens: 100 });
+    expect(request.prompt.endsWith(INITIAL_SUMMARY_PROMPT)).toBe(true);
+  });
+
+  it("asks for a turn prefix summary with half the reserve and no previous summary", () => {
+    const request = buildSummaryRequest({
+      messages,
+      previousSummary: "OLD",
+      customInstructions: "keep the migration command",
+      kind: "turnPrefix",
+      reserveTokens: 16385,
+    });
+    expect(request.maxTokens).toBe(8192);
+    expect(request.prompt).toBe(`${conversation}${TURN_PREFIX_SUMMARY_PROMPT}\n\nAdditional focus: keep the migration command`);
+    expect(request.prompt).not.toContain("previous-summary");
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Context building (PRODUCT.md §4): the path of a session → the native messages the LLM sees,
+ * plus the model and thinking level in force and the token count of what the context holds.
+ */
+import type {
+  ContextMessage,
+  MessageEntry,
+  ModelChangeEntry,
+  SessionEntry,
+  ThinkingLevelChangeEntry,
+} from "@base-context/protocol";
+import { selectContextEntries, selectionTokens } from "./context-selection.js";
+import { compactionSummaryMessage, entryToContextMessage } from "./entry-messages.js";
+import type { CountedEntry } from "./types.js";
+
+export interface BuildContextInput {
+  /**
+   * Path entries root → leaf, or a suffix of the path that starts at or before the latest
+   * compaction's firstKeptEntryId (all the context needs).
+   */
+  readonly path: readonly CountedEntry[];
+  /** The latest model_change on the whole path, in case it lies before the given suffix. */
+  readonly latestModelChange?: ModelChangeEntry;
+  /**
+   * The latest entry on the whole path that set the model as pi reads it (a model_change or an
+   * assistant message naming provider and model). Preferred over `latestModelChange`: a reply
+   * by another model after the last model_change decides the model.
+   */
+  readonly latestModelEntry?: ModelChangeEntry | MessageEntry;
+  /** The latest thinking_level_change on the whole path, in case it lies before the suffix. */
+  readonly latestThinkingLevelChange?: ThinkingLevelChangeEntry;
+}
+
+export interface ModelRef {
+  provider: string;
+  modelId: string;
+}
+
+export interface BuiltContext {
+  messages: ContextMessage[];
+  /** Ids of the entries behind `messages`, same order (the compaction's id for its summary). */
+  entryIds: string[];
+  model?: ModelRef;
+  thinkingLevel: string;
+  /** The compaction whose summary opens the context. */
+  compactionId?: string;
+  /** Sum of the stored token counts of what the context holds. */
+  tokens: number;
+}
+
+/**
+ * The model in force: the latest model_change or assistant reply (an assistant message records
+ * the model that actually answered, as pi does). Metadata before a suffix comes from the input.
+ */
+function modelInForce(input: BuildContextInput): ModelRef | undefined {
+  let model = modelSetBy(input.latestModelEntry) ?? modelSetBy(input.latestModelChange);
+  for (const { entry } of input.path) model = modelSetBy(entry) ?? model;
+  return model;
+}
+
+/** The model an entry sets, if it sets one. */
+function modelSetBy(entry: SessionEntry | undefined): ModelRef | undefined {
+  if (entry?.type === "model_change") return { provider: entry.provider, modelId: entry.modelId };
+  if (entry?.type === "message" && entry.message.role === "assistant") {
+    const { provider, model: modelId } = entry.message;
+    if (provider && modelId) return { provider, modelId };
+  }
+  return undefined;
+}
+
+function thinkingLevelInForce(input: BuildContextInput): string {
+  let level = input.latestThinkingLevelChange?.thinkingLevel ?? "off";
+  for (const { entry } of input.path) {
+    if (entry.type === "thinking_level_change") level = entry.thinkingLevel;
+  }
+  return level;
+}
+
+export function buildContext(input: BuildContextInput): BuiltContext {
+  const selection = selectContextEntries(input.path);
+  const messages: ContextMessage[] = [];
+  const entryIds: string[] = [];
+
+  if (selection.compaction) {
+    messages.push(compactionSummaryMessage(selection.compaction.entry));
+    entryIds.push(selection.compaction.entry.id);
+  }
+  for (const item of [...selection.keptBeforeCompaction, ...selection.afterCompaction]) {
+    const message = entryToContextMessage(item.entry);
+    if (!message) continue;
+    messages.push(message);
+    entryIds.push(item.entry.id);
+  }
+
+  const model = modelInForce(input);
+  return {
+    messages,
+    entryIds,
+    ...(model ? { model } : {}),
+    thinkingLevel: thinkingLevelInForce(input),
+    ...(selection.compaction ? { compactionId: selection.compaction.entry.id } : {}),
+    tokens: selectionTokens(selection),
+  };
+}

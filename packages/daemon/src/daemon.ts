@@ -1,0 +1,57 @@
+/**
+ * The composition root: builds every part of a running daemon from its options and wires the
+ * server's handler table. `serve` (stdio) and the other CLI commands use the same parts.
+ */
+import { SessionService } from "./sessions/index.js";
+import { SessionStore } from "./store/index.js";
+import { createTokenCounter } from "./tokens/index.js";
+import type { TokenCounter } from "./tokens/counter.js";
+import { SettingsManager } from "./settings/index.js";
+import { defaultDatabasePath } from "./paths.js";
+import { ContextService } from "./context/service.js";
+import type { Settings } from "@base-context/protocol";
+
+export interface DaemonOptions {
+  databasePath?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export class Daemon {
+  readonly store: SessionStore;
+  readonly counter: TokenCounter;
+  readonly sessions: SessionService;
+  readonly settings: SettingsManager;
+  readonly context: ContextService;
+  /** The project the client named in `initialize`, for requests that are not about a session. */
+  projectDir: string | undefined;
+
+  constructor(options: DaemonOptions = {}) {
+    const env = options.env ?? process.env;
+    this.settings = new SettingsManager({ env });
+    // Token counts are stored once per entry, so the tokenizer comes from the global settings:
+    // a per-project encoding would make counts of one database incomparable.
+    const global = this.settings.get().settings;
+    this.counter = createTokenCounter(global.tokens);
+    this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
+    this.sessions = new SessionService(this.store, this.counter);
+    this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
+  }
+
+  /**
+   * A session belongs to the project it was created in (its cwd): that project's settings apply,
+   * so one daemon serving several projects treats each by its own rules.
+   */
+  settingsForSession(sessionId: string): Settings {
+    return this.settings.get(this.store.requireSession(sessionId).cwd).settings;
+  }
+
+  setProjectDir(projectDir: string | undefined): void {
+    this.projectDir = projectDir;
+  }
+
+  async dispose(): Promise<void> {
+    this.settings.dispose();
+    await this.counter.dispose();
+    await this.store.close();
+  }
+}

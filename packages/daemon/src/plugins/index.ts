@@ -1,0 +1,15 @@
+/**
+ * The plugin host (PRODUCT.md §8). Integration points:
+ * - `new PluginHost(options)`, `await host.start()`; `host.dispose()` on shutdown;
+ * - `host.runCompactHook(event, { settings, projectDir, signal, keptEntryIds })` and
+ *   `host.runTreeHook(event, { settings, projectDir, signal })` → `HookRun` (none | cancel | result + plugin);
+ * - `host.list(projectDir)`, `host.reload(id)`, `host.setTrust(projectDir, trusted)` for the methods;
+ * - `host.onDidChange(…)`, `host.onDidError(…)` for the notifications.
+ */
+export { PluginHost, type CompactHookCallOptions, type HookCallOptions, type PluginHostOptions } from "./host.js";
+export { HOOK_KINDS, type HookCheckContext, type HookRun } from "./run-hook.js";
+export type { PluginRef } from "./managed-plugin.js";
+export type { PluginCaller, PluginServices } from "./plugin-worker.js";
+export { globalPluginsRoot, projectPluginsRoot } from "./discovery.js";
+export { normalizeProjectDir } from "./trust.js";
+export { scaffoldPlugin, type ScaffoldOptions, type ScaffoldResult } from "./scaffold.js";

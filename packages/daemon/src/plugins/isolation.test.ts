@@ -1,0 +1,131 @@
+import type { PluginError } from "@base-context/protocol";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { addLogSink } from "../log.js";
+import { PluginHost, type PluginHostOptions } from "./host.js";
+import { atomicSave, compactEvent, eventually, pluginModule, settings, temporaryDir, writePlugin } from "./test-support.js";
+
+const disposers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const dispose of disposers.splice(0).reverse()) await dispose();
+  vi.restoreAllMocks();
+});
+
+async function hostWith(plugins: Record<string, string>, options: Omit<PluginHostOptions, "home"> = {}) {
+  const home = temporaryDir();
+  disposers.push(() => home.remove());
+  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home.dir, "plugins"), name, { "index.js": pluginModule(hooks) });
+  const host = new PluginHost({ home: home.dir, watch: false, ...options });
+  disposers.push(() => host.dispose());
+  const errors: PluginError[] = [];
+  host.onDidError((error) => errors.push(error));
+  await host.start();
+  return { host, home: home.dir, errors };
+}
+
+describe("plugin isolation", () => {
+  it("terminates a plugin stuck in while(true) after the timeout while the daemon thread keeps running", async () => {
+    const { host, errors } = await hostWith({ spinner: "session_before_compact() { for (;;) {} }" }, { abortGraceMs: 100 });
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    disposers.push(() => clearInterval(ticker));
+
+    const started = Date.now();
+    const run = await host.runCompactHook(compactEvent(), { settings: settings({ hookTimeoutMs: 300 }) });
+    const elapsed = Date.now() - started;
+    expect(run.kind).toBe("none");
+    expect(run.errors).toEqual([
+      expect.objectContaining({ pluginId: "global:spinner", kind: "timeout", message: "the hook did not finish within 300 ms" }),
+    ]);
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(2_000);
+    // Timers of the daemon thread ran meanwhile (10 ms interval over ≥ 300 ms).
+    expect(ticks).toBeGreaterThan(10);
+    // After the grace the stuck thread is terminated and a fresh one serves the same version.
+    const log: string[] = [];
+    disposers.push(addLogSink((_level, message) => log.push(message)));
+    await eventually(() => log.find((line) => line.includes("terminating the worker")), 3_000, "the worker to be terminated");
+    expect(errors.map((error) => error.kind)).toEqual(["timeout"]);
+    const [info] = await eventually(async () => {
+      const list = await host.list();
+      return list[0]?.status === "active" ? list : undefined;
+    });
+    expect(info!.generation).toBe(1);
+  });
+
+  it("reports a plugin that exhausts its heap as oom and keeps the daemon alive", async () => {
+    const { host } = await hostWith(
+      { hog: "session_before_compact() { const hoard = []; for (let i = 0; ; i++) hoard.push(new Array(100_000).fill(i)); }" },
+      { resourceLimits: { maxOldGenerationSizeMb: 32 } },
+    );
+    const run = await host.runCompactHook(compactEvent(), { settings: settings({ hookTimeoutMs: 20_000 }) });
+    expect(run.kind).toBe("none");
+    expect(run.errors).toEqual([expect.objectContaining({ pluginId: "global:hog", kind: "oom", hook: "session_before_compact" })]);
+    expect(process.memoryUsage().heapUsed).toBeLessThan(1_000_000_000);
+  });
+
+  it("sends a plugin's stdout and stderr to the daemon log with its name, never to the daemon's stdout", async () => {
+    const written: string[] = [];
+    const realWrite = process.stdout.write.bind(process.stdout);
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      written.push(String(chunk));
+      return (realWrite as (chunk: string | Uint8Array, ...args: unknown[]) => boolean)(chunk, ...rest);
+    });
+    const log: { level: string; message: string }[] = [];
+    disposers.push(addLogSink((level, message) => log.push({ level, message })));
+    const { host } = await hostWith({
+      chatty: `session_before_compact() { console.log("hello from the plugin"); process.stdout.write("partial "); process.stdout.write("line\\n"); console.error("oops on stderr"); }`,
+    });
+    await host.runCompactHook(compactEvent(), { settings: settings() });
+    const logged = (level: string, message: string) => log.find((entry) => entry.level === level && entry.message === message);
+    await eventually(() => logged("info", "[plugin chatty] hello from the plugin"), 3_000, "stdout line");
+    await eventually(() => logged("info", "[plugin chatty] partial line"), 3_000, "stdout line in two writes");
+    await eventually(() => logged("warn", "[plugin chatty] oops on stderr"), 3_000, "stderr line");
+    expect(written.join("")).not.toContain("hello from the plugin");
+  });
+
+  it("disables a plugin after 5 crashes in 3 minutes, until its files change", async () => {
+    const crashing = `session_before_compact() { setImmediate(() => { throw new Error("boom"); }); return new Promise(() => {}); }`;
+    let now = 1_000_000;
+    const { host, home, errors } = await hostWith({ crasher: crashing }, { now: () => now, watch: true });
+    for (let crash = 1; crash <= 5; crash++) {
+      const run = await host.runCompactHook(compactEvent(), { settings: settings() });
+      expect(run.errors).toEqual([expect.objectContaining({ kind: "crash", message: expect.stringContaining("boom") })]);
+      now += 10_000;
+    }
+    const [disabled] = await host.list();
+    expect(disabled!.status).toBe("disabled");
+    expect(disabled!.lastError!.message).toContain("disabled after 5 crashes within 180 s");
+    expect(errors.filter((error) => error.message.includes("disabled after"))).toHaveLength(1);
+    // Disabled: the plugin is not called any more.
+    expect(await host.runCompactHook(compactEvent(), { settings: settings() })).toEqual({ kind: "none", errors: [] });
+
+    // Saving a file loads a new version: it runs again.
+    atomicSave(
+      join(home, "plugins", "crasher", "index.js"),
+      pluginModule(`session_before_compact() { return { cancel: true }; }`),
+    );
+    const info = await eventually(async () => {
+      const [current] = await host.list();
+      return current?.status === "active" && current.generation === 2 ? current : undefined;
+    });
+    expect(info.status).toBe("active");
+    expect((await host.runCompactHook(compactEvent(), { settings: settings() })).kind).toBe("cancel");
+  });
+
+  it("does not count crashes that are further apart than the window", async () => {
+    let now = 0;
+    const { host } = await hostWith(
+      { crasher: `session_before_compact() { process.exit(3); }` },
+      { now: () => now, crashLimit: 2, crashWindowMs: 1_000 },
+    );
+    const first = await host.runCompactHook(compactEvent(), { settings: settings() });
+    expect(first.errors[0]).toMatchObject({ kind: "crash", message: "the plugin's worker exited with code 3" });
+    now += 5_000;
+    await host.runCompactHook(compactEvent(), { settings: settings() });
+    expect((await host.list())[0]!.status).toBe("active");
+    now += 500;
+    await host.runCompactHook(compactEvent(), { settings: settings() });
+    expect((await host.list())[0]!.status).toBe("disabled");
+  });
+});

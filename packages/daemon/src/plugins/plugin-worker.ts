@@ -1,0 +1,344 @@
+/**
+ * One worker thread running one version of one plugin. It owns everything that can go wrong
+ * with a call: the timeout (abort the plugin's signal, a short grace, then terminate the thread),
+ * cancellation, crashes and out-of-memory deaths, and the plugin's requests for the daemon's
+ * tokenizer and model. A hung plugin only ever blocks its own thread.
+ */
+import {
+  PluginCompleteRequest,
+  PluginLogLevel,
+  type HookName,
+  type PluginCompleteResult,
+  type PluginErrorKind,
+} from "@base-context/protocol";
+import { MessageChannel, Worker, type ResourceLimits } from "node:worker_threads";
+import { z } from "zod";
+import type { LogLevel } from "../log.js";
+import { forwardLines } from "./output.js";
+import { serveTranspiler } from "./transpiler.js";
+import { describeWireError, toWireError, type HostToWorker, type WorkerBoot, type WorkerToHost } from "./wire.js";
+import { workerScripts } from "./worker/scripts.js";
+
+/** Which plugin asks, for the daemon's services (attribution, per-plugin limits). */
+export interface PluginCaller {
+  pluginId: string;
+  name: string;
+  version: string;
+  generation: number;
+  hook: HookName;
+}
+
+/** The daemon's side of `ctx.complete` / `ctx.countTokens`. */
+export interface PluginServices {
+  complete(request: PluginCompleteRequest, signal: AbortSignal, caller: PluginCaller): Promise<PluginCompleteResult>;
+  countTokens(text: string, caller: PluginCaller): number | Promise<number>;
+}
+
+export type CallOutcome =
+  | { ok: true; value: unknown }
+  | { ok: false; kind: PluginErrorKind | "cancelled"; message: string };
+
+export interface WorkerDeath {
+  cause: "timeout" | "crash" | "oom";
+  message: string;
+  /** Hooks whose calls were still running; those calls report the failure themselves. */
+  hooksInFlight: HookName[];
+}
+
+export interface PluginWorkerOptions {
+  boot: WorkerBoot;
+  services: PluginServices;
+  resourceLimits: ResourceLimits;
+  env: NodeJS.ProcessEnv;
+  activationTimeoutMs: number;
+  /** After a timeout or cancel, how long the plugin may take to notice its aborted signal. */
+  abortGraceMs: number;
+  onLog(level: LogLevel, message: string): void;
+  /** The thread died or was killed while serving (not after `terminate`, nor once retired and idle). */
+  onDeath(worker: PluginWorker, death: WorkerDeath): void;
+}
+
+export class PluginActivationError extends Error {
+  constructor(
+    message: string,
+    readonly failure: "activation" | "timeout" | "crash" | "oom",
+  ) {
+    super(message);
+    this.name = "PluginActivationError";
+  }
+}
+
+interface RunningCall {
+  hook: HookName;
+  settled: boolean;
+  settle(outcome: CallOutcome): void;
+  /** Aborts the daemon-side services (a model call) working for this call. */
+  services: AbortController;
+  timers: NodeJS.Timeout[];
+}
+
+const CountTokensParams = z.object({ text: z.string() });
+const OUT_OF_MEMORY = "ERR_WORKER_OUT_OF_MEMORY";
+
+export class PluginWorker {
+  readonly boot: WorkerBoot;
+  private readonly options: PluginWorkerOptions;
+  private readonly worker: Worker;
+  private hookSet: ReadonlySet<HookName> = new Set();
+  private readonly calls = new Map<number, RunningCall>();
+  private nextCallId = 1;
+  private state: "starting" | "ready" | "retiring" | "dead" = "starting";
+  private lastError: Error | undefined;
+  private onReady: { resolve(): void; reject(error: PluginActivationError): void } | undefined;
+
+  /** Starts a fresh thread and resolves once the plugin module has loaded and passed its checks. */
+  static async start(options: PluginWorkerOptions): Promise<PluginWorker> {
+    const instance = new PluginWorker(options);
+    await instance.activation();
+    return instance;
+  }
+
+  private constructor(options: PluginWorkerOptions) {
+    this.options = options;
+    this.boot = options.boot;
+    const scripts = workerScripts();
+    const transpiler = new MessageChannel();
+    serveTranspiler(transpiler.port1);
+    this.worker = new Worker(scripts.entrySource, {
+      eval: true,
+      workerData: { boot: options.boot, scripts, transpiler: transpiler.port2 },
+      transferList: [transpiler.port2],
+      stdout: true,
+      stderr: true,
+      env: options.env,
+      execArgv: [],
+      resourceLimits: options.resourceLimits,
+    });
+    // An idle plugin must not keep a one-shot CLI command alive; running calls hold timers that do.
+    this.worker.unref();
+    forwardLines(this.worker.stdout, (line) => options.onLog("info", line));
+    forwardLines(this.worker.stderr, (line) => options.onLog("warn", line));
+    this.worker.on("message", (raw: string) => this.receive(JSON.parse(raw) as WorkerToHost));
+    this.worker.on("error", (error) => {
+      this.lastError = error;
+    });
+    this.worker.on("exit", (code) => {
+      transpiler.port1.close();
+      this.exited(code);
+    });
+  }
+
+  get hooks(): ReadonlySet<HookName> {
+    return this.hookSet;
+  }
+
+  get alive(): boolean {
+    return this.state === "ready" || this.state === "retiring";
+  }
+
+  /** Calls the worker is still working on (a timed-out call counts until the thread answers or dies). */
+  get inFlight(): number {
+    return this.calls.size;
+  }
+
+  private activation(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.onReady = undefined;
+        void this.terminate();
+        reject(new PluginActivationError(`the plugin did not load within ${this.options.activationTimeoutMs} ms`, "timeout"));
+      }, this.options.activationTimeoutMs);
+      this.onReady = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+    });
+  }
+
+  /**
+   * Runs one hook. `eventJson` and `settingsJson` are already JSON, so an event shared by several
+   * plugins is serialized once. Never throws: failures come back as outcomes, for the caller to report.
+   */
+  call(hook: HookName, eventJson: string, settingsJson: string, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<CallOutcome> {
+    if (!this.alive) return Promise.resolve({ ok: false, kind: "crash", message: "the plugin's worker is not running" });
+    if (limits.signal?.aborted) return Promise.resolve({ ok: false, kind: "cancelled", message: "cancelled before the hook ran" });
+    const callId = this.nextCallId++;
+    return new Promise<CallOutcome>((resolve) => {
+      const onCancel = (): void => {
+        call.settle({ ok: false, kind: "cancelled", message: "cancelled by the daemon" });
+        this.abortCall(callId, "AbortError", "the daemon cancelled the request");
+      };
+      const call: RunningCall = {
+        hook,
+        settled: false,
+        services: new AbortController(),
+        timers: [],
+        settle: (outcome) => {
+          if (call.settled) return;
+          call.settled = true;
+          limits.signal?.removeEventListener("abort", onCancel);
+          resolve(outcome);
+        },
+      };
+      this.calls.set(callId, call);
+      limits.signal?.addEventListener("abort", onCancel, { once: true });
+      call.timers.push(setTimeout(() => this.timedOut(callId, limits.timeoutMs), limits.timeoutMs));
+      this.worker.postMessage(`{"t":"call","callId":${callId},"hook":${JSON.stringify(hook)},"settings":${settingsJson},"event":${eventJson}}`);
+    });
+  }
+
+  private timedOut(callId: number, timeoutMs: number): void {
+    const call = this.calls.get(callId);
+    if (call === undefined) return;
+    const message = `the hook did not finish within ${timeoutMs} ms`;
+    call.settle({ ok: false, kind: "timeout", message });
+    this.abortCall(callId, "TimeoutError", message);
+    call.timers.push(
+      setTimeout(() => {
+        if (this.calls.has(callId)) this.kill({ cause: "timeout", message, hooksInFlight: this.hooksInFlight() });
+      }, this.options.abortGraceMs),
+    );
+  }
+
+  private abortCall(callId: number, name: string, message: string): void {
+    const call = this.calls.get(callId);
+    if (call === undefined) return;
+    call.services.abort(new DOMException(message, name));
+    this.send({ t: "abort", callId, reason: { name, message } });
+  }
+
+  private finishCall(callId: number, outcome: CallOutcome): void {
+    const call = this.calls.get(callId);
+    if (call === undefined) return;
+    this.calls.delete(callId);
+    for (const timer of call.timers) clearTimeout(timer);
+    call.settle(outcome);
+    if (this.state === "retiring" && this.calls.size === 0) void this.terminate();
+  }
+
+  private receive(message: WorkerToHost): void {
+    switch (message.t) {
+      case "ready":
+        this.hookSet = new Set(message.hooks);
+        this.state = "ready";
+        this.onReady?.resolve();
+        this.onReady = undefined;
+        break;
+      case "activation-failed":
+        this.onReady?.reject(new PluginActivationError(describeWireError(message.error), "activation"));
+        this.onReady = undefined;
+        void this.terminate();
+        break;
+      case "return":
+        this.finishCall(message.callId, { ok: true, value: message.value });
+        break;
+      case "throw":
+        if (message.error.stack !== undefined) this.options.onLog("debug", message.error.stack);
+        this.finishCall(message.callId, { ok: false, kind: "exception", message: describeWireError(message.error) });
+        break;
+      case "unserializable":
+        this.finishCall(message.callId, { ok: false, kind: "invalid-result", message: message.message });
+        break;
+      case "request":
+        void this.serve(message.requestId, message.callId, message.method, message.params);
+        break;
+      case "log": {
+        const level = PluginLogLevel.safeParse(message.level);
+        this.options.onLog(level.success ? level.data : "info", message.message);
+        break;
+      }
+    }
+  }
+
+  private async serve(requestId: number, callId: number, method: "complete" | "countTokens", params: unknown): Promise<void> {
+    const call = this.calls.get(callId);
+    if (call === undefined || call.settled) {
+      this.send({ t: "reply", requestId, error: { name: "AbortError", message: "the hook call is already over" } });
+      return;
+    }
+    const { pluginId, name, version, generation } = this.boot;
+    const caller: PluginCaller = { pluginId, name, version, generation, hook: call.hook };
+    try {
+      const value =
+        method === "countTokens"
+          ? await this.options.services.countTokens(CountTokensParams.parse(params).text, caller)
+          : await this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller);
+      this.send({ t: "reply", requestId, value });
+    } catch (error) {
+      this.send({ t: "reply", requestId, error: toWireError(error) });
+    }
+  }
+
+  private send(message: HostToWorker): void {
+    if (this.state !== "dead") this.worker.postMessage(JSON.stringify(message));
+  }
+
+  private hooksInFlight(): HookName[] {
+    return [...this.calls.values()].map((call) => call.hook);
+  }
+
+  /** Ends the thread because it misbehaved; running calls fail with `death.cause`. */
+  private kill(death: WorkerDeath): void {
+    if (this.state === "dead") return;
+    this.options.onLog("warn", `terminating the worker: ${death.message}`);
+    this.shutDown(death.cause, death.message);
+    this.options.onDeath(this, death);
+  }
+
+  private exited(code: number): void {
+    if (this.state === "dead") return;
+    const cause = (this.lastError as { code?: string } | undefined)?.code === OUT_OF_MEMORY ? "oom" : "crash";
+    const message =
+      cause === "oom"
+        ? "the plugin ran out of memory (its worker's heap limit) and was terminated"
+        : this.lastError !== undefined
+          ? `the plugin's worker crashed: ${this.lastError.name}: ${this.lastError.message}`
+          : `the plugin's worker exited with code ${code}`;
+    if (this.onReady !== undefined) {
+      this.onReady.reject(new PluginActivationError(message, cause));
+      this.onReady = undefined;
+      this.state = "dead";
+      return;
+    }
+    const hooksInFlight = this.hooksInFlight();
+    this.shutDown(cause, message);
+    this.options.onDeath(this, { cause, message, hooksInFlight });
+  }
+
+  private shutDown(kind: PluginErrorKind | "cancelled", message: string): void {
+    this.state = "dead";
+    for (const [callId, call] of this.calls) {
+      for (const timer of call.timers) clearTimeout(timer);
+      call.services.abort(new DOMException(message, "AbortError"));
+      call.settle({ ok: false, kind, message });
+      this.calls.delete(callId);
+    }
+    void this.worker.terminate();
+  }
+
+  /**
+   * Hot reload: the thread ends once the calls it is running have answered. Each call ends by its
+   * own timeout anyway; `maxWaitMs` is a backstop.
+   */
+  retire(maxWaitMs: number): void {
+    if (this.state !== "ready") return;
+    this.state = "retiring";
+    if (this.calls.size === 0) {
+      void this.terminate();
+      return;
+    }
+    setTimeout(() => void this.terminate(), maxWaitMs).unref();
+  }
+
+  /** Ends the thread now; running calls resolve as cancelled. */
+  async terminate(): Promise<void> {
+    if (this.state !== "dead") this.shutDown("cancelled", "the plugin's worker was stopped");
+    await this.worker.terminate();
+  }
+}

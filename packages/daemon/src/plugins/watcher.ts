@@ -1,0 +1,45 @@
+/**
+ * Watches a plugins root for saved changes (chokidar: editors' atomic saves — write a temp file,
+ * rename it over the original — arrive as a change of the original). The watch starts at an
+ * `anchor` folder that exists (the project folder for project plugins), so a plugins folder
+ * created later is still seen; everything off the way to the root is ignored, so a project's
+ * own files cost nothing.
+ */
+import { watch, type FSWatcher } from "chokidar";
+import { basename, sep } from "node:path";
+import { log } from "../log.js";
+import { pluginNameOf } from "./discovery.js";
+
+export interface RootWatch {
+  close(): Promise<void>;
+}
+
+/** Never plugin code: dependencies, VCS data, editors' swap and backup files. */
+const IGNORED_SEGMENTS = new Set(["node_modules", ".git"]);
+const EDITOR_TEMP_FILE = /(?:^\.#|~$|\.sw[a-p]$|^4913$)/;
+
+function isWithin(parent: string, path: string): boolean {
+  return path === parent || path.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+/**
+ * @param onChange called with the plugin folder name a change belongs to, or null when the
+ *   root itself appeared, vanished or changed (rescan everything).
+ */
+export async function watchPluginRoot(root: string, anchor: string, onChange: (name: string | null) => void): Promise<RootWatch> {
+  const ignored = (path: string): boolean => {
+    if (!isWithin(root, path)) return !isWithin(path, root); // above the root: keep only its ancestors
+    const relative = path.slice(root.length);
+    if (relative.split(sep).some((segment) => IGNORED_SEGMENTS.has(segment))) return true;
+    return EDITOR_TEMP_FILE.test(basename(path));
+  };
+  const watcher: FSWatcher = watch(anchor, { ignoreInitial: true, ignored });
+  watcher.on("all", (_event, path) => {
+    if (!isWithin(root, path)) return;
+    onChange(pluginNameOf(root, path));
+  });
+  watcher.on("error", (error) => log("warn", `plugins: watching ${root} failed: ${(error as Error).message}`));
+  // Changes saved before the initial scan is done would be missed.
+  await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  return { close: () => watcher.close() };
+}

@@ -1,0 +1,75 @@
+/**
+ * Messages between the plugin host (daemon thread) and a plugin's worker. Every message crosses
+ * as a JSON string, not a structured clone: what a plugin returns is plain JSON by construction
+ * (a Map, a class instance or a function cannot sneak through and surprise the host later).
+ * This module is loaded inside workers too, so it imports types only.
+ */
+import type { HookName, PluginLogLevel } from "@base-context/protocol";
+
+/** An error as data: Error objects do not survive JSON. */
+export interface WireError {
+  name: string;
+  message: string;
+  stack?: string;
+  code?: string;
+}
+
+/** What a fresh worker needs to load one version of one plugin (passed as `workerData.boot`). */
+export interface WorkerBoot {
+  pluginId: string;
+  name: string;
+  version: string;
+  generation: number;
+  dir: string;
+  entryUrl: string;
+  supportedApiVersions: readonly number[];
+  hookNames: readonly HookName[];
+}
+
+export type ServiceMethod = "complete" | "countTokens";
+
+export type HostToWorker =
+  | { t: "call"; callId: number; hook: HookName; event: unknown; settings: unknown }
+  | { t: "abort"; callId: number; reason: WireError }
+  | { t: "reply"; requestId: number; value?: unknown; error?: WireError };
+
+export type WorkerToHost =
+  | { t: "ready"; hooks: HookName[] }
+  | { t: "activation-failed"; error: WireError }
+  | { t: "return"; callId: number; value: unknown }
+  | { t: "throw"; callId: number; error: WireError }
+  /** The hook's result could not be turned into JSON (a BigInt, a cycle…). */
+  | { t: "unserializable"; callId: number; message: string }
+  | { t: "request"; requestId: number; callId: number; method: ServiceMethod; params: unknown }
+  | { t: "log"; level: PluginLogLevel; message: string };
+
+export function toWireError(error: unknown): WireError {
+  if (error instanceof Error) {
+    const wire: WireError = { name: error.name, message: error.message };
+    if (error.stack !== undefined) wire.stack = error.stack;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string") wire.code = code;
+    return wire;
+  }
+  return { name: "Error", message: typeof error === "string" ? error : safeJson(error) };
+}
+
+export function fromWireError(wire: WireError): Error {
+  const error = new Error(wire.message);
+  error.name = wire.name;
+  if (wire.stack !== undefined) error.stack = wire.stack;
+  return error;
+}
+
+/** `Name: message`, or just the message when the name adds nothing. */
+export function describeWireError(wire: WireError): string {
+  return wire.name && wire.name !== "Error" ? `${wire.name}: ${wire.message}` : wire.message;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

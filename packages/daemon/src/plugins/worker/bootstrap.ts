@@ -1,0 +1,126 @@
+/**
+ * Runs inside a plugin's worker thread: loads the plugin module, checks its shape, then serves
+ * hook calls from the host. `ctx.countTokens` / `ctx.complete` are requests back to the host,
+ * which owns the tokenizer, the model and its key. Loaded through the loader hooks (see
+ * scripts.ts), so this file may be TypeScript source or compiled JavaScript.
+ */
+import type { HookName, PluginContext, PluginDefinition, PluginLogLevel } from "@base-context/protocol";
+import { parentPort, workerData } from "node:worker_threads";
+import { toWireError, type HostToWorker, type ServiceMethod, type WorkerBoot, type WorkerToHost } from "../wire.js";
+
+const boot = (workerData as { boot: WorkerBoot }).boot;
+const port = parentPort!;
+
+function send(message: WorkerToHost): void {
+  port.postMessage(JSON.stringify(message));
+}
+
+type HookFunction = (event: unknown, ctx: PluginContext) => unknown;
+
+/** Throws a message an author can act on when the module's default export is not a plugin. */
+function pluginFromModule(module: Record<string, unknown>): Map<HookName, HookFunction> {
+  const candidate = module["default"] as Partial<PluginDefinition> | undefined;
+  if (typeof candidate !== "object" || candidate === null) {
+    throw new Error("the entry module has no default export; export default definePlugin({ name, apiVersion, hooks })");
+  }
+  if (typeof candidate.apiVersion !== "number" || !boot.supportedApiVersions.includes(candidate.apiVersion)) {
+    throw new Error(
+      `the plugin declares apiVersion ${String(candidate.apiVersion)}; this daemon supports ${boot.supportedApiVersions.join(", ")}`,
+    );
+  }
+  const hooks = candidate.hooks as Record<string, unknown> | undefined;
+  if (typeof hooks !== "object" || hooks === null) throw new Error("the plugin has no `hooks` object");
+  const found = new Map<HookName, HookFunction>();
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (hook === undefined) continue;
+    if (!(boot.hookNames as readonly string[]).includes(name)) {
+      throw new Error(`unknown hook "${name}" (known hooks: ${boot.hookNames.join(", ")})`);
+    }
+    if (typeof hook !== "function") throw new Error(`hook "${name}" is not a function`);
+    found.set(name as HookName, hook as HookFunction);
+  }
+  return found;
+}
+
+let hooks = new Map<HookName, HookFunction>();
+const running = new Map<number, AbortController>();
+const pendingRequests = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+let nextRequestId = 1;
+
+function requestHost(callId: number, method: ServiceMethod, params: unknown, signal: AbortSignal): Promise<unknown> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  const requestId = nextRequestId++;
+  return new Promise((resolve, reject) => {
+    pendingRequests.set(requestId, { resolve, reject });
+    send({ t: "request", requestId, callId, method, params });
+  });
+}
+
+function contextFor(callId: number, signal: AbortSignal, settings: unknown): PluginContext {
+  return {
+    signal,
+    settings: settings as PluginContext["settings"],
+    plugin: { name: boot.name, version: boot.version, dir: boot.dir },
+    log: (level: PluginLogLevel, message: string) => send({ t: "log", level, message: String(message) }),
+    countTokens: async (text) => (await requestHost(callId, "countTokens", { text }, signal)) as number,
+    complete: async (request) => (await requestHost(callId, "complete", request, signal)) as Awaited<ReturnType<PluginContext["complete"]>>,
+  };
+}
+
+async function runCall(callId: number, hook: HookName, event: unknown, settings: unknown): Promise<void> {
+  const controller = new AbortController();
+  running.set(callId, controller);
+  try {
+    const fn = hooks.get(hook);
+    const value = fn === undefined ? undefined : await fn(event, contextFor(callId, controller.signal, settings));
+    let encoded: string;
+    try {
+      encoded = JSON.stringify({ t: "return", callId, value: value ?? null } satisfies WorkerToHost);
+    } catch (error) {
+      send({ t: "unserializable", callId, message: `the result is not plain JSON: ${(error as Error).message}` });
+      return;
+    }
+    port.postMessage(encoded);
+  } catch (error) {
+    send({ t: "throw", callId, error: toWireError(error) });
+  } finally {
+    running.delete(callId);
+  }
+}
+
+function abortReason(name: string, message: string): Error {
+  // DOMException is what AbortSignal.abort()/timeout() use, so `err.name === "AbortError"` checks work.
+  return new DOMException(message, name === "TimeoutError" ? "TimeoutError" : "AbortError");
+}
+
+port.on("message", (raw: string) => {
+  const message = JSON.parse(raw) as HostToWorker;
+  switch (message.t) {
+    case "call":
+      void runCall(message.callId, message.hook, message.event, message.settings);
+      break;
+    case "abort":
+      running.get(message.callId)?.abort(abortReason(message.reason.name, message.reason.message));
+      break;
+    case "reply": {
+      const pending = pendingRequests.get(message.requestId);
+      if (pending === undefined) break;
+      pendingRequests.delete(message.requestId);
+      if (message.error !== undefined) {
+        const error = new Error(message.error.message);
+        error.name = message.error.name;
+        pending.reject(error);
+      } else {
+        pending.resolve(message.value);
+      }
+      break;
+    }
+  }
+});
+
+try {
+  hooks = pluginFromModule((await import(boot.entryUrl)) as Record<string, unknown>);
+  send({ t: "ready", hooks: [...hooks.keys()] });
+} catch (error) {
+  send({ t: "activation-failed", error: toWireError(error) });
+}

@@ -1,0 +1,109 @@
+/**
+ * The JSON-RPC connection and the LSP-style lifecycle:
+ * requests before `initialize` → -32002, after `shutdown` → -32600, `exit` ends the process
+ * (0 after `shutdown`, else 1), and the daemon also ends when its input closes.
+ */
+import {
+  ErrorCodes,
+  Exit,
+  Initialize,
+  Initialized,
+  LogMessage,
+  PROTOCOL_VERSION,
+  Shutdown,
+} from "@base-context/protocol";
+import type { Readable, Writable } from "node:stream";
+import {
+  createMessageConnection,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from "vscode-jsonrpc/node";
+import { addLogSink, log } from "../log.js";
+import { Router, type Peer } from "./router.js";
+
+export type LifecycleState = "uninitialized" | "running" | "shutdown";
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
+export interface ServerOptions {
+  input: Readable;
+  output: Writable;
+  router: Router;
+  serverInfo: ServerInfo;
+  capabilities: Record<string, unknown>;
+  /** Called once with the client's `initialize` params (e.g. its projectDir). */
+  onInitialize?(params: { projectDir?: string | undefined }): void | Promise<void>;
+  /** Called when the connection ends: release resources, then the caller exits. */
+  onExit(code: number): void;
+}
+
+export interface RunningServer {
+  connection: MessageConnection;
+  peer: Peer;
+  state(): LifecycleState;
+}
+
+export function startServer(options: ServerOptions): RunningServer {
+  const { router } = options;
+  const connection = createMessageConnection(new StreamMessageReader(options.input), new StreamMessageWriter(options.output));
+  let state: LifecycleState = "uninitialized";
+  let exited = false;
+  const exit = (code: number) => {
+    if (exited) return;
+    exited = true;
+    removeSink();
+    options.onExit(code);
+  };
+
+  const peer: Peer = {
+    sendNotification: (method, params) => {
+      if (!exited) void connection.sendNotification(method, params).catch(() => undefined);
+    },
+    sendProgress: (token, value) => {
+      if (!exited) void connection.sendNotification("$/progress", { token, value }).catch(() => undefined);
+    },
+  };
+  // Warnings and errors reach clients too, so an editor can show them.
+  const removeSink = addLogSink((level, message) => {
+    if (state === "running" && (level === "error" || level === "warn")) peer.sendNotification(LogMessage.method, { level, message });
+  });
+
+  router.handle(Initialize, async (params) => {
+    if (state !== "uninitialized") {
+      throw new ResponseError(ErrorCodes.InvalidRequest, "initialize was already called", { code: "already_initialized" });
+    }
+    await options.onInitialize?.({ projectDir: params.projectDir });
+    state = "running";
+    return { serverInfo: options.serverInfo, protocolVersion: PROTOCOL_VERSION, capabilities: options.capabilities };
+  });
+  router.handle(Shutdown, () => {
+    state = "shutdown";
+    return null;
+  });
+
+  connection.onRequest(async (method, params, token) => {
+    if (state === "uninitialized" && method !== Initialize.method) {
+      throw new ResponseError(ErrorCodes.ServerNotInitialized, `server not initialized: send "initialize" before "${method}"`, {
+        code: "server_not_initialized",
+      });
+    }
+    if (state === "shutdown") {
+      throw new ResponseError(ErrorCodes.InvalidRequest, `server is shutting down: "${method}" refused after "shutdown"`, {
+        code: "shutting_down",
+      });
+    }
+    return router.dispatch(method, params, token, peer);
+  });
+  connection.onNotification(Initialized.method, () => undefined);
+  connection.onNotification(Exit.method, () => exit(state === "shutdown" ? 0 : 1));
+  connection.onClose(() => exit(state === "shutdown" ? 0 : 1));
+  connection.onError(([error]) => log("error", `protocol error: ${error.message}`));
+  options.input.on("end", () => exit(state === "shutdown" ? 0 : 1));
+  connection.listen();
+  return { connection, peer, state: () => state };
+}

@@ -1,0 +1,257 @@
+/**
+ * SessionService: the sessions/ side of the protocol (SessionsApi) plus what other parts of the
+ * daemon read (context paths with token counts) and write (appends with preconditions).
+ *
+ * Ordering: every method that writes calls the store synchronously before its first `await`, so
+ * requests apply in arrival order; token counts are filled in afterwards (see TokenLedger).
+ */
+import {
+  EntryAppend,
+  EntryAppendMany,
+  type EntryInput,
+  type SessionHeader,
+  type SessionSummary,
+} from "@base-context/protocol";
+import type { z } from "zod";
+import { entryNotFound, sessionNotFound } from "../errors.js";
+import { defaultIds, type IdSource } from "../ids.js";
+import type { AppendRequest, SessionRecord, SessionStore, StoredEntry } from "../store/index.js";
+import type { TokenCounter } from "../tokens/counter.js";
+import type { SessionsApi } from "./api.js";
+import { toContextPath, type ContextPath } from "./context-path.js";
+import { exportToPath, exportToString } from "./export.js";
+import { PiImporter, type ImportOptions } from "./import.js";
+import { decodeCursor, encodeCursor } from "./list-cursor.js";
+import { TokenLedger, type CountedEntry } from "./token-ledger.js";
+import { flatTree, nestTree } from "./tree.js";
+
+type Params<K extends keyof SessionsApi> = Parameters<SessionsApi[K]>[0];
+type Result<K extends keyof SessionsApi> = Promise<Awaited<ReturnType<SessionsApi[K]>>>;
+type Resolved<K extends keyof SessionsApi> = Awaited<Result<K>>;
+
+export interface SessionServiceOptions {
+  ids?: IdSource;
+  import?: ImportOptions;
+}
+
+/** An append's outcome with token counts (see SessionStore.append for the statuses). */
+export type CountedAppendOutcome =
+  | { status: "appended" | "replayed"; entries: CountedEntry[]; leafId: string; extra?: unknown }
+  | { status: "stale"; leafId: string | null };
+
+const DEFAULT_LIST_LIMIT = 50;
+
+export class SessionService implements SessionsApi {
+  private readonly ids: IdSource;
+  private readonly tokens: TokenLedger;
+  private readonly importer: PiImporter;
+
+  constructor(
+    readonly store: SessionStore,
+    counter: TokenCounter,
+    options: SessionServiceOptions = {},
+  ) {
+    this.ids = options.ids ?? defaultIds;
+    this.tokens = new TokenLedger(store, counter);
+    this.importer = new PiImporter(store, counter, this.ids, options.import);
+  }
+
+  // ---- sessions ------------------------------------------------------------------------------
+
+  async create(params: Params<"create">): Result<"create"> {
+    const createdAt = this.ids.now();
+    const record = this.store.createSession({
+      id: params.id ?? this.ids.sessionId(),
+      cwd: params.cwd,
+      createdAt,
+      parentSession: params.parentSession,
+      headerExtra: params.name !== undefined ? { name: params.name } : {},
+      modifiedMs: timeMs(createdAt),
+    });
+    return { session: toHeader(record) };
+  }
+
+  async list(params: Params<"list">): Result<"list"> {
+    const limit = params.limit ?? DEFAULT_LIST_LIMIT;
+    const records = this.store.listSessions({
+      cwd: params.cwd,
+      query: params.query,
+      limit: limit + 1,
+      after: params.cursor !== undefined ? decodeCursor(params.cursor) : undefined,
+    });
+    const page = records.slice(0, limit);
+    const result: Resolved<"list"> = { sessions: page.map(toSummary) };
+    const last = page[page.length - 1];
+    if (records.length > limit && last) result.nextCursor = encodeCursor({ modifiedMs: Date.parse(last.modifiedAt), id: last.id });
+    return result;
+  }
+
+  async get(params: Params<"get">): Result<"get"> {
+    const record = this.store.requireSession(params.sessionId);
+    return { session: toHeader(record), leafId: record.leafId, entryCount: record.entryCount };
+  }
+
+  async delete(params: Params<"delete">): Result<"delete"> {
+    if (!this.store.deleteSession(params.sessionId)) throw sessionNotFound(params.sessionId);
+    return {};
+  }
+
+  async fork(params: Params<"fork">): Result<"fork"> {
+    const source = this.store.requireSession(params.sessionId);
+    const createdAt = this.ids.now();
+    const record = this.store.fork(params.sessionId, params.entryId, {
+      id: this.ids.sessionId(),
+      cwd: source.cwd,
+      createdAt,
+      parentSession: source.id,
+      headerExtra: typeof source.headerExtra.name === "string" ? { name: source.headerExtra.name } : {},
+      modifiedMs: timeMs(createdAt),
+    });
+    return { session: toHeader(record) };
+  }
+
+  async import(params: Params<"import">): Result<"import"> {
+    const result = await this.importer.import(params);
+    return { session: toHeader(result.session), entryCount: result.entryCount, skippedLines: result.skippedLines };
+  }
+
+  async export(params: Params<"export">): Result<"export"> {
+    if (params.path === undefined) return { content: exportToString(this.store, params.sessionId) };
+    await exportToPath(this.store, params.sessionId, params.path);
+    return { path: params.path };
+  }
+
+  // ---- entries -------------------------------------------------------------------------------
+
+  /**
+   * With a `requestId` already used on this session, nothing is written and the first result is
+   * returned — even when the retry's params differ (they are not compared).
+   */
+  async append(params: Params<"append">): Result<"append"> {
+    const outcome = await this.appendEntries({
+      sessionId: params.sessionId,
+      entries: [params.entry],
+      parentId: params.parentId,
+      request: params.requestId !== undefined ? { id: params.requestId, method: EntryAppend.method } : undefined,
+    });
+    if (outcome.status === "stale") throw new Error("unreachable: append without a path precondition was stale");
+    const [first] = outcome.entries;
+    return { entry: first!.entry, leafId: outcome.leafId, tokens: first!.tokens };
+  }
+
+  /** All entries in one transaction, chained under the current leaf. Same requestId rule as `append`. */
+  async appendMany(params: Params<"appendMany">): Result<"appendMany"> {
+    const outcome = await this.appendEntries({
+      sessionId: params.sessionId,
+      entries: params.entries,
+      request: params.requestId !== undefined ? { id: params.requestId, method: EntryAppendMany.method } : undefined,
+    });
+    if (outcome.status === "stale") throw new Error("unreachable: appendMany without a path precondition was stale");
+    return { entries: outcome.entries.map((counted) => counted.entry), leafId: outcome.leafId };
+  }
+
+  /**
+   * The general append for other parts of the daemon (compaction commit, branch summaries):
+   * `onlyIfOnPath` makes it conditional, `request.extra` stores extra data with a requestId's result.
+   * Resolves once the appended entries' token counts are stored.
+   */
+  async appendEntries(request: AppendRequest): Promise<CountedAppendOutcome> {
+    // Synchronous store write first: appends apply in arrival order whatever the counts cost.
+    const outcome = this.store.append(request);
+    if (outcome.status === "stale") return outcome;
+    const entries = await this.tokens.withCounts(request.sessionId, outcome.entries);
+    const counted: CountedAppendOutcome = { status: outcome.status, entries, leafId: outcome.leafId };
+    if (outcome.status === "replayed" && outcome.extra !== undefined) counted.extra = outcome.extra;
+    return counted;
+  }
+
+  async getEntry(params: Params<"getEntry">): Result<"getEntry"> {
+    this.store.requireSession(params.sessionId);
+    const stored = this.store.getEntry(params.sessionId, params.entryId);
+    if (!stored) throw entryNotFound(params.sessionId, params.entryId);
+    const [counted] = await this.tokens.withCounts(params.sessionId, [stored]);
+    return { entry: counted!.entry, tokens: counted!.tokens };
+  }
+
+  async branch(params: Params<"branch">): Result<"branch"> {
+    this.store.setLeaf(params.sessionId, params.entryId);
+    return { leafId: params.entryId };
+  }
+
+  async path(params: Params<"path">): Result<"path"> {
+    return { entries: this.pathEntries(params.sessionId, params.leafId).map((stored) => stored.entry) };
+  }
+
+  /** Nested by default; `flat: true` for deep sessions (see MAX_NESTED_TREE_DEPTH). */
+  async tree(params: Params<"tree">): Result<"tree"> {
+    const { leafId } = this.store.requireSession(params.sessionId);
+    const nodes = flatTree(this.store.entriesInOrder(params.sessionId), this.store.labels(params.sessionId), leafId);
+    return params.flat ? { roots: [], nodes, leafId } : { roots: nestTree(nodes), leafId };
+  }
+
+  /** Appends a `label` entry under the current leaf (no label = cleared, as in pi). */
+  async setLabel(params: Params<"setLabel">): Result<"setLabel"> {
+    this.store.requireSession(params.sessionId);
+    if (!this.store.getEntry(params.sessionId, params.targetId)) throw entryNotFound(params.sessionId, params.targetId);
+    const entry: EntryInput = { type: "label", targetId: params.targetId };
+    if (params.label !== null) entry.label = params.label;
+    const outcome = await this.appendEntries({ sessionId: params.sessionId, entries: [entry] });
+    if (outcome.status === "stale") throw new Error("unreachable: label append was stale");
+    return { entry: outcome.entries[0]!.entry };
+  }
+
+  // ---- reads for the context builder, compaction and tree navigation ---------------------------
+
+  /**
+   * The entries a context is built from: from the latest compaction's firstKeptEntryId (from the
+   * root when there is no compaction on the path) to the leaf, in path order, with stored token
+   * counts; plus the latest compaction / model_change / thinking_level_change on the path, which
+   * may lie before that suffix. `leafId` undefined = the current leaf, null = empty path.
+   */
+  async getContextPath(sessionId: string, leafId?: string | null): Promise<ContextPath> {
+    const rows = this.store.contextPath(sessionId, leafId);
+    return toContextPath(rows, await this.tokens.withCounts(sessionId, rows.entries));
+  }
+
+  /** The whole path root → leaf with token counts (`leafId` undefined = current leaf, null = empty). */
+  async getCountedPath(sessionId: string, leafId?: string | null): Promise<CountedEntry[]> {
+    return this.tokens.withCounts(sessionId, this.pathEntries(sessionId, leafId));
+  }
+
+  private pathEntries(sessionId: string, leafId: string | null | undefined): StoredEntry[] {
+    const leaf = leafId === undefined ? this.store.requireSession(sessionId).leafId : leafId;
+    if (leaf === null) {
+      this.store.requireSession(sessionId);
+      return [];
+    }
+    return this.store.path(sessionId, leaf);
+  }
+}
+
+// ---- record → protocol shapes ------------------------------------------------------------------
+
+function toHeader(record: SessionRecord): SessionHeader {
+  const header: SessionHeader = { ...record.headerExtra, id: record.id, cwd: record.cwd, createdAt: record.createdAt };
+  if (record.parentSession !== undefined) header.parentSession = record.parentSession;
+  if (record.name !== undefined) header.name = record.name;
+  else delete header.name;
+  return header;
+}
+
+function toSummary(record: SessionRecord): z.infer<typeof SessionSummary> {
+  const summary: z.infer<typeof SessionSummary> = {
+    id: record.id,
+    cwd: record.cwd,
+    createdAt: record.createdAt,
+    modifiedAt: record.modifiedAt,
+    entryCount: record.entryCount,
+  };
+  if (record.name !== undefined) summary.name = record.name;
+  if (record.firstMessage !== undefined) summary.firstMessage = record.firstMessage;
+  return summary;
+}
+
+function timeMs(iso: string): number {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? Date.now() : ms;
+}

@@ -1,0 +1,126 @@
+/**
+ * One settings file: read, parse, validate (PRODUCT.md §9). A file is applied entirely or not at
+ * all: any error (bad JSON, an unknown key, a wrong type, a key a project may not set) makes the
+ * whole file ignored, and every error is reported with the file's path and, where possible, the
+ * line and column.
+ */
+import { readFileSync } from "node:fs";
+import { Settings, SettingsFile, type SettingsError } from "@base-context/protocol";
+import { SECTION_NAMES, type SectionName } from "./defaults.js";
+import { parseJsonWithLocations, type Position } from "./json-locations.js";
+
+export type FileSource = "global" | "project";
+
+export interface LoadedSettingsFile {
+  readonly path: string;
+  readonly source: FileSource;
+  /** The text as read; undefined when there is no file. Used to tell real changes from noise. */
+  readonly text: string | undefined;
+  /** The validated values; undefined when the file is missing or ignored for errors. */
+  readonly values: SettingsFile | undefined;
+  readonly errors: SettingsError[];
+}
+
+/**
+ * Keys a project file may not set: a cloned repository must not be able to send the conversation
+ * (baseURL) or the user's key (apiKeyEnv names which variable is sent) somewhere else.
+ */
+export const PROJECT_FORBIDDEN_KEYS: readonly (readonly [SectionName, string])[] = [
+  ["summarizer", "baseURL"],
+  ["summarizer", "apiKeyEnv"],
+];
+
+export function readSettingsFile(path: string, source: FileSource): LoadedSettingsFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { path, source, text: undefined, values: undefined, errors: [] };
+    const message = `cannot read the file: ${(error as Error).message}`;
+    return { path, source, text: `\u0000unreadable:${code ?? "?"}`, values: undefined, errors: [{ source, path, message }] };
+  }
+  return { path, source, text, ...parseSettingsText(text, path, source) };
+}
+
+export function parseSettingsText(text: string, path: string, source: FileSource): { values: SettingsFile | undefined; errors: SettingsError[] } {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // An empty file (an editor creating it, `touch`) sets nothing; that is not an error.
+  if (body.trim().length === 0) return { values: {}, errors: [] };
+
+  const parsed = parseJsonWithLocations(body);
+  if (!parsed.ok) {
+    return { values: undefined, errors: [{ source, path, message: `${at(parsed.position)}invalid JSON: ${parsed.message}` }] };
+  }
+
+  const result = SettingsFile.safeParse(parsed.value);
+  if (!result.success) {
+    const errors: SettingsError[] = [];
+    for (const issue of result.error.issues) {
+      if (issue.code === "unrecognized_keys") {
+        for (const key of issue.keys) {
+          const keyPath = [...issue.path, key];
+          errors.push({ source, path, message: `${at(parsed.locate(keyPath))}${dotted(keyPath)}: unknown setting${suggestion(issue.path, key)}` });
+        }
+      } else if (issue.path.length === 0) {
+        errors.push({ source, path, message: `${at(parsed.locate([]))}settings must be a JSON object (${issue.message})` });
+      } else {
+        errors.push({ source, path, message: `${at(parsed.locate(issue.path))}${dotted(issue.path)}: ${issue.message}` });
+      }
+    }
+    return { values: undefined, errors };
+  }
+
+  if (source === "project") {
+    const errors: SettingsError[] = [];
+    for (const [section, key] of PROJECT_FORBIDDEN_KEYS) {
+      const values = result.data[section] as Record<string, unknown> | undefined;
+      if (values && key in values) {
+        errors.push({
+          source,
+          path,
+          message:
+            `${at(parsed.locate([section, key]))}${section}.${key} cannot be set in a project's settings ` +
+            `(a cloned repository must not redirect the conversation or the API key); set it in the global settings instead`,
+        });
+      }
+    }
+    if (errors.length > 0) return { values: undefined, errors };
+  }
+  return { values: result.data, errors: [] };
+}
+
+function at(position: Position | undefined): string {
+  return position ? `line ${position.line}, column ${position.column}: ` : "";
+}
+
+function dotted(path: readonly PropertyKey[]): string {
+  return path.map(String).join(".");
+}
+
+/** ` (did you mean "enabled"?)` for a near miss among the keys allowed at that place. */
+function suggestion(parentPath: readonly PropertyKey[], key: string): string {
+  let known: readonly string[] = [];
+  if (parentPath.length === 0) known = SECTION_NAMES;
+  else if (parentPath.length === 1 && (SECTION_NAMES as readonly PropertyKey[]).includes(parentPath[0]!)) {
+    known = Object.keys(Settings.shape[parentPath[0] as SectionName].shape);
+  }
+  const best = known
+    .map((candidate) => ({ candidate, distance: editDistance(candidate.toLowerCase(), key.toLowerCase()) }))
+    .filter((c) => c.distance <= Math.max(1, Math.floor(c.candidate.length / 4)))
+    .sort((a, b) => a.distance - b.distance)[0];
+  return best ? ` (did you mean "${best.candidate}"?)` : "";
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

@@ -1,0 +1,165 @@
+/**
+ * The append transaction. Reading the leaf, inserting the entries and moving the leaf happen in
+ * one BEGIN IMMEDIATE transaction that reads the leaf from the database, never from a cache:
+ * another daemon process may have appended to the same session a moment ago.
+ */
+import type { EntryInput, SessionEntry } from "@base-context/protocol";
+import type { Transaction } from "better-sqlite3";
+import { AppError } from "../errors.js";
+import type { IdSource } from "../ids.js";
+import { emptyTally, type EntryWriter } from "./entry-writer.js";
+import { ancestorAtDepth } from "./paths.js";
+import type { PathColumns } from "./path-columns.js";
+import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from "./records.js";
+import type { RequestResults } from "./request-results.js";
+import type { SessionsTable } from "./sessions-table.js";
+import type { Statements } from "./statements.js";
+
+export interface AppendRequest {
+  sessionId: string;
+  /** Appended in order, each a child of the previous; `id`/`timestamp` are assigned when absent. */
+  entries: readonly EntryInput[];
+  /** Parent of the first entry: undefined = the current leaf, null = a new root. */
+  parentId?: string | null | undefined;
+  /**
+   * Idempotency: when this requestId was already used on the session (for `method`), nothing is
+   * written and the first result is returned. The params of the retry are not compared.
+   */
+  request?: { id: string; method: string; extra?: unknown } | undefined;
+  /**
+   * Append only if this entry is still the leaf or one of its ancestors (e.g. the leaf a
+   * compaction was prepared for); otherwise the outcome is "stale" and nothing is written.
+   */
+  onlyIfOnPath?: string | undefined;
+}
+
+export type AppendOutcome =
+  | { status: "appended"; entries: StoredEntry[]; leafId: string }
+  | { status: "replayed"; entries: StoredEntry[]; leafId: string; extra?: unknown }
+  | { status: "stale"; leafId: string | null };
+
+/** What request_results keeps for an append: enough to rebuild the reply from the stored entries. */
+interface AppendResultRecord {
+  entryIds: string[];
+  leafId: string;
+  extra?: unknown;
+}
+
+const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id = ?`;
+
+export class Appender {
+  constructor(
+    private readonly sql: Statements,
+    private readonly writer: EntryWriter,
+    private readonly sessions: SessionsTable,
+    private readonly requests: RequestResults,
+    private readonly ids: Pick<IdSource, "now">,
+  ) {
+    this.transaction = sql.db.transaction((request: AppendRequest) => this.appendInTransaction(request));
+  }
+
+  private readonly transaction: Transaction<(request: AppendRequest) => AppendOutcome>;
+
+  append(request: AppendRequest): AppendOutcome {
+    return this.transaction.immediate(request);
+  }
+
+  private appendInTransaction(request: AppendRequest): AppendOutcome {
+    const { sessionId } = request;
+    if (request.entries.length === 0) throw invalidEntry("no entries to append", { sessionId });
+    const session = this.sessions.require(sessionId);
+    if (request.request) {
+      const stored = this.requests.find(sessionId, request.request.id, request.request.method);
+      if (stored) return this.replay(sessionId, stored.result as AppendResultRecord);
+    }
+    if (request.onlyIfOnPath !== undefined && !this.isOnPathTo(sessionId, request.onlyIfOnPath, session.leaf_id)) {
+      return { status: "stale", leafId: session.leaf_id };
+    }
+
+    const parentId = request.parentId === undefined ? session.leaf_id : request.parentId;
+    let parent: PathColumns | null = null;
+    if (parentId !== null) {
+      parent = this.writer.pathColumns(sessionId, parentId) ?? null;
+      if (!parent) throw invalidEntry(`parentId "${parentId}" is not an entry of session "${sessionId}"`, { sessionId, parentId });
+    }
+
+    const now = this.ids.now();
+    const nowMs = timeMs(now);
+    const tally = emptyTally(session.leaf_id, nowMs);
+    const appended: StoredEntry[] = [];
+    for (const draft of request.entries) {
+      const entry = this.buildEntry(sessionId, draft, parent?.id ?? null, now);
+      const firstKeptDepth = this.checkReferences(sessionId, entry, parent);
+      const inserted = this.writer.insert(sessionId, entry, parent, { tokens: null, firstKeptDepth }, tally);
+      appended.push({ entry, tokens: null, depth: inserted.depth, seq: inserted.seq });
+      parent = inserted;
+    }
+    this.writer.applyTally(sessionId, tally);
+    const leafId = parent!.id;
+    if (request.request) {
+      const record: AppendResultRecord = { entryIds: appended.map((stored) => stored.entry.id), leafId };
+      if (request.request.extra !== undefined) record.extra = request.request.extra;
+      this.requests.save(sessionId, request.request.id, request.request.method, record, nowMs);
+    }
+    return { status: "appended", entries: appended, leafId };
+  }
+
+  /** The final entry: `type, id, parentId, timestamp` first (pi's key order), then the body. */
+  private buildEntry(sessionId: string, draft: EntryInput, parentId: string | null, now: string): SessionEntry {
+    // A loose input may carry its own parentId; the store decides it.
+    const { type, id: givenId, timestamp, parentId: _ignored, ...body } = draft as EntryInput & { parentId?: unknown };
+    let id = givenId;
+    if (id === undefined) id = this.writer.freshId(sessionId);
+    else if (this.writer.exists(sessionId, id)) {
+      throw new AppError("entry_exists", `session "${sessionId}" already has an entry "${id}"`, { sessionId, entryId: id });
+    }
+    return { type, id, parentId, timestamp: timestamp ?? now, ...body } as SessionEntry;
+  }
+
+  /**
+   * Checks what an entry refers to; returns the depth of a compaction's first kept entry.
+   * A label's target must exist; a compaction's firstKeptEntryId must be on its path.
+   */
+  private checkReferences(sessionId: string, entry: SessionEntry, parent: PathColumns | null): number | null {
+    if (entry.type === "label" && !this.writer.exists(sessionId, entry.targetId)) {
+      throw invalidEntry(`label targetId "${entry.targetId}" is not an entry of session "${sessionId}"`, {
+        sessionId,
+        targetId: entry.targetId,
+      });
+    }
+    if (entry.type !== "compaction") return null;
+    const depth = this.writer.firstKeptDepth(sessionId, entry.firstKeptEntryId, parent);
+    if (depth === null) {
+      throw invalidEntry(
+        `compaction firstKeptEntryId "${entry.firstKeptEntryId}" is not on the path the compaction is appended to`,
+        { sessionId, firstKeptEntryId: entry.firstKeptEntryId },
+      );
+    }
+    return depth;
+  }
+
+  private isOnPathTo(sessionId: string, entryId: string, leafId: string | null): boolean {
+    if (leafId === null) return false;
+    const target = this.writer.pathColumns(sessionId, entryId);
+    return target !== undefined && ancestorAtDepth(this.sql, sessionId, leafId, target.depth) === entryId;
+  }
+
+  private replay(sessionId: string, record: AppendResultRecord): AppendOutcome {
+    const entries = record.entryIds.map((id) => {
+      const row = this.sql.get<EntryRow>(SELECT_ENTRY).get(sessionId, id);
+      if (!row) throw new Error(`stored result of a request refers to entry "${id}", which session "${sessionId}" no longer has`);
+      return toStoredEntry(row);
+    });
+    const outcome: AppendOutcome = { status: "replayed", entries, leafId: record.leafId };
+    if (record.extra !== undefined) outcome.extra = record.extra;
+    return outcome;
+  }
+}
+
+export const invalidEntry = (message: string, data: Record<string, unknown>) => new AppError("invalid_entry", message, data);
+
+/** ms of an ISO time from the IdSource (injectable in tests), or the clock when it does not parse. */
+export function timeMs(iso: string): number {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? Date.now() : ms;
+}

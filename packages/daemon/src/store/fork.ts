@@ -1,0 +1,113 @@
+/**
+ * Forking: a new session holding the path root → entry of another one, with the same ids and the
+ * same JSON (copied in SQL, never loaded into memory), so ids and compactions keep meaning the
+ * same thing. Labels the source has on those entries come along: label entries on the copied
+ * path already say most of it; where the source's current label differs (set later or from
+ * another branch) a fresh label entry is appended, as pi does when it branches a session.
+ */
+import type { SessionEntry } from "@base-context/protocol";
+import { entryNotFound } from "../errors.js";
+import type { IdSource } from "../ids.js";
+import { emptyTally, type EntryWriter, type SessionTally } from "./entry-writer.js";
+import { firstMessageText, sessionInfoName, type PathColumns } from "./path-columns.js";
+import { toSessionRecord, type SessionRecord } from "./records.js";
+import type { NewSession, SessionsTable } from "./sessions-table.js";
+import type { Statements } from "./statements.js";
+
+const COPY_PATH = `
+  WITH RECURSIVE up(seq, parent_id, depth) AS (
+    SELECT seq, parent_id, depth FROM entries WHERE session_id = @sourceId AND id = @entryId
+    UNION ALL
+    SELECT e.seq, e.parent_id, e.depth FROM up
+      JOIN entries e ON e.session_id = @sourceId AND e.id = up.parent_id AND e.depth = up.depth - 1
+  )
+  INSERT INTO entries (session_id, id, parent_id, type, role, depth, compaction_id, first_kept_depth,
+                       model_change_id, model_entry_id, thinking_change_id, tokens, json)
+  SELECT @forkId, e.id, e.parent_id, e.type, e.role, e.depth, e.compaction_id, e.first_kept_depth,
+         e.model_change_id, e.model_entry_id, e.thinking_change_id, e.tokens, e.json
+  FROM up JOIN entries e ON e.seq = up.seq
+  ORDER BY up.depth`;
+const LABEL_ENTRIES = "SELECT json FROM entries WHERE session_id = ? AND type = 'label' ORDER BY seq";
+const LABELS_OF = "SELECT target_id AS targetId, label FROM labels WHERE session_id = ?";
+const SOURCE_LABELS_ON_FORK = `
+  SELECT l.target_id AS targetId, l.label FROM labels l
+  WHERE l.session_id = @sourceId
+    AND EXISTS (SELECT 1 FROM entries e WHERE e.session_id = @forkId AND e.id = l.target_id)`;
+const USER_MESSAGES = "SELECT json FROM entries WHERE session_id = ? AND role = 'user' ORDER BY seq";
+const SESSION_INFOS_NEWEST_FIRST = "SELECT json FROM entries WHERE session_id = ? AND type = 'session_info' ORDER BY seq DESC";
+
+export class Forker {
+  constructor(
+    private readonly sql: Statements,
+    private readonly writer: EntryWriter,
+    private readonly sessions: SessionsTable,
+    private readonly ids: Pick<IdSource, "now">,
+  ) {}
+
+  /** `fork.parentSession` should be the source id; the caller picks the new id and header. */
+  fork(sourceId: string, entryId: string, fork: NewSession): SessionRecord {
+    return this.sql.db.transaction(() => {
+      this.sessions.require(sourceId);
+      const target = this.writer.pathColumns(sourceId, entryId);
+      if (!target) throw entryNotFound(sourceId, entryId);
+      this.sessions.insert(fork, fork.modifiedMs);
+      const copied = this.sql.get(COPY_PATH).run({ sourceId, entryId, forkId: fork.id }).changes;
+
+      const tally = emptyTally(entryId, fork.modifiedMs);
+      tally.added = copied;
+      tally.firstMessage = this.firstMessage(fork.id);
+      tally.name = this.latestName(fork.id);
+      this.replayLabels(fork.id);
+      this.carryLabels(sourceId, fork.id, target, tally);
+      this.writer.applyTally(fork.id, tally);
+      return toSessionRecord(this.sessions.row(fork.id)!);
+    }).immediate();
+  }
+
+  /** Rebuilds the label index from the copied label entries (targets outside the fork are left out). */
+  private replayLabels(forkId: string): void {
+    for (const json of this.sql.get<string>(LABEL_ENTRIES).pluck().all(forkId)) {
+      const entry = JSON.parse(json) as Extract<SessionEntry, { type: "label" }>;
+      if (this.writer.exists(forkId, entry.targetId)) this.writer.applyLabel(forkId, entry.targetId, entry.label, entry.id);
+    }
+  }
+
+  /** Appends label entries wherever the fork's labels differ from the source's current ones. */
+  private carryLabels(sourceId: string, forkId: string, leaf: PathColumns, tally: SessionTally): void {
+    const wanted = new Map(this.labelRows(SOURCE_LABELS_ON_FORK, { sourceId, forkId }));
+    const have = new Map(this.labelRows(LABELS_OF, forkId));
+    const targets = new Set([...wanted.keys(), ...have.keys()]);
+    let parent = leaf;
+    const timestamp = this.ids.now();
+    for (const targetId of targets) {
+      const label = wanted.get(targetId);
+      if (label === have.get(targetId)) continue;
+      const entry: SessionEntry = { type: "label", id: this.writer.freshId(forkId), parentId: parent.id, timestamp, targetId };
+      if (label !== undefined) entry.label = label;
+      parent = this.writer.insert(forkId, entry, parent, { tokens: 0, firstKeptDepth: null }, tally);
+    }
+  }
+
+  private labelRows(sql: string, params: unknown): [string, string][] {
+    return this.sql
+      .get<{ targetId: string; label: string }>(sql)
+      .all(params)
+      .map((row) => [row.targetId, row.label]);
+  }
+
+  private firstMessage(forkId: string): string | null {
+    for (const json of this.sql.get<string>(USER_MESSAGES).pluck().iterate(forkId)) {
+      const text = firstMessageText(JSON.parse(json) as SessionEntry);
+      if (text !== undefined) return text;
+    }
+    return null;
+  }
+
+  private latestName(forkId: string): string | null {
+    for (const json of this.sql.get<string>(SESSION_INFOS_NEWEST_FIRST).pluck().iterate(forkId)) {
+      const name = sessionInfoName(JSON.parse(json) as SessionEntry);
+      if (name !== undefined) return name;
+    }
+    return null;
+  }
+}

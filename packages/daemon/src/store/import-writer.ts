@@ -1,0 +1,100 @@
+/**
+ * Writing an imported session in batches (one transaction per batch). The session is flagged as
+ * importing until `finish`, so nobody sees it half-written; `abort` deletes it. Imported entries
+ * are taken as the file has them, more leniently than appends: a label target or a compaction's
+ * first kept entry may be missing (pi does not check either).
+ */
+import type { SessionEntry } from "@base-context/protocol";
+import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer.js";
+import { entryTimeMs, type PathColumns } from "./path-columns.js";
+import { toSessionRecord, type SessionRecord } from "./records.js";
+import type { NewSession, SessionsTable } from "./sessions-table.js";
+import type { Statements } from "./statements.js";
+
+export interface ImportedEntry {
+  /** 1-based line number in the file, for reports. */
+  line: number;
+  entry: SessionEntry;
+  tokens: number | null;
+}
+
+export interface ImportBatchReport {
+  skipped: { line: number; reason: string }[];
+  /** Lines whose parent was not an earlier entry: stored as roots (parentId null), as pi shows them. */
+  rerooted: number[];
+}
+
+export class ImportTarget {
+  private last: InsertedEntry | null = null;
+
+  constructor(
+    private readonly sql: Statements,
+    private readonly writer: EntryWriter,
+    private readonly sessions: SessionsTable,
+    readonly sessionId: string,
+  ) {}
+
+  insertBatch(batch: readonly ImportedEntry[]): ImportBatchReport {
+    return this.sql.db.transaction(() => this.insertInTransaction(batch)).immediate();
+  }
+
+  /** Makes the session visible. */
+  finish(): SessionRecord {
+    this.sessions.finishImport(this.sessionId);
+    return toSessionRecord(this.sessions.row(this.sessionId)!);
+  }
+
+  /** Removes everything written so far. */
+  abort(): void {
+    this.sessions.delete(this.sessionId);
+  }
+
+  private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport {
+    const report: ImportBatchReport = { skipped: [], rerooted: [] };
+    const row = this.sessions.row(this.sessionId);
+    if (!row) throw new Error(`session "${this.sessionId}" disappeared during its import`);
+    const tally = emptyTally(row.leaf_id, row.modified_ms);
+    for (const { line, entry: fileEntry, tokens } of batch) {
+      if (this.writer.exists(this.sessionId, fileEntry.id)) {
+        report.skipped.push({ line, reason: `duplicate entry id "${fileEntry.id}"` });
+        continue;
+      }
+      let entry = fileEntry;
+      let parent: PathColumns | null = null;
+      if (entry.parentId !== null) {
+        parent = this.parentColumns(entry.parentId);
+        if (!parent) {
+          entry = { ...entry, parentId: null };
+          report.rerooted.push(line);
+        }
+      }
+      const firstKeptDepth =
+        entry.type === "compaction" ? this.writer.firstKeptDepth(this.sessionId, entry.firstKeptEntryId, parent) : null;
+      this.last = this.writer.insert(this.sessionId, entry, parent, { tokens, firstKeptDepth }, tally);
+      tally.modifiedMs = Math.max(tally.modifiedMs, entryTimeMs(entry) ?? tally.modifiedMs);
+    }
+    // The leaf of a loaded pi file is its last entry in file order.
+    this.writer.applyTally(this.sessionId, tally);
+    return report;
+  }
+
+  /** Parent lookup; in a pi file the parent is nearly always the previous line. */
+  private parentColumns(parentId: string): PathColumns | null {
+    if (this.last?.id === parentId) return this.last;
+    return this.writer.pathColumns(this.sessionId, parentId) ?? null;
+  }
+}
+
+export class ImportWriter {
+  constructor(
+    private readonly sql: Statements,
+    private readonly writer: EntryWriter,
+    private readonly sessions: SessionsTable,
+  ) {}
+
+  /** Creates the (invisible) session; AppError session_exists when the id is taken. */
+  begin(session: NewSession, nowMs: number): ImportTarget {
+    this.sql.db.transaction(() => this.sessions.insert({ ...session, importing: true }, nowMs)).immediate();
+    return new ImportTarget(this.sql, this.writer, this.sessions, session.id);
+  }
+}

@@ -1,0 +1,9 @@
+/** The store: the only part of the daemon that knows SQL. */
+export { SessionStore, type ContextPathRows, type SessionStoreOptions } from "./session-store.js";
+export type { AppendOutcome, AppendRequest } from "./append.js";
+export type { ImportBatchReport, ImportedEntry, ImportTarget } from "./import-writer.js";
+export type { ListQuery, NewSession } from "./sessions-table.js";
+export type { SessionRecord, StoredEntry } from "./records.js";
+export type { StoredRequestResult } from "./request-results.js";
+export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
+export { SCHEMA_VERSION } from "./schema.js";

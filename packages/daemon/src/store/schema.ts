@@ -1,0 +1,110 @@
+/**
+ * Schema and migrations. `PRAGMA user_version` holds the number of migration steps applied; a
+ * step is never edited once released — a change to the schema is a new step at the end.
+ */
+import type { Database } from "better-sqlite3";
+
+export interface Migration {
+  /** What the step does, for error messages. */
+  readonly description: string;
+  up(db: Database): void;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    description: "sessions, entries with path columns, labels, request results",
+    up(db) {
+      db.exec(`
+        CREATE TABLE sessions (
+          id                TEXT PRIMARY KEY,
+          cwd               TEXT NOT NULL,
+          created_at        TEXT NOT NULL,
+          -- ms since epoch: ISO strings of imported files do not always sort as text
+          modified_ms       INTEGER NOT NULL,
+          parent_session    TEXT,
+          -- display name: the latest session_info name, else the header's name
+          name              TEXT,
+          -- header fields beyond id/cwd/createdAt/parentSession, in their original order
+          header_extra      TEXT NOT NULL DEFAULT '{}',
+          leaf_id           TEXT,
+          entry_count       INTEGER NOT NULL DEFAULT 0,
+          first_message     TEXT,
+          -- set while an import is running: the session is invisible until it completes
+          import_started_ms INTEGER
+        );
+        CREATE INDEX sessions_by_modified ON sessions (modified_ms DESC, id DESC);
+        CREATE INDEX sessions_by_cwd ON sessions (cwd, modified_ms DESC, id DESC);
+
+        -- seq (the rowid) is the insertion order. The path columns are computed from the parent
+        -- at insert time so a context path never has to walk further up than it needs.
+        CREATE TABLE entries (
+          seq                INTEGER PRIMARY KEY,
+          session_id         TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          id                 TEXT NOT NULL,
+          parent_id          TEXT,
+          type               TEXT NOT NULL,
+          role               TEXT,
+          depth              INTEGER NOT NULL,
+          compaction_id      TEXT,
+          first_kept_depth   INTEGER,
+          model_change_id    TEXT,
+          model_entry_id     TEXT,
+          thinking_change_id TEXT,
+          tokens             INTEGER,
+          json               TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX entries_by_id ON entries (session_id, id);
+        CREATE INDEX entries_in_order ON entries (session_id, seq);
+
+        -- The current label of each labelled entry (the latest label entry wins, as in pi).
+        CREATE TABLE labels (
+          session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          target_id      TEXT NOT NULL,
+          label          TEXT NOT NULL,
+          label_entry_id TEXT NOT NULL,
+          PRIMARY KEY (session_id, target_id)
+        ) WITHOUT ROWID;
+
+        -- First results of requests that carried a requestId, so a retry writes nothing.
+        CREATE TABLE request_results (
+          session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          request_id TEXT NOT NULL,
+          method     TEXT NOT NULL,
+          result     TEXT NOT NULL,
+          created_ms INTEGER NOT NULL,
+          PRIMARY KEY (session_id, request_id)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
+];
+
+export const SCHEMA_VERSION = migrations.length;
+
+export function schemaVersion(db: Database): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/**
+ * Brings the database to SCHEMA_VERSION. Several daemons may open a fresh file at once, so the
+ * version is read again under the write lock and only the missing steps run.
+ */
+export function migrate(db: Database): void {
+  const found = schemaVersion(db);
+  if (found > SCHEMA_VERSION) {
+    throw new Error(`the database has schema version ${found}, newer than this daemon understands (${SCHEMA_VERSION}); update base-context`);
+  }
+  if (found === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const current = schemaVersion(db);
+    for (let step = current; step < SCHEMA_VERSION; step++) {
+      const migration = migrations[step]!;
+      try {
+        migration.up(db);
+      } catch (error) {
+        throw new Error(`schema migration ${step + 1} (${migration.description}) failed: ${(error as Error).message}`);
+      }
+    }
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

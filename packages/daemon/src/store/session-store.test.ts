@@ -1,0 +1,242 @@
+import Database from "better-sqlite3";
+import type { EntryInput } from "@base-context/protocol";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AppError } from "../errors.js";
+import { sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { SessionStore } from "./session-store.js";
+
+const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
+const assistant = (text: string): EntryInput => ({
+  type: "message",
+  message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m" },
+});
+
+function appendOne(store: SessionStore, sessionId: string, entry: EntryInput, parentId?: string | null) {
+  const outcome = store.append({ sessionId, entries: [entry], parentId });
+  if (outcome.status !== "appended") throw new Error(`unexpected ${outcome.status}`);
+  return outcome.entries[0]!.entry;
+}
+
+function appError(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected an AppError");
+}
+
+describe("SessionStore", () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let store: SessionStore;
+  const open = (ids = sequentialIds()) =>
+    new SessionStore({ path: join(folder.path, "store.db"), ids, checkpoints: "sqlite" });
+
+  beforeEach(() => {
+    folder = temporaryFolder();
+    store = open();
+    store.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+  });
+  afterEach(async () => {
+    await store.close();
+    folder.cleanup();
+  });
+
+  describe("append", () => {
+    it("chains each entry under the current leaf and moves the leaf in the same transaction", () => {
+      const a = appendOne(store, "s", user("a"));
+      const b = appendOne(store, "s", assistant("b"));
+      expect(a.parentId).toBeNull();
+      expect(b.parentId).toBe(a.id);
+      expect(store.getSession("s")).toMatchObject({ leafId: b.id, entryCount: 2, firstMessage: "a" });
+      expect(Object.keys(b).slice(0, 4)).toEqual(["type", "id", "parentId", "timestamp"]);
+    });
+
+    it("appends several entries as one chain in one transaction", () => {
+      const outcome = store.append({ sessionId: "s", entries: [user("1"), assistant("2"), user("3")] });
+      expect(outcome.status).toBe("appended");
+      if (outcome.status !== "appended") return;
+      const [e1, e2, e3] = outcome.entries.map((stored) => stored.entry);
+      expect([e1!.parentId, e2!.parentId, e3!.parentId]).toEqual([null, e1!.id, e2!.id]);
+      expect(outcome.leafId).toBe(e3!.id);
+    });
+
+    it("writes nothing when one entry of a batch is invalid", () => {
+      const a = appendOne(store, "s", user("a"));
+      const error = appError(() =>
+        store.append({ sessionId: "s", entries: [user("b"), { type: "label", targetId: "missing", label: "x" }] }),
+      );
+      expect(error.code).toBe("invalid_entry");
+      expect(store.getSession("s")).toMatchObject({ leafId: a.id, entryCount: 1 });
+    });
+
+    it("attaches to an explicit parent, or starts a new root with parentId null", () => {
+      const a = appendOne(store, "s", user("a"));
+      appendOne(store, "s", assistant("b"));
+      const sibling = appendOne(store, "s", assistant("b'"), a.id);
+      const root = appendOne(store, "s", user("second root"), null);
+      expect(sibling.parentId).toBe(a.id);
+      expect(root.parentId).toBeNull();
+      expect(store.getSession("s")!.leafId).toBe(root.id);
+    });
+
+    it("rejects an explicit parent that is not in the session", () => {
+      const error = appError(() => appendOne(store, "s", user("a"), "nope"));
+      expect(error.code).toBe("invalid_entry");
+      expect(error.message).toMatch(/parentId "nope"/);
+    });
+
+    it("keeps an explicit id and refuses one that exists", () => {
+      const a = appendOne(store, "s", { ...user("a"), id: "custom-1" });
+      expect(a.id).toBe("custom-1");
+      expect(appError(() => appendOne(store, "s", { ...user("b"), id: "custom-1" })).code).toBe("entry_exists");
+    });
+
+    it("retries a generated id that collides with an existing one", async () => {
+      await store.close();
+      const ids = ["aaaaaaaa", "aaaaaaaa", "bbbbbbbb"];
+      store = open({ ...sequentialIds(), entryId: () => ids.shift()! });
+      const first = appendOne(store, "s", user("a"));
+      const second = appendOne(store, "s", user("b"));
+      expect([first.id, second.id]).toEqual(["aaaaaaaa", "bbbbbbbb"]);
+    });
+
+    it("requires a label's target and a compaction's first kept entry on its path", () => {
+      const a = appendOne(store, "s", user("a"));
+      appendOne(store, "s", assistant("b"));
+      const otherBranch = appendOne(store, "s", assistant("c"), a.id);
+      store.setLeaf("s", a.id);
+      expect(appError(() => appendOne(store, "s", { type: "label", targetId: "ghost", label: "x" })).code).toBe("invalid_entry");
+      const compaction = (firstKeptEntryId: string): EntryInput => ({ type: "compaction", summary: "s", firstKeptEntryId, tokensBefore: 10 });
+      expect(appError(() => appendOne(store, "s", compaction(otherBranch.id))).message).toMatch(/not on the path/);
+      expect(appendOne(store, "s", compaction(a.id)).type).toBe("compaction");
+    });
+
+    it("refuses an unknown session", () => {
+      expect(appError(() => appendOne(store, "ghost", user("a"))).code).toBe("session_not_found");
+    });
+
+    it("is stale, writing nothing, when the precondition entry left the current path", () => {
+      const a = appendOne(store, "s", user("a"));
+      const b = appendOne(store, "s", assistant("b"));
+      const kept = store.append({ sessionId: "s", entries: [user("c")], onlyIfOnPath: a.id });
+      expect(kept.status).toBe("appended");
+      store.setLeaf("s", a.id);
+      const stale = store.append({ sessionId: "s", entries: [user("d")], onlyIfOnPath: b.id });
+      expect(stale).toEqual({ status: "stale", leafId: a.id });
+      expect(store.getSession("s")!.entryCount).toBe(3);
+    });
+  });
+
+  describe("request ids", () => {
+    it("replays the first result of a requestId without writing again", () => {
+      const request = { id: "req-1", method: "entry/append" };
+      const first = store.append({ sessionId: "s", entries: [user("a")], request });
+      const again = store.append({ sessionId: "s", entries: [user("different params")], request });
+      expect(again.status).toBe("replayed");
+      if (first.status !== "appended" || again.status !== "replayed") return;
+      expect(again.entries.map((stored) => stored.entry)).toEqual(first.entries.map((stored) => stored.entry));
+      expect(again.leafId).toBe(first.leafId);
+      expect(store.getSession("s")!.entryCount).toBe(1);
+    });
+
+    it("reports a requestId reused by another method as a conflict", () => {
+      store.append({ sessionId: "s", entries: [user("a")], request: { id: "r", method: "entry/append" } });
+      const error = appError(() => store.append({ sessionId: "s", entries: [user("b")], request: { id: "r", method: "entry/appendMany" } }));
+      expect(error.code).toBe("request_id_conflict");
+    });
+
+    it("scopes request ids to their session", () => {
+      store.createSession({ id: "t", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      const request = { id: "same", method: "entry/append" };
+      store.append({ sessionId: "s", entries: [user("a")], request });
+      expect(store.append({ sessionId: "t", entries: [user("a")], request }).status).toBe("appended");
+    });
+  });
+
+  describe("paths", () => {
+    it("walks root → leaf, or only from a given depth", () => {
+      const ids = [user("0"), assistant("1"), user("2"), assistant("3")].map((entry) => appendOne(store, "s", entry).id);
+      expect(store.path("s", ids[3]!).map((stored) => stored.entry.id)).toEqual(ids);
+      expect(store.path("s", ids[3]!, 2).map((stored) => stored.depth)).toEqual([2, 3]);
+      expect(appError(() => store.path("s", "ghost")).code).toBe("entry_not_found");
+    });
+
+    it("gives the context path from the latest compaction's first kept entry, with the settings entries before it", () => {
+      const model = appendOne(store, "s", { type: "model_change", provider: "openai", modelId: "gpt-5" });
+      const thinking = appendOne(store, "s", { type: "thinking_level_change", thinkingLevel: "high" });
+      appendOne(store, "s", user("old"));
+      const kept = appendOne(store, "s", user("kept"));
+      const answer = appendOne(store, "s", assistant("answer"));
+      const compaction = appendOne(store, "s", { type: "compaction", summary: "S", firstKeptEntryId: kept.id, tokensBefore: 99 });
+      const after = appendOne(store, "s", user("after"));
+
+      const path = store.contextPath("s");
+      expect(path.entries.map((stored) => stored.entry.id)).toEqual([kept.id, answer.id, compaction.id, after.id]);
+      expect(path.compaction?.entry.id).toBe(compaction.id);
+      expect(path.modelChange?.entry.id).toBe(model.id);
+      expect(path.modelEntry?.entry.id).toBe(answer.id); // pi also takes the model from assistant messages
+      expect(path.thinkingLevelChange?.entry.id).toBe(thinking.id);
+    });
+
+    it("ignores a compaction that is not on the requested path", () => {
+      const a = appendOne(store, "s", user("a"));
+      const b = appendOne(store, "s", assistant("b"));
+      appendOne(store, "s", { type: "compaction", summary: "S", firstKeptEntryId: b.id, tokensBefore: 1 });
+      const other = appendOne(store, "s", assistant("b'"), a.id);
+      const path = store.contextPath("s", other.id);
+      expect(path.entries.map((stored) => stored.entry.id)).toEqual([a.id, other.id]);
+      expect(path.compaction).toBeUndefined();
+      expect(store.contextPath("s", null)).toEqual({ leafId: null, entries: [] });
+    });
+
+    it("moves the leaf only to an existing entry, or to null", () => {
+      const a = appendOne(store, "s", user("a"));
+      expect(appError(() => store.setLeaf("s", "ghost")).code).toBe("entry_not_found");
+      store.setLeaf("s", null);
+      expect(appendOne(store, "s", user("new root")).parentId).toBeNull();
+      store.setLeaf("s", a.id);
+      expect(store.getSession("s")!.leafId).toBe(a.id);
+    });
+  });
+
+  describe("several connections on one file", () => {
+    it("never loses an append or attaches one to a stale parent when two stores interleave", async () => {
+      const other = open();
+      try {
+        const appended: string[] = [];
+        for (let i = 0; i < 100; i++) {
+          const writer = i % 3 === 0 ? other : store;
+          appended.push(appendOne(writer, "s", user(`m${i}`)).id);
+        }
+        const leaf = store.getSession("s")!.leafId!;
+        const path = other.path("s", leaf).map((stored) => stored.entry);
+        expect(path.map((entry) => entry.id)).toEqual(appended);
+        path.forEach((entry, index) => expect(entry.parentId).toBe(index === 0 ? null : appended[index - 1]));
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  describe("WAL checkpoints", () => {
+    it("checkpoints from the worker so the WAL restarts instead of growing", async () => {
+      const path = join(folder.path, "wal.db");
+      const walStore = new SessionStore({ path, ids: sequentialIds(), checkpoints: "worker" });
+      try {
+        walStore.createSession({ id: "w", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+        for (let i = 0; i < 300; i++) appendOne(walStore, "w", user(`message ${i} ${"x".repeat(500)}`));
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        appendOne(walStore, "w", user("after the checkpoint")); // a writer restarts a fully checkpointed WAL
+        const probe = new Database(path);
+        const [result] = probe.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+        probe.close();
+        expect(result!.log).toBeLessThan(50);
+      } finally {
+        await walStore.close();
+      }
+    });
+  });
+});

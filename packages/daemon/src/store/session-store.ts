@@ -1,0 +1,285 @@
+/**
+ * The store: the one object the rest of the daemon uses to reach SQLite. Synchronous (better-sqlite3);
+ * every write is a short transaction, so several daemon processes can share one database file.
+ */
+import { entryNotFound } from "../errors.js";
+import { defaultIds, type IdSource } from "../ids.js";
+import { defaultDatabasePath } from "../paths.js";
+import type { Transaction } from "better-sqlite3";
+import { Appender, timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
+import { WalCheckpointer } from "./checkpointer.js";
+import { openDatabase, type Db } from "./database.js";
+import { EntryWriter } from "./entry-writer.js";
+import { Forker } from "./fork.js";
+import { ImportWriter, type ImportTarget } from "./import-writer.js";
+import { pathRows } from "./paths.js";
+import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type SessionRecord, type StoredEntry } from "./records.js";
+import { RequestResults, type StoredRequestResult } from "./request-results.js";
+import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
+import { Statements } from "./statements.js";
+
+export interface SessionStoreOptions {
+  /** Database file; defaults to `defaultDatabasePath()` (its folder is created). */
+  path?: string;
+  ids?: IdSource;
+  /** "worker" (default): PASSIVE checkpoints in a worker thread; "sqlite": SQLite's automatic ones. */
+  checkpoints?: "worker" | "sqlite";
+  busyTimeoutMs?: number;
+}
+
+/** What a context is built from: the path suffix that matters, with stored token counts. */
+export interface ContextPathRows {
+  leafId: string | null;
+  /** From the latest compaction's first kept entry (or the root) to the leaf, root side first. */
+  entries: StoredEntry[];
+  compaction?: StoredEntry;
+  modelChange?: StoredEntry;
+  /** Latest model_change or assistant message naming provider/model (pi's notion of the model). */
+  modelEntry?: StoredEntry;
+  thinkingLevelChange?: StoredEntry;
+}
+
+const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id = ?`;
+const ENTRIES_PAGE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`;
+const LAST_SEQ = "SELECT max(seq) FROM entries WHERE session_id = ?";
+const SET_TOKENS = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ?";
+const LABELS = "SELECT target_id AS targetId, label FROM labels WHERE session_id = ?";
+const LABEL_OF = "SELECT label FROM labels WHERE session_id = ? AND target_id = ?";
+const LEAF_COLUMNS = `
+  SELECT e.depth, e.compaction_id AS compactionId, e.model_change_id AS modelChangeId,
+         e.model_entry_id AS modelEntryId, e.thinking_change_id AS thinkingChangeId,
+         c.depth AS compactionDepth, c.first_kept_depth AS firstKeptDepth
+  FROM entries e LEFT JOIN entries c ON c.session_id = e.session_id AND c.id = e.compaction_id
+  WHERE e.session_id = ? AND e.id = ?`;
+
+/** Requests are retried within minutes; their stored results are kept for a week. */
+const REQUEST_RESULT_TTL_MS = 7 * 24 * 3600_000;
+/** An import runs for seconds; one still flagged after an hour belongs to a daemon that died. */
+const STALE_IMPORT_MS = 3600_000;
+
+export class SessionStore {
+  readonly databasePath: string;
+  private readonly db: Db;
+  private readonly sql: Statements;
+  private readonly sessions: SessionsTable;
+  private readonly writer: EntryWriter;
+  private readonly requests: RequestResults;
+  private readonly appender: Appender;
+  private readonly forker: Forker;
+  private readonly importer: ImportWriter;
+  private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly ids: IdSource;
+  /** Runs a function in a transaction (`.immediate` to write, `.deferred` to read). */
+  private readonly transaction: Transaction<(work: () => unknown) => unknown>;
+
+  constructor(options: SessionStoreOptions = {}) {
+    this.databasePath = options.path ?? defaultDatabasePath();
+    this.ids = options.ids ?? defaultIds;
+    const useWorker = (options.checkpoints ?? "worker") === "worker" && this.databasePath !== ":memory:";
+    this.db = openDatabase(this.databasePath, { busyTimeoutMs: options.busyTimeoutMs, manualCheckpoints: useWorker });
+    this.sql = new Statements(this.db);
+    this.transaction = this.db.transaction((work: () => unknown) => work());
+    this.sessions = new SessionsTable(this.sql);
+    this.writer = new EntryWriter(this.sql, this.ids);
+    this.requests = new RequestResults(this.sql);
+    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids);
+    this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids);
+    this.importer = new ImportWriter(this.sql, this.writer, this.sessions);
+    this.checkpointer = useWorker
+      ? new WalCheckpointer(this.databasePath, { onFailure: () => this.db.open && this.db.pragma("wal_autocheckpoint = 1000") })
+      : undefined;
+    this.housekeeping();
+  }
+
+  /** Closes the connection and stops the checkpoint worker. */
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    await this.checkpointer?.close();
+  }
+
+  // ---- sessions ------------------------------------------------------------------------------
+
+  createSession(session: NewSession): SessionRecord {
+    this.write(() => this.sessions.insert(session, session.modifiedMs));
+    return this.sessions.get(session.id)!;
+  }
+
+  getSession(sessionId: string): SessionRecord | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** The session, or AppError session_not_found. */
+  requireSession(sessionId: string): SessionRecord {
+    this.sessions.require(sessionId);
+    return this.sessions.get(sessionId)!;
+  }
+
+  listSessions(query: ListQuery): SessionRecord[] {
+    return this.sessions.list(query);
+  }
+
+  /** False when there was no such session. */
+  deleteSession(sessionId: string): boolean {
+    return this.write(() => this.sessions.get(sessionId) !== undefined && this.sessions.delete(sessionId));
+  }
+
+  /** Moves the leaf; null = before the first entry. The entry must exist (AppError entry_not_found). */
+  setLeaf(sessionId: string, leafId: string | null): void {
+    this.write(() => {
+      this.sessions.require(sessionId);
+      if (leafId !== null) this.requireEntryColumns(sessionId, leafId);
+      this.sessions.setLeaf(sessionId, leafId);
+    });
+  }
+
+  fork(sourceId: string, entryId: string, fork: NewSession): SessionRecord {
+    const record = this.forker.fork(sourceId, entryId, fork);
+    this.checkpointer?.noteWrite();
+    return record;
+  }
+
+  /** Starts an import; the session is invisible until `finish()` on the returned target. */
+  beginImport(session: NewSession): ImportTarget {
+    return this.importer.begin(session, timeMs(this.ids.now()));
+  }
+
+  // ---- entries -------------------------------------------------------------------------------
+
+  /** Appends entries in one IMMEDIATE transaction (see AppendRequest). Entries come back with tokens null. */
+  append(request: AppendRequest): AppendOutcome {
+    const outcome = this.appender.append(request);
+    if (outcome.status === "appended") this.checkpointer?.noteWrite();
+    return outcome;
+  }
+
+  getEntry(sessionId: string, entryId: string): StoredEntry | undefined {
+    const row = this.sql.get<EntryRow>(SELECT_ENTRY).get(sessionId, entryId);
+    return row && toStoredEntry(row);
+  }
+
+  /** Stores a token count computed after the append. */
+  setTokens(sessionId: string, entryId: string, tokens: number): void {
+    this.sql.get(SET_TOKENS).run(tokens, sessionId, entryId);
+    this.checkpointer?.noteWrite();
+  }
+
+  /** Root → `leafId` (or only from depth `minDepth`). AppError entry_not_found for an unknown leaf. */
+  path(sessionId: string, leafId: string, minDepth = 0): StoredEntry[] {
+    return this.read(() => {
+      this.requireEntryColumns(sessionId, leafId);
+      return pathRows(this.sql, sessionId, leafId, minDepth).map(toStoredEntry);
+    });
+  }
+
+  /**
+   * The part of the path a context needs: from the latest compaction's first kept entry (from the
+   * compaction itself when that entry is not on the path; from the root without compaction) to the
+   * leaf, plus the latest model/thinking entries, which may lie further up. One read transaction.
+   */
+  contextPath(sessionId: string, leafId?: string | null): ContextPathRows {
+    return this.read(() => {
+      const session = this.sessions.require(sessionId);
+      if (leafId === undefined) leafId = session.leaf_id;
+      if (leafId === null) return { leafId, entries: [] };
+      const leaf = this.sql.get<LeafColumns>(LEAF_COLUMNS).get(sessionId, leafId);
+      if (!leaf) throw entryNotFound(sessionId, leafId);
+      const minDepth = leaf.compactionId === null ? 0 : (leaf.firstKeptDepth ?? leaf.compactionDepth ?? 0);
+      const result: ContextPathRows = { leafId, entries: pathRows(this.sql, sessionId, leafId, minDepth).map(toStoredEntry) };
+      const byId = (id: string | null) => (id === null ? undefined : this.getEntry(sessionId, id));
+      const compaction = byId(leaf.compactionId);
+      const modelChange = byId(leaf.modelChangeId);
+      const modelEntry = byId(leaf.modelEntryId);
+      const thinkingLevelChange = byId(leaf.thinkingChangeId);
+      if (compaction) result.compaction = compaction;
+      if (modelChange) result.modelChange = modelChange;
+      if (modelEntry) result.modelEntry = modelEntry;
+      if (thinkingLevelChange) result.thinkingLevelChange = thinkingLevelChange;
+      return result;
+    });
+  }
+
+  /** A session's entries in insertion order, a page at a time (see `rowPages`). */
+  *entriesInOrder(sessionId: string, pageSize = 1000): Generator<StoredEntry[]> {
+    for (const rows of this.rowPages(sessionId, pageSize)) yield rows.map(toStoredEntry);
+  }
+
+  /** The stored JSON of a session's entries in insertion order, a page at a time (for export). */
+  *entryJsonPages(sessionId: string, pageSize = 1000): Generator<string[]> {
+    for (const rows of this.rowPages(sessionId, pageSize)) yield rows.map((row) => row.json);
+  }
+
+  // ---- labels and request results -------------------------------------------------------------
+
+  /** Current labels of the session: target entry id → label. */
+  labels(sessionId: string): Map<string, string> {
+    const rows = this.sql.get<{ targetId: string; label: string }>(LABELS).all(sessionId);
+    return new Map(rows.map((row) => [row.targetId, row.label]));
+  }
+
+  label(sessionId: string, targetId: string): string | undefined {
+    return this.sql.get<string>(LABEL_OF).pluck().get(sessionId, targetId);
+  }
+
+  /** A stored request result (AppError request_id_conflict if the id was used by another method). */
+  findRequestResult(sessionId: string, requestId: string, method: string): StoredRequestResult | undefined {
+    return this.requests.find(sessionId, requestId, method);
+  }
+
+  /** Stores a result for methods that write through other paths (e.g. a compaction that wrote nothing). */
+  saveRequestResult(sessionId: string, requestId: string, method: string, result: unknown): void {
+    this.write(() => this.requests.save(sessionId, requestId, method, result, timeMs(this.ids.now())));
+  }
+
+  // ---- internals ---------------------------------------------------------------------------
+
+  /**
+   * Pages by seq, up to the last entry present when the first page was read: a long export is not
+   * chased by concurrent appends, and no statement stays open between pages (the caller may await).
+   */
+  private *rowPages(sessionId: string, pageSize: number): Generator<EntryRow[]> {
+    const lastSeq = this.sql.get<number | null>(LAST_SEQ).pluck().get(sessionId) ?? 0;
+    let afterSeq = 0;
+    for (;;) {
+      const rows = this.sql.get<EntryRow>(ENTRIES_PAGE).all(sessionId, afterSeq, lastSeq, pageSize);
+      if (rows.length === 0) return;
+      afterSeq = rows[rows.length - 1]!.seq;
+      yield rows;
+    }
+  }
+
+  private requireEntryColumns(sessionId: string, entryId: string) {
+    const columns = this.writer.pathColumns(sessionId, entryId);
+    if (!columns) throw entryNotFound(sessionId, entryId);
+    return columns;
+  }
+
+  private write<T>(work: () => T): T {
+    const result = this.transaction.immediate(work) as T;
+    this.checkpointer?.noteWrite();
+    return result;
+  }
+
+  /** A read transaction: several statements see one snapshot even while other processes write. */
+  private read<T>(work: () => T): T {
+    return this.transaction.deferred(work) as T;
+  }
+
+  private housekeeping(): void {
+    const now = timeMs(this.ids.now());
+    this.write(() => {
+      this.requests.prune(now - REQUEST_RESULT_TTL_MS);
+      this.sessions.deleteStaleImports(now - STALE_IMPORT_MS);
+    });
+  }
+}
+
+interface LeafColumns {
+  depth: number;
+  compactionId: string | null;
+  modelChangeId: string | null;
+  modelEntryId: string | null;
+  thinkingChangeId: string | null;
+  compactionDepth: number | null;
+  firstKeptDepth: number | null;
+}
+

@@ -1,0 +1,115 @@
+/**
+ * Session rows: create, read, list (keyset-paged, newest modified first), delete, leaf moves.
+ */
+import { AppError, sessionNotFound } from "../errors.js";
+import { SESSION_COLUMNS, toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
+import type { Statements } from "./statements.js";
+
+export interface NewSession {
+  id: string;
+  cwd: string;
+  createdAt: string;
+  parentSession?: string | undefined;
+  /** Extra header fields, in order; a `name` here is the session's initial display name. */
+  headerExtra?: Record<string, unknown>;
+  modifiedMs: number;
+  /** Set for a session being imported: it stays invisible until `finishImport`. */
+  importing?: boolean;
+}
+
+export interface ListQuery {
+  cwd?: string | undefined;
+  /** Case-insensitive (ASCII) substring of the name or the first message. */
+  query?: string | undefined;
+  limit: number;
+  /** Keyset position: sessions strictly after this one in (modified desc, id desc) order. */
+  after?: { modifiedMs: number; id: string } | undefined;
+}
+
+const SELECT_SESSION = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`;
+const INSERT_SESSION = `
+  INSERT INTO sessions (id, cwd, created_at, modified_ms, parent_session, name, header_extra, import_started_ms)
+  VALUES (@id, @cwd, @createdAt, @modifiedMs, @parentSession, @name, @headerExtra, @importStartedMs)`;
+const DELETE_SESSION = "DELETE FROM sessions WHERE id = ?";
+const SET_LEAF = "UPDATE sessions SET leaf_id = ? WHERE id = ?";
+const FINISH_IMPORT = "UPDATE sessions SET import_started_ms = NULL WHERE id = ?";
+const DELETE_STALE_IMPORTS = "DELETE FROM sessions WHERE import_started_ms IS NOT NULL AND import_started_ms < ?";
+
+export class SessionsTable {
+  constructor(private readonly sql: Statements) {}
+
+  /** The session row, including one that is being imported. */
+  row(id: string): SessionRow | undefined {
+    return this.sql.get<SessionRow>(SELECT_SESSION).get(id);
+  }
+
+  /** A complete (not importing) session, or undefined. */
+  get(id: string): SessionRecord | undefined {
+    const row = this.row(id);
+    return row && row.import_started_ms === null ? toSessionRecord(row) : undefined;
+  }
+
+  /** The row of a complete session, or AppError session_not_found. */
+  require(id: string): SessionRow {
+    const row = this.row(id);
+    if (!row || row.import_started_ms !== null) throw sessionNotFound(id);
+    return row;
+  }
+
+  insert(session: NewSession, nowMs: number): void {
+    if (this.row(session.id)) throw sessionExists(session.id);
+    const extra = session.headerExtra ?? {};
+    this.sql.get(INSERT_SESSION).run({
+      id: session.id,
+      cwd: session.cwd,
+      createdAt: session.createdAt,
+      modifiedMs: session.modifiedMs,
+      parentSession: session.parentSession ?? null,
+      name: typeof extra.name === "string" && extra.name.length > 0 ? extra.name : null,
+      headerExtra: JSON.stringify(extra),
+      importStartedMs: session.importing ? nowMs : null,
+    });
+  }
+
+  list(query: ListQuery): SessionRecord[] {
+    const where = ["import_started_ms IS NULL"];
+    const params: Record<string, unknown> = { limit: query.limit };
+    if (query.cwd !== undefined) {
+      where.push("cwd = @cwd");
+      params.cwd = query.cwd;
+    }
+    if (query.query !== undefined && query.query.length > 0) {
+      where.push("(name LIKE @pattern ESCAPE '\\' OR first_message LIKE @pattern ESCAPE '\\')");
+      params.pattern = `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    }
+    if (query.after) {
+      where.push("(modified_ms < @afterMs OR (modified_ms = @afterMs AND id < @afterId))");
+      params.afterMs = query.after.modifiedMs;
+      params.afterId = query.after.id;
+    }
+    // Only 8 distinct SQL texts can arise, so the statement cache stays small.
+    const sql = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${where.join(" AND ")} ORDER BY modified_ms DESC, id DESC LIMIT @limit`;
+    return this.sql.get<SessionRow>(sql).all(params).map(toSessionRecord);
+  }
+
+  /** Deletes the session with its entries, labels and request results. False when there was none. */
+  delete(id: string): boolean {
+    return this.sql.get(DELETE_SESSION).run(id).changes > 0;
+  }
+
+  setLeaf(id: string, leafId: string | null): void {
+    this.sql.get(SET_LEAF).run(leafId, id);
+  }
+
+  finishImport(id: string): void {
+    this.sql.get(FINISH_IMPORT).run(id);
+  }
+
+  /** Removes sessions whose import started before `olderThanMs` and never finished (a crashed daemon). */
+  deleteStaleImports(olderThanMs: number): number {
+    return this.sql.get(DELETE_STALE_IMPORTS).run(olderThanMs).changes;
+  }
+}
+
+export const sessionExists = (sessionId: string) =>
+  new AppError("session_exists", `a session with id "${sessionId}" already exists`, { sessionId });

@@ -1,0 +1,45 @@
+/**
+ * The built-in offline summarizer (PRODUCT.md §5): deterministic, no network, the same sections
+ * as the model's summaries, built from the messages themselves. It cannot understand the work,
+ * so it keeps what a model continuing it needs most, in the user's own words and with exact
+ * names: the goal and constraints as stated, what was changed and run, what failed and is still
+ * failing, the request still open and what the assistant was about to do.
+ *
+ * Same input → same output, byte for byte (no clock, no randomness, insertion-ordered maps).
+ */
+import { CancelledError } from "../../errors.js";
+import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
+import { composeBlocks } from "./compose.js";
+import { collectFacts } from "./facts.js";
+import { emptySummary, mergeParsed, parseSummary } from "./previous.js";
+import { fitToBudget, render } from "./render.js";
+
+export const EXTRACTIVE_SUMMARIZER_ID = "extractive";
+
+/** Characters per token for the budget: the usual rough estimate, good enough for a cap. */
+const CHARS_PER_TOKEN = 4;
+
+export class ExtractiveSummarizer implements Summarizer {
+  readonly id = EXTRACTIVE_SUMMARIZER_ID;
+
+  async summarize(request: SummaryRequest): Promise<SummaryResult> {
+    if (request.signal?.aborted) throw new CancelledError();
+    return { text: extractiveSummary(request), summarizer: this.id };
+  }
+}
+
+/** The summary text for a request (synchronous; exported for the bench and the tests). */
+export function extractiveSummary(request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens">): string {
+  const facts = collectFacts(request.messages);
+  const earlier = [request.previousSummary, ...facts.embeddedSummaries].filter((s): s is string => typeof s === "string" && s.trim().length > 0);
+  // The previous summary belongs to the history; a turn prefix only describes its own messages.
+  const previous = request.kind === "turnPrefix" || earlier.length === 0 ? emptySummary() : mergeParsed(earlier.map(parseSummary));
+  const blocks = composeBlocks({
+    kind: request.kind,
+    facts,
+    previous,
+    ...(request.customInstructions !== undefined ? { customInstructions: request.customInstructions } : {}),
+  });
+  fitToBudget(blocks, Math.max(400, Math.floor(request.maxTokens * CHARS_PER_TOKEN)));
+  return render(blocks);
+}

@@ -1,0 +1,87 @@
+/** The Done items built from tool calls, and the errors: fixed ones and those still standing. */
+import type { Action, ErrorFact, Facts, Noted } from "./facts.js";
+import { latestAndRest, listed, type Scorer } from "./items.js";
+import type { Item } from "./render.js";
+import { code } from "./text.js";
+
+/**
+ * One line per changed file and per command, the most recent ones; older ones, reads, searches
+ * and other tools grouped, so a long session does not bury the summary under routine lines.
+ */
+export function actionItems(facts: Facts, s: Scorer): Item[] {
+  const modified = new Map<string, { tools: Map<string, number>; lastIndex: number }>();
+  const runs: Noted[] = [];
+  const reads: Action[] = [];
+  const searches: Action[] = [];
+  const others = new Map<string, { count: number; lastIndex: number }>();
+
+  for (const action of facts.actions.values()) {
+    switch (action.kind) {
+      case "modify": {
+        const entry = modified.get(action.target) ?? { tools: new Map<string, number>(), lastIndex: 0 };
+        entry.tools.set(action.toolName, (entry.tools.get(action.toolName) ?? 0) + action.count);
+        entry.lastIndex = Math.max(entry.lastIndex, action.lastIndex);
+        modified.set(action.target, entry);
+        break;
+      }
+      case "run":
+        // Failing commands are blockers; they are reported there, not as progress.
+        if (action.outcome !== "error") {
+          const times = action.count > 1 ? ` ×${action.count}` : "";
+          const result = action.outcome === "ok" ? (action.exitCode === 0 ? " (exit 0)" : " (ok)") : "";
+          runs.push({ text: `Ran ${code(action.target)}${times}${result}`, index: action.lastIndex });
+        }
+        break;
+      case "read":
+        reads.push(action);
+        break;
+      case "search":
+        searches.push(action);
+        break;
+      case "other": {
+        const entry = others.get(action.toolName) ?? { count: 0, lastIndex: 0 };
+        entry.count += action.count;
+        entry.lastIndex = Math.max(entry.lastIndex, action.lastIndex);
+        others.set(action.toolName, entry);
+        break;
+      }
+    }
+  }
+
+  const items: Item[] = [];
+  const changes = [...modified].map(([path, entry]) => {
+    const how = [...entry.tools].map(([tool, n]) => (n > 1 ? `${tool} ×${n}` : tool)).join(", ");
+    return { text: `Modified ${code(path)} (${how})`, index: entry.lastIndex, path };
+  });
+  items.push(
+    ...latestAndRest(changes, 10, s, 56, (rest) => `Modified ${rest.length} other files earlier: ${listed(rest.map((c) => code(c.path)), 8)}`),
+    ...latestAndRest(runs, 6, s, 50, (rest) => `Ran ${rest.length} other commands without errors, e.g. ${listed(rest.map((r) => r.text.replace(/^Ran /, "")), 3)}`),
+  );
+  if (reads.length > 0) {
+    items.push(s.noted({ text: `Read ${listed(reads.map((a) => code(a.target)), 10)}`, index: reads[reads.length - 1]!.lastIndex }, 36));
+  }
+  if (searches.length > 0) {
+    const shown = searches.slice(-6).map((a) => (a.target ? code(a.target) : code(a.toolName)));
+    items.push(s.noted({ text: `Searched ${shown.join(", ")}`, index: searches[searches.length - 1]!.lastIndex }, 26));
+  }
+  for (const [tool, entry] of others) {
+    items.push(s.noted({ text: `Used ${code(tool)}${entry.count > 1 ? ` ×${entry.count}` : ""}`, index: entry.lastIndex }, 30));
+  }
+  return items;
+}
+
+/** Failures that a later run of the same action fixed: the latest few, the rest counted. */
+export function fixedItems(facts: Facts, s: Scorer): Item[] {
+  const fixed = facts.errors
+    .filter((e) => e.resolved)
+    .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then succeeded`, index: e.resolvedIndex ?? e.index, what: e.what }))
+    .sort((a, b) => a.index - b.index);
+  return latestAndRest(fixed, 5, s, 46, (rest) => `${rest.length} earlier failures were fixed, e.g. ${listed(rest.map((r) => r.what), 3)}`);
+}
+
+export function unresolvedErrors(facts: Facts): ErrorFact[] {
+  // The latest failure per action: repeated failures of one command are one blocker.
+  const latest = new Map<string, ErrorFact>();
+  for (const error of facts.errors) if (!error.resolved) latest.set(error.actionKey, error);
+  return [...latest.values()].sort((a, b) => a.index - b.index);
+}

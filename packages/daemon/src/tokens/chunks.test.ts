@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { splitAtPieceBoundaries } from "./chunks.js";
+import { loadExactCount } from "./encodings.js";
+import { CORPUS, generateCode, generateProse, generateToolResult } from "./fixtures/corpus.js";
+
+const texts: Record<string, string> = {
+  prose: generateProse(60_000),
+  code: generateCode(60_000),
+  toolResult: generateToolResult(60_000),
+  // Everything that might glue across a split: slashes, indentation, blank lines, CRLF,
+  // punctuation runs, long runs, contractions, combining marks, non-ASCII, emoji.
+  corpus: Object.values(CORPUS).join("\n").repeat(8),
+  tricky: "};\n// comment\n/* block */\n\n\n  indented\r\n\r\nword\n=====\n-----\n漢字\n😀\n'quote\n".repeat(400),
+  oneLineJson: JSON.stringify(Array.from({ length: 800 }, (_, i) => ({ id: `a${i}b`, name: "Zoë's item", tags: ["x-1", "y/2"] }))),
+  oneLineMinified: "function a(b,c){return b.map(function(d){return d*c}).filter(Boolean)}var e=a([1,2,3],4);".repeat(600),
+  oneLineBase64: CORPUS.base64!.repeat(500),
+  contractionsAndMarks: "don't DON'T we'll I'M café e\u0301te\u0301 naïve l'été ".repeat(800),
+};
+
+/** Whether a split at `at` follows one of the two rules of chunks.ts. */
+function isSafeSplit(text: string, at: number): boolean {
+  const before = text[at - 1]!;
+  const after = text[at]!;
+  if (before === "\n") return !/[\s/]/.test(after);
+  return /\p{L}/u.test(before) && !/[\p{L}\p{M}']/u.test(after);
+}
+
+describe("splitAtPieceBoundaries", () => {
+  it.each(Object.keys(texts))("splits %s at safe places into chunks that join back to it", (name) => {
+    const text = texts[name]!;
+    const chunks = splitAtPieceBoundaries(text, 1000);
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.join("")).toBe(text);
+    let at = 0;
+    for (const chunk of chunks.slice(0, -1)) {
+      expect(chunk.length).toBeGreaterThanOrEqual(1000);
+      at += chunk.length;
+      expect(isSafeSplit(text, at)).toBe(true);
+    }
+  });
+
+  describe.each(["o200k_base", "cl100k_base"] as const)("in %s", (encoding) => {
+    it.each(Object.keys(texts))("keeps the token count of %s", (name) => {
+      const count = loadExactCount(encoding);
+      const text = texts[name]!;
+      const chunks = splitAtPieceBoundaries(text, 200);
+      expect(chunks.length).toBeGreaterThan(20);
+      expect(chunks.reduce((sum, chunk) => sum + count(chunk), 0)).toBe(count(text));
+    });
+  });
+
+  it("keeps a long run of one character whole", () => {
+    const run = "=".repeat(40_000);
+    expect(splitAtPieceBoundaries(run, 1000)).toEqual([run]);
+  });
+
+  it("prefers a line start near the target to a letter boundary", () => {
+    const text = "word ".repeat(30) + "\nnext line";
+    expect(splitAtPieceBoundaries(text, 140)).toEqual(["word ".repeat(30) + "\n", "next line"]);
+  });
+
+  it("returns short texts as they are", () => {
+    expect(splitAtPieceBoundaries("short\ntext", 1000)).toEqual(["short\ntext"]);
+    expect(splitAtPieceBoundaries("", 1000)).toEqual([""]);
+  });
+});

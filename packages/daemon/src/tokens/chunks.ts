@@ -1,0 +1,81 @@
+/**
+ * Splitting a large text into chunks whose token counts add up to the text's count, so the
+ * worker can count it chunk by chunk and let other counts in between.
+ *
+ * A split is safe where the encoding's pre-tokenizer ends a piece whatever comes next, because
+ * the piece that starts there depends only on the text after it (the o200k_base and cl100k_base
+ * patterns look ahead, never behind). Two such places, found with native string search:
+ * - after a line break followed by a character that is neither whitespace nor `/`: a piece
+ *   holding a line break is whitespace, or punctuation followed by line breaks (and, in o200k,
+ *   slashes), and cannot go on into such a character;
+ * - after a letter followed by a character that is not a letter, a combining mark or `'`: a
+ *   letter piece can only go on with letters, marks, or a contraction (`'s`, `'ll`, …).
+ * tokens/chunks.test.ts checks the sums on both encodings.
+ *
+ * A text with no such place (a long run of one character) stays one chunk.
+ *
+ * Searching is done window by window, so a caller can split a 10 MB text in slices of bounded
+ * work and let the event loop run in between (create-counter.ts does).
+ */
+
+const CONTINUES_AFTER_LINE_BREAK = /[\s/]/;
+const LETTER_THEN_OTHER = /\p{L}(?=[^\p{L}\p{M}'])/u;
+const NONE = -1;
+
+/**
+ * Safe split positions, in order, each at least `targetChars` after the previous one (or the
+ * start) and before the end. Between two of them it yields `null` after every window of
+ * `targetChars` characters searched in vain: a point where the caller may pause.
+ */
+export function* safeSplits(text: string, targetChars: number): Generator<number | null, void, undefined> {
+  // The next line-start split at or after the last search position (NONE: none up to the end).
+  // Search positions only grow, so it stays valid until passed, and indexOf never rescans.
+  let lineStart = 0;
+  let from = targetChars;
+  while (from < text.length) {
+    if (lineStart !== NONE && lineStart < from) lineStart = nextLineStart(text, from);
+    const windowEnd = Math.min(text.length, from + targetChars);
+    // Line starts are preferred; letter boundaries serve text without line breaks nearby, such
+    // as minified code or a base64 blob.
+    let split = lineStart !== NONE && lineStart <= windowEnd ? lineStart : NONE;
+    if (split === NONE) split = letterEndWithin(text, from, windowEnd);
+    if (split === NONE) {
+      yield null;
+      from = windowEnd;
+    } else {
+      yield split;
+      from = split + targetChars;
+    }
+  }
+}
+
+/** `text` cut at `safeSplits`, all at once (the counter cuts in slices; tests use this). */
+export function splitAtPieceBoundaries(text: string, targetChars: number): string[] {
+  const chunks: string[] = [];
+  let start = 0;
+  for (const split of safeSplits(text, targetChars)) {
+    if (split === null) continue;
+    chunks.push(text.slice(start, split));
+    start = split;
+  }
+  chunks.push(text.slice(start));
+  return chunks;
+}
+
+/** The first split after a line break at or after `from` (before the end), or NONE. */
+function nextLineStart(text: string, from: number): number {
+  let lineBreak = text.indexOf("\n", from - 1);
+  while (lineBreak >= 0 && lineBreak + 1 < text.length) {
+    const split = lineBreak + 1;
+    if (!CONTINUES_AFTER_LINE_BREAK.test(text[split]!)) return split;
+    lineBreak = text.indexOf("\n", split);
+  }
+  return NONE;
+}
+
+/** The first split after a letter in [from, end), or NONE; looks at no character from `end` on. */
+function letterEndWithin(text: string, from: number, end: number): number {
+  const window = text.slice(from - 1, end);
+  const letter = LETTER_THEN_OTHER.exec(window);
+  return letter ? from - 1 + letter.index + letter[0].length : NONE;
+}

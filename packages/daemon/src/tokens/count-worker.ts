@@ -1,0 +1,126 @@
+/**
+ * One worker thread that counts tokens, started on first use and reused.
+ *
+ * - Its stdout/stderr are captured (`stdout: true, stderr: true`): the daemon's stdout is the
+ *   protocol, and nothing a dependency prints may reach it. The worker also silences its own
+ *   streams, because captured output that arrives keeps the parent process alive (Node keeps the
+ *   stdio port ref'd once data flows, whatever `unref()` says).
+ * - It keeps the process alive only while it has work (ref'd while busy, unref'd when idle), so
+ *   an idle counter never holds a CLI command or a test open.
+ * - Requests go one at a time, each a batch of texts. Interactive texts (whole entries) go before
+ *   the chunks of a large text, so an append waits for at most one chunk of someone's 10 MB tool
+ *   result, not for all of it; a burst of appends (appendMany, import) shares one round trip.
+ * - A crash rejects the work it had; the next count starts a fresh worker.
+ */
+import { Worker } from "node:worker_threads";
+import type { Encoding } from "./counter.js";
+import { countWorkerSource, type CountReply, type CountRequest } from "./worker-source.js";
+
+export type Lane = "interactive" | "bulk";
+
+interface Job {
+  text: string;
+  resolve(count: number): void;
+  reject(error: Error): void;
+}
+
+/** Interactive texts sent together in one request, up to about this many characters. */
+const MAX_BATCH_CHARS = 1 << 20;
+
+export class CountWorker {
+  private worker: Worker | undefined;
+  private readonly queues: Record<Lane, Job[]> = { interactive: [], bulk: [] };
+  private inFlight: { id: number; jobs: Job[] } | undefined;
+  private nextRequestId = 1;
+  private disposed = false;
+
+  constructor(private readonly encoding: Encoding) {}
+
+  count(text: string, lane: Lane): Promise<number> {
+    if (this.disposed) return Promise.reject(new Error("the token counter has been disposed"));
+    return new Promise<number>((resolve, reject) => {
+      this.queues[lane].push({ text, resolve, reject });
+      this.sendNext();
+    });
+  }
+
+  /** Stops the worker; counts still pending are rejected. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const worker = this.worker;
+    this.failAll(new Error("the token counter has been disposed"));
+    if (worker) await worker.terminate();
+  }
+
+  private sendNext(): void {
+    if (this.inFlight || this.disposed) return;
+    const jobs = this.nextBatch();
+    if (jobs.length === 0) {
+      this.worker?.unref();
+      return;
+    }
+    const worker = this.ensureWorker();
+    worker.ref();
+    const request: CountRequest = { id: this.nextRequestId++, texts: jobs.map((job) => job.text) };
+    this.inFlight = { id: request.id, jobs };
+    worker.postMessage(request);
+  }
+
+  private nextBatch(): Job[] {
+    const interactive = this.queues.interactive;
+    if (interactive.length === 0) {
+      const chunk = this.queues.bulk.shift();
+      return chunk ? [chunk] : [];
+    }
+    let chars = 0;
+    let taken = 0;
+    while (taken < interactive.length && (taken === 0 || chars + interactive[taken]!.text.length <= MAX_BATCH_CHARS)) {
+      chars += interactive[taken]!.text.length;
+      taken++;
+    }
+    return interactive.splice(0, taken);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(countWorkerSource(this.encoding), { eval: true, stdout: true, stderr: true });
+    worker.on("message", (reply: CountReply) => this.onReply(reply));
+    worker.on("error", (error) => this.onWorkerLost(worker, error));
+    worker.on("exit", (code) => this.onWorkerLost(worker, new Error(`the token counting worker exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private onReply(reply: CountReply): void {
+    const batch = this.inFlight;
+    if (!batch || batch.id !== reply.id) return;
+    this.inFlight = undefined;
+    if ("error" in reply) {
+      const error = new Error(`token counting failed: ${reply.error}`);
+      for (const job of batch.jobs) job.reject(error);
+    } else {
+      batch.jobs.forEach((job, index) => job.resolve(reply.counts[index]!));
+    }
+    this.sendNext();
+  }
+
+  private onWorkerLost(worker: Worker, error: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    // Whatever was in flight is lost with the worker; queued work gets a fresh one.
+    const lost = this.inFlight;
+    this.inFlight = undefined;
+    for (const job of lost?.jobs ?? []) job.reject(error);
+    if (this.disposed) return;
+    this.sendNext();
+  }
+
+  private failAll(error: Error): void {
+    const jobs = [...(this.inFlight?.jobs ?? []), ...this.queues.interactive, ...this.queues.bulk];
+    this.inFlight = undefined;
+    this.queues.interactive = [];
+    this.queues.bulk = [];
+    this.worker = undefined;
+    for (const job of jobs) job.reject(error);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The two `TokenCounter`s: exact (gpt-tokenizer, `o200k_base` or `cl100k_base`) and the seed's
+ * `chars4` estimate. Both measure the same text, `entryContextText(entry)`.
+ *
+ * Where exact counts run (numbers from bench/tokens.mjs on a 2-core machine):
+ * - Loading an encoding blocks its thread ~0.35 s and adds ~70 MB of peak RSS. So by default the
+ *   daemon's thread never loads one: async counts go to the worker (a round trip costs ~0.07 ms
+ *   for a small entry), and only one copy of the encoding exists.
+ * - If the calling thread has the encoding anyway (someone used the synchronous `countText`),
+ *   small texts are counted right there, skipping the round trip.
+ * - Texts above `chunkChars` are split at piece boundaries (chunks.ts) and counted chunk by chunk
+ *   behind interactive work, so a 10 MB tool result never holds up other appends for long.
+ */
+import { safeSplits } from "./chunks.js";
+import { CountWorker } from "./count-worker.js";
+import type { TokenCounter, TokenCounterOptions } from "./counter.js";
+import { isExactCountLoaded, loadExactCount } from "./encodings.js";
+import { chars4Tokens, CHARS_PER_TOKEN, entryContextText, IMAGE_TOKENS } from "./entry-text.js";
+import type { SessionEntry } from "@base-context/protocol";
+
+export interface CounterPolicy {
+  /**
+   * Texts up to this length may be counted on the calling thread. Sized so that the worst case
+   * (a long run of one character, ~1.5 µs per character) stays under ~5 ms; prose costs ~0.03 µs.
+   */
+  syncMaxChars: number;
+  /** Load the encoding on the calling thread for small texts (one ~0.35 s stall, second copy). */
+  loadOnCallingThread: boolean;
+  /** Texts longer than this are counted in chunks of about this size (~2 ms of prose each). */
+  chunkChars: number;
+}
+
+/** Longest stretch of splitting work on the calling thread before it lets the event loop run. */
+const MAX_SLICE_MS = 4;
+
+export const DEFAULT_COUNTER_POLICY: CounterPolicy = {
+  syncMaxChars: 4096,
+  loadOnCallingThread: false,
+  chunkChars: 65536,
+};
+
+export function createTokenCounter(options: TokenCounterOptions, policy: Partial<CounterPolicy> = {}): TokenCounter {
+  const frozen = Object.freeze({ ...options });
+  return options.estimator === "chars4"
+    ? new Chars4Counter(frozen)
+    : new ExactCounter(frozen, { ...DEFAULT_COUNTER_POLICY, ...policy });
+}
+
+class Chars4Counter implements TokenCounter {
+  constructor(readonly options: TokenCounterOptions) {}
+
+  countText(text: string): number {
+    return Math.ceil(text.length / CHARS_PER_TOKEN);
+  }
+
+  async countTextAsync(text: string): Promise<number> {
+    return this.countText(text);
+  }
+
+  async countEntry(entry: SessionEntry): Promise<number> {
+    return chars4Tokens(entryContextText(entry));
+  }
+
+  async dispose(): Promise<void> {}
+}
+
+class ExactCounter implements TokenCounter {
+  private readonly worker: CountWorker;
+
+  constructor(
+    readonly options: TokenCounterOptions,
+    private readonly policy: CounterPolicy,
+  ) {
+    this.worker = new CountWorker(options.encoding);
+  }
+
+  countText(text: string): number {
+    return text ? loadExactCount(this.options.encoding)(text) : 0;
+  }
+
+  async countTextAsync(text: string): Promise<number> {
+    if (!text) return 0;
+    if (text.length <= this.policy.syncMaxChars && this.countsOnCallingThread()) return this.countText(text);
+    if (text.length <= this.policy.chunkChars) return this.worker.count(text, "interactive");
+    return this.countInChunks(text);
+  }
+
+  async countEntry(entry: SessionEntry): Promise<number> {
+    const { text, images } = entryContextText(entry);
+    return (await this.countTextAsync(text)) + images * IMAGE_TOKENS;
+  }
+
+  dispose(): Promise<void> {
+    return this.worker.dispose();
+  }
+
+  /**
+   * Hands a large text to the worker chunk by chunk as the splits are found, pausing whenever
+   * finding them has taken `MAX_SLICE_MS` (10 MB without a split point takes ~50 ms to search).
+   */
+  private async countInChunks(text: string): Promise<number> {
+    const counts: Promise<number>[] = [];
+    const countChunk = (chunk: string) => {
+      const count = this.worker.count(chunk, "bulk");
+      // Rejections are read by Promise.all below; until then they must not count as unhandled.
+      count.catch(() => undefined);
+      counts.push(count);
+    };
+    let start = 0;
+    let sliceStarted = performance.now();
+    for (const split of safeSplits(text, this.policy.chunkChars)) {
+      if (split !== null) {
+        countChunk(text.slice(start, split));
+        start = split;
+      }
+      if (performance.now() - sliceStarted > MAX_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStarted = performance.now();
+      }
+    }
+    countChunk(text.slice(start));
+    return (await Promise.all(counts)).reduce((sum, count) => sum + count, 0);
+  }
+
+  private countsOnCallingThread(): boolean {
+    return this.policy.loadOnCallingThread || isExactCountLoaded(this.options.encoding);
+  }
+}

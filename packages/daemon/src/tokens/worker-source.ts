@@ -1,0 +1,45 @@
+/**
+ * The counting worker's program, as source text.
+ *
+ * The worker runs the very functions the main thread uses (`mergeLongPiece`, `createExactCount`),
+ * taken from their compiled source with `toString()`: a separate worker file would exist only
+ * under dist/ and could not run from the TypeScript sources the tests use. Both functions are
+ * self-contained for that reason. The worker `require`s the encoding by absolute file path,
+ * resolved on the main thread, so it does not depend on its own module resolution. Failures are
+ * reported in replies (or as the worker's "error" event), never printed.
+ *
+ * Protocol: the main thread posts `CountRequest`s one at a time and the worker answers each with
+ * a `CountReply` carrying one count per text, or the error that stopped it.
+ */
+import type { Encoding } from "./counter.js";
+import { encodingModulePath, LONG_PIECE_MIN_CHARS } from "./encodings.js";
+import { createExactCount } from "./exact-count.js";
+import { mergeLongPiece } from "./long-piece-merge.js";
+
+export interface CountRequest {
+  id: number;
+  texts: string[];
+}
+
+export type CountReply = { id: number; counts: number[] } | { id: number; error: string };
+
+export function countWorkerSource(encoding: Encoding): string {
+  return `"use strict";
+// Output is captured by the parent (it must never reach the protocol's stdout), and captured
+// output keeps the parent alive until read; nothing here needs to print, so nothing may.
+process.stdout.write = process.stderr.write = () => true;
+const { parentPort } = require("node:worker_threads");
+const mergeLongPiece = ${mergeLongPiece.toString()};
+const createExactCount = ${createExactCount.toString()};
+const count = createExactCount(require(${JSON.stringify(encodingModulePath(encoding))}).default, mergeLongPiece, ${LONG_PIECE_MIN_CHARS});
+parentPort.on("message", ({ id, texts }) => {
+  let reply;
+  try {
+    reply = { id, counts: texts.map(count) };
+  } catch (error) {
+    reply = { id, error: String((error && error.stack) || error) };
+  }
+  parentPort.postMessage(reply);
+});
+`;
+}

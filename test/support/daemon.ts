@@ -1,0 +1,58 @@
+/**
+ * Spawns the real, built daemon over stdio with its own temporary BASE_CONTEXT_HOME, the way a
+ * client would. Every end-to-end test starts here.
+ */
+import { spawnDaemon, type BaseContextClient, type SpawnedDaemon } from "@base-context/protocol";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const DAEMON_MAIN = fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
+
+export interface TestDaemon extends SpawnedDaemon {
+  client: BaseContextClient;
+  home: string;
+  /** Everything the daemon wrote to stderr so far. */
+  stderr(): string;
+  /** Orderly shutdown (if still running) and removal of the temporary home. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  home?: string;
+  env?: Record<string, string | undefined>;
+  initialize?: boolean;
+  projectDir?: string;
+}
+
+export async function startDaemon(options: StartOptions = {}): Promise<TestDaemon> {
+  const ownsHome = options.home === undefined;
+  const home = options.home ?? mkdtempSync(join(tmpdir(), "bc-e2e-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: undefined, ...options.env };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const spawned = spawnDaemon({ command: process.execPath, args: [DAEMON_MAIN, "serve"], env, stderr: "pipe" });
+  let stderr = "";
+  spawned.process.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  let exited = false;
+  void spawned.exited.then(() => (exited = true));
+  if (options.initialize !== false) await spawned.client.initialize(options.projectDir ? { projectDir: options.projectDir } : {});
+  return {
+    ...spawned,
+    home,
+    stderr: () => stderr,
+    async close() {
+      if (!exited) {
+        try {
+          await spawned.client.shutdown();
+        } catch {
+          spawned.process.kill("SIGKILL");
+        }
+        await Promise.race([spawned.exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (!exited) spawned.process.kill("SIGKILL");
+      }
+      spawned.client.dispose();
+      if (ownsHome) rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
