@@ -1,6 +1,7 @@
 // Token counting: throughput of gpt-tokenizer (as the daemon uses it, with the long-piece merge)
 // and js-tiktoken, start-up cost, the cost of small counts, and how long the event loop stalls
 // while the counter handles 10 MB. Fresh-process measurements run in bench/lib/tokens-fresh.mjs.
+// MB/s here is millions of characters per second (the generated texts are nearly all ASCII).
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";

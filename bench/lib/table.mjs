@@ -16,8 +16,8 @@ function formatValue(value, unit, digits) {
 
 function formatTarget(row) {
   if (!row.target) return "";
-  if (row.target.max !== undefined) return `≤ ${formatValue(row.target.max, row.unit, 0)}`;
-  return `≥ ${formatValue(row.target.min, row.unit, 0)}`;
+  const [sign, bound] = row.target.max !== undefined ? ["≤", row.target.max] : ["≥", row.target.min];
+  return `${sign} ${bound.toLocaleString("en-US", { maximumFractionDigits: 3 })}${row.unit ? ` ${row.unit}` : ""}`;
 }
 
 export function formatTable(rows) {

@@ -9,11 +9,19 @@ import type { TokenCounter } from "./tokens/counter.js";
 import { SettingsManager } from "./settings/index.js";
 import { defaultDatabasePath } from "./paths.js";
 import { ContextService } from "./context/service.js";
+import { CompactionService } from "./compaction/service.js";
+import { TurnEndService } from "./compaction/turn-end.js";
 import type { Settings } from "@base-context/protocol";
+import { SessionLocks } from "./compaction/session-locks.js";
+import { TreeService, type TreeHooks } from "./tree/index.js";
 
 export interface DaemonOptions {
   databasePath?: string;
   env?: NodeJS.ProcessEnv;
+  /** `session_before_tree` (the plugin host, through an adapter). */
+  treeHooks?: TreeHooks;
+  /** Watch the settings files (default true; one-shot CLI commands turn it off so they exit promptly). */
+  watchSettings?: boolean;
 }
 
 export class Daemon {
@@ -22,12 +30,18 @@ export class Daemon {
   readonly sessions: SessionService;
   readonly settings: SettingsManager;
   readonly context: ContextService;
+  /** One long operation (compaction, tree navigation) per session at a time. */
+  readonly sessionLocks = new SessionLocks();
+  readonly tree: TreeService;
+  readonly compaction: CompactionService;
+  /** `turn/end`: the decision layer in front of compaction at turn boundaries. */
+  readonly turns: TurnEndService;
   /** The project the client named in `initialize`, for requests that are not about a session. */
   projectDir: string | undefined;
 
   constructor(options: DaemonOptions = {}) {
     const env = options.env ?? process.env;
-    this.settings = new SettingsManager({ env });
+    this.settings = new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
     // Token counts are stored once per entry, so the tokenizer comes from the global settings:
     // a per-project encoding would make counts of one database incomparable.
     const global = this.settings.get().settings;
@@ -35,6 +49,22 @@ export class Daemon {
     this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
     this.sessions = new SessionService(this.store, this.counter);
     this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
+    this.tree = new TreeService(
+      { sessions: this.sessions, settings: { forSession: (id) => this.settingsForSession(id) }, locks: this.sessionLocks, env },
+      options.treeHooks,
+    );
+    this.compaction = new CompactionService({
+      sessions: this.sessions,
+      settingsForSession: (id) => this.settingsForSession(id),
+      locks: this.sessionLocks,
+      env,
+    });
+    this.compaction.markInterruptedJobs();
+    this.turns = new TurnEndService({
+      sessions: this.sessions,
+      compaction: this.compaction,
+      settingsForSession: (id) => this.settingsForSession(id),
+    });
   }
 
   /**

@@ -9,3 +9,5 @@ export * from "./methods/tree.js";
 export * from "./methods/settings.js";
 export * from "./methods/plugins.js";
 export * from "./client.js";
+export * from "./registry.js";
+export * from "./json-schema.js";

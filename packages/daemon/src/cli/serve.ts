@@ -1,10 +1,39 @@
-/** `base-context serve`: the daemon over stdio (stdout carries protocol bytes only). */
+/**
+ * `base-context serve`: the daemon over stdio (stdout carries protocol bytes only), or with
+ * `--socket <path>` one daemon shared by several clients over a Unix socket.
+ */
 import { Daemon } from "../daemon.js";
 import { log } from "../log.js";
 import { registerHandlers } from "../server/handlers/index.js";
 import { Router } from "../server/router.js";
 import { startServer } from "../server/server.js";
 import { VERSION } from "../version.js";
+import { stringOption, type CommandSpec } from "./args.js";
+import { processIo, type CliIo } from "./output.js";
+import { runCommand } from "./run.js";
+
+export const SERVE_SPEC: CommandSpec = {
+  name: "serve",
+  summary: "run the daemon: JSON-RPC with LSP framing over stdio, or over a Unix socket",
+  description:
+    "Over stdio (the default) the client that started the daemon is its only client, and the daemon\n" +
+    "exits when that client sends exit or closes stdin. With --socket, every connection is a client with\n" +
+    "its own initialize/shutdown/exit; the daemon runs until SIGTERM or SIGINT. The socket is created\n" +
+    "readable by its owner only (0600). Logs go to stderr (BASE_CONTEXT_LOG=error|warn|info|debug).",
+  options: [{ name: "socket", value: "path", description: "listen on this Unix socket instead of stdio" }],
+  examples: ["base-context serve", "base-context serve --socket ~/.base-context/daemon.sock"],
+};
+
+export function serveCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runCommand(SERVE_SPEC, argv, io, async (args) => {
+    const socketPath = stringOption(args, "socket");
+    if (socketPath === undefined) return serve();
+    return (await import("./serve-socket.js")).serveSocket(socketPath, io);
+  });
+}
+
+export const SERVER_INFO = { name: "base-context", version: VERSION };
+export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl"] };
 
 export async function serve(): Promise<number> {
   const daemon = new Daemon();
@@ -14,8 +43,8 @@ export async function serve(): Promise<number> {
       input: process.stdin,
       output: process.stdout,
       router,
-      serverInfo: { name: "base-context", version: VERSION },
-      capabilities: { contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl"] },
+      serverInfo: SERVER_INFO,
+      capabilities: CAPABILITIES,
       onInitialize: ({ projectDir }) => daemon.setProjectDir(projectDir),
       onExit: (code) => {
         void daemon

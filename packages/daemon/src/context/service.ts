@@ -22,6 +22,9 @@ export class ContextService {
     const built = buildContext({
       path: path.entries,
       latestModelChange: path.modelChange,
+      // A reply by another model after the last model_change decides the model (as in pi), also
+      // when that reply lies before the part of the path the context holds.
+      latestModelEntry: path.modelEntry,
       latestThinkingLevelChange: path.thinkingLevelChange,
     });
     return {

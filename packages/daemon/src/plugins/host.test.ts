@@ -169,6 +169,18 @@ describe("PluginHost loading", () => {
     expect(byName["bad-hook"]!.lastError!.kind).toBe("activation");
   });
 
+  it("gives up on a plugin whose module never finishes loading, without blocking the daemon", async () => {
+    const home = temporaryDir();
+    disposers.push(() => home.remove());
+    writePlugin(join(home.dir, "plugins"), "stuck", { "index.js": "for (;;) {}\nexport default {};" });
+    const host = new PluginHost({ home: home.dir, watch: false, activationTimeoutMs: 300 });
+    disposers.push(() => host.dispose());
+    const started = Date.now();
+    await host.start();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect((await host.list())[0]).toMatchObject({ status: "error", lastError: { kind: "activation", message: "the plugin did not load within 300 ms" } });
+  });
+
   it("runs a TypeScript plugin with types, enums and .js-style relative imports, without a build step", async () => {
     const home = temporaryDir();
     disposers.push(() => home.remove());

@@ -7,6 +7,7 @@
 import type {
   CompactHookEvent,
   HookBranchSummary,
+  HookName,
   HookCompaction,
   PluginError,
   PluginInfo,
@@ -28,6 +29,7 @@ import type { PluginServices } from "./plugin-worker.js";
 import { runHook, type HookRun } from "./run-hook.js";
 import { normalizeProjectDir, TrustStore } from "./trust.js";
 import { watchPluginRoot, type RootWatch } from "./watcher.js";
+import { StandbyThreads } from "./worker-thread.js";
 
 export interface PluginHostOptions {
   /** The global folder (default: `baseContextHome()`); plugins live in `<home>/plugins`, trust in `<home>/trust.json`. */
@@ -50,7 +52,12 @@ export interface PluginHostOptions {
   crashLimit?: number;
   crashWindowMs?: number;
   now?: () => number;
-  /** Environment variables never passed to plugin workers (default: OPENAI_API_KEY); read at each worker start. */
+  /**
+   * Keep one started worker thread ready, so a hot reload or a restart only pays for importing the
+   * plugin (default: on when watching). Costs one idle thread.
+   */
+  warmStandby?: boolean;
+  /** Environment variables never passed to plugin workers (default: OPENAI_API_KEY); read at each thread start. */
   hiddenEnv?: () => readonly string[];
   /** Validate hook events against their schemas before running (tests; costs time on large sessions). */
   checkEvents?: boolean;
@@ -103,6 +110,7 @@ export class PluginHost {
   private readonly pendingSyncs = new Map<string, NodeJS.Timeout>();
   private readonly changeListeners = new Set<(plugins: PluginInfo[]) => void>();
   private readonly errorListeners = new Set<(error: PluginError) => void>();
+  private readonly threads: StandbyThreads;
   private changeScheduled = false;
   private disposed = false;
 
@@ -113,6 +121,13 @@ export class PluginHost {
     const crashLimit = options.crashLimit ?? 5;
     const crashWindowMs = options.crashWindowMs ?? 180_000;
     const hiddenEnv = options.hiddenEnv ?? (() => ["OPENAI_API_KEY"]);
+    const resourceLimits = options.resourceLimits ?? { maxOldGenerationSizeMb: 256 };
+    const threadOptions = () => {
+      const env = { ...process.env };
+      for (const name of hiddenEnv()) delete env[name];
+      return { env, resourceLimits };
+    };
+    this.threads = new StandbyThreads(threadOptions, options.warmStandby ?? options.watch !== false);
     this.runtime = {
       services: {
         countTokens: options.services?.countTokens ?? ((text) => Math.ceil(text.length / 4)),
@@ -120,16 +135,11 @@ export class PluginHost {
           options.services?.complete ??
           (() => Promise.reject(new Error("this daemon offers no model to plugins (ctx.complete is unavailable)"))),
       },
-      resourceLimits: options.resourceLimits ?? { maxOldGenerationSizeMb: 256 },
+      takeThread: () => this.threads.take(),
       activationTimeoutMs: options.activationTimeoutMs ?? 10_000,
       abortGraceMs: options.abortGraceMs ?? 250,
       retireTimeoutMs: options.retireTimeoutMs ?? 120_000,
       crashLimitText: `${crashLimit} crashes within ${Math.round(crashWindowMs / 1000)} s`,
-      workerEnv: () => {
-        const env = { ...process.env };
-        for (const name of hiddenEnv()) delete env[name];
-        return env;
-      },
       newBreaker: () => new CrashBreaker(crashLimit, crashWindowMs, options.now),
       isTrusted: (projectDir) => this.trust.isTrusted(projectDir),
       report: (error) => {
@@ -200,6 +210,19 @@ export class PluginHost {
       checkEvent: this.options.checkEvents === true,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
+  }
+
+  /**
+   * Cheap and synchronous: false when no plugin could answer `hook` for this project, so a caller
+   * can skip building the event. True for a project not opened yet (its plugins load on the run).
+   */
+  hasHook(hook: HookName, context: { settings: Settings; projectDir?: string }): boolean {
+    if (!context.settings.plugins.enabled) return false;
+    const projectDir = context.projectDir === undefined ? undefined : normalizeProjectDir(context.projectDir);
+    if (projectDir !== undefined && !this.openedProjects.has(projectDir)) return true;
+    return [...this.plugins.values()].some(
+      (plugin) => (plugin.source === "global" || plugin.projectDir === projectDir) && plugin.mayRun(hook),
+    );
   }
 
   /** Global plugins plus those of `projectDir` (or of every known project when it is omitted). */
@@ -317,7 +340,7 @@ export class PluginHost {
     await Promise.all([...gone.map((plugin) => this.syncPlugin(rootKey, plugin.name)), ...fresh.map((name) => this.syncPlugin(rootKey, name))]);
   }
 
-  /** Stops watching and ends every worker. */
+  /** Stops watching and ends every worker. Call it on shutdown: running workers keep the process alive. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
@@ -328,6 +351,6 @@ export class PluginHost {
     await Promise.all(roots.map((record) => record.watch?.close()));
     const plugins = [...this.plugins.values()];
     this.plugins.clear();
-    await Promise.all(plugins.map((plugin) => plugin.stop()));
+    await Promise.all([...plugins.map((plugin) => plugin.stop()), this.threads.dispose()]);
   }
 }

@@ -4,8 +4,10 @@
  * - `host.runCompactHook(event, { settings, projectDir, signal, keptEntryIds })` and
  *   `host.runTreeHook(event, { settings, projectDir, signal })` → `HookRun` (none | cancel | result + plugin);
  * - `host.list(projectDir)`, `host.reload(id)`, `host.setTrust(projectDir, trusted)` for the methods;
- * - `host.onDidChange(…)`, `host.onDidError(…)` for the notifications.
+ * - `host.onDidChange(…)`, `host.onDidError(…)` for the notifications;
+ * - `compactHooks(host)` / `treeHooks(host)`: the host as the services' CompactHooks / TreeHooks.
  */
+export { compactHooks, treeHooks } from "./adapters.js";
 export { PluginHost, type CompactHookCallOptions, type HookCallOptions, type PluginHostOptions } from "./host.js";
 export { HOOK_KINDS, type HookCheckContext, type HookRun } from "./run-hook.js";
 export type { PluginRef } from "./managed-plugin.js";

@@ -5,7 +5,7 @@
  */
 import type { HookName, PluginError, PluginErrorKind, PluginInfo, PluginLastError, PluginSource, PluginStatus } from "@base-context/protocol";
 import { HOOK_NAMES, SUPPORTED_PLUGIN_API_VERSIONS } from "@base-context/protocol";
-import type { ResourceLimits } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { log, type LogLevel } from "../log.js";
 import type { CrashBreaker } from "./crash-breaker.js";
 import { readManifest, type PluginManifest } from "./discovery.js";
@@ -14,12 +14,12 @@ import { PluginWorker, type PluginServices, type WorkerDeath } from "./plugin-wo
 /** What every plugin shares, provided by the host. */
 export interface PluginRuntime {
   services: PluginServices;
-  resourceLimits: ResourceLimits;
+  /** A fresh thread for a new worker (a warm standby when there is one). */
+  takeThread(): Worker;
   activationTimeoutMs: number;
   abortGraceMs: number;
   retireTimeoutMs: number;
   crashLimitText: string;
-  workerEnv(): NodeJS.ProcessEnv;
   newBreaker(): CrashBreaker;
   isTrusted(projectDir: string): boolean;
   report(error: PluginError): void;
@@ -147,8 +147,7 @@ export class ManagedPlugin {
         hookNames: HOOK_NAMES,
       },
       services: runtime.services,
-      resourceLimits: runtime.resourceLimits,
-      env: runtime.workerEnv(),
+      thread: runtime.takeThread(),
       activationTimeoutMs: runtime.activationTimeoutMs,
       abortGraceMs: runtime.abortGraceMs,
       onLog: (level: LogLevel, message: string) => log(level, `[plugin ${this.name}] ${message}`),
@@ -201,6 +200,13 @@ export class ManagedPlugin {
     if (this.restarting !== undefined) await this.restarting;
     else if (this.loading !== undefined) await this.loading;
     return this.servingNow();
+  }
+
+  /** Whether a call of `hook` could reach this plugin now (it serves the hook, or is starting). */
+  mayRun(hook: HookName): boolean {
+    const serving = this.servingNow();
+    if (serving !== undefined) return serving.hooks.has(hook);
+    return this.restarting !== undefined || this.loading !== undefined;
   }
 
   private servingNow(): PluginWorker | undefined {

@@ -11,13 +11,11 @@ import {
   type PluginCompleteResult,
   type PluginErrorKind,
 } from "@base-context/protocol";
-import { MessageChannel, Worker, type ResourceLimits } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { z } from "zod";
 import type { LogLevel } from "../log.js";
 import { forwardLines } from "./output.js";
-import { serveTranspiler } from "./transpiler.js";
 import { describeWireError, toWireError, type HostToWorker, type WorkerBoot, type WorkerToHost } from "./wire.js";
-import { workerScripts } from "./worker/scripts.js";
 
 /** Which plugin asks, for the daemon's services (attribution, per-plugin limits). */
 export interface PluginCaller {
@@ -48,8 +46,8 @@ export interface WorkerDeath {
 export interface PluginWorkerOptions {
   boot: WorkerBoot;
   services: PluginServices;
-  resourceLimits: ResourceLimits;
-  env: NodeJS.ProcessEnv;
+  /** A started thread that has loaded no plugin (see worker-thread.ts). */
+  thread: Worker;
   activationTimeoutMs: number;
   /** After a timeout or cancel, how long the plugin may take to notice its aborted signal. */
   abortGraceMs: number;
@@ -101,31 +99,15 @@ export class PluginWorker {
   private constructor(options: PluginWorkerOptions) {
     this.options = options;
     this.boot = options.boot;
-    const scripts = workerScripts();
-    const transpiler = new MessageChannel();
-    serveTranspiler(transpiler.port1);
-    this.worker = new Worker(scripts.entrySource, {
-      eval: true,
-      workerData: { boot: options.boot, scripts, transpiler: transpiler.port2 },
-      transferList: [transpiler.port2],
-      stdout: true,
-      stderr: true,
-      env: options.env,
-      execArgv: [],
-      resourceLimits: options.resourceLimits,
-    });
-    // An idle plugin must not keep a one-shot CLI command alive; running calls hold timers that do.
-    this.worker.unref();
+    this.worker = options.thread;
     forwardLines(this.worker.stdout, (line) => options.onLog("info", line));
     forwardLines(this.worker.stderr, (line) => options.onLog("warn", line));
     this.worker.on("message", (raw: string) => this.receive(JSON.parse(raw) as WorkerToHost));
     this.worker.on("error", (error) => {
       this.lastError = error;
     });
-    this.worker.on("exit", (code) => {
-      transpiler.port1.close();
-      this.exited(code);
-    });
+    this.worker.on("exit", (code) => this.exited(code));
+    this.send({ t: "activate", boot: options.boot });
   }
 
   get hooks(): ReadonlySet<HookName> {
@@ -134,11 +116,6 @@ export class PluginWorker {
 
   get alive(): boolean {
     return this.state === "ready" || this.state === "retiring";
-  }
-
-  /** Calls the worker is still working on (a timed-out call counts until the thread answers or dies). */
-  get inFlight(): number {
-    return this.calls.size;
   }
 
   private activation(): Promise<void> {

@@ -37,6 +37,6 @@ export function serveTranspiler(port: MessagePort): void {
     }
     port.postMessage(reply);
   });
-  // A worker's transpiler must never keep a finished CLI command alive.
+  // The worker keeps the process alive while it runs; this port alone must not.
   port.unref();
 }

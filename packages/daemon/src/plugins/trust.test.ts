@@ -51,6 +51,16 @@ describe("project plugins and trust", () => {
     expect((await host.runCompactHook(compactEvent(), { settings: settings(), projectDir: project })).kind).toBe("none");
   });
 
+  it("announces the change of status with plugins/didChange", async () => {
+    const { host, project } = await setup();
+    await host.list(project);
+    const seen: string[][] = [];
+    host.onDidChange((plugins) => seen.push(plugins.map((info) => `${info.name}:${info.status}`)));
+    await host.setTrust(project, true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen.at(-1)).toEqual(["repo-guard:active"]);
+  });
+
   it("remembers trust across daemons (a new host over the same home runs the plugin)", async () => {
     const { host, home, project } = await setup();
     await host.setTrust(project, true);

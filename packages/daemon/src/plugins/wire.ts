@@ -14,7 +14,7 @@ export interface WireError {
   code?: string;
 }
 
-/** What a fresh worker needs to load one version of one plugin (passed as `workerData.boot`). */
+/** What a fresh worker needs to load one version of one plugin (sent with "activate"). */
 export interface WorkerBoot {
   pluginId: string;
   name: string;
@@ -29,6 +29,7 @@ export interface WorkerBoot {
 export type ServiceMethod = "complete" | "countTokens";
 
 export type HostToWorker =
+  | { t: "activate"; boot: WorkerBoot }
   | { t: "call"; callId: number; hook: HookName; event: unknown; settings: unknown }
   | { t: "abort"; callId: number; reason: WireError }
   | { t: "reply"; requestId: number; value?: unknown; error?: WireError };
@@ -52,13 +53,6 @@ export function toWireError(error: unknown): WireError {
     return wire;
   }
   return { name: "Error", message: typeof error === "string" ? error : safeJson(error) };
-}
-
-export function fromWireError(wire: WireError): Error {
-  const error = new Error(wire.message);
-  error.name = wire.name;
-  if (wire.stack !== undefined) error.stack = wire.stack;
-  return error;
 }
 
 /** `Name: message`, or just the message when the name adds nothing. */

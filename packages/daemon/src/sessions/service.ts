@@ -15,7 +15,7 @@ import {
 import type { z } from "zod";
 import { entryNotFound, sessionNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
-import type { AppendRequest, SessionRecord, SessionStore, StoredEntry } from "../store/index.js";
+import type { AppendedEntries, AppendRequest, SessionRecord, SessionStore, StoredEntry } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
 import { toContextPath, type ContextPath } from "./context-path.js";
@@ -40,6 +40,9 @@ export type CountedAppendOutcome =
   | { status: "stale"; leafId: string | null };
 
 const DEFAULT_LIST_LIMIT = 50;
+
+/** Entries were written to a session (not a replayed requestId): what `entry/didAppend` reports. */
+export type AppendEvent = AppendedEntries;
 
 export class SessionService implements SessionsApi {
   private readonly ids: IdSource;
@@ -198,6 +201,11 @@ export class SessionService implements SessionsApi {
     const outcome = await this.appendEntries({ sessionId: params.sessionId, entries: [entry] });
     if (outcome.status === "stale") throw new Error("unreachable: label append was stale");
     return { entry: outcome.entries[0]!.entry };
+  }
+
+  /** See SessionStore.onDidAppend: every append that wrote entries, whichever part of the daemon made it. */
+  onDidAppend(listener: (event: AppendEvent) => void): { dispose(): void } {
+    return this.store.onDidAppend(listener);
   }
 
   // ---- reads for the context builder, compaction and tree navigation ---------------------------

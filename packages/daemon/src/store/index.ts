@@ -1,5 +1,5 @@
 /** The store: the only part of the daemon that knows SQL. */
-export { SessionStore, type ContextPathRows, type SessionStoreOptions } from "./session-store.js";
+export { SessionStore, type AppendedEntries, type ContextPathRows, type SessionStoreOptions } from "./session-store.js";
 export type { AppendOutcome, AppendRequest } from "./append.js";
 export type { ImportBatchReport, ImportedEntry, ImportTarget } from "./import-writer.js";
 export type { ListQuery, NewSession } from "./sessions-table.js";
@@ -7,3 +7,4 @@ export type { SessionRecord, StoredEntry } from "./records.js";
 export type { StoredRequestResult } from "./request-results.js";
 export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
 export { SCHEMA_VERSION } from "./schema.js";
+export { CompactionJobs, RUNNING_JOB_STATES, type JobRecord, type JobState, type JobUpdate, type NewJob } from "./jobs.js";

@@ -15,7 +15,7 @@ describe("schema migrations", () => {
     const db = openDatabase(join(folder.path, "nested", "fresh.db"));
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["entries", "labels", "request_results", "sessions"]);
+    expect(tables).toEqual(["compaction_jobs", "entries", "labels", "request_results", "sessions"]);
     db.close();
   });
 

@@ -77,6 +77,36 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "compaction jobs",
+    up(db) {
+      db.exec(`
+        -- One row per compaction/run: its state, timing and outcome (store/jobs.ts).
+        CREATE TABLE compaction_jobs (
+          seq         INTEGER PRIMARY KEY,
+          id          TEXT NOT NULL UNIQUE,
+          session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          request_id  TEXT,
+          reason      TEXT NOT NULL,
+          state       TEXT NOT NULL,
+          -- the leaf the compaction was prepared for
+          leaf_id     TEXT,
+          -- the process running the job: a job of a live process is not "interrupted"
+          owner_pid   INTEGER NOT NULL,
+          created_ms  INTEGER NOT NULL,
+          updated_ms  INTEGER NOT NULL,
+          ended_ms    INTEGER,
+          summarizer  TEXT,
+          error       TEXT,
+          entry_id    TEXT,
+          result      TEXT
+        );
+        CREATE INDEX compaction_jobs_by_session ON compaction_jobs (session_id, seq DESC);
+        CREATE INDEX compaction_jobs_by_request ON compaction_jobs (request_id, seq DESC) WHERE request_id IS NOT NULL;
+        CREATE INDEX compaction_jobs_running ON compaction_jobs (state) WHERE state IN ('prepared', 'summarizing');
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = migrations.length;

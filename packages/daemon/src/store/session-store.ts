@@ -3,6 +3,7 @@
  * every write is a short transaction, so several daemon processes can share one database file.
  */
 import { entryNotFound } from "../errors.js";
+import { log } from "../log.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { defaultDatabasePath } from "../paths.js";
 import type { Transaction } from "better-sqlite3";
@@ -11,6 +12,7 @@ import { WalCheckpointer } from "./checkpointer.js";
 import { openDatabase, type Db } from "./database.js";
 import { EntryWriter } from "./entry-writer.js";
 import { Forker } from "./fork.js";
+import { CompactionJobs } from "./jobs.js";
 import { ImportWriter, type ImportTarget } from "./import-writer.js";
 import { pathRows } from "./paths.js";
 import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type SessionRecord, type StoredEntry } from "./records.js";
@@ -57,6 +59,13 @@ const REQUEST_RESULT_TTL_MS = 7 * 24 * 3600_000;
 /** An import runs for seconds; one still flagged after an hour belongs to a daemon that died. */
 const STALE_IMPORT_MS = 3600_000;
 
+/** Entries an append wrote, and the session's leaf after it (what `entry/didAppend` reports). */
+export interface AppendedEntries {
+  sessionId: string;
+  entryIds: string[];
+  leafId: string;
+}
+
 export class SessionStore {
   readonly databasePath: string;
   private readonly db: Db;
@@ -69,6 +78,9 @@ export class SessionStore {
   private readonly importer: ImportWriter;
   private readonly checkpointer: WalCheckpointer | undefined;
   private readonly ids: IdSource;
+  private readonly appendListeners = new Set<(event: AppendedEntries) => void>();
+  /** Compaction jobs (store/jobs.ts). */
+  readonly jobs: CompactionJobs;
   /** Runs a function in a transaction (`.immediate` to write, `.deferred` to read). */
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
 
@@ -85,6 +97,7 @@ export class SessionStore {
     this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids);
     this.importer = new ImportWriter(this.sql, this.writer, this.sessions);
+    this.jobs = new CompactionJobs(this.sql, (work) => this.write(work));
     this.checkpointer = useWorker
       ? new WalCheckpointer(this.databasePath, { onFailure: () => this.db.open && this.db.pragma("wal_autocheckpoint = 1000") })
       : undefined;
@@ -149,6 +162,44 @@ export class SessionStore {
   append(request: AppendRequest): AppendOutcome {
     const outcome = this.appender.append(request);
     if (outcome.status === "appended") this.checkpointer?.noteWrite();
+    this.announceAppend(request.sessionId, outcome);
+    return outcome;
+  }
+
+  /**
+   * Called after every committed append that wrote entries (not a replayed requestId, not a
+   * stale one), whoever appended: entry/append, labels, compaction commits, branch summaries.
+   * Synchronous, in the appending request's async context (the socket server relies on both).
+   */
+  onDidAppend(listener: (event: AppendedEntries) => void): { dispose(): void } {
+    this.appendListeners.add(listener);
+    return { dispose: () => this.appendListeners.delete(listener) };
+  }
+
+  private announceAppend(sessionId: string, outcome: AppendOutcome): void {
+    if (outcome.status !== "appended" || outcome.entries.length === 0 || this.appendListeners.size === 0) return;
+    const event: AppendedEntries = { sessionId, entryIds: outcome.entries.map((stored) => stored.entry.id), leafId: outcome.leafId };
+    for (const listener of [...this.appendListeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        // The entries are committed: a listener's failure must not turn the append into an error.
+        log("error", `append listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  /**
+   * An append and what records it (e.g. a compaction job's new state) in ONE transaction: both
+   * are written or neither. `record` sees the outcome, stale and replayed included.
+   */
+  appendRecorded(request: AppendRequest, record: (outcome: AppendOutcome) => void): AppendOutcome {
+    const outcome = this.write(() => {
+      const appended = this.appender.append(request);
+      record(appended);
+      return appended;
+    });
+    this.announceAppend(request.sessionId, outcome);
     return outcome;
   }
 

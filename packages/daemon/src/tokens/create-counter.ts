@@ -5,7 +5,7 @@
  * Where exact counts run (numbers from bench/tokens.mjs on a 2-core machine):
  * - Loading an encoding blocks its thread ~0.35 s and adds ~70 MB of peak RSS. So by default the
  *   daemon's thread never loads one: async counts go to the worker (a round trip costs ~0.07 ms
- *   for a small entry), and only one copy of the encoding exists.
+ *   for a small entry on an idle machine), and only one copy of the encoding exists.
  * - If the calling thread has the encoding anyway (someone used the synchronous `countText`),
  *   small texts are counted right there, skipping the round trip.
  * - Texts above `chunkChars` are split at piece boundaries (chunks.ts) and counted chunk by chunk
@@ -21,7 +21,8 @@ import type { SessionEntry } from "@base-context/protocol";
 export interface CounterPolicy {
   /**
    * Texts up to this length may be counted on the calling thread. Sized so that the worst case
-   * (a long run of one character, ~1.5 µs per character) stays under ~5 ms; prose costs ~0.03 µs.
+   * (a run of one character, ~0.4 µs per character: 4,096 take ~1.5 ms) stays well under the
+   * 50 ms budget; prose costs ~0.05 µs per character.
    */
   syncMaxChars: number;
   /** Load the encoding on the calling thread for small texts (one ~0.35 s stall, second copy). */
@@ -96,7 +97,7 @@ class ExactCounter implements TokenCounter {
 
   /**
    * Hands a large text to the worker chunk by chunk as the splits are found, pausing whenever
-   * finding them has taken `MAX_SLICE_MS` (10 MB without a split point takes ~50 ms to search).
+   * finding them has taken `MAX_SLICE_MS` (10 MB without a split point takes ~40 ms to search).
    */
   private async countInChunks(text: string): Promise<number> {
     const counts: Promise<number>[] = [];

@@ -46,12 +46,33 @@ export const CompactionPrepare = request(
 export const CompactionReason = z.enum(["manual", "threshold", "overflow"]);
 export const CompactionStatus = z.enum(["committed", "nothing_to_compact", "cancelled", "stale", "disabled"]);
 
+/** What a run did, for clients that show it (counts are of context messages). */
+export const CompactionStats = z.object({
+  /** Messages summarized as history (`preparation.messagesToSummarize`). */
+  summarizedMessages: z.number().int(),
+  /** Messages of the split turn's prefix that were summarized separately (0 without a split turn). */
+  turnPrefixMessages: z.number().int(),
+  /** Entries kept verbatim: from `firstKeptEntryId` to the prepared leaf. */
+  keptEntries: z.number().int(),
+  isSplitTurn: z.boolean(),
+  /** `preparation.tokensBefore`: the context estimate before compaction (null when not measurable). */
+  tokensBefore: z.number().int().nullable(),
+  /** Wall time of the run, preparation to commit. */
+  durationMs: z.number().int(),
+});
+export type CompactionStats = z.infer<typeof CompactionStats>;
+
 export const CompactionResult = z.object({
   status: CompactionStatus,
   entry: SessionEntry.optional(),
   summarizer: z.string().optional(),
   message: z.string().optional(),
+  /** The durable job that recorded this run (see `compaction/status`). */
+  jobId: z.string().optional(),
+  /** Present once a preparation existed (committed, cancelled by a plugin, stale). */
+  stats: CompactionStats.optional(),
 });
+export type CompactionResult = z.infer<typeof CompactionResult>;
 
 export const CompactionRun = request(
   "compaction/run",
@@ -61,8 +82,68 @@ export const CompactionRun = request(
     reason: CompactionReason.default("manual"),
     requestId: RequestId.optional(),
     workDoneToken: z.union([z.string(), z.number()]).optional(),
+    /** Overrides of the session's `compaction.*` settings for this run only (e.g. keepRecentTokens). */
+    settings: CompactionSettings.partial().optional(),
   }),
   CompactionResult,
+);
+
+/**
+ * States of a compaction job: `prepared` → `summarizing` → one of the final states.
+ * `nothing` / `disabled` end a run that had nothing to do; `interrupted` marks a job whose
+ * daemon ended while it was running (found at the next start).
+ */
+export const CompactionJobState = z.enum([
+  "prepared",
+  "summarizing",
+  "committed",
+  "cancelled",
+  "failed",
+  "stale",
+  "nothing",
+  "disabled",
+  "interrupted",
+]);
+export type CompactionJobState = z.infer<typeof CompactionJobState>;
+
+/** One `compaction/run` as recorded in the database. */
+export const CompactionJob = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  requestId: z.string().optional(),
+  reason: CompactionReason,
+  state: CompactionJobState,
+  /** The leaf the compaction was prepared for. */
+  leafId: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  endedAt: z.string().optional(),
+  durationMs: z.number().int().optional(),
+  summarizer: z.string().optional(),
+  /** Why it failed, was cancelled or went stale. */
+  error: z.string().optional(),
+  /** The committed compaction entry. */
+  entryId: z.string().optional(),
+  /** The reply the run gave (what a retried requestId gets back once committed). */
+  result: CompactionResult.optional(),
+});
+export type CompactionJob = z.infer<typeof CompactionJob>;
+
+/**
+ * `compaction/status { sessionId } | { requestId }`: the latest jobs, newest first. With a
+ * `requestId` (optionally within one session) the jobs that carried it; with a `sessionId`
+ * alone the session's latest `limit` jobs (default 10).
+ */
+export const CompactionStatusRequest = request(
+  "compaction/status",
+  z
+    .object({
+      sessionId: z.string().min(1).optional(),
+      requestId: RequestId.optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+    })
+    .refine((p) => p.sessionId !== undefined || p.requestId !== undefined, { message: "give a `sessionId` or a `requestId`" }),
+  z.object({ jobs: z.array(CompactionJob) }),
 );
 
 export const ToolBatch = z.object({ results: z.array(z.object({ terminate: z.boolean() })) });
@@ -76,11 +157,28 @@ export const TurnEnd = request(
     toolBatch: ToolBatch.optional(),
     queuedInputs: z.number().int().nonnegative().optional(),
     requestId: RequestId.optional(),
+    /** `$/progress` of a compaction this turn/end runs, as for `compaction/run`. */
+    workDoneToken: z.union([z.string(), z.number()]).optional(),
   }),
   z.object({
     checkpoint: CompactionResult.optional(),
     followUp: z.enum(["none", "continue", "retry"]),
     message: z.string().optional(),
+    /** The entry the daemon stored for `assistant` (when given). */
+    assistantEntryId: z.string().optional(),
+    /** The context estimate the threshold was checked with (absent when the turn skipped the check). */
+    usage: z.object({ tokens: z.number().int(), threshold: z.number().int() }).optional(),
+    /**
+     * Set when the reply was a context overflow: `recovered` when an overflow checkpoint committed
+     * (follow-up `retry`, unless `failedAfterCheckpoint`), else not (second overflow before a
+     * successful turn or new input, compaction off, nothing to compact).
+     */
+    overflow: z.object({ recovered: z.boolean() }).optional(),
+    /**
+     * A checkpoint committed and a later step of this turn/end failed (this message says which):
+     * the checkpoint stands, is not summarized again, and nothing resumes by itself.
+     */
+    failedAfterCheckpoint: z.string().optional(),
   }),
 );
 
@@ -88,7 +186,14 @@ export const CompactionDidStart = notification(
   "compaction/didStart",
   z.object({ sessionId: z.string(), reason: CompactionReason }),
 );
+/** `status` is a CompactionStatus, or `"failed"` when the run ended with an error (-32800 / -32803 …). */
 export const CompactionDidEnd = notification(
   "compaction/didEnd",
   z.object({ sessionId: z.string(), reason: CompactionReason, status: z.string(), entryId: z.string().optional() }),
 );
+
+/** The `value` of `$/progress` for a run's `workDoneToken` (LSP WorkDoneProgress). */
+export type CompactionProgress =
+  | { kind: "begin"; title: string; cancellable?: boolean; message?: string; percentage?: number }
+  | { kind: "report"; message?: string; percentage?: number }
+  | { kind: "end"; message?: string };

@@ -57,7 +57,7 @@ export const HookCompaction = z
   .object({
     summary: z.string().min(1, "summary must not be empty"),
     firstKeptEntryId: z.string().min(1),
-    tokensBefore: z.number().int().nonnegative().nullable(),
+    tokensBefore: z.number().nonnegative().nullable(),
     /** Any JSON; stored on the compaction entry as returned. */
     details: z.unknown().optional(),
   })

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { request } from "../declare.js";
+import { notification, request } from "../declare.js";
 import { EntryInput, SessionEntry, SessionHeader } from "../entries.js";
 
 const SessionId = z.string().min(1);
@@ -147,4 +147,15 @@ export const LabelSet = request(
   "label/set",
   z.object({ sessionId: SessionId, targetId: EntryId, label: z.string().min(1).nullable() }),
   z.object({ entry: SessionEntry }),
+);
+
+/**
+ * Entries were appended to a session by another client of the same daemon (`serve --socket`):
+ * sent to every other connection that has the session open (named it in a request), so an
+ * editor window sees what an agent in another window wrote. The client that appended gets the
+ * reply instead. `leafId` is the session's leaf after the append.
+ */
+export const EntryDidAppend = notification(
+  "entry/didAppend",
+  z.object({ sessionId: z.string(), entryIds: z.array(z.string()).min(1), leafId: z.string() }),
 );

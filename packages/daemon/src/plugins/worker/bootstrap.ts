@@ -1,15 +1,17 @@
 /**
- * Runs inside a plugin's worker thread: loads the plugin module, checks its shape, then serves
- * hook calls from the host. `ctx.countTokens` / `ctx.complete` are requests back to the host,
- * which owns the tokenizer, the model and its key. Loaded through the loader hooks (see
- * scripts.ts), so this file may be TypeScript source or compiled JavaScript.
+ * Runs inside a plugin's worker thread: waits for "activate" (so a thread can be started before
+ * it is needed), loads the plugin module, checks its shape, then serves hook calls from the host.
+ * `ctx.countTokens` / `ctx.complete` are requests back to the host, which owns the tokenizer, the
+ * model and its key. Loaded through the loader hooks (see scripts.ts), so this file may be
+ * TypeScript source or compiled JavaScript.
  */
 import type { HookName, PluginContext, PluginDefinition, PluginLogLevel } from "@base-context/protocol";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { toWireError, type HostToWorker, type ServiceMethod, type WorkerBoot, type WorkerToHost } from "../wire.js";
 
-const boot = (workerData as { boot: WorkerBoot }).boot;
 const port = parentPort!;
+/** Set by "activate"; every other message comes after it. */
+let boot: WorkerBoot;
 
 function send(message: WorkerToHost): void {
   port.postMessage(JSON.stringify(message));
@@ -93,9 +95,22 @@ function abortReason(name: string, message: string): Error {
   return new DOMException(message, name === "TimeoutError" ? "TimeoutError" : "AbortError");
 }
 
+async function activate(received: WorkerBoot): Promise<void> {
+  boot = received;
+  try {
+    hooks = pluginFromModule((await import(boot.entryUrl)) as Record<string, unknown>);
+    send({ t: "ready", hooks: [...hooks.keys()] });
+  } catch (error) {
+    send({ t: "activation-failed", error: toWireError(error) });
+  }
+}
+
 port.on("message", (raw: string) => {
   const message = JSON.parse(raw) as HostToWorker;
   switch (message.t) {
+    case "activate":
+      void activate(message.boot);
+      break;
     case "call":
       void runCall(message.callId, message.hook, message.event, message.settings);
       break;
@@ -117,10 +132,3 @@ port.on("message", (raw: string) => {
     }
   }
 });
-
-try {
-  hooks = pluginFromModule((await import(boot.entryUrl)) as Record<string, unknown>);
-  send({ t: "ready", hooks: [...hooks.keys()] });
-} catch (error) {
-  send({ t: "activation-failed", error: toWireError(error) });
-}

@@ -1,11 +1,17 @@
 /** The handler table: every protocol method the daemon answers, in one place. */
-import { ContextBuild, ContextUsage } from "@base-context/protocol";
+import { CompactionPrepare, CompactionRun, CompactionStatusRequest, ContextBuild, ContextUsage, TurnEnd } from "@base-context/protocol";
 import type { Daemon } from "../../daemon.js";
 import type { Peer, Router } from "../router.js";
 import { registerSessionHandlers } from "./sessions.js";
+import { registerTreeHandlers } from "./tree.js";
 
 export function registerHandlers(router: Router, daemon: Daemon, _peer: Peer): void {
   registerSessionHandlers(router, daemon.sessions);
   router.handle(ContextBuild, (p) => daemon.context.build(p));
   router.handle(ContextUsage, (p) => daemon.context.usage(p));
+  router.handle(CompactionPrepare, (p) => daemon.compaction.prepare(p.sessionId, p.settings));
+  router.handle(CompactionRun, (p, ctx) => daemon.compaction.run(p, ctx));
+  router.handle(CompactionStatusRequest, (p) => daemon.compaction.status(p));
+  router.handle(TurnEnd, (p, ctx) => daemon.turns.end(p, ctx));
+  registerTreeHandlers(router, daemon.tree);
 }

@@ -1,0 +1,65 @@
+// Starting and stopping the real daemon (`base-context serve`) for benches, with its database in a
+// throwaway BASE_CONTEXT_HOME.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { daemonMain, protocolModule } from "./dist.mjs";
+import { memoryOf } from "./stats.mjs";
+
+const protocol = await protocolModule();
+
+/** A fresh BASE_CONTEXT_HOME; `remove()` deletes it. */
+export function temporaryHome(label) {
+  const path = mkdtempSync(join(tmpdir(), `base-context-bench-${label}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Spawns the daemon and completes `initialize`. `initializeMs` is the time from spawn to the
+ * initialize reply (cold start).
+ */
+export async function startDaemon(home) {
+  const started = performance.now();
+  const daemon = protocol.spawnDaemon({
+    command: process.execPath,
+    args: [daemonMain, "serve"],
+    env: { ...process.env, BASE_CONTEXT_HOME: home },
+    stderr: process.env.BENCH_DAEMON_LOG ? "inherit" : "ignore",
+  });
+  const failed = daemon.exited.then((code) => {
+    throw new Error(`the daemon exited with code ${code} during the bench`);
+  });
+  failed.catch(() => undefined);
+  await Promise.race([daemon.client.initialize({ clientInfo: { name: "bench" } }), failed]);
+  const initializeMs = performance.now() - started;
+  return {
+    client: daemon.client,
+    pid: daemon.process.pid,
+    initializeMs,
+    /** Peak and current RSS of the daemon process (MB). */
+    memory: () => memoryOf(daemon.process.pid),
+    request: (declaration, params) => Promise.race([daemon.client.request(declaration, params), failed]),
+    /** shutdown + exit; closes stdin too, and kills the process if it has not gone after 5 s. */
+    async stop() {
+      try {
+        await withTimeout(daemon.client.shutdown(), 5000);
+      } catch {
+        // Already gone or stuck: the steps below end it either way.
+      }
+      daemon.process.stdin.end();
+      const exited = await withTimeout(daemon.exited, 5000).catch(() => undefined);
+      if (exited === undefined) daemon.process.kill("SIGKILL");
+      daemon.client.dispose();
+    },
+  };
+}
+
+function withTimeout(promise, ms) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export { protocol };

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { SPLIT_TURN_SEPARATOR } from "../core/index.js";
+import { printCompactReport, renderSummary, type CompactReport } from "./compact-report.js";
+import { styleFor, type CliIo } from "./output.js";
+
+const plain = styleFor({ isTTY: false }, {});
+
+function printed(report: CompactReport, env: NodeJS.ProcessEnv = {}): string {
+  let out = "";
+  const io: CliIo = { stdout: { write: (text: string) => ((out += text), true) }, stderr: { write: () => true }, env };
+  printCompactReport(io, report);
+  return out;
+}
+
+const base: CompactReport = {
+  sessionId: "s-1",
+  status: "committed",
+  summarizer: "extractive",
+  entry: { type: "compaction", id: "c1", parentId: "e9", timestamp: "2026-01-01T00:00:00.000Z", summary: "## Goal\nShip it", firstKeptEntryId: "e7", tokensBefore: 900, details: { summarizer: "extractive" } },
+  stats: { summarizedMessages: 6, turnPrefixMessages: 0, keptEntries: 3, isSplitTurn: false, tokensBefore: 900, durationMs: 12 },
+  contextTokens: { before: 1000, after: 250 },
+  contextMessages: { before: 9, after: 4 },
+  durationMs: 15,
+  model: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", keySet: false },
+};
+
+describe("renderSummary", () => {
+  it("turns headings, checkboxes, file sections and the split-turn separator into readable text", () => {
+    const summary = `## Goal\nShip it\n\n### Done\n- [x] wrote it\n- [ ] test it${SPLIT_TURN_SEPARATOR}## Original Request\nfix\n\n<read-files>\na.ts\nb.ts\n</read-files>\n\n<modified-files>\nc.ts\n</modified-files>`;
+    expect(renderSummary(summary, plain)).toBe(
+      "Goal\nShip it\n\nDone\n✓ wrote it\n○ test it\n\n---\n\nTurn Context (split turn)\n\nOriginal Request\nfix\n\nFiles read\n- a.ts\n- b.ts\n\nFiles modified\n- c.ts",
+    );
+  });
+});
+
+describe("printCompactReport", () => {
+  it("says what happened in numbers and what to try next", () => {
+    const text = printed(base);
+    expect(text).toMatch(/Context\s+1,000 → 250 tokens \(75% smaller\)/);
+    expect(text).toMatch(/Summarized\s+6 messages/);
+    expect(text).toMatch(/Kept\s+3 entries verbatim, from e7/);
+    expect(text).toMatch(/Split turn\s+no/);
+    expect(text).toMatch(/Summarizer\s+extractive \(built in, offline\)/);
+    expect(text).toContain("base-context show s-1 --brief");
+    expect(text).toContain("export OPENAI_API_KEY=sk-…");
+    expect(text).not.toContain("\u001b[");
+  });
+
+  it("names the fallback and points at doctor when the model failed", () => {
+    const entry = { ...base.entry!, details: { summarizer: "extractive", fallback: { from: "openai:m", error: "HTTP 500: down" } } } as CompactReport["entry"];
+    const text = printed({ ...base, entry, model: { ...base.model, keySet: true } });
+    expect(text).toMatch(/Summarizer\s+extractive \(fallback: HTTP 500: down\)/);
+    expect(text).toContain("base-context doctor");
+    expect(text).not.toContain("export OPENAI_API_KEY");
+  });
+
+  it("explains nothing to compact and suggests keeping less", () => {
+    const { entry: _entry, stats: _stats, summarizer: _summarizer, ...rest } = base;
+    const text = printed({ ...rest, status: "nothing_to_compact", message: "nothing to summarize: everything fits in the kept part" });
+    expect(text).toContain("Nothing to compact: nothing to summarize: everything fits in the kept part.");
+    expect(text).toContain("--keep-recent 2000");
+  });
+});

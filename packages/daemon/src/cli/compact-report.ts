@@ -1,0 +1,160 @@
+/**
+ * What `base-context compact` prints: the summary (headings highlighted, file lists as lists),
+ * then what happened in numbers, then what to try next. `--json` prints the report object as is.
+ */
+import type { CompactionResult, CompactionStats, SessionEntry, Settings } from "@base-context/protocol";
+import { NO_PRIOR_HISTORY } from "../core/index.js";
+import type { ImportedFile } from "./compact-import.js";
+import { displayPath, formatCount, lineWidth, plural, styleFor, table, type CliIo, type Style } from "./output.js";
+
+export interface CompactReport {
+  sessionId: string;
+  sessionName?: string;
+  imported?: ImportedFile;
+  status: CompactionResult["status"];
+  message?: string;
+  summarizer?: string;
+  entry?: SessionEntry;
+  stats?: CompactionStats;
+  /** Stored token counts of the context (what context/build reports), before and after. */
+  contextTokens: { before: number; after: number };
+  contextMessages: { before: number; after: number };
+  durationMs: number;
+  jobId?: string;
+  /** The summarizer configuration, for the hints. */
+  model: { provider: Settings["summarizer"]["provider"]; apiKeyEnv: string; keySet: boolean };
+}
+
+export function printCompactReport(io: CliIo, report: CompactReport): void {
+  const style = styleFor(io.stdout, io.env);
+  const out = (text = "") => io.stdout.write(`${text}\n`);
+  const width = Math.min(lineWidth(io), 80);
+
+  if (report.imported) {
+    const { imported } = report;
+    const copy = imported.copyOf !== undefined ? ` (a fresh copy: it was imported before as ${imported.copyOf})` : "";
+    out(style.dim(`Imported ${displayPath(imported.path)}: ${plural(imported.entryCount, "entry", "entries")}${copy}`));
+  }
+  if (report.status === "committed" && report.entry?.type === "compaction") {
+    out(rule(style, " Summary ", width));
+    out(renderSummary(report.entry.summary, style));
+    out(rule(style, "", width));
+  } else {
+    out(`${headline(report, style)}`);
+  }
+  out();
+  out(table(facts(report, style)));
+  out();
+  out(style.bold("What to try next:"));
+  for (const [command, why] of nextSteps(report)) out(`  ${style.dim(`# ${why}`)}\n  ${command}`);
+}
+
+function headline(report: CompactReport, style: Style): string {
+  const reason = report.message ?? "";
+  switch (report.status) {
+    case "nothing_to_compact":
+      return `${style.yellow("Nothing to compact:")} ${reason}.`;
+    case "disabled":
+      return `${style.red("Compaction is disabled:")} ${reason.replace(/^compaction is disabled: /, "")}.`;
+    case "cancelled":
+      return `${style.red("Cancelled:")} ${reason}.`;
+    case "stale":
+      return `${style.red("Not written:")} ${reason}.`;
+    default:
+      return reason;
+  }
+}
+
+/**
+ * `## Goal` headings in colour, `<read-files>` / `<modified-files>` sections as labelled lists,
+ * the split-turn separator as a heading of its own. The words stay those the LLM will read.
+ */
+export function renderSummary(summary: string, style: Style): string {
+  const sections = summary.replace(/<(read-files|modified-files)>\n([\s\S]*?)\n<\/\1>/g, (_match, tag: string, body: string) => {
+    const title = tag === "read-files" ? "## Files read" : "## Files modified";
+    return `${title}\n${body
+      .split("\n")
+      .map((file) => `- ${file}`)
+      .join("\n")}`;
+  });
+  return sections
+    .split("\n")
+    .map((line) => {
+      if (line === "**Turn Context (split turn):**") return style.bold(style.cyan("Turn Context (split turn)"));
+      if (line === "---" || line === NO_PRIOR_HISTORY) return style.dim(line);
+      if (line.startsWith("### ")) return style.bold(line.slice(4));
+      if (line.startsWith("## ")) return style.bold(style.cyan(line.slice(3)));
+      if (line.startsWith("- [x] ")) return `${style.green("✓")} ${line.slice(6)}`;
+      if (line.startsWith("- [ ] ")) return `${style.yellow("○")} ${line.slice(6)}`;
+      return line;
+    })
+    .join("\n");
+}
+
+function facts(report: CompactReport, style: Style): string[][] {
+  const rows: string[][] = [];
+  const label = (text: string) => style.dim(text);
+  const { before, after } = report.contextTokens;
+  if (report.status === "committed") {
+    const saved = before > 0 ? ` (${Math.round((100 * (before - after)) / before)}% smaller)` : "";
+    rows.push([label("Context"), `${formatCount(before)} → ${style.bold(formatCount(after))} tokens${saved}`]);
+  } else {
+    rows.push([label("Context"), `${formatCount(before)} tokens in ${plural(report.contextMessages.before, "message")}`]);
+  }
+  const stats = report.stats;
+  if (stats) {
+    const prefix = `the first ${plural(stats.turnPrefixMessages, "message")} of a long turn`;
+    const summarized =
+      !stats.isSplitTurn ? plural(stats.summarizedMessages, "message")
+      : stats.summarizedMessages === 0 ? `${prefix} (nothing before it)`
+      : `${plural(stats.summarizedMessages, "message")} + ${prefix}`;
+    rows.push([label("Summarized"), summarized]);
+    rows.push([label("Kept"), `${plural(stats.keptEntries, "entry", "entries")} verbatim${report.entry?.type === "compaction" ? `, from ${report.entry.firstKeptEntryId}` : ""}`]);
+    rows.push([label("Split turn"), stats.isSplitTurn ? "yes: the cut fell inside a turn; its start is summarized separately" : "no"]);
+  }
+  if (report.summarizer !== undefined) rows.push([label("Summarizer"), describeSummarizer(report)]);
+  rows.push([label("Time"), `${(report.durationMs / 1000).toFixed(2)} s`]);
+  rows.push([label("Session"), `${style.bold(report.sessionId)}${report.sessionName !== undefined ? ` "${report.sessionName}"` : ""}`]);
+  return rows;
+}
+
+function describeSummarizer(report: CompactReport): string {
+  const summarizer = report.summarizer!;
+  const details = report.entry?.type === "compaction" ? (report.entry.details as { fallback?: { from: string; error: string } } | undefined) : undefined;
+  if (details?.fallback) return `${summarizer} (fallback: ${details.fallback.error})`;
+  if (summarizer === "extractive") return "extractive (built in, offline)";
+  return summarizer;
+}
+
+function nextSteps(report: CompactReport): [string, string][] {
+  const id = report.sessionId;
+  const steps: [string, string][] = [];
+  if (report.status === "committed") {
+    steps.push([`base-context show ${id} --brief`, "see the context the LLM gets now: the summary, then the kept messages"]);
+    steps.push([`base-context tree ${id}`, "see the session tree with the compaction entry"]);
+  } else if (report.status === "nothing_to_compact") {
+    steps.push([`base-context compact ${id} --keep-recent 2000`, "keep fewer recent tokens verbatim"]);
+    steps.push([`base-context show ${id} --brief`, "see the context as it is"]);
+  } else if (report.status === "disabled") {
+    steps.push(["base-context settings", 'see where context.mode comes from; set it to "on" to compact']);
+  }
+  const usedModel = report.summarizer?.startsWith("openai:") === true;
+  const fallback = report.entry?.type === "compaction" && (report.entry.details as { fallback?: unknown } | undefined)?.fallback !== undefined;
+  if (fallback) {
+    steps.push(["base-context doctor", "the model failed: check its settings and the connection"]);
+  } else if (!usedModel && !report.model.keySet && report.model.provider !== "extractive") {
+    steps.push([
+      `export ${report.model.apiKeyEnv}=sk-…`,
+      "have a model write the summary (choose it with summarizer.model, any OpenAI-compatible server with summarizer.baseURL, in ~/.base-context/settings.json)",
+    ]);
+  }
+  if (report.status === "committed") {
+    steps.push([`base-context compact ${id} --instructions "focus on …"`, "compact again, telling the summary what to focus on"]);
+  }
+  return steps;
+}
+
+function rule(style: Style, title: string, width: number): string {
+  const line = `──${title}`;
+  return style.cyan(line + "─".repeat(Math.max(3, width - line.length)));
+}

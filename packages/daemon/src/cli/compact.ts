@@ -1,0 +1,148 @@
+/**
+ * `base-context compact <pi-session.jsonl | session> [--instructions text] [--keep-recent n]
+ * [--reserve n] [--json]`: compaction now, in-process, on the user's database. A file is imported
+ * first; the summary is written by the configured summarizer (the offline extractive one when no
+ * model is configured), committed like `compaction/run` does, and shown with what it changed.
+ */
+import type { CompactionResult, CompactionSettings } from "@base-context/protocol";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Daemon } from "../daemon.js";
+import { CancelledError } from "../errors.js";
+import { flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
+import { importSessionFile, type ImportedFile } from "./compact-import.js";
+import { printCompactReport, type CompactReport } from "./compact-report.js";
+import { withDaemon } from "./open-daemon.js";
+import { processIo, writeJson, type CliIo } from "./output.js";
+import { EXIT, runCommand } from "./run.js";
+import { resolveSessionId } from "./session-ref.js";
+import { startSpinner, type Spinner } from "./spinner.js";
+
+export const COMPACT_SPEC: CommandSpec = {
+  name: "compact",
+  summary: "compact a session now: summarize the older part, keep the recent part verbatim",
+  description:
+    "Works like /compact in an agent. A pi session file is imported first (a fresh copy if it\n" +
+    "was imported before). The summary comes from the configured summarizer: a model when\n" +
+    "OPENAI_API_KEY (summarizer.apiKeyEnv) is set, else the built-in offline extractive one.",
+  arguments: [{ name: "session", description: "a pi session file (.jsonl), or a session id (or a unique start of it)" }],
+  options: [
+    { name: "instructions", short: "i", value: "text", description: "what the summary should focus on, with high priority" },
+    { name: "keep-recent", value: "n", description: "tokens kept verbatim at the end (default: compaction.keepRecentTokens, 20000)" },
+    { name: "reserve", value: "n", description: "compaction.reserveTokens; the summary may use 80 % of it (default 16384)" },
+    JSON_OPTION,
+  ],
+  examples: [
+    "base-context compact examples/sessions/refactor-auth.jsonl",
+    'base-context compact 5b0c --instructions "keep the exact migration commands"',
+    "base-context compact session.jsonl --keep-recent 4000 --json",
+  ],
+  exitStatus: "Exit status: 0 compacted or nothing to compact, 1 failure (nothing written), 2 usage error.",
+};
+
+const MAX_TOKENS_OPTION = 10_000_000;
+
+export function compactCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runCommand(COMPACT_SPEC, argv, io, async (args) => {
+    const overrides: Partial<CompactionSettings> = {};
+    const keepRecent = integerOption(args, "keep-recent", { min: 0, max: MAX_TOKENS_OPTION });
+    const reserve = integerOption(args, "reserve", { min: 1, max: MAX_TOKENS_OPTION });
+    if (keepRecent !== undefined) overrides.keepRecentTokens = keepRecent;
+    if (reserve !== undefined) overrides.reserveTokens = reserve;
+    const instructions = stringOption(args, "instructions");
+
+    // Ctrl-C stops the model call; nothing is written.
+    const interrupt = new AbortController();
+    const onInterrupt = () => interrupt.abort(new CancelledError("interrupted; nothing was written"));
+    process.once("SIGINT", onInterrupt);
+    const spinner = startSpinner(io, "Opening the session database");
+    let report: CompactReport;
+    try {
+      report = await withDaemon(io, (daemon) =>
+        compact(daemon, { target: args.arguments[0]!, overrides, instructions, signal: interrupt.signal, spinner, env: io.env }),
+      );
+    } finally {
+      spinner.stop();
+      process.off("SIGINT", onInterrupt);
+    }
+
+    if (flag(args, "json")) writeJson(io, report);
+    else printCompactReport(io, report);
+    return report.status === "committed" || report.status === "nothing_to_compact" ? EXIT.ok : EXIT.failure;
+  });
+}
+
+interface CompactOptions {
+  target: string;
+  overrides: Partial<CompactionSettings>;
+  instructions: string | undefined;
+  signal: AbortSignal;
+  spinner: Spinner;
+  env: NodeJS.ProcessEnv;
+}
+
+async function compact(daemon: Daemon, options: CompactOptions): Promise<CompactReport> {
+  const { spinner } = options;
+  let imported: ImportedFile | undefined;
+  let sessionId: string;
+  if (isSessionFile(options.target)) {
+    spinner.update("Importing the session file");
+    imported = await importSessionFile(daemon, resolve(options.target));
+    sessionId = imported.sessionId;
+  } else {
+    sessionId = await resolveSessionId(daemon, options.target);
+  }
+
+  const before = await daemon.context.build({ sessionId, format: "native" });
+  spinner.update("Preparing the compaction");
+  const started = performance.now();
+  const result: CompactionResult = await daemon.compaction.run(
+    {
+      sessionId,
+      reason: "manual",
+      workDoneToken: "cli",
+      ...(options.instructions !== undefined ? { customInstructions: options.instructions } : {}),
+      ...(Object.keys(options.overrides).length > 0 ? { settings: options.overrides } : {}),
+    },
+    {
+      signal: options.signal,
+      progress: (_token, value) => {
+        if (value.kind !== "end" && value.message) spinner.update(`${value.message[0]!.toUpperCase()}${value.message.slice(1)}`);
+      },
+    },
+  );
+  const durationMs = Math.round(performance.now() - started);
+  const after = result.status === "committed" ? await daemon.context.build({ sessionId, format: "native" }) : before;
+  const { session } = await daemon.sessions.get({ sessionId });
+  const settings = daemon.settingsForSession(sessionId);
+
+  return {
+    sessionId,
+    ...(session.name !== undefined ? { sessionName: session.name } : {}),
+    ...(imported ? { imported } : {}),
+    status: result.status,
+    ...(result.message !== undefined ? { message: result.message } : {}),
+    ...(result.summarizer !== undefined ? { summarizer: result.summarizer } : {}),
+    ...(result.entry ? { entry: result.entry } : {}),
+    ...(result.stats ? { stats: result.stats } : {}),
+    contextTokens: { before: before.tokens, after: after.tokens },
+    contextMessages: { before: before.messages.length, after: after.messages.length },
+    durationMs,
+    ...(result.jobId !== undefined ? { jobId: result.jobId } : {}),
+    model: {
+      provider: settings.summarizer.provider,
+      apiKeyEnv: settings.summarizer.apiKeyEnv,
+      keySet: Boolean(options.env[settings.summarizer.apiKeyEnv]),
+    },
+  };
+}
+
+/** A path to a file (it exists, or it is named like one); anything else is a session id. */
+function isSessionFile(target: string): boolean {
+  if (target.endsWith(".jsonl") || target.includes("/") || target.includes("\\")) return true;
+  try {
+    return statSync(target).isFile();
+  } catch {
+    return false;
+  }
+}

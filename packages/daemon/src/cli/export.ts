@@ -1,0 +1,45 @@
+/** `base-context export <session> [-o file] [--force] [--json]`: a session as a pi JSONL file. */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
+import { withDaemon } from "./open-daemon.js";
+import { plural, processIo, writeJson, type CliIo } from "./output.js";
+import { CliError, runCommand } from "./run.js";
+import { resolveSessionId } from "./session-ref.js";
+
+export const EXPORT_SPEC: CommandSpec = {
+  name: "export",
+  summary: "write a session as a pi JSONL file (or to stdout)",
+  description: "The header line, then every entry in the order it was written: pi reads the file as it is.",
+  arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
+  options: [
+    { name: "output", short: "o", value: "file", description: "write to this file instead of stdout" },
+    { name: "force", description: "replace the file if it exists" },
+    JSON_OPTION,
+  ],
+  examples: ["base-context export 5b0c > session.jsonl", "base-context export 5b0c -o session.jsonl"],
+};
+
+export function exportCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runCommand(EXPORT_SPEC, argv, io, async (args) => {
+    const output = stringOption(args, "output");
+    const path = output !== undefined ? resolve(output) : undefined;
+    if (path !== undefined && existsSync(path) && !flag(args, "force")) {
+      throw new CliError(`${path} exists`, ["Add --force to replace it, or choose another file."]);
+    }
+    const exported = await withDaemon(io, async (daemon) => {
+      const sessionId = await resolveSessionId(daemon, args.arguments[0]!);
+      const { entryCount } = await daemon.sessions.get({ sessionId });
+      const result = await daemon.sessions.export({ sessionId, format: "pi-jsonl", ...(path !== undefined ? { path } : {}) });
+      return { sessionId, entryCount, ...result };
+    });
+
+    if (flag(args, "json")) {
+      writeJson(io, exported);
+    } else if (path === undefined) {
+      io.stdout.write(exported.content ?? "");
+    } else {
+      io.stdout.write(`Exported session ${exported.sessionId} (${plural(exported.entryCount, "entry", "entries")}) to ${path}\n`);
+    }
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * `base-context serve --socket <path>`: one Daemon for every client that connects, until
+ * SIGTERM or SIGINT; then the clients are disconnected, the socket removed and the daemon disposed.
+ */
+import { Daemon } from "../daemon.js";
+import { log } from "../log.js";
+import { registerHandlers } from "../server/handlers/index.js";
+import { listenOnSocket, SocketPathError } from "../server/socket.js";
+import type { CliIo } from "./output.js";
+import { CliError } from "./run.js";
+import { CAPABILITIES, SERVER_INFO } from "./serve.js";
+
+export async function serveSocket(path: string, io: CliIo): Promise<number> {
+  const daemon = new Daemon({ env: io.env });
+  let server;
+  try {
+    server = await listenOnSocket({
+      path,
+      daemon,
+      serverInfo: SERVER_INFO,
+      capabilities: { ...CAPABILITIES, sharedDaemon: true },
+      registerHandlers,
+    });
+  } catch (error) {
+    await daemon.dispose();
+    if (error instanceof SocketPathError) throw new CliError(error.message);
+    throw error;
+  }
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  log("info", `${signal}: closing ${server.connectionCount()} connection(s) and stopping`);
+  await server.close();
+  await daemon.dispose().catch((error: unknown) => log("error", `shutdown: ${String(error)}`));
+  return 0;
+}

@@ -1,0 +1,28 @@
+/**
+ * A session named on the command line: its full id, or (like git) a unique prefix of it, so
+ * `base-context show 5b0c` works when only one session id starts with "5b0c".
+ */
+import { sessionNotFound } from "../errors.js";
+import type { Daemon } from "../daemon.js";
+import { CliError } from "./run.js";
+
+/** Shorter prefixes match too much to be meant. */
+const MIN_PREFIX = 4;
+const PAGE_SIZE = 1000;
+
+export async function resolveSessionId(daemon: Daemon, given: string): Promise<string> {
+  if (daemon.store.getSession(given)) return given;
+  if (given.length < MIN_PREFIX) throw sessionNotFound(given);
+  const matches: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await daemon.sessions.list({ limit: PAGE_SIZE, cursor });
+    for (const session of page.sessions) if (session.id.startsWith(given)) matches.push(session.id);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && matches.length < 2);
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) {
+    throw new CliError(`"${given}" is the start of more than one session id: ${matches.join(", ")}`, ["Give more of the id."]);
+  }
+  throw sessionNotFound(given);
+}

@@ -1,0 +1,79 @@
+/** `base-context sessions [query] [--cwd dir] [--limit n] [--json]`: list and search sessions. */
+import { resolve } from "node:path";
+import type { SessionSummary } from "@base-context/protocol";
+import type { z } from "zod";
+import { integerOption, JSON_OPTION, stringOption, flag, type CommandSpec } from "./args.js";
+import { withDaemon } from "./open-daemon.js";
+import { displayPath, displayTime, fitWidth, formatCount, lineWidth, oneLine, plural, processIo, styleFor, table, writeJson, type CliIo } from "./output.js";
+import { runCommand } from "./run.js";
+
+type Summary = z.infer<typeof SessionSummary>;
+
+export const SESSIONS_SPEC: CommandSpec = {
+  name: "sessions",
+  summary: "list sessions, newest first; search by name or first message",
+  description:
+    "A query matches sessions whose name or first message contains it (case-insensitive).\n" +
+    "The ids shown are what show, export, tree and the protocol take.",
+  arguments: [{ name: "query", description: "text to look for in the session name or first message", optional: true }],
+  options: [
+    { name: "cwd", value: "dir", description: "only sessions started in this folder (relative paths are resolved)" },
+    { name: "limit", value: "n", description: "show at most n sessions (default 20, at most 10000)" },
+    JSON_OPTION,
+  ],
+  examples: ["base-context sessions", "base-context sessions jwt --limit 5", "base-context sessions --cwd . --json"],
+};
+
+const DEFAULT_LIMIT = 20;
+/** The protocol's page size limit; longer lists are read page by page. */
+const PAGE_SIZE = 1000;
+const TITLE_CHARS = 72;
+
+export function sessionsCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runCommand(SESSIONS_SPEC, argv, io, async (args) => {
+    const limit = integerOption(args, "limit", { min: 1, max: 10_000 }) ?? DEFAULT_LIMIT;
+    const cwdOption = stringOption(args, "cwd");
+    const cwd = cwdOption !== undefined ? resolve(cwdOption) : undefined;
+    const query = args.arguments[0];
+
+    const { sessions, more } = await withDaemon(io, async (daemon) => {
+      const found: Summary[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await daemon.sessions.list({ cwd, query, limit: Math.min(PAGE_SIZE, limit - found.length), cursor });
+        found.push(...page.sessions);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && found.length < limit);
+      return { sessions: found, more: cursor !== undefined };
+    });
+
+    if (flag(args, "json")) {
+      writeJson(io, { sessions, more });
+      return;
+    }
+    printSessions(io, sessions, { more, limit, filtered: query !== undefined || cwd !== undefined });
+  });
+}
+
+function printSessions(io: CliIo, sessions: readonly Summary[], options: { more: boolean; limit: number; filtered: boolean }): void {
+  const style = styleFor(io.stdout, io.env);
+  if (sessions.length === 0) {
+    io.stdout.write(options.filtered ? "No sessions match.\n" : "No sessions yet. Import one with: base-context import <file.jsonl>\n");
+    return;
+  }
+  const width = lineWidth(io);
+  const rows = sessions.map((session) => [
+    session.id,
+    displayTime(session.modifiedAt),
+    formatCount(session.entryCount),
+    displayPath(session.cwd),
+    oneLine(session.name ?? session.firstMessage ?? "(no messages)", TITLE_CHARS),
+  ]);
+  const header = ["ID", "UPDATED", "ENTRIES", "CWD", "TITLE"].map((title) => style.bold(title));
+  const lines = table([header, ...rows], ["left", "left", "right", "left", "left"]).split("\n");
+  io.stdout.write(`${lines.map((line) => fitWidth(line, width)).join("\n")}\n`);
+  const footer = options.more
+    ? `${plural(sessions.length, "session")} shown; more match (use --limit to see more)`
+    : plural(sessions.length, "session");
+  io.stdout.write(`${style.dim(footer)}\n`);
+}

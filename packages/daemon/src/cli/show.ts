@@ -1,0 +1,119 @@
+/**
+ * `base-context show <session> [--leaf id] [--format native|openai-chat] [--brief] [--json]`:
+ * the context exactly as the daemon would hand it to a client for the LLM, message by message,
+ * with token counts and the total.
+ */
+import type { ContextMessage, OpenAIChatMessage } from "@base-context/protocol";
+import { choiceOption, flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
+import { viewNativeMessage, viewOpenAIMessage, type MessageView } from "./context-view.js";
+import { withDaemon } from "./open-daemon.js";
+import { displayPath, formatCount, lineWidth, oneLine, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
+import { runCommand } from "./run.js";
+import { resolveSessionId } from "./session-ref.js";
+
+const FORMATS = ["native", "openai-chat"] as const;
+
+export const SHOW_SPEC: CommandSpec = {
+  name: "show",
+  summary: "print a session's context as the LLM sees it, with token counts",
+  description:
+    "Builds the context the way context/build does (compaction summary, kept messages, branch\n" +
+    "summaries) and prints every message with the tokens it counts, then the total.",
+  arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
+  options: [
+    { name: "leaf", value: "id", description: "build the context up to this entry instead of the current leaf" },
+    { name: "format", value: "format", description: "native (default) or openai-chat: messages as sent to a chat-completions API" },
+    { name: "brief", description: "one line per message instead of the whole text" },
+    JSON_OPTION,
+  ],
+  examples: ["base-context show 5b0c --brief", "base-context show 5b0c7e1a-… --format openai-chat --json"],
+};
+
+interface ShownContext {
+  sessionId: string;
+  name?: string;
+  cwd: string;
+  leafId: string | null;
+  format: (typeof FORMATS)[number];
+  model?: { provider: string; modelId: string };
+  thinkingLevel: string;
+  compactionId?: string;
+  messages: Array<{ index: number; role: string; label: string; tokens: number; message: ContextMessage | OpenAIChatMessage; text: string }>;
+  tokens: number;
+}
+
+export function showCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runCommand(SHOW_SPEC, argv, io, async (args) => {
+    const format = choiceOption(args, "format", FORMATS) ?? "native";
+    const leafId = stringOption(args, "leaf");
+    const shown = await withDaemon(io, async (daemon): Promise<ShownContext> => {
+      const sessionId = await resolveSessionId(daemon, args.arguments[0]!);
+      const { session, leafId: currentLeaf } = await daemon.sessions.get({ sessionId });
+      const context = await daemon.context.build({ sessionId, format, ...(leafId !== undefined ? { leafId } : {}) });
+      const views: MessageView[] = [];
+      for (const message of context.messages) {
+        views.push(
+          format === "native"
+            ? await viewNativeMessage(message as ContextMessage, daemon.counter)
+            : await viewOpenAIMessage(message as OpenAIChatMessage, daemon.counter),
+        );
+      }
+      return {
+        sessionId,
+        ...(session.name !== undefined ? { name: session.name } : {}),
+        cwd: session.cwd,
+        leafId: leafId ?? currentLeaf,
+        format,
+        ...(context.model ? { model: context.model } : {}),
+        thinkingLevel: context.thinkingLevel,
+        ...(context.compactionId ? { compactionId: context.compactionId } : {}),
+        messages: context.messages.map((message, i) => ({
+          index: i + 1,
+          role: message.role,
+          label: views[i]!.label,
+          tokens: views[i]!.tokens,
+          message,
+          text: views[i]!.text,
+        })),
+        // Native: the stored counts the daemon decides with. OpenAI: what these messages count.
+        tokens: format === "native" ? context.tokens : views.reduce((sum, view) => sum + view.tokens, 0),
+      };
+    });
+
+    if (flag(args, "json")) {
+      writeJson(io, { ...shown, messages: shown.messages.map(({ text: _text, ...rest }) => rest) });
+      return;
+    }
+    printContext(io, shown, flag(args, "brief"));
+  });
+}
+
+function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
+  const style = styleFor(io.stdout, io.env);
+  const title = shown.name !== undefined ? ` "${shown.name}"` : "";
+  const facts = [
+    `leaf ${shown.leafId ?? "(none)"}`,
+    shown.model ? `model ${shown.model.provider}/${shown.model.modelId}` : undefined,
+    `thinking ${shown.thinkingLevel}`,
+    shown.compactionId ? `compaction ${shown.compactionId}` : undefined,
+    `format ${shown.format}`,
+  ].filter((fact) => fact !== undefined);
+  io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n\n`);
+
+  if (shown.messages.length === 0) io.stdout.write("The context is empty.\n\n");
+  const width = Math.min(lineWidth(io), 80);
+  const numberWidth = String(shown.messages.length).length;
+  const tokensWidth = Math.max(0, ...shown.messages.map((m) => formatCount(m.tokens).length));
+  for (const message of shown.messages) {
+    const count = `${formatCount(message.tokens).padStart(tokensWidth)} tokens`;
+    if (brief) {
+      const head = `${String(message.index).padStart(numberWidth)}  ${count}  ${message.label.padEnd(12)}  `;
+      io.stdout.write(`${head}${oneLine(message.text, Math.max(20, width - head.length))}\n`);
+      continue;
+    }
+    const heading = `── ${message.index} · ${message.label} · ${plural(message.tokens, "token")} `;
+    io.stdout.write(`${style.cyan(heading + "─".repeat(Math.max(3, width - heading.length)))}\n${message.text}\n\n`);
+  }
+  if (brief) io.stdout.write("\n");
+  io.stdout.write(`${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")}\n`);
+}

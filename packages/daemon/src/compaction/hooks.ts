@@ -1,0 +1,34 @@
+/**
+ * The plugin hook point of the pipeline (`session_before_compact`, PRODUCT.md §8). The compaction
+ * service knows nothing of workers: whatever implements `CompactHooks` (the plugin host, through
+ * a small adapter) runs the plugins and reports which one decided.
+ */
+import type { CompactHookEvent, HookCompaction, Settings } from "@base-context/protocol";
+
+/** What the decision is about, beyond the event plugins see. */
+export interface CompactHookContext {
+  readonly sessionId: string;
+  /** The session's project (its cwd): its trusted plugins run besides the global ones. */
+  readonly projectDir: string;
+  /** The merged settings of the session (`plugins.*` steer the run). */
+  readonly settings: Settings;
+}
+
+/** A plugin cancelled the compaction, or produced it, or (undefined) left it to the daemon. */
+export type CompactHookOutcome =
+  | { readonly cancel: true; readonly pluginId: string }
+  | { readonly compaction: HookCompaction; readonly pluginId: string }
+  | undefined;
+
+export interface CompactHooks {
+  /**
+   * Runs `session_before_compact`. Rejects with CancelledError when `signal` aborts; a plugin's
+   * own failure must not reject (the default path continues).
+   */
+  runCompactHook(event: CompactHookEvent, signal: AbortSignal, context: CompactHookContext): Promise<CompactHookOutcome>;
+  /**
+   * Optional and cheap: false when no plugin could answer for this session, so the pipeline skips
+   * reading the whole branch for `branchEntries`.
+   */
+  hasCompactHook?(context: CompactHookContext): boolean;
+}

@@ -1,0 +1,167 @@
+/**
+ * CompactionService: `compaction/prepare`, `compaction/run` and `compaction/status` (PRODUCT.md
+ * §5, PROTOCOL.md "Compaction"). The rules live in core/; this layer adds settings per session,
+ * idempotency by requestId, one run per session at a time, durable jobs, and the commit.
+ *
+ * Runs of one session never overlap in this process: a second run is refused with
+ * `session_busy` (see SessionLocks), except a retry of the run in flight (same requestId), which
+ * joins it and gets its result.
+ */
+import type {
+  CompactionJob,
+  CompactionResult,
+  CompactionSettings,
+  Settings,
+} from "@base-context/protocol";
+import { randomUUID } from "node:crypto";
+import { prepareCompaction, type PrepareCompactionResult } from "../core/index.js";
+import { log } from "../log.js";
+import type { SessionService } from "../sessions/index.js";
+import type { SessionStore } from "../store/index.js";
+import { createSummarizer, type Summarizer } from "../summarizer/index.js";
+import type { CompactHooks } from "./hooks.js";
+import { isAbandoned, storedResult, toProtocolJob } from "./jobs.js";
+import { runCompaction, type CompactionRunParams } from "./pipeline.js";
+import { RunReporter, type CompactionRunContext } from "./reporter.js";
+import { SessionLocks } from "./session-locks.js";
+import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
+
+export interface CompactionServiceOptions {
+  readonly sessions: SessionService;
+  /** The effective settings of a session (its project's); throws session_not_found. */
+  settingsForSession(sessionId: string): Settings;
+  /** `session_before_compact`; may also be set later with `setHooks` (the plugin host starts after). */
+  readonly hooks?: CompactHooks | undefined;
+  /** Where the configured summarizer comes from (default: `createSummarizer(settings, env)`). */
+  summarizerFor?(settings: Settings["summarizer"]): Summarizer;
+  /** For the default summarizer: where the API key variable is read. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Shared with other long operations (tree navigation) so they exclude each other. */
+  readonly locks?: SessionLocks;
+  readonly now?: () => number;
+  readonly newJobId?: () => string;
+}
+
+/** The `compaction/status` query. */
+export interface JobQuery {
+  sessionId?: string | undefined;
+  requestId?: string | undefined;
+  limit?: number | undefined;
+}
+
+const DEFAULT_STATUS_LIMIT = 10;
+
+export class CompactionService {
+  readonly locks: SessionLocks;
+  private readonly sessions: SessionService;
+  private readonly store: SessionStore;
+  private hooks: CompactHooks | undefined;
+  private readonly summarizerFor: (settings: Settings["summarizer"]) => Summarizer;
+  private readonly now: () => number;
+  private readonly newJobId: () => string;
+  /** Runs in flight that carry a requestId: a retry joins the first instead of being refused. */
+  private readonly inFlight = new Map<string, Promise<CompactionResult>>();
+
+  constructor(private readonly options: CompactionServiceOptions) {
+    this.sessions = options.sessions;
+    this.store = options.sessions.store;
+    this.hooks = options.hooks;
+    this.locks = options.locks ?? new SessionLocks();
+    const env = options.env ?? process.env;
+    this.summarizerFor = options.summarizerFor ?? ((settings) => createSummarizer(settings, env));
+    this.now = options.now ?? Date.now;
+    this.newJobId = options.newJobId ?? randomUUID;
+  }
+
+  setHooks(hooks: CompactHooks | undefined): void {
+    this.hooks = hooks;
+  }
+
+  /**
+   * The dry run: what `run` would summarize and keep, with the session's settings and these
+   * overrides. Reads only the path from the latest compaction's first kept entry on (the range
+   * prepareCompaction works on, and all its token estimate and file lists need).
+   */
+  async prepare(sessionId: string, overrides?: Partial<CompactionSettings>): Promise<PrepareCompactionResult> {
+    const settings = this.options.settingsForSession(sessionId);
+    const compaction = effectiveCompactionSettings(settings, overrides);
+    const disabled = compactionDisabledReason(settings.context.mode, compaction, "manual");
+    if (disabled !== undefined) return { nothing: disabled };
+    const path = await this.sessions.getContextPath(sessionId);
+    return prepareCompaction(path.entries, compaction);
+  }
+
+  /**
+   * Compacts a session now. Resolves with the outcome (committed, nothing_to_compact, cancelled
+   * by a plugin, stale, disabled); rejects with CancelledError when `ctx.signal` aborts,
+   * RequestFailedError when the model fails without fallback, AppError `session_busy` when
+   * another compaction of the session is running, `session_not_found`, `request_id_conflict`.
+   * A requestId already committed returns the stored result without summarizing again.
+   */
+  async run(params: CompactionRunParams, ctx: CompactionRunContext = {}): Promise<CompactionResult> {
+    const { sessionId, requestId } = params;
+    this.store.requireSession(sessionId);
+    if (requestId !== undefined) {
+      const committed = this.committedResult(sessionId, requestId);
+      if (committed) return committed;
+      const joined = this.inFlight.get(inFlightKey(sessionId, requestId));
+      if (joined) return joined;
+    }
+
+    const release = this.locks.acquire(sessionId, "compaction");
+    const reporter = new RunReporter(
+      { jobs: this.store.jobs, now: this.now, newJobId: this.newJobId },
+      { sessionId, reason: params.reason, requestId, workDoneToken: params.workDoneToken },
+      ctx,
+    );
+    const deps = {
+      sessions: this.sessions,
+      store: this.store,
+      settingsFor: (id: string) => this.options.settingsForSession(id),
+      summarizerFor: this.summarizerFor,
+      hooks: this.hooks,
+    };
+    const running = runCompaction(deps, params, reporter, ctx.signal);
+    const done = () => {
+      release();
+      if (requestId !== undefined) this.inFlight.delete(inFlightKey(sessionId, requestId));
+    };
+    if (requestId !== undefined) this.inFlight.set(inFlightKey(sessionId, requestId), running);
+    running.then(done, done);
+    return running;
+  }
+
+  /** `compaction/status`: the latest jobs of a session, or those that carried a requestId. */
+  status(query: JobQuery): { jobs: CompactionJob[] } {
+    const limit = query.limit ?? DEFAULT_STATUS_LIMIT;
+    if (query.requestId !== undefined) {
+      if (query.sessionId !== undefined) this.store.requireSession(query.sessionId);
+      return { jobs: this.store.jobs.forRequest(query.requestId, query.sessionId, limit).map(toProtocolJob) };
+    }
+    if (query.sessionId === undefined) return { jobs: [] };
+    this.store.requireSession(query.sessionId);
+    return { jobs: this.store.jobs.latestForSession(query.sessionId, limit).map(toProtocolJob) };
+  }
+
+  /**
+   * Marks the jobs a previous daemon left running as `interrupted` (call once at start). Jobs of
+   * another live daemon sharing the database are left alone.
+   */
+  markInterruptedJobs(alive?: (pid: number) => boolean): number {
+    const now = this.now();
+    const marked = this.store.jobs.markInterrupted((job) => isAbandoned(job, now, alive), now);
+    if (marked > 0) log("warn", `${marked} compaction job(s) were left unfinished by a daemon that ended; marked interrupted`);
+    return marked;
+  }
+
+  /** The stored reply of a committed run with this requestId (request_id_conflict if another method used it). */
+  private committedResult(sessionId: string, requestId: string): CompactionResult | undefined {
+    this.store.findRequestResult(sessionId, requestId, "compaction/run");
+    const job = this.store.jobs.committedForRequest(sessionId, requestId);
+    return job ? storedResult(job) : undefined;
+  }
+}
+
+function inFlightKey(sessionId: string, requestId: string): string {
+  return `${sessionId}\u0000${requestId}`;
+}

@@ -1,0 +1,25 @@
+/**
+ * Which settings a compaction runs with, and when it must not run (PRODUCT.md §5, §9; seed
+ * "Settings"): `context.mode: "off"` turns off all context optimization, manual `/compact`
+ * included; `compaction.enabled: false` only turns off the automatic threshold compaction.
+ */
+import type { CompactionReason, CompactionSettings, Settings } from "@base-context/protocol";
+import type { z } from "zod";
+
+type Reason = z.infer<typeof CompactionReason>;
+
+/** The session's `compaction.*` settings with a request's overrides on top. */
+export function effectiveCompactionSettings(settings: Settings, overrides?: Partial<CompactionSettings>): CompactionSettings {
+  const merged: CompactionSettings = { ...settings.compaction };
+  if (overrides?.enabled !== undefined) merged.enabled = overrides.enabled;
+  if (overrides?.reserveTokens !== undefined) merged.reserveTokens = overrides.reserveTokens;
+  if (overrides?.keepRecentTokens !== undefined) merged.keepRecentTokens = overrides.keepRecentTokens;
+  return merged;
+}
+
+/** Why a compaction for `reason` is disabled, or undefined when it may run. */
+export function compactionDisabledReason(mode: Settings["context"]["mode"], compaction: CompactionSettings, reason: Reason): string | undefined {
+  if (mode === "off") return 'compaction is disabled: context.mode is "off"';
+  if (reason === "threshold" && !compaction.enabled) return "automatic compaction is disabled: compaction.enabled is false";
+  return undefined;
+}

@@ -1,0 +1,78 @@
+/**
+ * The default summary of a preparation (PRODUCT.md §5 "Split turn", "Summary", "Summarizers"):
+ * the core plans the requests, the summarizer answers them (history and turn prefix in
+ * parallel, each falling back to the extractive summarizer on a model failure when allowed),
+ * and the core assembles the final text with the file lists.
+ */
+import type { CompactionPreparation, ContextMessage, FileOps } from "@base-context/protocol";
+import { assembleCompactionSummary, planCompactionSummary, type SummaryRequest as PlannedRequest } from "../core/index.js";
+import { CancelledError } from "../errors.js";
+import { summarizeWithFallback, type Summarizer, type SummaryKind, type SummaryOutcome } from "../summarizer/index.js";
+
+/** The compaction entry's default `details`. */
+export interface CompactionDetails extends FileOps {
+  /** Who wrote the summary text: `"openai:<model>"`, `"extractive"`, or both joined by "+". */
+  summarizer: string;
+  /** Set when the model failed and the extractive summarizer stood in. */
+  fallback?: { from: string; error: string };
+}
+
+export interface CompactionSummary {
+  summary: string;
+  details: CompactionDetails;
+}
+
+export interface SummarizeOptions {
+  readonly summarizer: Summarizer;
+  /** `summarizer.fallback`. */
+  readonly fallback: boolean;
+  readonly customInstructions?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export async function summarizePreparation(preparation: CompactionPreparation, options: SummarizeOptions): Promise<CompactionSummary> {
+  const plan = planCompactionSummary(preparation, options.customInstructions);
+  // When one part fails for good, the other is stopped instead of finishing for nothing.
+  const sibling = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, sibling.signal]) : sibling.signal;
+  const summarize = (kind: SummaryKind, planned: PlannedRequest, messages: readonly ContextMessage[], previousSummary?: string) =>
+    summarizeWithFallback(
+      options.summarizer,
+      {
+        kind,
+        messages,
+        ...(previousSummary !== undefined ? { previousSummary } : {}),
+        ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+        system: planned.system,
+        prompt: planned.prompt,
+        maxTokens: planned.maxTokens,
+        signal,
+      },
+      { fallback: options.fallback },
+    ).catch((error: unknown) => {
+      sibling.abort(new CancelledError());
+      throw error;
+    });
+
+  const [history, turnPrefix] = await Promise.all([
+    plan.history ? summarize("history", plan.history, preparation.messagesToSummarize, preparation.previousSummary) : undefined,
+    plan.turnPrefix ? summarize("turnPrefix", plan.turnPrefix, preparation.turnPrefixMessages) : undefined,
+  ]);
+  // A sibling stopped by the other's failure rejects with CancelledError; the real error wins.
+  if (options.signal?.aborted) throw new CancelledError();
+
+  const assembled = assembleCompactionSummary(preparation, plan, {
+    ...(history ? { history: history.text } : {}),
+    ...(turnPrefix ? { turnPrefix: turnPrefix.text } : {}),
+  });
+  const outcomes = [history, turnPrefix].filter((outcome): outcome is SummaryOutcome => outcome !== undefined);
+  const fallback = outcomes.find((outcome) => outcome.fallback)?.fallback;
+  return {
+    summary: assembled.summary,
+    details: {
+      ...assembled.details,
+      summarizer: [...new Set(outcomes.map((outcome) => outcome.summarizer))].join("+"),
+      ...(fallback ? { fallback: { from: fallback.from, error: fallback.error } } : {}),
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { compactHooks, treeHooks } from "./adapters.js";
+import { PluginHost } from "./host.js";
+import { compactEvent, pluginModule, settings, temporaryDir, treeEvent, writePlugin } from "./test-support.js";
+
+const disposers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const dispose of disposers.splice(0).reverse()) await dispose();
+});
+
+async function host(plugins: Record<string, string>) {
+  const home = temporaryDir();
+  disposers.push(home.remove);
+  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home.dir, "plugins"), name, { "index.js": pluginModule(hooks) });
+  const pluginHost = new PluginHost({ home: home.dir, watch: false });
+  disposers.push(() => pluginHost.dispose());
+  await pluginHost.start();
+  return pluginHost;
+}
+
+describe("the hook adapters for the compaction and tree services", () => {
+  it("maps a compaction result and a tree cancel to the services' outcomes, with the plugin id", async () => {
+    const pluginHost = await host({
+      summarizer: `session_before_compact() { return { compaction: { summary: "s", firstKeptEntryId: "u2", tokensBefore: 5 } }; }`,
+      guard: `session_before_tree() { return { cancel: true }; }`,
+    });
+    const project = temporaryDir();
+    disposers.push(project.remove);
+    const context = { sessionId: "s1", projectDir: project.dir, settings: settings() };
+    const signal = new AbortController().signal;
+    expect(await compactHooks(pluginHost).runCompactHook(compactEvent(), signal, context)).toEqual({
+      pluginId: "global:summarizer",
+      compaction: { summary: "s", firstKeptEntryId: "u2", tokensBefore: 5 },
+    });
+    expect(await treeHooks(pluginHost).runTreeHook(treeEvent(), signal, context)).toEqual({ cancel: true, pluginId: "global:guard" });
+  });
+
+  it("says cheaply whether any plugin could answer session_before_compact", async () => {
+    const onlyTree = await host({ guard: `session_before_tree() { return { cancel: true }; }` });
+    const hooks = compactHooks(onlyTree);
+    const project = temporaryDir();
+    disposers.push(project.remove);
+    // A project not opened yet might hold plugins: true until its first run opens it.
+    expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project.dir, settings: settings() })).toBe(true);
+    expect(await hooks.runCompactHook(compactEvent(), new AbortController().signal, { sessionId: "s", projectDir: project.dir, settings: settings() })).toBeUndefined();
+    expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project.dir, settings: settings() })).toBe(false);
+    expect(onlyTree.hasHook("session_before_tree", { settings: settings() })).toBe(true);
+    expect(onlyTree.hasHook("session_before_tree", { settings: settings({ enabled: false }) })).toBe(false);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * Starting a plugin worker thread, and keeping one started ahead of need. A thread costs roughly
+ * 100–150 ms to start (Node's worker bootstrap plus the loader-hooks thread); a hot reload or a
+ * crash restart that takes a warm standby thread only pays for importing the plugin itself.
+ * A standby has loaded nothing of any plugin, so each version still gets a fresh module cache.
+ */
+import { MessageChannel, Worker, type ResourceLimits } from "node:worker_threads";
+import { serveTranspiler } from "./transpiler.js";
+import { workerScripts } from "./worker/scripts.js";
+
+export interface ThreadOptions {
+  env: NodeJS.ProcessEnv;
+  resourceLimits: ResourceLimits;
+}
+
+/** A worker that has registered its loader hooks and waits for "activate". */
+export function startThread(options: ThreadOptions): Worker {
+  const scripts = workerScripts();
+  const transpiler = new MessageChannel();
+  serveTranspiler(transpiler.port1);
+  const worker = new Worker(scripts.entrySource, {
+    eval: true,
+    workerData: { scripts, transpiler: transpiler.port2 },
+    transferList: [transpiler.port2],
+    // Piped, never inherited: a plugin's console.log must not reach the daemon's stdout (protocol bytes).
+    stdout: true,
+    stderr: true,
+    env: options.env,
+    execArgv: [],
+    resourceLimits: options.resourceLimits,
+  });
+  worker.once("exit", () => transpiler.port1.close());
+  return worker;
+}
+
+/** Holds at most one started, unused thread; `take` hands it out and starts the next one shortly after. */
+export class StandbyThreads {
+  private standby: Worker | undefined;
+  private refill: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  /**
+   * @param options read at each thread start (the environment to pass may change)
+   * @param keepStandby false: every `take` starts a thread (no idle thread is kept)
+   */
+  constructor(
+    private readonly options: () => ThreadOptions,
+    private readonly keepStandby: boolean,
+    /** Delay before starting the next standby, so it does not compete with the activation that took one. */
+    private readonly refillDelayMs = 100,
+  ) {}
+
+  take(): Worker {
+    const thread = this.standby;
+    this.standby = undefined;
+    if (this.keepStandby && !this.disposed) this.scheduleRefill();
+    return thread ?? startThread(this.options());
+  }
+
+  private scheduleRefill(): void {
+    clearTimeout(this.refill);
+    this.refill = setTimeout(() => {
+      if (this.disposed || this.standby !== undefined) return;
+      const thread = startThread(this.options());
+      thread.on("error", () => undefined); // an idle standby that dies is simply dropped
+      thread.once("exit", () => {
+        if (this.standby === thread) this.standby = undefined;
+      });
+      this.standby = thread;
+    }, this.refillDelayMs);
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    clearTimeout(this.refill);
+    const thread = this.standby;
+    this.standby = undefined;
+    await thread?.terminate();
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Writing the summary of the branch being left (PRODUCT.md §7, seed "Branch Summarization"):
+ * prepare within the token budget, ask the summarizer with the branch prompt, assemble the
+ * preamble, the model's text and the cumulative file lists.
+ */
+import type { FileOps } from "@base-context/protocol";
+import {
+  assembleBranchSummary,
+  buildBranchSummaryRequest,
+  formatFileOps,
+  NO_BRANCH_CONTENT,
+  prepareBranchEntries,
+  type CountedEntry,
+} from "../core/index.js";
+import { summarizeWithFallback, type Summarizer, type SummaryRequest } from "../summarizer/index.js";
+
+/** The window assumed when neither the request nor the session says which model the agent uses. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** `details.summarizer` of a summary no summarizer wrote (the branch held nothing to summarize). */
+export const NO_SUMMARIZER = "none";
+
+/**
+ * `contextWindow − reserveTokens`. A window smaller than the reserve leaves 0, which
+ * `prepareBranchEntries` reads as "no limit", as pi does: the summarizing model has its own
+ * window, and refusing to summarize anything would be worse.
+ */
+export function branchTokenBudget(contextWindow: number, reserveTokens: number): number {
+  return Math.max(0, contextWindow - reserveTokens);
+}
+
+export interface BranchSummaryInput {
+  /** The entries being left, oldest first, with stored counts. */
+  entries: readonly CountedEntry[];
+  tokenBudget: number;
+  customInstructions?: string | undefined;
+  replaceInstructions?: boolean | undefined;
+  summarizer: Summarizer;
+  /** `summarizer.fallback`: the extractive summarizer takes over when the model fails. */
+  fallback: boolean;
+  signal?: AbortSignal | undefined;
+  /** Called once the model is about to be asked (for progress reports). */
+  onSummarizing?: ((messageCount: number) => void) | undefined;
+}
+
+/** `details` of a daemon-made branch summary. */
+export interface BranchSummaryDetails extends FileOps {
+  /** Which summarizer wrote the text: `"openai:<model>"`, `"extractive"`, or `"none"`. */
+  summarizer: string;
+  /** Set when the model failed and the extractive summarizer stood in (as on compaction entries). */
+  fallback?: { from: string; error: string };
+}
+
+export interface WrittenBranchSummary {
+  summary: string;
+  details: BranchSummaryDetails;
+  /** Ids of the entries the summary was written from (what fit in the budget). */
+  summarizedEntryIds: string[];
+}
+
+/**
+ * Rejects with CancelledError when `signal` aborts, and with RequestFailedError when the model
+ * fails and fallback is off.
+ */
+export async function summarizeBranch(input: BranchSummaryInput): Promise<WrittenBranchSummary> {
+  const preparation = prepareBranchEntries(input.entries, input.tokenBudget);
+  if (preparation.messages.length === 0) {
+    // pi's answer, without a model call. File lists still go on: a range may hold only tool
+    // results, and cumulative tracking must not lose the files they touched.
+    return {
+      summary: NO_BRANCH_CONTENT + formatFileOps(preparation.fileOps),
+      details: { ...preparation.fileOps, summarizer: NO_SUMMARIZER },
+      summarizedEntryIds: [],
+    };
+  }
+
+  const prompt = buildBranchSummaryRequest({
+    messages: preparation.messages,
+    ...(input.customInstructions !== undefined ? { customInstructions: input.customInstructions } : {}),
+    ...(input.replaceInstructions !== undefined ? { replaceInstructions: input.replaceInstructions } : {}),
+  });
+  const request: SummaryRequest = {
+    kind: "branch",
+    messages: preparation.messages,
+    ...(input.customInstructions !== undefined ? { customInstructions: input.customInstructions } : {}),
+    ...(input.replaceInstructions !== undefined ? { replaceInstructions: input.replaceInstructions } : {}),
+    ...prompt,
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
+  input.onSummarizing?.(preparation.messages.length);
+  const outcome = await summarizeWithFallback(input.summarizer, request, { fallback: input.fallback });
+  const assembled = assembleBranchSummary(outcome.text, preparation.fileOps);
+  return {
+    summary: assembled.summary,
+    details: {
+      ...assembled.details,
+      summarizer: outcome.summarizer,
+      ...(outcome.fallback ? { fallback: { from: outcome.fallback.from, error: outcome.fallback.error } } : {}),
+    },
+    summarizedEntryIds: preparation.entryIds,
+  };
+}

@@ -1,0 +1,6 @@
+/** tree/: navigation with branch summaries (PRODUCT.md §7) and the terminal tree view. */
+export { TreeService, TREE_OPERATION, type DidNavigateEvent, type NavigateOptions, type NavigateParams, type TreeServiceDeps } from "./service.js";
+export type { TreeHookContext, TreeHookOutcome, TreeHooks } from "./hooks.js";
+export type { NavigateResult } from "./replay.js";
+export { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, NO_SUMMARIZER, summarizeBranch, type BranchSummaryDetails } from "./branch-summary.js";
+export { editorTextOf, planNavigation, type NavigationPlan } from "./plan.js";

@@ -1,0 +1,98 @@
+/**
+ * One short line about an entry for the tree view: what kind of entry it is and the start of
+ * what it says. Whitespace is collapsed; the renderer cuts the text to the terminal width.
+ */
+import type { AgentMessage, SessionEntry, ToolCall } from "@base-context/protocol";
+import { BRANCH_SUMMARY_PREAMBLE } from "../../core/index.js";
+
+export type EntryKind =
+  | "user"
+  | "assistant"
+  | "tool result"
+  | "tool error"
+  | "bash"
+  | "custom"
+  | "custom message"
+  | "plugin data"
+  | "model"
+  | "thinking level"
+  | "label"
+  | "session name"
+  | "compaction"
+  | "branch summary";
+
+export interface EntryPreview {
+  kind: EntryKind;
+  text: string;
+}
+
+/** Arguments that say best what a tool call was about, in order of preference. */
+const TELLING_ARGUMENTS = ["path", "file", "command", "cmd", "query", "pattern", "url"];
+
+export function entryPreview(entry: SessionEntry): EntryPreview {
+  switch (entry.type) {
+    case "message":
+      return messagePreview(entry.message);
+    case "custom_message":
+      return { kind: "custom message", text: `${entry.customType}: ${contentText(entry.content)}` };
+    case "custom":
+      return { kind: "plugin data", text: entry.customType };
+    case "model_change":
+      return { kind: "model", text: `${entry.provider}/${entry.modelId}` };
+    case "thinking_level_change":
+      return { kind: "thinking level", text: entry.thinkingLevel };
+    case "label":
+      return { kind: "label", text: entry.label === undefined ? `${entry.targetId} cleared` : `${entry.targetId} = "${entry.label}"` };
+    case "session_info":
+      return { kind: "session name", text: entry.name ?? "(cleared)" };
+    case "compaction":
+      return { kind: "compaction", text: summaryGist(entry.summary) };
+    case "branch_summary":
+      return { kind: "branch summary", text: summaryGist(entry.summary.startsWith(BRANCH_SUMMARY_PREAMBLE) ? entry.summary.slice(BRANCH_SUMMARY_PREAMBLE.length) : entry.summary) };
+  }
+}
+
+function messagePreview(message: AgentMessage): EntryPreview {
+  switch (message.role) {
+    case "user":
+      return { kind: "user", text: oneLine(contentText(message.content)) };
+    case "assistant": {
+      const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");
+      const calls = message.content.flatMap((block) => (block.type === "toolCall" ? [callText(block)] : []));
+      const parts = [oneLine(text)];
+      if (!text.trim() && message.content.some((block) => block.type === "thinking")) parts[0] = "(thinking)";
+      if (calls.length > 0) parts.push(`→ ${calls.join(", ")}`);
+      if (message.stopReason === "error" || message.stopReason === "aborted") parts.push(`(${message.stopReason}${message.errorMessage ? `: ${oneLine(message.errorMessage)}` : ""})`);
+      return { kind: "assistant", text: parts.filter((part) => part.length > 0).join(" ") };
+    }
+    case "toolResult":
+      return { kind: message.isError ? "tool error" : "tool result", text: `${message.toolName}: ${oneLine(contentText(message.content))}` };
+    case "bashExecution": {
+      const exit = message.cancelled ? " (cancelled)" : message.exitCode ? ` (exit ${message.exitCode})` : "";
+      return { kind: "bash", text: `$ ${oneLine(message.command)}${exit}` };
+    }
+    case "custom":
+      return { kind: "custom", text: `${message.customType}: ${oneLine(contentText(message.content))}` };
+  }
+}
+
+function callText(call: ToolCall): string {
+  const key = TELLING_ARGUMENTS.find((name) => typeof call.arguments[name] === "string");
+  return key === undefined ? call.name : `${call.name} ${oneLine(String(call.arguments[key]))}`;
+}
+
+function contentText(content: string | readonly { type: string; text?: unknown }[]): string {
+  if (typeof content === "string") return oneLine(content);
+  return oneLine(content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${block.type}]`)).join(" "));
+}
+
+/** The first line of a structured summary that says something (not a heading, not a tag, not "(none)"). */
+function summaryGist(summary: string): string {
+  const lines = summary.split("\n").map((line) => line.trim());
+  const telling = lines.find((line) => line.length > 0 && !/^#+\s/.test(line) && !/^<\/?[\w-]+>$/.test(line));
+  return oneLine(telling ?? summary);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,141 @@
+/**
+ * `base-context compact` as a user runs it: the built CLI in its own process, on a temporary
+ * BASE_CONTEXT_HOME, offline (extractive) or with the fake model.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DAEMON_MAIN } from "./support/daemon.js";
+import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
+import { tempDirs } from "./support/temp-dir.js";
+
+const SAMPLE = fileURLToPath(new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url));
+const dirs = tempDirs();
+afterAll(() => dirs.cleanup());
+
+/** The parts of `compact --json` these tests read. */
+interface JsonReport {
+  sessionId: string;
+  status: string;
+  summarizer?: string;
+  imported?: { copyOf?: string };
+  entry?: { type: string; customInstructions?: string; details?: { summarizer?: string } };
+  stats?: { summarizedMessages: number };
+  contextTokens: { before: number; after: number };
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the CLI to its end (it must exit by itself: no open handles left behind). */
+function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const started = Date.now();
+  const home = env.BASE_CONTEXT_HOME ?? dirs.make("bc-cli-home-");
+  const child = spawn(process.execPath, [DAEMON_MAIN, "compact", ...args], {
+    env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`base-context compact did not exit within 20 s\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, 20_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+describe("base-context compact, offline", () => {
+  it("imports the sample session, compacts it with the extractive summarizer and says what happened", async () => {
+    const run = await cli([SAMPLE]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Imported");
+    expect(run.stdout).toContain("69 entries");
+    expect(run.stdout).toMatch(/Context\s+[\d,]+ → [\d,]+ tokens \(\d+% smaller\)/);
+    expect(run.stdout).toMatch(/Summarizer\s+extractive \(built in, offline\)/);
+    expect(run.stdout).toMatch(/Session\s+5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13/);
+    expect(run.stdout).toContain("base-context show 5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13");
+    expect(run.stdout).toContain("export OPENAI_API_KEY=");
+    // Not a terminal: no colour codes, no spinner.
+    expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  it("prints one JSON object with --json, and compacts a fresh copy when the file was imported before", async () => {
+    const home = dirs.make("bc-cli-home-");
+    const first = await cli([SAMPLE, "--json"], { BASE_CONTEXT_HOME: home });
+    const again = await cli([SAMPLE, "--json", "--keep-recent", "12000", "--instructions", "the rollout plan"], { BASE_CONTEXT_HOME: home });
+    expect(first.code).toBe(0);
+    expect(again.code).toBe(0);
+    const a = JSON.parse(first.stdout) as JsonReport;
+    const b = JSON.parse(again.stdout) as JsonReport;
+    expect(a).toMatchObject({ status: "committed", summarizer: "extractive", sessionId: "5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13" });
+    expect(a.contextTokens.after).toBeLessThan(a.contextTokens.before);
+    expect(a.entry).toMatchObject({ type: "compaction", details: { summarizer: "extractive" } });
+    expect(b.imported?.copyOf).toBe(a.sessionId);
+    expect(b.sessionId).not.toBe(a.sessionId);
+    expect(b.entry?.customInstructions).toBe("the rollout plan");
+    expect(b.stats!.summarizedMessages).toBeGreaterThan(a.stats!.summarizedMessages);
+  });
+
+  it("compacts a session of the database by id, and reports nothing to compact (exit 0) when it was just compacted", async () => {
+    const home = dirs.make("bc-cli-home-");
+    await cli([SAMPLE], { BASE_CONTEXT_HOME: home });
+    const run = await cli(["5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13"], { BASE_CONTEXT_HOME: home });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Nothing to compact: the last entry is already a compaction.");
+  });
+
+  it("fails with exit 1 and a clear message for an unknown session id", async () => {
+    const run = await cli(["no-such-session"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain('no session with id "no-such-session"');
+    expect(run.stderr).toContain("base-context sessions");
+  });
+
+  it("fails with exit 1 for a missing file, and exit 2 for bad arguments", async () => {
+    const missing = await cli(["missing/session.jsonl"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no such file");
+    const usage = await cli([SAMPLE, "--keep-recent", "lots"]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("--keep-recent takes a whole number");
+    const none = await cli([]);
+    expect(none.code).toBe(2);
+  });
+});
+
+describe("base-context compact with a model", () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it("uses the configured model and names it", async () => {
+    const home = dirs.make("bc-cli-home-");
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ summarizer: { provider: "openai", baseURL: fake.baseURL, model: "fake-cli-model" } }));
+    const run = await cli([SAMPLE], { BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "test-key" });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Summarizer\s+openai:fake-cli-model/);
+    expect(run.stdout).toContain("Fake summary of:");
+    expect(run.stdout).not.toContain("export OPENAI_API_KEY=");
+    expect(fake.chatRequests().length).toBeGreaterThanOrEqual(1);
+    expect(fake.chatRequests()[0]!.body?.model).toBe("fake-cli-model");
+  });
+});
