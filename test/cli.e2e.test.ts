@@ -3,10 +3,13 @@
  * user runs them: output, exit status (0 ok, 1 failure, 2 usage error) and the messages that say
  * what to do when something is wrong.
  */
+import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture } from "./fixtures/e2e.js";
+import { DAEMON_MAIN } from "./support/daemon.js";
 import { runCli, type CliRun } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
 
@@ -63,11 +66,12 @@ describe("help and usage", () => {
 describe("import", () => {
   it("reports what it imported into which session", async () => {
     const fresh = dirs.make("bc-cli-import-");
-    const run = await runCli(["import", SAMPLE, "--cwd", "/work/elsewhere"], { home: fresh });
+    const run = await runCli(["import", SAMPLE, "--cwd", "/home/me/elsewhere"], { home: fresh });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Imported 69 entries from refactor-auth.jsonl into session ${SAMPLE_ID}`);
-    expect(run.stdout).toContain("cwd: /work/elsewhere");
+    expect(run.stdout).toContain("cwd: /home/me/elsewhere");
     expect(run.stdout).not.toMatch(ANSI);
+    expect(run.stderr, "no progress line when stderr is not a terminal").toBe("");
   });
 
   it("lists the corrupt lines it skipped with their line numbers", async () => {
@@ -216,6 +220,49 @@ describe("export", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('no session with id "0000dead"');
     expect(run.stderr).toContain("base-context sessions");
+  });
+});
+
+/**
+ * Runs the command with a pseudo-terminal as stdout and stderr (through Python's pty module, which
+ * every machine here has), as when a person types it.
+ */
+async function runInTerminal(args: string[], env: Record<string, string>): Promise<string> {
+  const script = [
+    "import os, pty, subprocess, sys",
+    "leader, follower = pty.openpty()",
+    "child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=follower, stderr=follower)",
+    "os.close(follower)",
+    "out = b''",
+    "while True:",
+    "    try:",
+    "        chunk = os.read(leader, 65536)",
+    "    except OSError:",
+    "        break",
+    "    if not chunk:",
+    "        break",
+    "    out += chunk",
+    "child.wait()",
+    "sys.stdout.write(out.decode('utf-8', 'replace'))",
+  ].join("\n");
+  const { stdout } = await promisify(execFile)("python3", ["-c", script, process.execPath, DAEMON_MAIN, ...args], {
+    env: { ...process.env, BASE_CONTEXT_HOME: home, TERM: "xterm", ...env },
+  });
+  return stdout;
+}
+
+describe("colour", () => {
+  it("colours output on a terminal, and not with NO_COLOR or when piped", async () => {
+    const [terminal, noColor, piped] = await Promise.all([
+      runInTerminal(["sessions"], {}),
+      runInTerminal(["sessions"], { NO_COLOR: "1" }),
+      cli("sessions"),
+    ]);
+    expect(terminal).toMatch(ANSI);
+    expect(terminal).toContain(SAMPLE_ID);
+    expect(noColor).not.toMatch(ANSI);
+    expect(noColor).toContain(SAMPLE_ID);
+    expect(piped.stdout).not.toMatch(ANSI);
   });
 });
 

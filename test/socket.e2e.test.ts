@@ -88,7 +88,9 @@ async function connectClient(daemon: SocketDaemon, name: string, initialize = tr
   });
   const client = connect(socket, socket);
   const notifications: SocketClient["notifications"] = [];
-  client.connection.onNotification((method: string, params: unknown) => notifications.push({ method, params }));
+  client.connection.onNotification((method: string, params: unknown) => {
+    notifications.push({ method, params });
+  });
   const connected = { client, socket, notifications };
   clients.push(connected);
   if (initialize) await client.initialize({ clientInfo: { name } });

@@ -95,16 +95,19 @@ describe("base-context tree", () => {
     expect(parsed.leafId).toBe(s.side.id);
     expect(parsed.nodes[0]!.entry.id).toBe(s.u1.id);
     expect(parsed.nodes.find((node) => node.isLeaf)?.entry.id).toBe(s.side.id);
+
+    const byPrefix = await cli("tree", s.sessionId.slice(0, 8), "--json");
+    expect(JSON.parse(byPrefix.stdout)).toEqual(parsed);
   });
 
   it("exits 1 with a clear message for an unknown session, 2 for a missing argument", async () => {
     const [unknown, missing] = await Promise.all([cli("tree", "no-such-session"), cli("tree")]);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe("");
-    expect(unknown.stderr).toBe('base-context tree: no session with id "no-such-session"\n');
+    expect(unknown.stderr).toBe('base-context tree: no session with id "no-such-session"\n  List the sessions with: base-context sessions\n');
 
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("Usage: base-context tree <session>");
+    expect(missing.stderr).toBe('base-context tree: missing <session>\nRun "base-context tree --help" for usage.\n');
   });
 });
 
@@ -114,7 +117,7 @@ describe("base-context navigate", () => {
     const run = await cli("navigate", s.sessionId, s.step3.id, "--summarize", "--instructions", "the login bug");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
-      new RegExp(`^Moved to ${s.step3.id}; the leaf is now (\\w+)\\.\\nBranch summary \\1 of the branch left at ${s.side.id}, written by extractive\\.\\n\\nText to edit and send again:\\n {2}step 3\\n$`),
+      new RegExp(`^Moved to just before ${s.step3.id}; the leaf is now (\\w+)\\.\\nBranch summary \\1 of the branch left at ${s.side.id}, written by extractive\\.\\n\\nText to edit and send again:\\n {2}step 3\\n$`),
     );
     const leafId = /the leaf is now (\w+)/.exec(run.stdout)![1];
     expect((await client.request(SessionGet, { sessionId: s.sessionId })).leafId).toBe(leafId);
@@ -141,12 +144,16 @@ describe("base-context navigate", () => {
       cli("navigate", s.sessionId, s.a1.id, "--context-window", "lots"),
       cli("navigate", s.sessionId, s.a1.id, "--sumarize"),
     ]);
-    expect(noSession).toMatchObject({ code: 1, stderr: 'base-context navigate: no session with id "no-such-session"\n' });
-    expect(noEntry).toMatchObject({ code: 1, stderr: `base-context navigate: session "${s.sessionId}" has no entry "deadbeef"\n` });
+    expect(noSession.code).toBe(1);
+    expect(noSession.stderr).toMatch(/^base-context navigate: no session with id "no-such-session"\n/);
+    expect(noEntry.code).toBe(1);
+    expect(noEntry.stderr).toBe(
+      `base-context navigate: session "${s.sessionId}" has no entry "deadbeef"\n  See the session's entries with: base-context tree ${s.sessionId}\n`,
+    );
     expect(badWindow.code).toBe(2);
-    expect(badWindow.stderr).toContain("--context-window must be a positive integer");
+    expect(badWindow.stderr).toMatch(/^base-context navigate: --context-window takes a whole number/);
     expect(unknownOption.code).toBe(2);
-    expect(unknownOption.stderr).toContain("Unknown option '--sumarize'");
+    expect(unknownOption.stderr).toMatch(/^base-context navigate: unknown option --sumarize/);
 
     expect(await client.request(SessionGet, { sessionId: s.sessionId })).toEqual(before);
   });

@@ -10,7 +10,7 @@ const daemonPackage = join(repoRoot, "packages", "daemon");
 /** The daemon's CLI entry point (`base-context`). */
 export const daemonMain = join(daemonPackage, "dist", "cli", "main.js");
 
-/** Imports a module of the built daemon package, e.g. `distModule("tokens/index.js")`. */
+/** Imports a module of the built daemon package, e.g. `daemonModule("tokens/index.js")`. */
 export function daemonModule(path) {
   const file = join(daemonPackage, "dist", path);
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`pnpm build\` first`);

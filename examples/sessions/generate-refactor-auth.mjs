@@ -401,7 +401,7 @@ for (let round = 0; round < 5; round++) {
   result(
     calls[0],
     Array.from(
-      { length: 44 },
+      { length: 110 },
       (_, i) => `it("${target} case ${i + 1}: ${["401 without token", "403 for viewer on write", "200 for member", "404 across tenants", "audit entry written", "rate limited", "validates body"][i % 7]}", async () => {\n  const res = await request(app).${i % 3 === 0 ? "get" : "post"}("/${target}/${1000 + i}").set(await authHeaders("${["viewer", "member", "admin"][i % 3]}"));\n  expect(res.status).toBe(${[401, 403, 200, 404, 200, 429, 400][i % 7]});\n});`,
     ).join("\n\n"),
   );

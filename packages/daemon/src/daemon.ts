@@ -14,13 +14,17 @@ import { TurnEndService } from "./compaction/turn-end.js";
 import type { Settings } from "@base-context/protocol";
 import { SessionLocks } from "./compaction/session-locks.js";
 import { TreeService, type TreeHooks } from "./tree/index.js";
+import { DaemonPlugins } from "./daemon-plugins.js";
 
 export interface DaemonOptions {
   databasePath?: string;
   env?: NodeJS.ProcessEnv;
-  /** `session_before_tree` (the plugin host, through an adapter). */
+  /** `session_before_tree` instead of the plugin host's (tests). */
   treeHooks?: TreeHooks;
-  /** Watch the settings files (default true; one-shot CLI commands turn it off so they exit promptly). */
+  /**
+   * Watch the settings files and the plugin folders (default true; one-shot CLI commands turn it
+   * off so they exit promptly). Plugins still run in those commands: the host starts on first use.
+   */
   watchSettings?: boolean;
 }
 
@@ -36,6 +40,11 @@ export class Daemon {
   readonly compaction: CompactionService;
   /** `turn/end`: the decision layer in front of compaction at turn boundaries. */
   readonly turns: TurnEndService;
+  /**
+   * Third-party plugins (`session_before_compact`, `session_before_tree`). `serve` starts them in
+   * the background after `initialize`; anywhere else they start when a hook first runs.
+   */
+  readonly plugins: DaemonPlugins;
   /** The project the client named in `initialize`, for requests that are not about a session. */
   projectDir: string | undefined;
 
@@ -48,16 +57,18 @@ export class Daemon {
     this.counter = createTokenCounter(global.tokens);
     this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
     this.sessions = new SessionService(this.store, this.counter);
+    this.plugins = new DaemonPlugins({ env, settings: this.settings, counter: this.counter, watch: options.watchSettings !== false });
     this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
     this.tree = new TreeService(
       { sessions: this.sessions, settings: { forSession: (id) => this.settingsForSession(id) }, locks: this.sessionLocks, env },
-      options.treeHooks,
+      options.treeHooks ?? this.plugins.treeHooks(),
     );
     this.compaction = new CompactionService({
       sessions: this.sessions,
       settingsForSession: (id) => this.settingsForSession(id),
       locks: this.sessionLocks,
       env,
+      hooks: this.plugins.compactHooks(),
     });
     this.compaction.markInterruptedJobs();
     this.turns = new TurnEndService({
@@ -80,6 +91,8 @@ export class Daemon {
   }
 
   async dispose(): Promise<void> {
+    // Workers first: a plugin call still running must not outlive the store it would write to.
+    await this.plugins.dispose();
     this.settings.dispose();
     await this.counter.dispose();
     await this.store.close();

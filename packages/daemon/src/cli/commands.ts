@@ -26,6 +26,16 @@ export const COMMANDS: Command[] = [
     run: async (args) => (await import("./navigate.js")).navigateCommand(args),
   },
   { name: "compact", summary: "compact a session now (a pi .jsonl file is imported first)", run: async (args) => (await import("./compact.js")).compactCommand(args) },
+  {
+    name: "plugins",
+    summary: "list plugins; trust or untrust a project's; reload them in running daemons",
+    run: async (args) => (await import("./plugins.js")).pluginsCommand(args),
+  },
+  {
+    name: "plugin",
+    summary: "plugin new <name>: create a plugin that runs as is (the same commands as plugins)",
+    run: async (args) => (await import("./plugins.js")).pluginsCommand(args, undefined, "plugin"),
+  },
   { name: "settings", summary: "show the effective settings and where each value comes from", run: async (args) => (await import("./settings.js")).settingsCommand(args) },
   { name: "doctor", summary: "check the database, settings, tokenizer, summarizer and plugins", run: async (args) => (await import("./doctor.js")).doctorCommand(args) },
 ];

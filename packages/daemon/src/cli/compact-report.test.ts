@@ -21,7 +21,7 @@ const base: CompactReport = {
   contextTokens: { before: 1000, after: 250 },
   contextMessages: { before: 9, after: 4 },
   durationMs: 15,
-  model: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", keySet: false },
+  summarizerConfig: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", keySet: false },
 };
 
 describe("renderSummary", () => {
@@ -48,7 +48,7 @@ describe("printCompactReport", () => {
 
   it("names the fallback and points at doctor when the model failed", () => {
     const entry = { ...base.entry!, details: { summarizer: "extractive", fallback: { from: "openai:m", error: "HTTP 500: down" } } } as CompactReport["entry"];
-    const text = printed({ ...base, entry, model: { ...base.model, keySet: true } });
+    const text = printed({ ...base, entry, summarizerConfig: { ...base.summarizerConfig, keySet: true } });
     expect(text).toMatch(/Summarizer\s+extractive \(fallback: HTTP 500: down\)/);
     expect(text).toContain("base-context doctor");
     expect(text).not.toContain("export OPENAI_API_KEY");

@@ -22,7 +22,7 @@ export interface CompactReport {
   durationMs: number;
   jobId?: string;
   /** The summarizer configuration, for the hints. */
-  model: { provider: Settings["summarizer"]["provider"]; apiKeyEnv: string; keySet: boolean };
+  summarizerConfig: { provider: Settings["summarizer"]["provider"]; apiKeyEnv: string; keySet: boolean };
 }
 
 export function printCompactReport(io: CliIo, report: CompactReport): void {
@@ -142,9 +142,9 @@ function nextSteps(report: CompactReport): [string, string][] {
   const fallback = report.entry?.type === "compaction" && (report.entry.details as { fallback?: unknown } | undefined)?.fallback !== undefined;
   if (fallback) {
     steps.push(["base-context doctor", "the model failed: check its settings and the connection"]);
-  } else if (!usedModel && !report.model.keySet && report.model.provider !== "extractive") {
+  } else if (!usedModel && !report.summarizerConfig.keySet && report.summarizerConfig.provider !== "extractive") {
     steps.push([
-      `export ${report.model.apiKeyEnv}=sk-…`,
+      `export ${report.summarizerConfig.apiKeyEnv}=sk-…`,
       "have a model write the summary (choose it with summarizer.model, any OpenAI-compatible server with summarizer.baseURL, in ~/.base-context/settings.json)",
     ]);
   }

@@ -129,7 +129,7 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
     contextMessages: { before: before.messages.length, after: after.messages.length },
     durationMs,
     ...(result.jobId !== undefined ? { jobId: result.jobId } : {}),
-    model: {
+    summarizerConfig: {
       provider: settings.summarizer.provider,
       apiKeyEnv: settings.summarizer.apiKeyEnv,
       keySet: Boolean(options.env[settings.summarizer.apiKeyEnv]),

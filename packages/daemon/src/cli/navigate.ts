@@ -1,102 +1,92 @@
 /**
- * `base-context navigate <session> <entry> [--summarize] …`: `tree/navigate` from the terminal.
- * Ctrl-C while the summary is being written cancels it; nothing is written then.
+ * `base-context navigate <session> <entry> [--summarize] …`: `tree/navigate` from the terminal,
+ * in-process on the user's database. Ctrl-C while the summary is being written cancels it;
+ * nothing is written then.
  */
+import type { TreeNavigateProgress } from "@base-context/protocol";
 import { CancelledError } from "../errors.js";
-import type { NavigateResult } from "../tree/index.js";
-import { EXIT, parseCommandArgs, processIo, withDaemon, type CliIo } from "./tree-cli-support.js";
+import type { NavigateParams, NavigateResult } from "../tree/index.js";
+import { flag, integerOption, JSON_OPTION, stringOption, UsageError, type CommandSpec, type ParsedArgs } from "./args.js";
+import { withDaemon } from "./open-daemon.js";
+import { processIo, writeJson, type CliIo } from "./output.js";
+import { EXIT, runCommand } from "./run.js";
+import { resolveSessionId } from "./session-ref.js";
+import { startSpinner } from "./spinner.js";
 
-export const NAVIGATE_USAGE = `Usage: base-context navigate <session> <entry> [options]
+export const NAVIGATE_SPEC: CommandSpec = {
+  name: "navigate",
+  summary: "move a session to another entry, optionally summarizing the branch left",
+  description:
+    "Like /tree in an agent. Choosing a user message moves to just before it and prints its text,\n" +
+    "to be edited and sent again. With --summarize the branch being left is summarized into a\n" +
+    "branch_summary entry (by the configured model, else the built-in extractive summarizer).",
+  arguments: [
+    { name: "session", description: "session id (or a unique start of it, at least 4 characters)" },
+    { name: "entry", description: "the entry to go to (see: base-context tree <session>)" },
+  ],
+  options: [
+    { name: "summarize", short: "s", description: "summarize the branch being left" },
+    { name: "instructions", short: "i", value: "text", description: "what the summary should focus on" },
+    { name: "replace-instructions", description: "use --instructions as the whole summary prompt" },
+    { name: "label", value: "text", description: "label the summary entry (the entry itself without --summarize)" },
+    { name: "context-window", value: "n", description: "the agent model's window (default 128000): the summary reads up to n − branchSummary.reserveTokens tokens" },
+    JSON_OPTION,
+  ],
+  examples: ["base-context navigate 5b0c 3f2a91c0", 'base-context navigate 5b0c 3f2a91c0 --summarize --label "redis attempt"'],
+  exitStatus: "Exit status: 0 moved (or already there), 1 failure or not moved (cancelled by a plugin, the session changed meanwhile), 2 usage error.",
+};
 
-Moves the session's leaf to <entry>, optionally summarizing the branch being left. Selecting a
-user message moves before it and prints its text, to be edited and sent again.
+export function navigateCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runCommand(NAVIGATE_SPEC, argv, io, async (args) => {
+    const [sessionRef, targetId] = args.arguments as [string, string];
+    const params = navigateOptions(args);
 
-Options:
-  --summarize               summarize the branch being left (a branch_summary entry)
-  --instructions <text>     extra focus for the summary
-  --replace-instructions    use --instructions as the whole summary prompt
-  --label <text>            label the summary entry (or the target, without --summarize)
-  --context-window <n>      the agent model's window (default 128000): the summary reads up to
-                            n − branchSummary.reserveTokens tokens of the branch
-  --json                    print the result as JSON
-  -h, --help
-`;
-
-export async function navigateCommand(args: string[], io: CliIo = processIo()): Promise<number> {
-  const parsed = parseCommandArgs(
-    "navigate",
-    NAVIGATE_USAGE,
-    {
-      args,
-      allowPositionals: true,
-      options: {
-        summarize: { type: "boolean" },
-        instructions: { type: "string" },
-        "replace-instructions": { type: "boolean" },
-        label: { type: "string" },
-        "context-window": { type: "string" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    },
-    io,
-  );
-  if (typeof parsed === "number") return parsed;
-  const { values } = parsed;
-  if (values.help) {
-    io.stdout.write(NAVIGATE_USAGE);
-    return EXIT.ok;
-  }
-  const [sessionId, targetId, ...extra] = parsed.positionals;
-  const contextWindow = values["context-window"] === undefined ? undefined : Number(values["context-window"]);
-  const problem =
-    sessionId === undefined || targetId === undefined
-      ? "give the session id and the entry to navigate to"
-      : extra.length > 0
-        ? `unexpected argument "${extra[0]}"`
-        : values["replace-instructions"] && values.instructions === undefined
-          ? "--replace-instructions needs --instructions"
-          : values.label === ""
-            ? "--label must not be empty"
-            : contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)
-              ? "--context-window must be a positive integer"
-              : undefined;
-  if (problem !== undefined) {
-    io.stderr.write(`base-context navigate: ${problem}\n\n${NAVIGATE_USAGE}`);
-    return EXIT.usage;
-  }
-
-  return withDaemon("navigate", io, async (daemon) => {
-    const controller = new AbortController();
-    const interrupt = () => controller.abort(new CancelledError());
-    process.once("SIGINT", interrupt);
+    const interrupt = new AbortController();
+    const onInterrupt = () => interrupt.abort(new CancelledError("interrupted; nothing was written"));
+    process.once("SIGINT", onInterrupt);
+    const spinner = startSpinner(io, "Opening the session database");
+    let result: NavigateResult;
     try {
-      const result = await daemon.tree.navigate(
-        {
-          sessionId: sessionId!,
-          targetId: targetId!,
-          summarize: values.summarize === true,
-          ...(values.instructions !== undefined ? { customInstructions: values.instructions } : {}),
-          ...(values["replace-instructions"] ? { replaceInstructions: true } : {}),
-          ...(values.label !== undefined ? { label: values.label } : {}),
-          ...(contextWindow !== undefined ? { contextWindow } : {}),
-        },
-        {
-          signal: controller.signal,
-          progress: (value) => {
-            if (value.kind === "report" && io.stderr.isTTY) io.stderr.write(`${value.message}…\n`);
+      result = await withDaemon(io, async (daemon) => {
+        const sessionId = await resolveSessionId(daemon, sessionRef);
+        spinner.update("Navigating");
+        return daemon.tree.navigate(
+          { sessionId, targetId, ...params },
+          {
+            signal: interrupt.signal,
+            progress: (value: TreeNavigateProgress) => {
+              if (value.kind === "report") spinner.update(value.message);
+            },
           },
-        },
-      );
-      io.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : describeResult(result, targetId!));
-      return result.status === "moved" || result.status === "unchanged" ? EXIT.ok : EXIT.failed;
+        );
+      });
     } finally {
-      process.removeListener("SIGINT", interrupt);
+      spinner.stop();
+      process.off("SIGINT", onInterrupt);
     }
+
+    if (flag(args, "json")) writeJson(io, result);
+    else io.stdout.write(describeResult(result, targetId));
+    return result.status === "moved" || result.status === "unchanged" ? EXIT.ok : EXIT.failure;
   });
 }
 
-/** The result for people: what moved, what was written, and the text to type again. */
+function navigateOptions(args: ParsedArgs): Omit<NavigateParams, "sessionId" | "targetId"> {
+  const instructions = stringOption(args, "instructions");
+  const label = stringOption(args, "label");
+  const contextWindow = integerOption(args, "context-window", { min: 1, max: 100_000_000 });
+  if (flag(args, "replace-instructions") && instructions === undefined) throw new UsageError("--replace-instructions needs --instructions");
+  if (label === "") throw new UsageError("--label must not be empty");
+  return {
+    summarize: flag(args, "summarize"),
+    ...(instructions !== undefined ? { customInstructions: instructions } : {}),
+    ...(flag(args, "replace-instructions") ? { replaceInstructions: true } : {}),
+    ...(label !== undefined ? { label } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  };
+}
+
+/** The result for people: where the leaf is, what was written, and the text to send again. */
 export function describeResult(result: NavigateResult, targetId: string): string {
   const lines: string[] = [];
   switch (result.status) {
@@ -108,7 +98,9 @@ export function describeResult(result: NavigateResult, targetId: string): string
       lines.push(`Not moved: ${result.message ?? result.status}.`);
       break;
     case "moved": {
-      lines.push(`Moved to ${targetId}; the leaf is now ${result.leafId ?? "before the first entry"}.`);
+      // A user message is "written again": the leaf goes to just before it.
+      const where = result.editorText === undefined ? targetId : `just before ${targetId}`;
+      lines.push(`Moved to ${where}; the leaf is now ${result.leafId ?? "before the first entry"}.`);
       const summary = result.summaryEntry;
       if (summary?.type === "branch_summary") {
         const by = summary.fromHook ? `plugin ${result.pluginId ?? "(unknown)"}` : summarizerOf(summary.details);

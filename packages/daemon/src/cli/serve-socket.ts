@@ -5,14 +5,14 @@
 import { Daemon } from "../daemon.js";
 import { log } from "../log.js";
 import { registerHandlers } from "../server/handlers/index.js";
-import { listenOnSocket, SocketPathError } from "../server/socket.js";
+import { listenOnSocket, SocketPathError, type SocketServer } from "../server/socket.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 import { CAPABILITIES, SERVER_INFO } from "./serve.js";
 
 export async function serveSocket(path: string, io: CliIo): Promise<number> {
   const daemon = new Daemon({ env: io.env });
-  let server;
+  let server: SocketServer;
   try {
     server = await listenOnSocket({
       path,
@@ -27,6 +27,8 @@ export async function serveSocket(path: string, io: CliIo): Promise<number> {
     throw error;
   }
 
+  // Shared by every client, so started with the daemon (hooks arriving early wait for it).
+  daemon.plugins.startInBackground();
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));

@@ -45,7 +45,11 @@ export async function serve(): Promise<number> {
       router,
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
-      onInitialize: ({ projectDir }) => daemon.setProjectDir(projectDir),
+      onInitialize: ({ projectDir }) => {
+        daemon.setProjectDir(projectDir);
+        // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
+        daemon.plugins.startInBackground(projectDir);
+      },
       onExit: (code) => {
         void daemon
           .dispose()

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SettingsError, SettingsSource } from "@base-context/protocol";
-import { SettingsManager, SETTING_KEYS } from "../settings/index.js";
+import { SettingsManager, SETTING_KEYS, type SettingsSnapshot } from "../settings/index.js";
 import { flag, JSON_OPTION, stringOption, UsageError, type CommandSpec } from "./args.js";
 import { displayPath, processIo, quietDaemonLogs, styleFor, table, writeJson, type CliIo, type Style } from "./output.js";
 import { runCommand } from "./run.js";
@@ -37,7 +37,7 @@ export function settingsCommand(argv: string[], io: CliIo = processIo()): Promis
 
     quietDaemonLogs();
     const manager = new SettingsManager({ env: io.env, watch: false });
-    let snapshot;
+    let snapshot: SettingsSnapshot;
     try {
       snapshot = manager.get(projectDir);
     } finally {

@@ -104,10 +104,11 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
   const width = Math.min(lineWidth(io), 80);
   const numberWidth = String(shown.messages.length).length;
   const tokensWidth = Math.max(0, ...shown.messages.map((m) => formatCount(m.tokens).length));
+  const labelWidth = Math.max(0, ...shown.messages.map((m) => m.label.length));
   for (const message of shown.messages) {
     const count = `${formatCount(message.tokens).padStart(tokensWidth)} tokens`;
     if (brief) {
-      const head = `${String(message.index).padStart(numberWidth)}  ${count}  ${message.label.padEnd(12)}  `;
+      const head = `${String(message.index).padStart(numberWidth)}  ${count}  ${message.label.padEnd(labelWidth)}  `;
       io.stdout.write(`${head}${oneLine(message.text, Math.max(20, width - head.length))}\n`);
       continue;
     }

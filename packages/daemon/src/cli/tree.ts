@@ -1,60 +1,41 @@
-/** `base-context tree <session> [--json] [--all]`: the session tree in the terminal. */
+/** `base-context tree <session> [--all] [--json]`: the session tree in the terminal. */
 import { renderTree } from "../tree/view/index.js";
-import { EXIT, parseCommandArgs, processIo, wantsColor, withDaemon, type CliIo } from "./tree-cli-support.js";
+import { flag, JSON_OPTION, type CommandSpec } from "./args.js";
+import { withDaemon } from "./open-daemon.js";
+import { colorEnabled, lineWidth, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
+import { runCommand } from "./run.js";
+import { resolveSessionId } from "./session-ref.js";
 
-export const TREE_USAGE = `Usage: base-context tree <session> [--json] [--all]
+export const TREE_SPEC: CommandSpec = {
+  name: "tree",
+  summary: "draw a session's tree (branches, labels, compactions, the current leaf)",
+  description:
+    "One line per entry with the start of what it says. Box lines show where the conversation\n" +
+    "branched; the current leaf, labels, compactions and branch summaries are marked. Long\n" +
+    "linear stretches are folded (… N more entries …) unless --all is given.",
+  arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
+  options: [{ name: "all", description: "show every entry: fold nothing" }, { ...JSON_OPTION, description: "print { session, leafId, nodes } as JSON (nodes flat, parents before children)" }],
+  examples: ["base-context tree 5b0c", "base-context tree 5b0c --all --json > tree.json"],
+};
 
-Draws the session's tree: one line per entry, the current leaf, labels, compactions and branch
-summaries marked. Long linear stretches are folded unless --all is given.
-
-Options:
-  --all     show every entry (no folding)
-  --json    print { session, leafId, nodes } as JSON (nodes flat, parents before children)
-  -h, --help
-`;
-
-/** Lines are cut to the terminal's width; piped output gets this many columns. */
-const PIPED_WIDTH = 120;
-
-export async function treeCommand(args: string[], io: CliIo = processIo()): Promise<number> {
-  const parsed = parseCommandArgs(
-    "tree",
-    TREE_USAGE,
-    {
-      args,
-      allowPositionals: true,
-      options: { json: { type: "boolean" }, all: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    },
-    io,
-  );
-  if (typeof parsed === "number") return parsed;
-  if (parsed.values.help) {
-    io.stdout.write(TREE_USAGE);
-    return EXIT.ok;
-  }
-  const [sessionId, ...extra] = parsed.positionals;
-  if (sessionId === undefined || extra.length > 0) {
-    io.stderr.write(`base-context tree: ${sessionId === undefined ? "which session? give its id" : `unexpected argument "${extra[0]}"`}\n\n${TREE_USAGE}`);
-    return EXIT.usage;
-  }
-
-  return withDaemon("tree", io, async (daemon) => {
-    const { session } = await daemon.sessions.get({ sessionId });
-    // Flat: a deep session cannot be nested (see sessions/tree.ts), and the renderer wants flat nodes.
-    const { nodes = [], leafId } = await daemon.sessions.tree({ sessionId, flat: true });
-    if (parsed.values.json) {
-      io.stdout.write(`${JSON.stringify({ session, leafId, nodes }, null, 2)}\n`);
-      return EXIT.ok;
+export function treeCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runCommand(TREE_SPEC, argv, io, async (args) => {
+    const shown = await withDaemon(io, async (daemon) => {
+      const sessionId = await resolveSessionId(daemon, args.arguments[0]!);
+      const { session } = await daemon.sessions.get({ sessionId });
+      // Flat: a deep session cannot be sent nested (sessions/tree.ts), and the renderer wants flat nodes.
+      const { nodes = [], leafId } = await daemon.sessions.tree({ sessionId, flat: true });
+      return { session, leafId, nodes };
+    });
+    if (flag(args, "json")) {
+      writeJson(io, shown);
+      return;
     }
-    const name = session.name === undefined ? "" : ` "${session.name}"`;
-    io.stdout.write(`session ${session.id}${name} · ${session.cwd} · ${nodes.length} ${nodes.length === 1 ? "entry" : "entries"}\n`);
-    io.stdout.write(
-      renderTree(nodes, {
-        all: parsed.values.all === true,
-        color: wantsColor(io),
-        width: io.stdout.isTTY === true ? (io.stdout.columns ?? PIPED_WIDTH) : PIPED_WIDTH,
-      }),
-    );
-    return EXIT.ok;
+    const { session, nodes } = shown;
+    const style = styleFor(io.stdout, io.env);
+    const name = session.name === undefined ? "" : ` ${style.bold(`"${session.name}"`)}`;
+    io.stdout.write(`session ${session.id}${name} · ${session.cwd} · ${plural(nodes.length, "entry", "entries")}\n`);
+    const width = lineWidth(io);
+    io.stdout.write(renderTree(nodes, { all: flag(args, "all"), color: colorEnabled(io.stdout, io.env), ...(Number.isFinite(width) ? { width } : {}) }));
   });
 }

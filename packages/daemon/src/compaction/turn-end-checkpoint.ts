@@ -103,9 +103,11 @@ function committedResult(store: SessionStore, sessionId: string, requestId: stri
  * with entries after it stays on the path: moving away would drop those entries from it).
  */
 function setReplyAside(store: SessionStore, sessionId: string, replyId: string): { restore(): void } | undefined {
-  if (store.requireSession(sessionId).leafId !== replyId) return undefined;
+  const { leafId } = store.requireSession(sessionId);
   const parentId = store.getEntry(sessionId, replyId)?.entry.parentId ?? null;
-  store.setLeaf(sessionId, parentId);
+  // At the parent already: an earlier attempt of this turn/end set it aside and died before compacting.
+  if (leafId !== replyId && leafId !== parentId) return undefined;
+  if (leafId === replyId) store.setLeaf(sessionId, parentId);
   return {
     // Only when nothing moved the leaf meanwhile: a newer leaf is someone else's decision.
     restore: () => {

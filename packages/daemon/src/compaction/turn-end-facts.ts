@@ -90,6 +90,7 @@ function modelOf(path: Awaited<ReturnType<SessionService["getContextPath"]>>): M
 /**
  * Which compaction entries were written by an overflow run: the job that committed an entry
  * records the run's reason (the entry itself does not), and jobs are as durable as the entries.
+ * A job's entry id is written by its commit only, whatever state the job ended in.
  */
 function overflowCompactionsOf(sessions: SessionService, sessionId: string): (entry: CompactionEntry) => boolean {
   let ids: Set<string> | undefined;
@@ -97,7 +98,7 @@ function overflowCompactionsOf(sessions: SessionService, sessionId: string): (en
     ids ??= new Set(
       sessions.store.jobs
         .latestForSession(sessionId, RECENT_JOBS)
-        .filter((job) => job.reason === "overflow" && job.state === "committed" && job.entryId !== undefined)
+        .filter((job) => job.reason === "overflow" && job.entryId !== undefined)
         .map((job) => job.entryId!),
     );
     return ids.has(entry.id);

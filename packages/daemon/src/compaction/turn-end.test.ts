@@ -1,6 +1,7 @@
 import { CompactionDidEnd, type AssistantMessage, type CompactionEntry } from "@base-context/protocol";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildContext } from "../core/index.js";
+import type { CompactionRunContext } from "./reporter.js";
 import { CompactionService } from "./service.js";
 import { harness, type Harness } from "./test-support.js";
 import { TurnEndService, type TurnEndParams } from "./turn-end.js";
@@ -131,12 +132,12 @@ describe("turn/end requestId", () => {
 describe("a checkpoint followed by a later failure", () => {
   it("is reported as committed-then-failed when notifying its end fails, and is neither repeated nor resumed", async () => {
     await h.conversation(4);
-    const notify = vi.fn((decl: { method: string }) => {
+    const notify: CompactionRunContext["notify"] = (decl) => {
       if (decl.method === CompactionDidEnd.method) throw new Error("the connection is gone");
-    });
+    };
     const answer = await turns.end(
       { sessionId: h.sessionId, contextWindow: WINDOW, requestId: "t3", assistant: withUsage(9_500), toolBatch: { results: [{ terminate: false }] } },
-      { notify: notify as never },
+      { notify },
     );
     expect(answer).toMatchObject({ followUp: "none", checkpoint: { status: "committed" }, failedAfterCheckpoint: "sending compaction/didEnd failed: the connection is gone" });
 

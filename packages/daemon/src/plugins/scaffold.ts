@@ -24,7 +24,8 @@ export interface ScaffoldResult {
   files: string[];
 }
 
-const VALID_NAME = /^[a-z0-9][a-z0-9._-]{0,213}$/;
+/** Exported for the CLI, which reports a bad name as a usage error. */
+export const VALID_NAME = /^[a-z0-9][a-z0-9._-]{0,213}$/;
 
 function packageJson(name: string, entry: string): string {
   const pkg = {

@@ -62,7 +62,8 @@ export function startServer(options: ServerOptions): RunningServer {
 
   const peer: Peer = {
     sendNotification: (method, params) => {
-      if (!exited) void connection.sendNotification(method, params).catch(() => undefined);
+      // As in LSP, nothing unasked-for reaches a client before `initialize` (plugin news, for one).
+      if (!exited && state !== "uninitialized") void connection.sendNotification(method, params).catch(() => undefined);
     },
     sendProgress: (token, value) => {
       if (!exited) void connection.sendNotification("$/progress", { token, value }).catch(() => undefined);

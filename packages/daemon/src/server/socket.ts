@@ -7,7 +7,7 @@
  * The socket is created owner-only (0600): whoever can connect can read every session. A path
  * that exists is only replaced when it is a stale socket (nobody accepts connections on it).
  */
-import { lstatSync, statSync, accessSync, chmodSync, unlinkSync, constants as fsConstants } from "node:fs";
+import { accessSync, chmodSync, constants as fsConstants, lstatSync, statSync, unlinkSync, type Stats } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { dirname, resolve } from "node:path";
 import type { Daemon } from "../daemon.js";
@@ -21,7 +21,11 @@ export interface SocketServerOptions {
   daemon: Daemon;
   serverInfo: ServerInfo;
   capabilities: Record<string, unknown>;
-  registerHandlers(router: Router, daemon: Daemon, peer: Peer): void;
+  /**
+   * Registers one connection's handlers. What it returns is disposed when that connection ends:
+   * the place to undo per-connection subscriptions (e.g. forwarding daemon events to `peer`).
+   */
+  registerHandlers(router: Router, daemon: Daemon, peer: Peer): void | { dispose(): void };
 }
 
 export interface SocketServer {
@@ -91,6 +95,7 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
     },
     onExit: (code) => {
       hub.remove(connection);
+      registration?.dispose();
       log("debug", `socket client ${connection.id} left (${code === 0 ? "after shutdown" : "without shutdown"})`);
       running.connection.dispose();
       socket.end();
@@ -99,7 +104,7 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
   });
   // Before the first message can arrive: startServer only starts reading on the next tick.
   connection.peer = running.peer;
-  options.registerHandlers(router, options.daemon, running.peer);
+  const registration = options.registerHandlers(router, options.daemon, running.peer) ?? undefined;
 }
 
 // ---- the socket file ---------------------------------------------------------------------------
@@ -125,7 +130,7 @@ async function prepareSocketPath(path: string): Promise<void> {
     throw new SocketPathError(`cannot create the socket in ${directory}: the directory is not writable (${code ?? "error"}); choose a directory you own`);
   }
 
-  let existing;
+  let existing: Stats;
   try {
     existing = lstatSync(path);
   } catch (error) {

@@ -33,6 +33,11 @@ export interface OpenAISummarizerOptions {
 export interface CompletionInput {
   readonly system: string;
   readonly prompt: string;
+  /**
+   * A conversation to send instead of `prompt` (plugins' `ctx.complete({ messages })`). Not named
+   * `messages`: a SummaryRequest is passed here as is, and its `messages` are the ones to summarize.
+   */
+  readonly conversation?: readonly { readonly role: "user" | "assistant"; readonly content: string }[];
   readonly maxTokens: number;
   readonly signal?: AbortSignal;
 }
@@ -120,7 +125,8 @@ export class OpenAISummarizer implements Summarizer {
   private requestBody(input: CompletionInput): ChatRequestBody {
     const messages: ChatMessage[] = [];
     if (input.system.length > 0) messages.push({ role: "system", content: input.system });
-    messages.push({ role: "user", content: input.prompt });
+    if (input.conversation !== undefined) messages.push(...input.conversation.map((message) => ({ ...message })));
+    else messages.push({ role: "user", content: input.prompt });
     const limit = Math.max(1, Math.floor(input.maxTokens));
     // No temperature for anyone: reasoning models reject it, and the default suits the others.
     return isReasoningModel(this.options.model)

@@ -2,10 +2,13 @@
 import { CompactionPrepare, CompactionRun, CompactionStatusRequest, ContextBuild, ContextUsage, TurnEnd } from "@base-context/protocol";
 import type { Daemon } from "../../daemon.js";
 import type { Peer, Router } from "../router.js";
+import { registerPluginHandlers } from "./plugins.js";
 import { registerSessionHandlers } from "./sessions.js";
+import { registerSettingsHandlers } from "./settings.js";
 import { registerTreeHandlers } from "./tree.js";
 
-export function registerHandlers(router: Router, daemon: Daemon, _peer: Peer): void {
+/** What it returns undoes the connection's subscriptions to daemon events (a socket client leaving). */
+export function registerHandlers(router: Router, daemon: Daemon, peer: Peer): { dispose(): void } {
   registerSessionHandlers(router, daemon.sessions);
   router.handle(ContextBuild, (p) => daemon.context.build(p));
   router.handle(ContextUsage, (p) => daemon.context.usage(p));
@@ -14,4 +17,12 @@ export function registerHandlers(router: Router, daemon: Daemon, _peer: Peer): v
   router.handle(CompactionStatusRequest, (p) => daemon.compaction.status(p));
   router.handle(TurnEnd, (p, ctx) => daemon.turns.end(p, ctx));
   registerTreeHandlers(router, daemon.tree);
+  const settings = registerSettingsHandlers(router, daemon, peer);
+  const plugins = registerPluginHandlers(router, daemon, peer);
+  return {
+    dispose: () => {
+      settings.dispose();
+      plugins.dispose();
+    },
+  };
 }

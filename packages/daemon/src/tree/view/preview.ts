@@ -86,11 +86,17 @@ function contentText(content: string | readonly { type: string; text?: unknown }
   return oneLine(content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${block.type}]`)).join(" "));
 }
 
-/** The first line of a structured summary that says something (not a heading, not a tag, not "(none)"). */
+/**
+ * The first line of a structured summary that says something: not a heading, not a file-list tag,
+ * not a placeholder such as "(none)". List markers are dropped.
+ */
 function summaryGist(summary: string): string {
-  const lines = summary.split("\n").map((line) => line.trim());
-  const telling = lines.find((line) => line.length > 0 && !/^#+\s/.test(line) && !/^<\/?[\w-]+>$/.test(line));
-  return oneLine(telling ?? summary);
+  for (const raw of summary.split("\n")) {
+    const line = raw.trim().replace(/^(?:[-*]\s+(?:\[[ xX]\]\s+)?|\d+\.\s+)/, "");
+    if (line.length === 0 || /^#+\s/.test(line) || /^<\/?[\w-]+>$/.test(line) || /^\(.*\)$/.test(line)) continue;
+    return oneLine(line);
+  }
+  return oneLine(summary);
 }
 
 function oneLine(text: string): string {

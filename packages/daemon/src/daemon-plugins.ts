@@ -1,0 +1,154 @@
+/**
+ * The plugin host as the daemon runs it (PRODUCT.md §8): the daemon's model and tokenizer offered
+ * to plugins (`ctx.complete`, `ctx.countTokens`), the API key kept out of their workers, and a
+ * start that never holds up the client — the host starts in the background (or on first use) and
+ * a hook that arrives before it is ready waits for it.
+ */
+import type { PluginCompleteRequest, PluginCompleteResult, PluginInfo, Settings } from "@base-context/protocol";
+import type { CompactHooks } from "./compaction/hooks.js";
+import { RequestFailedError } from "./errors.js";
+import { log } from "./log.js";
+import { baseContextHome } from "./paths.js";
+import { compactHooks, PluginHost, treeHooks, type PluginCaller, type PluginServices } from "./plugins/index.js";
+import type { SettingsManager } from "./settings/index.js";
+import { createSummarizer, DEFAULT_SUMMARIZER_MODEL, OpenAISummarizer } from "./summarizer/index.js";
+import type { TokenCounter } from "./tokens/index.js";
+import type { TreeHooks } from "./tree/index.js";
+
+export interface DaemonPluginsOptions {
+  env: NodeJS.ProcessEnv;
+  settings: SettingsManager;
+  counter: TokenCounter;
+  /** Hot reload: on for `serve`, off for one-shot CLI commands (watchers would keep them alive). */
+  watch: boolean;
+}
+
+export class DaemonPlugins {
+  readonly host: PluginHost;
+  private starting: Promise<void> | undefined;
+  private ready = false;
+
+  constructor(private readonly options: DaemonPluginsOptions) {
+    const { env, settings, counter } = options;
+    this.host = new PluginHost({
+      home: baseContextHome(env),
+      watch: options.watch,
+      services: modelServices(env, settings, counter),
+      // The daemon's key variable is read at each worker start, so a settings change applies to the next worker.
+      hiddenEnv: () => [settings.get().settings.summarizer.apiKeyEnv, "OPENAI_API_KEY"],
+    });
+  }
+
+  /**
+   * Discovers and loads the global plugins, once. Never rejects: a host that cannot start (an
+   * unwritable home) is logged and the daemon runs without plugins rather than not at all.
+   */
+  start(): Promise<void> {
+    this.starting ??= this.host.start().then(
+      () => {
+        this.ready = true;
+      },
+      (error: unknown) => {
+        this.ready = true;
+        log("error", `plugins: the plugin host did not start: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+    return this.starting;
+  }
+
+  /**
+   * `start` after the current turn of the event loop (so the reply being sent, e.g. to
+   * `initialize`, goes out first), then opens `projectDir`'s plugins so they are listed, watched
+   * and (if trusted) loaded before its first compaction.
+   */
+  startInBackground(projectDir?: string): void {
+    setImmediate(() => {
+      void this.start()
+        .then(() => (projectDir === undefined ? undefined : this.host.addProject(projectDir)))
+        .catch((error: unknown) => log("warn", `plugins: opening ${projectDir ?? "the plugins"} failed: ${error instanceof Error ? error.message : String(error)}`));
+    });
+  }
+
+  /** `session_before_compact` for the compaction service; the first call waits for the host to start. */
+  compactHooks(): CompactHooks {
+    const inner = compactHooks(this.host);
+    return {
+      runCompactHook: async (event, signal, context) => {
+        await this.start();
+        return inner.runCompactHook(event, signal, context);
+      },
+      // Before the host has loaded the global plugins it cannot know: say yes, the run will wait.
+      hasCompactHook: (context) => (this.ready ? this.host.hasHook("session_before_compact", context) : context.settings.plugins.enabled),
+    };
+  }
+
+  /** `session_before_tree` for the tree service; the first call waits for the host to start. */
+  treeHooks(): TreeHooks {
+    const inner = treeHooks(this.host);
+    return {
+      runTreeHook: async (event, signal, context) => {
+        await this.start();
+        return inner.runTreeHook(event, signal, context);
+      },
+    };
+  }
+
+  async list(projectDir: string | undefined): Promise<PluginInfo[]> {
+    await this.start();
+    return this.host.list(projectDir);
+  }
+
+  async reload(id: string | undefined): Promise<PluginInfo[]> {
+    await this.start();
+    return this.host.reload(id);
+  }
+
+  async setTrust(projectDir: string, trusted: boolean): Promise<void> {
+    await this.start();
+    await this.host.setTrust(projectDir, trusted);
+  }
+
+  /** Ends every worker and watcher (they would keep the process alive). */
+  async dispose(): Promise<void> {
+    await this.host.dispose();
+  }
+}
+
+/**
+ * `ctx.complete` and `ctx.countTokens`. The model is the one the global settings configure (a
+ * project cannot point it elsewhere, PRODUCT.md §9); the key is read here, in the daemon, and
+ * never crosses into a worker.
+ */
+function modelServices(env: NodeJS.ProcessEnv, settings: SettingsManager, counter: TokenCounter): PluginServices {
+  return {
+    countTokens: (text) => counter.countTextAsync(text),
+    complete: async (request: PluginCompleteRequest, signal: AbortSignal, caller: PluginCaller): Promise<PluginCompleteResult> => {
+      const summarizerSettings = settings.get().settings.summarizer;
+      const summarizer = createSummarizer(summarizerSettings, env);
+      if (!(summarizer instanceof OpenAISummarizer)) {
+        throw new RequestFailedError(`ctx.complete: the daemon has no model configured (${whyNoModel(summarizerSettings, env)})`, {
+          reason: "no_model",
+        });
+      }
+      log("debug", `plugins: ${caller.pluginId} (${caller.hook}) asks ${summarizer.id} for up to ${request.maxTokens} tokens`);
+      const output = await summarizer.complete({
+        system: request.system ?? "",
+        prompt: request.prompt ?? "",
+        ...(request.messages !== undefined ? { conversation: request.messages } : {}),
+        maxTokens: request.maxTokens,
+        signal,
+      });
+      return {
+        text: output.text,
+        model: summarizerSettings.model ?? DEFAULT_SUMMARIZER_MODEL,
+        ...(output.usage !== undefined ? { usage: { input: output.usage.inputTokens, output: output.usage.outputTokens } } : {}),
+      };
+    },
+  };
+}
+
+function whyNoModel(summarizer: Settings["summarizer"], env: NodeJS.ProcessEnv): string {
+  if (summarizer.provider === "extractive") return 'summarizer.provider is "extractive"';
+  if (!env[summarizer.apiKeyEnv]) return `summarizer.provider is "auto" and ${summarizer.apiKeyEnv} (summarizer.apiKeyEnv) is not set`;
+  return "no summarizer model";
+}

@@ -1,0 +1,148 @@
+/**
+ * docs/protocol.md: transport, lifecycle rules, cancellation and retries, shared daemons, the
+ * error codes (from errors.ts) and the list of every method, linking to the area pages.
+ */
+import { GENERATED_NOTICE, kindText } from "./pages.mjs";
+import { anchorOf, markdownTable } from "./schema-text.mjs";
+import { AREA_TITLES, METHOD_SUMMARIES } from "./summaries.mjs";
+
+/** `data.code` of the standard codes (application codes take theirs from AppErrorCode). */
+const STANDARD_DATA_CODES = {
+  InvalidRequest: ["already_initialized", "shutting_down"],
+  MethodNotFound: ["method_not_found"],
+  InvalidParams: ["invalid_params"],
+  InternalError: ["internal_error"],
+  ServerNotInitialized: ["server_not_initialized"],
+  RequestCancelled: ["cancelled"],
+  RequestFailed: ["request_failed"],
+};
+
+/** What each error code means; a code added to errors.ts without a line here is listed without one. */
+const ERROR_MEANINGS = {
+  ParseError: "the message was not valid JSON",
+  InvalidRequest: "not a valid request here: a second `initialize`, or any request after `shutdown`",
+  MethodNotFound: "no such method",
+  InvalidParams: "the params do not match the method's schema; `data.issues` lists each problem with its path",
+  InternalError: "a bug in the daemon; the message says what failed",
+  ServerNotInitialized: "a request before `initialize`",
+  RequestCancelled: "the client cancelled the request (`$/cancelRequest`); nothing was written",
+  ContentModified: "the session changed under the request",
+  RequestFailed: "something the daemon depends on failed (the model, a plugin); the message says what",
+  SessionNotFound: "no session with that id",
+  EntryNotFound: "the session has no entry with that id",
+  SessionExists: "a session with that id already exists",
+  EntryExists: "an entry with that id already exists in the session",
+  InvalidEntry: "the entry cannot be appended (e.g. its parent is not in the session)",
+  ImportFailed: "the file could not be imported; nothing was written",
+  ExportFailed: "the session could not be exported; no partial file is left",
+  Busy: "another long operation (compaction, navigation) is running on the session",
+  RequestIdConflict: "the `requestId` was already used by another method on this session",
+  NotSupported: "the daemon cannot do this (e.g. a format it does not know)",
+  PluginNotFound: "no plugin with that id",
+};
+
+/**
+ * @param {{ messages: import("../../packages/protocol/dist/index.js").RegisteredMessage[], areas: string[],
+ *           errorCodes: Record<string, number>, appErrorCodes: Record<string, number>, protocolVersion: string,
+ *           errorExamples: import("./examples.mjs").RequestExample[] }} input
+ */
+export function indexPage({ messages, areas, errorCodes, appErrorCodes, protocolVersion, errorExamples }) {
+  const dataCodeOf = new Map(Object.entries(appErrorCodes).map(([dataCode, code]) => [code, dataCode]));
+  const errorRows = Object.entries(errorCodes).map(([name, code]) => [
+    `${code}`,
+    name,
+    (dataCodeOf.has(code) ? [dataCodeOf.get(code)] : (STANDARD_DATA_CODES[name] ?? [])).map((dataCode) => `\`${dataCode}\``).join(", "),
+    ERROR_MEANINGS[name] ?? "",
+  ]);
+  const methodTables = areas.flatMap((area) => {
+    const inArea = messages.filter((message) => message.area === area);
+    if (inArea.length === 0) return [];
+    return [
+      `### ${AREA_TITLES[area] ?? area}`,
+      "",
+      markdownTable(
+        ["method", "kind", "summary"],
+        inArea.map(({ decl, direction }) => [`[\`${decl.method}\`](protocol/${area}.md#${anchorOf(decl.method)})`, kindText(decl.kind, direction), METHOD_SUMMARIES[decl.method] ?? ""]),
+      ),
+      "",
+    ];
+  });
+  const errorExampleBlocks = errorExamples.flatMap((example) => [
+    `${example.title} (\`${example.method}\`):`,
+    "",
+    "```json",
+    JSON.stringify({ jsonrpc: "2.0", id: example.id, error: example.error }, null, 2),
+    "```",
+    "",
+  ]);
+
+  return [
+    GENERATED_NOTICE,
+    "",
+    `# Base Context protocol reference (version ${protocolVersion})`,
+    "",
+    "Base Context is a context daemon: a client (an agent, an editor, in any language) starts",
+    "`base-context serve` and talks JSON-RPC 2.0 to it. This reference is generated from the zod",
+    "schemas in `packages/protocol`, which the daemon validates every message with; every example was",
+    "recorded from a real daemon. [protocol/schema.json](protocol/schema.json) has the same schemas as",
+    "JSON Schema, for code generators and validators in other languages.",
+    "",
+    "Clients: the typed TypeScript client in `@base-context/protocol` ([example](../examples/clients/typescript/)),",
+    "and a dependency-free Python client ([example](../examples/clients/python/)).",
+    "",
+    "## Transport",
+    "",
+    "- **stdio** (`base-context serve`): the client spawns the daemon and owns it. Messages use LSP's base",
+    "  framing: `Content-Length: N\\r\\n\\r\\n` followed by N bytes of UTF-8 JSON. stdout carries protocol",
+    "  bytes only; the daemon logs to stderr (`BASE_CONTEXT_LOG=error|warn|info|debug`).",
+    "- **Unix socket** (`base-context serve --socket <path>`): one long-lived daemon shared by several",
+    "  clients (editor windows, agents), same framing. The socket is created readable and writable by its",
+    "  owner only (0600). Each connection is a client with its own lifecycle; the daemon runs until",
+    "  SIGTERM or SIGINT and removes the socket when it stops.",
+    "- JSON-RPC 2.0. Params are always one object (by name). Method names are `area/verb`; notifications",
+    "  from the daemon are `area/didSomething`.",
+    "",
+    "## Lifecycle",
+    "",
+    "As in LSP: `initialize` (request) → `initialized` (notification) → work → `shutdown` (request) →",
+    "`exit` (notification).",
+    "",
+    "- Requests before `initialize` fail with -32002; a second `initialize` fails with -32600.",
+    "- After `shutdown` every request fails with -32600.",
+    "- Over stdio, `exit` ends the daemon: exit code 0 when `shutdown` came first, else 1. The daemon",
+    "  also ends when its stdin closes.",
+    "- Over a socket, `exit` (or closing the connection) ends that connection only.",
+    "",
+    "## Cancellation, progress and retries",
+    "",
+    "- `$/cancelRequest { id }` cancels a long request (`compaction/run`, `tree/navigate`): its reply is",
+    "  error -32800 and nothing is written.",
+    "- A request with a `workDoneToken` reports `$/progress { token, value }` while it runs.",
+    "- A request with a `requestId` (`entry/append`, `entry/appendMany`, `compaction/run`, `turn/end`,",
+    "  `tree/navigate`) is idempotent: retrying it returns the first result instead of doing the work",
+    "  again. A lost reply is not proof that nothing was written: retry with the same `requestId`.",
+    "",
+    "## Sessions open on a shared daemon",
+    "",
+    "On a daemon shared over a socket, a connection has a session *open* once one of its requests named",
+    "the session (`sessionId`) or created it. Notifications a request sends about a session",
+    "(`compaction/didStart`, `compaction/didEnd`, `tree/didNavigate`, …) go to every connection that has",
+    "it open, and `entry/didAppend` tells the others when a client appended to it (the appending client",
+    "gets the reply instead). One client disconnecting does not affect the others.",
+    "",
+    "## Errors",
+    "",
+    "Standard JSON-RPC codes, and application errors in -31999..-31900. Every error the daemon sends has",
+    "a stable `data.code` string to switch on; application errors add what they are about",
+    "(`data.sessionId`, `data.entryId`, …).",
+    "",
+    markdownTable(["code", "name", "`data.code`", "meaning"], errorRows),
+    "",
+    ...errorExampleBlocks,
+    "## Methods",
+    "",
+    ...methodTables,
+    "Shared types: [protocol/types.md](protocol/types.md).",
+    "",
+  ].join("\n");
+}

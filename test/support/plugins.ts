@@ -1,0 +1,132 @@
+/**
+ * Helpers for the plugin end-to-end tests: plugin folders written into a daemon's home (or a
+ * project), a session with something to compact, and the daemon's plugin notifications collected.
+ */
+import {
+  CompactionRun,
+  PluginsDidChange,
+  PluginsDidError,
+  PluginsList,
+  SessionCreate,
+  type BaseContextClient,
+  type CompactionEntry,
+  type PluginError,
+  type PluginInfo,
+  type SessionEntry,
+} from "@base-context/protocol";
+import { cpSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { appendAll, assistant, toolResult, user } from "../fixtures/e2e.js";
+import { waitFor } from "./wait.js";
+
+export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/plugins/", import.meta.url));
+
+/** Writes `<root>/<name>/` with a package.json naming `index.mjs` (or `main`) and the given files. */
+export function writePlugin(root: string, name: string, files: Record<string, string>, options: { main?: string; version?: string } = {}): string {
+  const dir = join(root, name);
+  const main = options.main ?? "index.mjs";
+  const all = { "package.json": JSON.stringify({ name, version: options.version ?? "1.0.0", type: "module", baseContext: { apiVersion: 1, main } }), ...files };
+  for (const [file, text] of Object.entries(all)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  return dir;
+}
+
+/** A plugin whose `session_before_compact` (and optionally `session_before_tree`) bodies are given as source. */
+export function hookPlugin(hooks: { compact?: string; tree?: string; preamble?: string }): Record<string, string> {
+  const parts = [];
+  if (hooks.compact !== undefined) parts.push(`async session_before_compact(event, ctx) {\n${hooks.compact}\n}`);
+  if (hooks.tree !== undefined) parts.push(`async session_before_tree(event, ctx) {\n${hooks.tree}\n}`);
+  return { "index.mjs": `${hooks.preamble ?? ""}\nexport default { name: "test", apiVersion: 1, hooks: {\n${parts.join(",\n")}\n} };\n` };
+}
+
+/** A compact hook body that returns `summary` for the prepared range, with `details`. */
+export function replaceSummary(summary: string, details: unknown = { by: "test" }): string {
+  return `const p = event.preparation;
+return { compaction: { summary: ${JSON.stringify(summary)}, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details: ${JSON.stringify(details)} } };`;
+}
+
+/** Plugins live in `<home>/plugins`. */
+export const pluginsRoot = (home: string): string => join(home, "plugins");
+export const projectPluginsRoot = (projectDir: string): string => join(projectDir, ".base-context", "plugins");
+
+/** Copies an example plugin as a user installs it: the folder as is, without node_modules or tests. */
+export function installExample(name: string, root: string): string {
+  const target = join(root, name);
+  cpSync(join(EXAMPLES_DIR, name), target, {
+    recursive: true,
+    filter: (source) => basename(source) !== "node_modules" && !source.endsWith(".test.ts"),
+  });
+  return target;
+}
+
+/** How editors save: a temporary file renamed over the original. */
+export function atomicSave(path: string, text: string): void {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}
+
+/**
+ * A finished turn and a new question: with keepRecentTokens 1 the cut is clean before the last
+ * user message, the four entries before it are summarized.
+ */
+export async function compactableSession(client: BaseContextClient, cwd: string): Promise<{ sessionId: string; entries: SessionEntry[] }> {
+  const { session } = await client.request(SessionCreate, { cwd });
+  const entries = await appendAll(client, session.id, [
+    user("Rename parseConfig to loadConfig everywhere."),
+    assistant("Reading the config module first.", { toolCalls: [{ id: "call_1", name: "read", arguments: { path: "src/config.ts" } }] }),
+    toolResult("call_1", "read", "export function parseConfig() {}"),
+    assistant("Renamed it in src/config.ts and updated 3 call sites."),
+    user("Now run the tests."),
+  ]);
+  return { sessionId: session.id, entries };
+}
+
+/** Settings for a home whose sessions always have something to compact. */
+export const COMPACT_EVERYTHING = { compaction: { keepRecentTokens: 1, reserveTokens: 2000 } };
+
+/** Runs a compaction and returns its result with the entry typed. */
+export async function compact(client: BaseContextClient, sessionId: string, options: { signal?: AbortSignal; workDoneToken?: string } = {}) {
+  const result = await client.request(
+    CompactionRun,
+    { sessionId, ...(options.workDoneToken !== undefined ? { workDoneToken: options.workDoneToken } : {}) },
+    options.signal ? { signal: options.signal } : {},
+  );
+  return { ...result, compaction: result.entry as CompactionEntry | undefined };
+}
+
+/** Everything the daemon said about plugins since `watchPlugins` was called. */
+export interface PluginNews {
+  errors: PluginError[];
+  changes: PluginInfo[][];
+  dispose(): void;
+}
+
+export function watchPlugins(client: BaseContextClient): PluginNews {
+  const news = { errors: [] as PluginError[], changes: [] as PluginInfo[][] };
+  const subscriptions = [
+    client.onNotification(PluginsDidError, (error) => news.errors.push(error)),
+    client.onNotification(PluginsDidChange, ({ plugins }) => news.changes.push(plugins)),
+  ];
+  return { ...news, dispose: () => subscriptions.forEach((subscription) => subscription.dispose()) };
+}
+
+/** One plugin as `plugins/list` shows it. */
+export async function pluginInfo(client: BaseContextClient, name: string, projectDir?: string): Promise<PluginInfo | undefined> {
+  const { plugins } = await client.request(PluginsList, projectDir === undefined ? {} : { projectDir });
+  return plugins.find((plugin) => plugin.name === name);
+}
+
+/** Waits until `plugins/list` shows the plugin in a state `check` accepts. */
+export async function waitForPlugin(client: BaseContextClient, name: string, check: (info: PluginInfo) => boolean, timeoutMs = 10_000): Promise<PluginInfo> {
+  return waitFor(
+    async () => {
+      const info = await pluginInfo(client, name);
+      return info !== undefined && check(info) ? info : undefined;
+    },
+    { timeoutMs, intervalMs: 20, message: `plugin ${name} in the expected state` },
+  );
+}
