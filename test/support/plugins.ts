@@ -18,6 +18,8 @@ import { cpSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { appendAll, assistant, toolResult, user } from "../fixtures/e2e.js";
+import { startDaemon, type TestDaemon } from "./daemon.js";
+import type { TempDirs } from "./temp-dir.js";
 import { waitFor } from "./wait.js";
 
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/plugins/", import.meta.url));
@@ -129,4 +131,31 @@ export async function waitForPlugin(client: BaseContextClient, name: string, che
     },
     { timeoutMs, intervalMs: 20, message: `plugin ${name} in the expected state` },
   );
+}
+
+export interface PluginDaemon {
+  d: TestDaemon;
+  client: BaseContextClient;
+  home: string;
+  /** plugins/didError and plugins/didChange since the daemon started. */
+  news: PluginNews;
+  /** A project folder for the test's sessions (no plugins of its own unless the test adds some). */
+  project: string;
+}
+
+export interface PluginDaemonOptions {
+  /** Global plugins: folder name → files. */
+  plugins?: Record<string, Record<string, string>>;
+  /** Global settings, over COMPACT_EVERYTHING. */
+  settings?: Record<string, unknown>;
+  env?: Record<string, string | undefined>;
+}
+
+/** A fresh daemon over stdio whose temporary home holds these plugins and settings. */
+export async function startPluginDaemon(dirs: TempDirs, options: PluginDaemonOptions = {}): Promise<PluginDaemon> {
+  const home = dirs.make("bc-plugins-home-");
+  writeFileSync(join(home, "settings.json"), JSON.stringify({ ...COMPACT_EVERYTHING, ...options.settings }));
+  for (const [name, files] of Object.entries(options.plugins ?? {})) writePlugin(pluginsRoot(home), name, files);
+  const d = await startDaemon({ home, ...(options.env !== undefined ? { env: options.env } : {}) });
+  return { d, client: d.client, home, news: watchPlugins(d.client), project: dirs.make("bc-plugins-project-") };
 }

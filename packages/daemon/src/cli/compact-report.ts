@@ -23,6 +23,11 @@ export interface CompactReport {
   jobId?: string;
   /** The summarizer configuration, for the hints. */
   summarizerConfig: { provider: Settings["summarizer"]["provider"]; apiKeyEnv: string; keySet: boolean };
+  /**
+   * How the user can run the CLI again: "base-context" when installed, the script path when the
+   * report comes from a package script (`pnpm demo`), where `base-context` is not on the PATH.
+   */
+  cli?: string;
 }
 
 export function printCompactReport(io: CliIo, report: CompactReport): void {
@@ -127,6 +132,12 @@ function describeSummarizer(report: CompactReport): string {
 }
 
 function nextSteps(report: CompactReport): [string, string][] {
+  const steps = baseSteps(report);
+  const cli = report.cli ?? "base-context";
+  return steps.map(([command, why]) => [command.replace(/^base-context\b/, cli), why]);
+}
+
+function baseSteps(report: CompactReport): [string, string][] {
   const id = report.sessionId;
   const steps: [string, string][] = [];
   if (report.status === "committed") {

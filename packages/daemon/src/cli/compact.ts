@@ -66,6 +66,8 @@ export function compactCommand(argv: string[], io: CliIo = processIo()): Promise
       process.off("SIGINT", onInterrupt);
     }
 
+    // Run from a package script (the README's `pnpm demo`), the CLI is not on the PATH: hint the path.
+    if (io.env.npm_lifecycle_event !== undefined) report.cli = "node packages/daemon/dist/cli/main.js";
     if (flag(args, "json")) writeJson(io, report);
     else printCompactReport(io, report);
     return report.status === "committed" || report.status === "nothing_to_compact" ? EXIT.ok : EXIT.failure;

@@ -79,7 +79,7 @@ const UPDATE = `
     state = @state, updated_ms = @nowMs, ended_ms = @endedMs,
     summarizer = coalesce(@summarizer, summarizer), error = coalesce(@error, error),
     entry_id = coalesce(@entryId, entry_id), result = coalesce(@result, result)
-  WHERE id = @id`;
+  WHERE id = @id AND state <> 'committed'`; // a committed checkpoint is final: no later failure rewrites it
 const BY_ID = `SELECT ${COLUMNS} FROM compaction_jobs WHERE id = ?`;
 const BY_SESSION = `SELECT ${COLUMNS} FROM compaction_jobs WHERE session_id = ? ORDER BY seq DESC LIMIT ?`;
 const BY_REQUEST = `SELECT ${COLUMNS} FROM compaction_jobs WHERE request_id = ? ORDER BY seq DESC LIMIT ?`;
