@@ -5,7 +5,7 @@
  * The daemon's model is the local fake server, so "no model call" can be checked.
  */
 import { EntryAppend, PluginsList, SessionGet, type BaseContextClient } from "@base-context/protocol";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { assistant, user } from "./fixtures/e2e.js";
@@ -170,6 +170,32 @@ return { compaction: { summary: "keeps too much", firstKeptEntryId: event.branch
     const error = await waitFor(() => news.errors[0], { message: "plugins/didError" });
     expect(error).toMatchObject({ pluginId: "global:greedy", kind: "invalid-result" });
     expect(error.message).toContain(entries[0]!.id);
+  });
+});
+
+describe("the plugin host starting", () => {
+  it("does not hold up initialize; a compaction arriving before the plugins have loaded waits for them", async () => {
+    const gates = dirs.make("bc-plugins-gate-");
+    const loading = join(gates, "loading");
+    const release = join(gates, "release");
+    // Top-level code that cannot finish loading until the test says so.
+    const preamble = `import { existsSync, writeFileSync } from "node:fs";
+writeFileSync(${JSON.stringify(loading)}, "1");
+while (!existsSync(${JSON.stringify(release)})) await new Promise((resolve) => setTimeout(resolve, 20));`;
+    const { client, project } = await daemonWith({ slow: hookPlugin({ preamble, compact: replaceSummary("from the slow starter") }) });
+    // startDaemon has its initialize reply: the plugin is (at most) still loading.
+    const { sessionId } = await compactableSession(client, project);
+
+    let settled = false;
+    const compaction = compact(client, sessionId).finally(() => (settled = true));
+    await waitFor(() => existsSync(loading), { timeoutMs: 20_000, message: "the plugin to start loading" });
+    expect((await client.request(SessionGet, { sessionId })).entryCount).toBe(5);
+    expect(settled).toBe(false);
+
+    writeFileSync(release, "go");
+    const result = await compaction;
+    expect(result).toMatchObject({ status: "committed", summarizer: "plugin:global:slow" });
+    expect(result.compaction?.summary).toBe("from the slow starter");
   });
 });
 

@@ -64,9 +64,12 @@ export function installExample(name: string, root: string): string {
   return target;
 }
 
-/** How editors save: a temporary file renamed over the original. */
+/**
+ * How many editors save: a temporary file renamed over the original. The temporary name is one
+ * the host ignores (`~` backup style), as it ignores editors' own temporary files.
+ */
 export function atomicSave(path: string, text: string): void {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const temporary = `${path}~`;
   writeFileSync(temporary, text);
   renameSync(temporary, path);
 }

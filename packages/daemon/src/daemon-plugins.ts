@@ -6,7 +6,7 @@
  */
 import type { PluginCompleteRequest, PluginCompleteResult, PluginInfo, Settings } from "@base-context/protocol";
 import type { CompactHooks } from "./compaction/hooks.js";
-import { RequestFailedError } from "./errors.js";
+import { CancelledError, RequestFailedError } from "./errors.js";
 import { log } from "./log.js";
 import { baseContextHome } from "./paths.js";
 import { compactHooks, PluginHost, treeHooks, type PluginCaller, type PluginServices } from "./plugins/index.js";
@@ -28,7 +28,7 @@ export class DaemonPlugins {
   private starting: Promise<void> | undefined;
   private ready = false;
 
-  constructor(private readonly options: DaemonPluginsOptions) {
+  constructor(options: DaemonPluginsOptions) {
     const { env, settings, counter } = options;
     this.host = new PluginHost({
       home: baseContextHome(env),
@@ -74,7 +74,7 @@ export class DaemonPlugins {
     const inner = compactHooks(this.host);
     return {
       runCompactHook: async (event, signal, context) => {
-        await this.start();
+        await this.started(signal);
         return inner.runCompactHook(event, signal, context);
       },
       // Before the host has loaded the global plugins it cannot know: say yes, the run will wait.
@@ -87,10 +87,27 @@ export class DaemonPlugins {
     const inner = treeHooks(this.host);
     return {
       runTreeHook: async (event, signal, context) => {
-        await this.start();
+        await this.started(signal);
         return inner.runTreeHook(event, signal, context);
       },
     };
+  }
+
+  /** Waits for `start`, unless the request is cancelled first (then CancelledError, as a hook run would). */
+  private async started(signal: AbortSignal): Promise<void> {
+    if (this.ready) return;
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason instanceof CancelledError ? signal.reason : new CancelledError());
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener("abort", onAbort, { once: true });
+      void this.start().then(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    });
   }
 
   async list(projectDir: string | undefined): Promise<PluginInfo[]> {

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomFillSync, randomUUID } from "node:crypto";
 
 /** Ids and time, injectable so tests can be deterministic. */
 export interface IdSource {
@@ -9,8 +9,22 @@ export interface IdSource {
   now(): string;
 }
 
+/** Random bytes drawn 4 KiB at a time: one call into the CSPRNG per 1,024 entry ids, not per id. */
+const randomPool = Buffer.alloc(4096);
+let poolOffset = randomPool.length;
+
+function randomHex4(): string {
+  if (poolOffset + 4 > randomPool.length) {
+    randomFillSync(randomPool);
+    poolOffset = 0;
+  }
+  const hex = randomPool.toString("hex", poolOffset, poolOffset + 4);
+  poolOffset += 4;
+  return hex;
+}
+
 export const defaultIds: IdSource = {
-  entryId: () => randomBytes(4).toString("hex"),
+  entryId: randomHex4,
   sessionId: () => randomUUID(),
   now: () => new Date().toISOString(),
 };

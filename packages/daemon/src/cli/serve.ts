@@ -11,6 +11,7 @@ import { VERSION } from "../version.js";
 import { stringOption, type CommandSpec } from "./args.js";
 import { processIo, type CliIo } from "./output.js";
 import { runCommand } from "./run.js";
+import { startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 
 export const SERVE_SPEC: CommandSpec = {
   name: "serve",
@@ -49,8 +50,11 @@ export async function serve(): Promise<number> {
         daemon.setProjectDir(projectDir);
         // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
         daemon.plugins.startInBackground(projectDir);
+        // Token counter warm-up and backfill, in the gaps between requests.
+        startBackgroundWork(daemon);
       },
       onExit: (code) => {
+        stopBackgroundWork(daemon);
         void daemon
           .dispose()
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))

@@ -155,8 +155,10 @@ export class PluginHost {
     await mkdir(root, { recursive: true });
     const record: PluginRoot = { source: "global", root };
     this.roots.set(GLOBAL_ROOT_KEY, record);
-    await this.syncRoot(GLOBAL_ROOT_KEY);
+    // Watch first, then scan: a plugin folder written while the host starts (a client and
+    // `plugin new` racing) is then seen by one or the other, never missed by both.
     await this.watchRoot(GLOBAL_ROOT_KEY, root);
+    await this.syncRoot(GLOBAL_ROOT_KEY);
   }
 
   /**
@@ -177,9 +179,10 @@ export class PluginHost {
 
   private async openProject(key: string): Promise<void> {
     this.roots.set(key, { source: "project", projectDir: key, root: projectPluginsRoot(key) });
-    await this.syncRoot(key);
-    // Watched from the project folder itself, so a plugins folder created later is seen too.
+    // Watched from the project folder itself, so a plugins folder created later is seen too;
+    // watched before the scan, as in `start`.
     if (isDirectory(key)) await this.watchRoot(key, key);
+    await this.syncRoot(key);
   }
 
   private async watchRoot(rootKey: string, anchor: string): Promise<void> {

@@ -5,7 +5,7 @@
  * created later is still seen; everything off the way to the root is ignored, so a project's
  * own files cost nothing.
  */
-import { watch, type FSWatcher } from "chokidar";
+import type { FSWatcher } from "chokidar";
 import { basename, sep } from "node:path";
 import { log } from "../log.js";
 import { pluginNameOf } from "./discovery.js";
@@ -33,6 +33,8 @@ export async function watchPluginRoot(root: string, anchor: string, onChange: (n
     if (relative.split(sep).some((segment) => IGNORED_SEGMENTS.has(segment))) return true;
     return EDITOR_TEMP_FILE.test(basename(path));
   };
+  // Loaded when the first root is watched (in the background after `initialize`), not at start-up.
+  const { watch } = await import("chokidar");
   const watcher: FSWatcher = watch(anchor, { ignoreInitial: true, ignored });
   watcher.on("all", (_event, path) => {
     if (!isWithin(root, path)) return;

@@ -33,6 +33,48 @@ export interface Peer {
   sendProgress(token: string | number, value: unknown): void;
 }
 
+/**
+ * Whether the daemon is serving requests, across every router (each socket connection has one):
+ * background work (token backfill, warming the tokenizer) runs in the gaps, not in the way.
+ */
+export class RequestActivity {
+  private inFlight = 0;
+  private lastSeen = performance.now();
+
+  begin(): void {
+    this.inFlight++;
+    this.lastSeen = performance.now();
+  }
+
+  end(): void {
+    this.inFlight--;
+    this.lastSeen = performance.now();
+  }
+
+  /** No request in flight, and none seen for `quietMs`. */
+  isIdle(quietMs: number): boolean {
+    return this.inFlight === 0 && performance.now() - this.lastSeen >= quietMs;
+  }
+
+  /**
+   * Resolves once the daemon has been idle for `quietMs`. Its timers never keep the process
+   * alive: work waiting here is dropped when the daemon exits.
+   */
+  whenIdle(quietMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.isIdle(quietMs)) return resolve();
+        const wait = this.inFlight > 0 ? quietMs : quietMs - (performance.now() - this.lastSeen);
+        setTimeout(check, Math.max(1, Math.ceil(wait))).unref();
+      };
+      check();
+    });
+  }
+}
+
+/** The daemon's one RequestActivity. */
+export const requestActivity = new RequestActivity();
+
 export class Router {
   private readonly table = new Map<string, Entry>();
 
@@ -51,17 +93,19 @@ export class Router {
     const parsed = entry.decl.params.safeParse(rawParams === undefined ? {} : rawParams);
     if (!parsed.success) throw invalidParams(method, parsed.error);
 
-    const controller = new AbortController();
-    const subscription = token.onCancellationRequested(() => controller.abort(new CancelledError()));
-    if (token.isCancellationRequested) controller.abort(new CancelledError());
+    const cancellation = new Cancellation(token);
     const ctx: RequestContext = {
       method,
-      signal: controller.signal,
+      // Made on first use: most handlers never look at it, and an AbortController is not free.
+      get signal() {
+        return cancellation.signal();
+      },
       progress: (workDoneToken, value) => {
         if (workDoneToken !== undefined) peer.sendProgress(workDoneToken, value);
       },
       notify: (decl, params) => peer.sendNotification(decl.method, params),
     };
+    requestActivity.begin();
     try {
       // Work that finished despite a late cancel is reported as done: if it wrote something, the
       // client must learn it did (a cancelled reply would claim nothing was written).
@@ -70,7 +114,32 @@ export class Router {
     } catch (error) {
       throw toResponseError(method, error);
     } finally {
-      subscription.dispose();
+      requestActivity.end();
+      cancellation.dispose();
     }
+  }
+}
+
+/** The request's AbortSignal, aborted when the client sends `$/cancelRequest`; created on demand. */
+class Cancellation {
+  private controller: AbortController | undefined;
+  private subscription: { dispose(): void } | undefined;
+  private disposed = false;
+
+  constructor(private readonly token: CancellationToken) {}
+
+  signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = new AbortController();
+      this.controller = controller;
+      if (!this.disposed) this.subscription = this.token.onCancellationRequested(() => controller.abort(new CancelledError()));
+      if (this.token.isCancellationRequested) controller.abort(new CancelledError());
+    }
+    return this.controller.signal;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.subscription?.dispose();
   }
 }

@@ -180,6 +180,20 @@ describe("pi JSONL import and export", () => {
       expect(context.entries.map((counted) => counted.entry.id)).toEqual(["c", "d"]);
     });
 
+    it("stores an unmigrated line as the file has it, and a rerooted one re-serialized", async () => {
+      const content = [
+        '{"type":"session","version":3,"id":"as-is","timestamp":"2026-02-02T00:00:00.000Z","cwd":"/w"}',
+        '{"type": "message", "id": "a", "parentId": null, "timestamp": "2026-02-02T00:00:01.000Z", "message": {"role": "user", "content": "caf\u00e9"}}',
+        '{"type":"message","id":"b","parentId":"gone","timestamp":"2026-02-02T00:00:02.000Z","message":{"role":"user","content":"b"}}',
+      ].join("\n");
+      await sessions.import({ format: "pi-jsonl", content });
+      const [header, a, b] = (await sessions.export({ sessionId: "as-is", format: "pi-jsonl" })).content!.split("\n");
+      expect(JSON.parse(header!)).toMatchObject({ id: "as-is" });
+      expect(a).toBe(content.split("\n")[1]);
+      expect(JSON.parse(a!).message.content).toBe("café");
+      expect(b).toBe('{"type":"message","id":"b","parentId":null,"timestamp":"2026-02-02T00:00:02.000Z","message":{"role":"user","content":"b"}}');
+    });
+
     it("fails on a file without a header and keeps nothing", async () => {
       const error = await appError(() => sessions.import({ format: "pi-jsonl", content: '{"type":"message","id":"x"}\n' }));
       expect(error.code).toBe("import_failed");
@@ -220,21 +234,24 @@ describe("pi JSONL import and export", () => {
     });
 
     it("keeps an importing session invisible until it completes", async () => {
-      let seenDuringImport: unknown;
-      const slow: TokenCounter = {
-        options: { encoding: "o200k_base", estimator: "chars4" },
-        countText: () => 0,
-        countTextAsync: async () => 0,
-        countEntry: async () => {
-          seenDuringImport ??= (await sessions.list({})).sessions.length;
-          return 1;
-        },
-        dispose: async () => {},
-      };
       await store.close();
-      ({ store, sessions } = open("slow.db", slow, 1));
+      ({ store, sessions } = open("slow.db", new FakeCounter(), 1));
+      // Look from inside the import, after each batch is written (batches of one entry).
+      const seenDuringImport: number[] = [];
+      const original = store.beginImport.bind(store);
+      store.beginImport = (session) => {
+        const target = original(session);
+        const insert = target.insertBatch.bind(target);
+        target.insertBatch = (batch) => {
+          const report = insert(batch);
+          seenDuringImport.push(store.listSessions({ limit: 10 }).length, store.getSession(session.id) === undefined ? 0 : 1);
+          return report;
+        };
+        return target;
+      };
       await sessions.import({ format: "pi-jsonl", path: fixture("pi-v3.jsonl") });
-      expect(seenDuringImport).toBe(0);
+      expect(seenDuringImport.length).toBeGreaterThan(2);
+      expect(new Set(seenDuringImport)).toEqual(new Set([0]));
       expect((await sessions.list({})).sessions).toHaveLength(1);
     });
   });

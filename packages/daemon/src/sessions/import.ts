@@ -1,14 +1,15 @@
 /**
- * `session/import` of pi JSONL: lines are read one at a time, migrated and validated, counted in
- * batches and written in one transaction per batch. Counting batch N overlaps with parsing batch
- * N+1 (large entries are counted in the counter's worker), and batches are written in file order.
+ * `session/import` of pi JSONL: lines are read one at a time, migrated and validated, and written
+ * in one transaction per batch, in file order. Entries are stored without token counts: counting
+ * every entry of a 300 MB file would take longer than the rest of the import together. The counts
+ * are filled in afterwards (TokenBackfill, newest first, in the background), and whoever reads a
+ * count that is still missing computes it then (TokenLedger), so every count a reader gets is exact.
  * The session stays invisible until the last batch; any failure deletes what was written.
  */
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
 import type { ImportedEntry, ImportTarget, SessionRecord, SessionStore } from "../store/index.js";
-import type { TokenCounter } from "../tokens/counter.js";
 import { fileLines, stringLines } from "./line-source.js";
 import { PiLineParser } from "./pi-line-parser.js";
 
@@ -33,8 +34,6 @@ export interface ImportResult {
 export interface ImportOptions {
   /** Entries per write transaction. */
   batchSize?: number;
-  /** Batches being counted at once before the parser waits. */
-  batchesInFlight?: number;
 }
 
 /** A garbage file could have millions of bad lines; the reply lists this many and summarizes the rest. */
@@ -42,16 +41,13 @@ const MAX_REPORTED_SKIPS = 1000;
 
 export class PiImporter {
   private readonly batchSize: number;
-  private readonly batchesInFlight: number;
 
   constructor(
     private readonly store: SessionStore,
-    private readonly counter: TokenCounter,
     private readonly ids: IdSource,
     options: ImportOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 1000;
-    this.batchesInFlight = options.batchesInFlight ?? 4;
   }
 
   async import(source: ImportSource): Promise<ImportResult> {
@@ -60,13 +56,13 @@ export class PiImporter {
     let skippedCount = 0;
     let rerooted = 0;
     let firstRerootedLine = 0;
-    const counting: Promise<ImportedEntry[]>[] = [];
     let batch: ImportedEntry[] = [];
     let target: ImportTarget | undefined;
     let lineNumber = 0;
 
-    const writeOldestBatch = async () => {
-      const report = target!.insertBatch(await counting.shift()!);
+    const writeBatch = () => {
+      const report = target!.insertBatch(batch);
+      batch = [];
       for (const skip of report.skipped) addSkip(skip);
       if (rerooted === 0 && report.rerooted.length > 0) firstRerootedLine = report.rerooted[0]!;
       rerooted += report.rerooted.length;
@@ -92,19 +88,14 @@ export class PiImporter {
             modifiedMs: Number.isNaN(createdMs) ? Date.parse(this.ids.now()) : createdMs,
           });
         } else if (parsed.kind === "entry") {
-          batch.push({ line: lineNumber, entry: parsed.entry, tokens: null });
-          if (batch.length >= this.batchSize) {
-            counting.push(this.withCounts(batch));
-            batch = [];
-            if (counting.length >= this.batchesInFlight) await writeOldestBatch();
-          }
+          batch.push({ line: lineNumber, entry: parsed.entry, json: parsed.json, tokens: null });
+          if (batch.length >= this.batchSize) writeBatch();
         } else if (parsed.kind === "skip") {
           addSkip({ line: lineNumber, reason: parsed.reason });
         }
       }
       if (!target) throw new AppError("import_failed", "the file is empty: a pi session starts with a header line");
-      if (batch.length > 0) counting.push(this.withCounts(batch));
-      while (counting.length > 0) await writeOldestBatch();
+      if (batch.length > 0) writeBatch();
       const session = target.finish();
       if (skippedCount > MAX_REPORTED_SKIPS) {
         skipped.push({ line: lineNumber, reason: `${skippedCount - MAX_REPORTED_SKIPS} more skipped lines are not listed` });
@@ -115,24 +106,13 @@ export class PiImporter {
       skipped.sort((a, b) => a.line - b.line);
       return { session, entryCount: session.entryCount, skippedLines: skipped };
     } catch (error) {
-      // Nothing half-imported may remain. Pending counts never reject (see withCounts).
+      // Nothing half-imported may remain.
       try {
         target?.abort();
       } catch (abortError) {
         log("error", `could not remove the partial import of "${target?.sessionId}": ${(abortError as Error).message}`);
       }
       throw importFailure(error, lineNumber, source.path);
-    }
-  }
-
-  /** Counts a batch; a failing counter leaves NULL counts (computed again when read) rather than failing the import. */
-  private async withCounts(batch: ImportedEntry[]): Promise<ImportedEntry[]> {
-    try {
-      const tokens = await Promise.all(batch.map((item) => this.counter.countEntry(item.entry)));
-      return batch.map((item, index) => ({ ...item, tokens: tokens[index]! }));
-    } catch (error) {
-      log("warn", `token counting during import failed (${(error as Error).message}); counts will be computed when read`);
-      return batch;
     }
   }
 }

@@ -11,7 +11,8 @@ import { entryProblem, isHeader, isJsonObject, migrateV1Line, migrateV2Line, rea
 export type ParsedLine =
   | { kind: "blank" }
   | { kind: "header"; header: PiHeader }
-  | { kind: "entry"; entry: SessionEntry }
+  /** `json`: the line itself, when the entry is exactly the line (nothing migrated): stored as is. */
+  | { kind: "entry"; entry: SessionEntry; json?: string }
   | { kind: "skip"; reason: string };
 
 export class PiLineParser {
@@ -54,7 +55,9 @@ export class PiLineParser {
     if (problem !== undefined) return { kind: "skip", reason: problem };
     this.previousId = migrated.id as string;
     // The line as the file has it (migrated), not the schema's output: defaults are not added, so export gives the same bytes.
-    return { kind: "entry", entry: migrated as SessionEntry };
+    const entry = migrated as SessionEntry;
+    // Unmigrated, the line is that entry's JSON already: storing it saves serializing it again.
+    return migrated === value && this.header!.version >= 3 ? { kind: "entry", entry, json: text } : { kind: "entry", entry };
   }
 
   private migrate(line: Record<string, unknown>, index: number): Record<string, unknown> {

@@ -121,6 +121,27 @@ describe("SessionService", () => {
       for (const entry of result.entries) expect(store.getEntry(sessionId, entry.id)!.tokens).toBe(FakeCounter.expected(entry));
     });
 
+    it("stores counts given on the spot with the entries, in the append's own transaction", async () => {
+      const onTheSpot = Object.assign(counter, {
+        countEntriesNow: (entries: readonly EntryInput[]) => entries.map((entry) => (JSON.stringify(entry).includes("big") ? undefined : 5)).includes(undefined) ? undefined : entries.map(() => 5),
+      });
+      const updates: string[] = [];
+      const setTokens = store.setTokens.bind(store);
+      store.setTokens = (...args) => {
+        updates.push(args[1]);
+        setTokens(...args);
+      };
+      const result = await sessions.append({ sessionId, entry: user("small") });
+      expect(result.tokens).toBe(5);
+      expect(store.getEntry(sessionId, result.entry.id)!.tokens).toBe(5);
+      expect(onTheSpot.counted).toBe(0);
+      expect(updates).toEqual([]);
+      // Declined: counted after the write, as before.
+      const declined = await sessions.appendMany({ sessionId, entries: [user("small"), user("big")] });
+      expect(declined.entries.map((entry) => store.getEntry(sessionId, entry.id)!.tokens)).toEqual(declined.entries.map(FakeCounter.expected));
+      expect(updates).toHaveLength(2);
+    });
+
     it("computes a count that is missing (e.g. lost in a crash) when it is read", async () => {
       const outcome = store.append({ sessionId, entries: [user("never counted")] });
       if (outcome.status !== "appended") throw new Error("expected an append");

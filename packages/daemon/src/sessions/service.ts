@@ -3,7 +3,8 @@
  * daemon read (context paths with token counts) and write (appends with preconditions).
  *
  * Ordering: every method that writes calls the store synchronously before its first `await`, so
- * requests apply in arrival order; token counts are filled in afterwards (see TokenLedger).
+ * requests apply in arrival order; token counts are stored with the entries when they can be
+ * computed on the spot, else filled in afterwards (see TokenLedger, TokenBackfill).
  */
 import {
   EntryAppend,
@@ -15,6 +16,7 @@ import {
 import type { z } from "zod";
 import { entryNotFound, sessionNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
+import { log } from "../log.js";
 import type { AppendedEntries, AppendRequest, SessionRecord, SessionStore, StoredEntry } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
@@ -22,6 +24,7 @@ import { toContextPath, type ContextPath } from "./context-path.js";
 import { exportToPath, exportToString } from "./export.js";
 import { PiImporter, type ImportOptions } from "./import.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
+import { TokenBackfill, type TokenBackfillOptions } from "./token-backfill.js";
 import { TokenLedger, type CountedEntry } from "./token-ledger.js";
 import { flatTree, nestTree } from "./tree.js";
 
@@ -48,15 +51,33 @@ export class SessionService implements SessionsApi {
   private readonly ids: IdSource;
   private readonly tokens: TokenLedger;
   private readonly importer: PiImporter;
+  /** Fills counts that imports leave out; off until `startBackfill` (one-shot CLI commands leave them to readers). */
+  private backfill: TokenBackfill | undefined;
 
   constructor(
     readonly store: SessionStore,
-    counter: TokenCounter,
+    private readonly counter: TokenCounter,
     options: SessionServiceOptions = {},
   ) {
     this.ids = options.ids ?? defaultIds;
     this.tokens = new TokenLedger(store, counter);
-    this.importer = new PiImporter(store, counter, this.ids, options.import);
+    this.importer = new PiImporter(store, this.ids, options.import);
+  }
+
+  /**
+   * Counts missing token counts in the background from now on: those of every session now, and
+   * each import's after it. For long-running daemons; a CLI command that imports and exits leaves
+   * them to the next reader (or daemon).
+   */
+  startBackfill(options: TokenBackfillOptions = {}): TokenBackfill {
+    this.backfill ??= new TokenBackfill(this.store, this.counter, options);
+    this.backfill.schedule();
+    return this.backfill;
+  }
+
+  /** Stops the background backfill (before the counter and the store are disposed). */
+  stopBackfill(): void {
+    this.backfill?.stop();
   }
 
   // ---- sessions ------------------------------------------------------------------------------
@@ -115,6 +136,7 @@ export class SessionService implements SessionsApi {
 
   async import(params: Params<"import">): Result<"import"> {
     const result = await this.importer.import(params);
+    this.backfill?.schedule(result.session.id);
     return { session: toHeader(result.session), entryCount: result.entryCount, skippedLines: result.skippedLines };
   }
 
@@ -159,13 +181,26 @@ export class SessionService implements SessionsApi {
    * Resolves once the appended entries' token counts are stored.
    */
   async appendEntries(request: AppendRequest): Promise<CountedAppendOutcome> {
+    // Small entries are counted right here when the counter can (encoding loaded on this thread)
+    // and stored with their counts in the same transaction; others are counted after the write.
+    const tokens = request.tokens ?? this.countNow(request.entries);
     // Synchronous store write first: appends apply in arrival order whatever the counts cost.
-    const outcome = this.store.append(request);
+    const outcome = this.store.append(tokens ? { ...request, tokens } : request);
     if (outcome.status === "stale") return outcome;
     const entries = await this.tokens.withCounts(request.sessionId, outcome.entries);
     const counted: CountedAppendOutcome = { status: outcome.status, entries, leafId: outcome.leafId };
     if (outcome.status === "replayed" && outcome.extra !== undefined) counted.extra = outcome.extra;
     return counted;
+  }
+
+  /** Counts the counter can give on the spot; undefined to count after the write (also when counting fails). */
+  private countNow(entries: readonly EntryInput[]): number[] | undefined {
+    try {
+      return this.counter.countEntriesNow?.(entries);
+    } catch (error) {
+      log("debug", `counting an append on the spot failed (${(error as Error).message}); counting it after the write`);
+      return undefined;
+    }
   }
 
   async getEntry(params: Params<"getEntry">): Result<"getEntry"> {

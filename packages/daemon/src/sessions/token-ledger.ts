@@ -1,7 +1,9 @@
 /**
  * Token counts and their ordering. Counting is async (a 10 MB entry goes to a worker), but appends
  * to a session must apply in arrival order, so an append is stored *synchronously* on arrival with
- * tokens NULL, and the count is stored when it resolves. Nothing waits for a count except the
+ * tokens NULL, and the count is stored when it resolves. (When the counter can count the entries
+ * on the spot — small entries, encoding loaded on this thread — the append carries its counts and
+ * nothing is left to do here.) Nothing waits for a count except the
  * reply of the append that needs it and readers that need that entry's count: they share the
  * in-flight count (or compute a missing one — e.g. lost in a crash — and store it).
  */
@@ -37,6 +39,10 @@ export class TokenLedger {
 
   /** Stored entries with their counts, computing the missing ones in parallel. */
   async withCounts(sessionId: string, stored: readonly StoredEntry[]): Promise<CountedEntry[]> {
+    // The usual case (every count stored) without a promise per entry: a context path has thousands.
+    if (stored.every((item) => item.tokens !== null)) {
+      return stored.map((item) => ({ entry: item.entry, tokens: item.tokens! }));
+    }
     const tokens = await Promise.all(
       stored.map((item) => (item.tokens === null ? this.count(sessionId, item.entry) : item.tokens)),
     );

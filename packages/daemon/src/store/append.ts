@@ -19,6 +19,11 @@ export interface AppendRequest {
   sessionId: string;
   /** Appended in order, each a child of the previous; `id`/`timestamp` are assigned when absent. */
   entries: readonly EntryInput[];
+  /**
+   * Token counts of `entries`, in order, when the caller already has them: stored with the
+   * entries. Absent (or null for an entry): stored as NULL, to be counted afterwards.
+   */
+  tokens?: readonly (number | null)[] | undefined;
   /** Parent of the first entry: undefined = the current leaf, null = a new root. */
   parentId?: string | null | undefined;
   /**
@@ -87,13 +92,14 @@ export class Appender {
     const nowMs = timeMs(now);
     const tally = emptyTally(session.leaf_id, nowMs);
     const appended: StoredEntry[] = [];
-    for (const draft of request.entries) {
+    request.entries.forEach((draft, index) => {
       const entry = this.buildEntry(sessionId, draft, parent?.id ?? null, now);
       const firstKeptDepth = this.checkReferences(sessionId, entry, parent);
-      const inserted = this.writer.insert(sessionId, entry, parent, { tokens: null, firstKeptDepth }, tally);
-      appended.push({ entry, tokens: null, depth: inserted.depth, seq: inserted.seq });
+      const tokens = request.tokens?.[index] ?? null;
+      const inserted = this.writer.insert(sessionId, entry, parent, { tokens, firstKeptDepth }, tally);
+      appended.push({ entry, tokens, depth: inserted.depth, seq: inserted.seq });
       parent = inserted;
-    }
+    });
     this.writer.applyTally(sessionId, tally);
     const leafId = parent!.id;
     if (request.request) {

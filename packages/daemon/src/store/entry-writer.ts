@@ -63,6 +63,8 @@ export interface InsertOptions {
   tokens: number | null;
   /** For a compaction: depth of its first kept entry when that entry is on its path. */
   firstKeptDepth: number | null;
+  /** The entry's JSON when the caller has it already (an imported line): stored instead of serializing `entry`. */
+  json?: string | undefined;
 }
 
 export class EntryWriter {
@@ -115,7 +117,7 @@ export class EntryWriter {
       modelEntryId: columns.modelEntryId,
       thinkingChangeId: columns.thinkingChangeId,
       tokens: options.tokens,
-      json: JSON.stringify(entry),
+      json: options.json ?? JSON.stringify(entry),
     });
     if (entry.type === "label") this.applyLabel(sessionId, entry.targetId, entry.label, entry.id);
     tally.added += 1;

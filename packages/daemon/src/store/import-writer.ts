@@ -15,6 +15,8 @@ export interface ImportedEntry {
   /** 1-based line number in the file, for reports. */
   line: number;
   entry: SessionEntry;
+  /** The entry's JSON as the file has it, when it is exactly `entry` (stored as is). */
+  json?: string | undefined;
   tokens: number | null;
 }
 
@@ -54,23 +56,25 @@ export class ImportTarget {
     const row = this.sessions.row(this.sessionId);
     if (!row) throw new Error(`session "${this.sessionId}" disappeared during its import`);
     const tally = emptyTally(row.leaf_id, row.modified_ms);
-    for (const { line, entry: fileEntry, tokens } of batch) {
+    for (const { line, entry: fileEntry, json: fileJson, tokens } of batch) {
       if (this.writer.exists(this.sessionId, fileEntry.id)) {
         report.skipped.push({ line, reason: `duplicate entry id "${fileEntry.id}"` });
         continue;
       }
       let entry = fileEntry;
+      let json = fileJson;
       let parent: PathColumns | null = null;
       if (entry.parentId !== null) {
         parent = this.parentColumns(entry.parentId);
         if (!parent) {
           entry = { ...entry, parentId: null };
+          json = undefined;
           report.rerooted.push(line);
         }
       }
       const firstKeptDepth =
         entry.type === "compaction" ? this.writer.firstKeptDepth(this.sessionId, entry.firstKeptEntryId, parent) : null;
-      this.last = this.writer.insert(this.sessionId, entry, parent, { tokens, firstKeptDepth }, tally);
+      this.last = this.writer.insert(this.sessionId, entry, parent, { tokens, firstKeptDepth, json }, tally);
       tally.modifiedMs = Math.max(tally.modifiedMs, entryTimeMs(entry) ?? tally.modifiedMs);
     }
     // The leaf of a loaded pi file is its last entry in file order.

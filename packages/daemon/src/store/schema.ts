@@ -107,6 +107,17 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "index of entries whose token count is missing",
+    up(db) {
+      db.exec(`
+        -- Imports store entries without counts; a background backfill fills them in, newest
+        -- first, and resumes after a restart. Only rows with tokens NULL are in this index, so it
+        -- stays small and costs nothing once the counts are in.
+        CREATE INDEX entries_uncounted ON entries (session_id, seq) WHERE tokens IS NULL;
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = migrations.length;

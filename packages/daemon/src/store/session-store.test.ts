@@ -130,6 +130,37 @@ describe("SessionStore", () => {
     });
   });
 
+  describe("token counts", () => {
+    it("stores the counts an append carries, in the same transaction, and NULL for the others", () => {
+      const outcome = store.append({ sessionId: "s", entries: [user("a"), user("b"), user("c")], tokens: [7, null] });
+      if (outcome.status !== "appended") throw new Error("expected an append");
+      expect(outcome.entries.map((stored) => stored.tokens)).toEqual([7, null, null]);
+      expect(outcome.entries.map((stored) => store.getEntry("s", stored.entry.id)!.tokens)).toEqual([7, null, null]);
+    });
+
+    it("lists entries without a count newest first, page by page, and forgets them once counted", () => {
+      const ids = ["a", "b", "c", "d", "e"].map((text) => appendOne(store, "s", user(text)).id);
+      store.setTokensMany("s", [{ id: ids[3]!, tokens: 4 }]);
+      const first = store.uncountedEntries("s", 2);
+      expect(first.map((stored) => stored.entry.id)).toEqual([ids[4], ids[2]]);
+      const second = store.uncountedEntries("s", 2, first[1]!.seq);
+      expect(second.map((stored) => stored.entry.id)).toEqual([ids[1], ids[0]]);
+      expect(store.sessionsWithUncountedEntries()).toEqual(["s"]);
+      store.setTokensMany("s", [...first, ...second].map((stored, index) => ({ id: stored.entry.id, tokens: index })));
+      expect(store.uncountedEntries("s", 10)).toEqual([]);
+      expect(store.sessionsWithUncountedEntries()).toEqual([]);
+      expect(store.getEntry("s", ids[0]!)!.tokens).toBe(3);
+    });
+
+    it("does not offer the entries of a session that is still being imported", () => {
+      const target = store.beginImport({ id: "importing", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      target.insertBatch([{ line: 2, entry: { type: "session_info", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" }, tokens: null }]);
+      expect(store.sessionsWithUncountedEntries()).toEqual([]);
+      target.finish();
+      expect(store.sessionsWithUncountedEntries()).toEqual(["importing"]);
+    });
+  });
+
   describe("request ids", () => {
     it("replays the first result of a requestId without writing again", () => {
       const request = { id: "req-1", method: "entry/append" };

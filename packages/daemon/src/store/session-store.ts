@@ -45,6 +45,14 @@ const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? 
 const ENTRIES_PAGE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`;
 const LAST_SEQ = "SELECT max(seq) FROM entries WHERE session_id = ?";
 const SET_TOKENS = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ?";
+// Both use the partial index entries_uncounted (rows with tokens NULL only).
+const UNCOUNTED_SESSIONS = `
+  SELECT s.id FROM sessions s
+  WHERE s.import_started_ms IS NULL AND EXISTS (SELECT 1 FROM entries e WHERE e.session_id = s.id AND e.tokens IS NULL)
+  ORDER BY s.modified_ms DESC`;
+const UNCOUNTED_ENTRIES = `
+  SELECT ${ENTRY_COLUMNS} FROM entries INDEXED BY entries_uncounted
+  WHERE session_id = ? AND tokens IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`;
 const LABELS = "SELECT target_id AS targetId, label FROM labels WHERE session_id = ?";
 const LABEL_OF = "SELECT label FROM labels WHERE session_id = ? AND target_id = ?";
 const LEAF_COLUMNS = `
@@ -158,7 +166,10 @@ export class SessionStore {
 
   // ---- entries -------------------------------------------------------------------------------
 
-  /** Appends entries in one IMMEDIATE transaction (see AppendRequest). Entries come back with tokens null. */
+  /**
+   * Appends entries in one IMMEDIATE transaction (see AppendRequest). Entries come back with the
+   * counts the request carried, else tokens null.
+   */
   append(request: AppendRequest): AppendOutcome {
     const outcome = this.appender.append(request);
     if (outcome.status === "appended") this.checkpointer?.noteWrite();
@@ -212,6 +223,25 @@ export class SessionStore {
   setTokens(sessionId: string, entryId: string, tokens: number): void {
     this.sql.get(SET_TOKENS).run(tokens, sessionId, entryId);
     this.checkpointer?.noteWrite();
+  }
+
+  /** Stores counts computed after the fact, in one transaction. Rows that are gone are skipped. */
+  setTokensMany(sessionId: string, counts: readonly { id: string; tokens: number }[]): void {
+    if (counts.length === 0) return;
+    this.write(() => {
+      const update = this.sql.get(SET_TOKENS);
+      for (const { id, tokens } of counts) update.run(tokens, sessionId, id);
+    });
+  }
+
+  /** Complete sessions that have entries without a stored count, most recently modified first. */
+  sessionsWithUncountedEntries(): string[] {
+    return this.sql.get<string>(UNCOUNTED_SESSIONS).pluck().all();
+  }
+
+  /** Up to `limit` entries of a session without a stored count, newest first, below `beforeSeq`. */
+  uncountedEntries(sessionId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): StoredEntry[] {
+    return this.sql.get<EntryRow>(UNCOUNTED_ENTRIES).all(sessionId, beforeSeq, limit).map(toStoredEntry);
   }
 
   /** Root → `leafId` (or only from depth `minDepth`). AppError entry_not_found for an unknown leaf. */

@@ -3,12 +3,20 @@
  * package. Retries, the overall deadline and cancellation are handled here (see retry.ts for why
  * the SDK's own retry loop is switched off).
  */
-import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
+import type OpenAI from "openai";
 import { CancelledError, RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
 import { isReasoningModel, stripThinking } from "./model-output.js";
 import { abortableSleep, backoffDelayMs, DEFAULT_BACKOFF, isRetryableStatus, retryAfterMs, type BackoffOptions } from "./retry.js";
 import type { Summarizer, SummaryRequest, SummaryResult, SummaryUsage } from "./types.js";
+
+type OpenAISdk = typeof import("openai");
+let sdk: Promise<OpenAISdk> | undefined;
+/**
+ * The SDK is ~115 modules: loaded on the first model call, not when the daemon starts (most
+ * daemons never call a model, and none needs it to answer `initialize`).
+ */
+const loadSdk = (): Promise<OpenAISdk> => (sdk ??= import("openai"));
 
 type ChatRequestBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -86,7 +94,9 @@ export class OpenAISummarizer implements Summarizer {
   async complete(input: CompletionInput): Promise<CompletionOutput> {
     const { signal } = input;
     if (signal?.aborted) throw new CancelledError();
-    const client = this.client();
+    const apiKey = this.apiKey();
+    const { default: OpenAIClient, APIConnectionTimeoutError, APIError } = await loadSdk();
+    const client = new OpenAIClient({ apiKey, baseURL: this.options.baseURL, maxRetries: 0, timeout: this.options.timeoutMs });
     const body = this.requestBody(input);
     const deadline = Date.now() + this.options.timeoutMs;
 
@@ -98,7 +108,7 @@ export class OpenAISummarizer implements Summarizer {
         return readCompletion(response);
       } catch (error) {
         if (signal?.aborted) throw new CancelledError();
-        const failure = this.describeFailure(error);
+        const failure = this.describeFailure(error, APIConnectionTimeoutError, APIError);
         const attempts = attempt + 1;
         if (!failure.retryable || attempt >= this.options.maxRetries) throw this.failed(failure, attempts);
         const waitMs = failure.waitMs ?? backoffDelayMs(attempt, this.backoff);
@@ -111,7 +121,7 @@ export class OpenAISummarizer implements Summarizer {
     }
   }
 
-  private client(): OpenAI {
+  private apiKey(): string {
     const apiKey = this.env[this.options.apiKeyEnv];
     if (!apiKey) {
       throw new RequestFailedError(`summarizer ${this.id}: the environment variable ${this.options.apiKeyEnv} (summarizer.apiKeyEnv) is not set`, {
@@ -119,7 +129,7 @@ export class OpenAISummarizer implements Summarizer {
         reason: "missing_api_key",
       });
     }
-    return new OpenAI({ apiKey, baseURL: this.options.baseURL, maxRetries: 0, timeout: this.options.timeoutMs });
+    return apiKey;
   }
 
   private requestBody(input: CompletionInput): ChatRequestBody {
@@ -134,7 +144,11 @@ export class OpenAISummarizer implements Summarizer {
       : { model: this.options.model, messages, max_tokens: limit };
   }
 
-  private describeFailure(error: unknown): AttemptFailure {
+  private describeFailure(
+    error: unknown,
+    APIConnectionTimeoutError: OpenAISdk["APIConnectionTimeoutError"],
+    APIError: OpenAISdk["APIError"],
+  ): AttemptFailure {
     if (error instanceof APIConnectionTimeoutError) {
       return { message: `model request timed out after ${this.options.timeoutMs} ms`, retryable: false };
     }

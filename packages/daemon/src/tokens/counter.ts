@@ -3,7 +3,7 @@
  * once per entry at append time and stored; `countEntry` is the only way the rest of the daemon
  * asks for them. `createTokenCounter` (tokens/index.ts) makes one.
  */
-import type { SessionEntry } from "@base-context/protocol";
+import type { EntryInput, SessionEntry } from "@base-context/protocol";
 
 export type Encoding = "o200k_base" | "cl100k_base";
 export type Estimator = "exact" | "chars4";
@@ -24,6 +24,24 @@ export interface TokenCounter {
   countTextAsync(text: string): Promise<number>;
   /** Tokens an entry contributes to the context (0 for entries that are not in the context). */
   countEntry(entry: SessionEntry): Promise<number>;
+  /**
+   * The counts of `entries`, computed right now on the calling thread when that is cheap, else
+   * undefined (count them asynchronously). chars4 always can; an exact counter can once its
+   * encoding is loaded on this thread (`loadOnCallingThread`) and the entries' texts add up to at
+   * most its `syncMaxChars`. An entry's count depends on its body only, never on its id, parentId
+   * or timestamp, so entries can be counted before the store assigns those.
+   */
+  countEntriesNow?(entries: readonly (SessionEntry | EntryInput)[]): number[] | undefined;
+  /** Counts at the lowest priority, behind every other count (backfills of missing counts). */
+  countEntriesInBackground?(entries: readonly SessionEntry[]): Promise<number[]>;
+  /** Starts what async counts need (the worker, which loads the encoding) without blocking this thread. */
+  warmUp?(): Promise<void>;
+  /**
+   * Loads the encoding on the calling thread so that small counts skip the worker. Blocks this
+   * thread once (~0.35 s for o200k_base on an idle core) and keeps a second copy (~70 MB): call it
+   * when nothing is waiting.
+   */
+  loadOnCallingThread?(): void;
   /** Stops the counting worker, if one was started; pending async counts are rejected. */
   dispose(): Promise<void>;
 }

@@ -6,8 +6,9 @@
  * - Loading an encoding blocks its thread ~0.35 s and adds ~70 MB of peak RSS. So by default the
  *   daemon's thread never loads one: async counts go to the worker (a round trip costs ~0.07 ms
  *   for a small entry on an idle machine), and only one copy of the encoding exists.
- * - If the calling thread has the encoding anyway (someone used the synchronous `countText`),
- *   small texts are counted right there, skipping the round trip.
+ * - If the calling thread has the encoding anyway (someone used the synchronous `countText`, or
+ *   the daemon called `loadOnCallingThread` while it was idle), small texts are counted right
+ *   there, skipping the round trip; `countEntriesNow` lets an append count before it is stored.
  * - Texts above `chunkChars` are split at piece boundaries (chunks.ts) and counted chunk by chunk
  *   behind interactive work, so a 10 MB tool result never holds up other appends for long.
  */
@@ -15,8 +16,9 @@ import { safeSplits } from "./chunks.js";
 import { CountWorker } from "./count-worker.js";
 import type { TokenCounter, TokenCounterOptions } from "./counter.js";
 import { isExactCountLoaded, loadExactCount } from "./encodings.js";
-import { chars4Tokens, CHARS_PER_TOKEN, entryContextText, IMAGE_TOKENS } from "./entry-text.js";
-import type { SessionEntry } from "@base-context/protocol";
+import { chars4Tokens, CHARS_PER_TOKEN, entryContextText, IMAGE_TOKENS, type EntryContextText } from "./entry-text.js";
+import type { EntryInput, SessionEntry } from "@base-context/protocol";
+import type { Lane } from "./count-worker.js";
 
 export interface CounterPolicy {
   /**
@@ -62,7 +64,27 @@ class Chars4Counter implements TokenCounter {
     return chars4Tokens(entryContextText(entry));
   }
 
+  countEntriesNow(entries: readonly (SessionEntry | EntryInput)[]): number[] {
+    return entries.map((entry) => chars4Tokens(entryContextText(asCountable(entry))));
+  }
+
+  async countEntriesInBackground(entries: readonly SessionEntry[]): Promise<number[]> {
+    return this.countEntriesNow(entries);
+  }
+
+  async warmUp(): Promise<void> {}
+
+  loadOnCallingThread(): void {}
+
   async dispose(): Promise<void> {}
+}
+
+/**
+ * Counting reads an entry's body only (entryContextText: message content, summaries), so an
+ * input without its id, parentId or timestamp yet counts the same as the stored entry.
+ */
+function asCountable(entry: SessionEntry | EntryInput): SessionEntry {
+  return entry as SessionEntry;
 }
 
 class ExactCounter implements TokenCounter {
@@ -82,8 +104,7 @@ class ExactCounter implements TokenCounter {
   async countTextAsync(text: string): Promise<number> {
     if (!text) return 0;
     if (text.length <= this.policy.syncMaxChars && this.countsOnCallingThread()) return this.countText(text);
-    if (text.length <= this.policy.chunkChars) return this.worker.count(text, "interactive");
-    return this.countInChunks(text);
+    return this.countTextIn(text, "interactive");
   }
 
   async countEntry(entry: SessionEntry): Promise<number> {
@@ -91,18 +112,56 @@ class ExactCounter implements TokenCounter {
     return (await this.countTextAsync(text)) + images * IMAGE_TOKENS;
   }
 
+  countEntriesNow(entries: readonly (SessionEntry | EntryInput)[]): number[] | undefined {
+    if (!this.countsOnCallingThread()) return undefined;
+    const texts: EntryContextText[] = [];
+    let chars = 0;
+    for (const entry of entries) {
+      const text = entryContextText(asCountable(entry));
+      chars += text.text.length;
+      if (chars > this.policy.syncMaxChars) return undefined;
+      texts.push(text);
+    }
+    const count = loadExactCount(this.options.encoding);
+    return texts.map(({ text, images }) => (text ? count(text) : 0) + images * IMAGE_TOKENS);
+  }
+
+  async countEntriesInBackground(entries: readonly SessionEntry[]): Promise<number[]> {
+    return Promise.all(
+      entries.map(async (entry) => {
+        const { text, images } = entryContextText(entry);
+        return (await this.countTextIn(text, "background")) + images * IMAGE_TOKENS;
+      }),
+    );
+  }
+
+  warmUp(): Promise<void> {
+    return this.worker.warmUp();
+  }
+
+  loadOnCallingThread(): void {
+    loadExactCount(this.options.encoding);
+  }
+
   dispose(): Promise<void> {
     return this.worker.dispose();
+  }
+
+  /** An async count in a given lane of the worker (large texts in chunks, in that lane). */
+  private countTextIn(text: string, lane: Lane): Promise<number> {
+    if (!text) return Promise.resolve(0);
+    if (text.length <= this.policy.chunkChars) return this.worker.count(text, lane);
+    return this.countInChunks(text, lane === "interactive" ? "bulk" : lane);
   }
 
   /**
    * Hands a large text to the worker chunk by chunk as the splits are found, pausing whenever
    * finding them has taken `MAX_SLICE_MS` (10 MB without a split point takes ~40 ms to search).
    */
-  private async countInChunks(text: string): Promise<number> {
+  private async countInChunks(text: string, lane: Lane): Promise<number> {
     const counts: Promise<number>[] = [];
     const countChunk = (chunk: string) => {
-      const count = this.worker.count(chunk, "bulk");
+      const count = this.worker.count(chunk, lane);
       // Rejections are read by Promise.all below; until then they must not count as unhandled.
       count.catch(() => undefined);
       counts.push(count);
