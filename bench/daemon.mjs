@@ -1,8 +1,8 @@
 // The daemon over stdio, through the protocol package's client: cold start, building sessions of
 // 1k and 10k entries with entry/appendMany, importing a ~288 MB pi JSONL file of 100k entries
 // (which is also the 100k-entry session of the other measurements), append latency,
-// context/build on the compacted 100k-entry session (warm and cold), and peak RSS against
-// entries stored.
+// context/build on the compacted 100k-entry session (warm and cold), peak RSS against entries
+// stored, and how long an idle daemon takes to backfill the token counts the import left out.
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { daemonMain } from "./lib/dist.mjs";
@@ -15,6 +15,7 @@ if (!existsSync(daemonMain)) {
 }
 
 const { protocol: P, startDaemon, temporaryHome } = await import("./lib/daemon-process.mjs");
+const { requireFromDaemon } = await import("./lib/dist.mjs");
 const { conversation, piEntryId, writePiSession } = await import("./lib/generated-session.mjs");
 
 const BATCH = 1000;
@@ -46,7 +47,7 @@ async function buildCompactedSession(daemon, entryCount) {
   return { sessionId: session.id, buildMs };
 }
 
-/** Appends a compaction entry directly (no summarizer): the context keeps from `firstKeptEntryId`. */
+/** Appends a compaction entry directly (no summarizer): the context keeps from `firstKeptEntryId`. Returns its id. */
 async function compact(daemon, sessionId, firstKeptEntryId, entryCount) {
   // KEPT_TAIL is a multiple of 4, so the first kept entry is a user message (a valid cut point).
   const compaction = {
@@ -55,7 +56,7 @@ async function compact(daemon, sessionId, firstKeptEntryId, entryCount) {
     firstKeptEntryId,
     tokensBefore: entryCount * 175,
   };
-  await daemon.request(P.EntryAppend, { sessionId, entry: compaction });
+  return (await daemon.request(P.EntryAppend, { sessionId, entry: compaction })).entry.id;
 }
 
 async function timeRequests(count, send) {
@@ -72,6 +73,28 @@ async function timeRequests(count, send) {
 async function lightWorkload(daemon, sessionId) {
   for (let i = 0; i < 5; i++) await daemon.request(P.ContextBuild, { sessionId });
   for (let i = 0; i < 200; i++) await daemon.request(P.EntryAppend, { sessionId, entry: oneKilobyte(i) });
+}
+
+/**
+ * Polls the database (read-only, its own connection) until no entry lacks a token count, or
+ * `timeoutMs` passes. The daemon counts them in the background while it has no request to serve.
+ */
+async function waitForBackfill(databasePath, timeoutMs) {
+  const Database = requireFromDaemon("better-sqlite3");
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    const missing = db.prepare("SELECT count(*) FROM entries WHERE tokens IS NULL").pluck();
+    const initial = missing.get();
+    const started = performance.now();
+    let left = initial;
+    while (left > 0 && since(started) < timeoutMs) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      left = missing.get();
+    }
+    return { entries: initial - left, left, ms: since(started) };
+  } finally {
+    db.close();
+  }
 }
 
 const homes = [];
@@ -132,7 +155,7 @@ try {
     note: `${(bytes / 1e6 / (importMs / 1000)).toFixed(0)} MB/s`,
   });
   const large = { sessionId: imported.session.id };
-  await compact(daemon, large.sessionId, piEntryId(IMPORT_ENTRIES - KEPT_TAIL), IMPORT_ENTRIES);
+  const compactionId = await compact(daemon, large.sessionId, piEntryId(IMPORT_ENTRIES - KEPT_TAIL), IMPORT_ENTRIES);
 
   // ---- context/build, warm --------------------------------------------------------------------
   progress("context/build (warm) and appends on the 100k session");
@@ -153,6 +176,10 @@ try {
   const appends = await timeRequests(APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId: large.sessionId, entry: oneKilobyte(100 + i) }));
   report({ name: `entry/append 1 KB on the 100k session, p50 of ${APPENDS}`, value: median(appends), unit: "ms", digits: 3, target: { max: 0.5 } });
   report({ name: `entry/append 1 KB on the 100k session, p99`, value: percentile(appends, 99), unit: "ms", digits: 3, target: { max: 5 } });
+  // The appends stay in the session (111k entries stored) on a branch of their own: back at the
+  // compaction, the current context is the one measured warm above, so cold and warm compare.
+  const appendsLeafId = (await daemon.request(P.SessionGet, { sessionId: large.sessionId })).leafId;
+  await daemon.request(P.SessionBranch, { sessionId: large.sessionId, entryId: compactionId });
   const builderPeak = daemon.memory()?.peakMB;
   await daemon.stop();
 
@@ -161,10 +188,46 @@ try {
   daemon = await startDaemon(largeHome);
   report({ name: "cold start → initialize reply (111k entries stored)", value: daemon.initializeMs, unit: "ms", digits: 0 });
   const coldStarted = performance.now();
-  await daemon.request(P.ContextBuild, { sessionId: large.sessionId });
-  report({ name: "context/build, compacted 100k session, cold (fresh daemon, first call)", value: since(coldStarted), unit: "ms", digits: 1, target: { max: 100 } });
+  const coldContext = await daemon.request(P.ContextBuild, { sessionId: large.sessionId });
+  report({
+    name: "context/build, compacted 100k session, cold (fresh daemon, first call)",
+    value: since(coldStarted),
+    unit: "ms",
+    digits: 1,
+    target: { max: 100 },
+    note: `${coldContext.messages.length} messages: the context measured warm`,
+  });
   await lightWorkload(daemon, large.sessionId);
   const largePeak = daemon.memory()?.peakMB;
+
+  // ---- token counts the import left out, filled in by the idle daemon ---------------------------
+  progress("backfill of the imported session's token counts (idle daemon)");
+  const backfill = await waitForBackfill(join(largeHome, "sessions.db"), 180_000);
+  report({
+    name: "token count backfill after the import, idle daemon",
+    value: backfill.entries / (backfill.ms / 1000),
+    unit: "entries/s",
+    digits: 0,
+    note: backfill.left === 0 ? `${backfill.entries.toLocaleString("en-US")} counts in ${(backfill.ms / 1000).toFixed(1)} s` : `${backfill.left.toLocaleString("en-US")} left after ${(backfill.ms / 1000).toFixed(0)} s`,
+  });
+  await daemon.stop();
+
+  // ---- cold context/build of a much larger context: the branch with the 2,100 appends -----------
+  progress("cold context/build of the branch with the appends");
+  daemon = await startDaemon(largeHome);
+  const branchBuild = () => daemon.request(P.ContextBuild, { sessionId: large.sessionId, leafId: appendsLeafId });
+  const branchStarted = performance.now();
+  const branchContext = await branchBuild();
+  const branchColdMs = since(branchStarted);
+  const branchWarm = await timeRequests(10, branchBuild);
+  report({
+    name: "context/build of the branch with the 2,100 appends, cold",
+    value: branchColdMs,
+    unit: "ms",
+    digits: 1,
+    note: `${branchContext.messages.length} messages, ${(JSON.stringify(branchContext).length / 1e6).toFixed(1)} MB of JSON`,
+  });
+  report({ name: "  the same, warm (same daemon, p50 of 10)", value: median(branchWarm), unit: "ms", digits: 1 });
   await daemon.stop();
 
   daemon = await startDaemon(smallHome);

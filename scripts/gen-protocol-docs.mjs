@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Generates the protocol reference from the zod schemas (run after `pnpm build`; `pnpm docs` does both):
+ * Generates the protocol reference from the zod schemas (run after `pnpm build`; `pnpm run docs` does both):
  *
  *   docs/protocol.md              transport, lifecycle, errors, every method
  *   docs/protocol/<area>.md       each area's methods and notifications, with recorded examples

@@ -22,7 +22,7 @@ interface JsonReport {
   summarizer?: string;
   imported?: { copyOf?: string };
   entry?: { type: string; customInstructions?: string; details?: { summarizer?: string } };
-  stats?: { summarizedMessages: number };
+  stats?: { summarizedMessages: number; turnPrefixMessages: number; keptEntries: number };
   contextTokens: { before: number; after: number };
 }
 
@@ -87,7 +87,11 @@ describe("base-context compact, offline", () => {
     expect(b.imported?.copyOf).toBe(a.sessionId);
     expect(b.sessionId).not.toBe(a.sessionId);
     expect(b.entry?.customInstructions).toBe("the rollout plan");
-    expect(b.stats!.summarizedMessages).toBeGreaterThan(a.stats!.summarizedMessages);
+    // Keeping fewer recent tokens keeps fewer entries verbatim and summarizes more.
+    expect(b.stats!.keptEntries).toBeLessThan(a.stats!.keptEntries);
+    expect(b.stats!.summarizedMessages + b.stats!.turnPrefixMessages).toBeGreaterThan(
+      a.stats!.summarizedMessages + a.stats!.turnPrefixMessages,
+    );
   });
 
   it("compacts a session of the database by id, and reports nothing to compact (exit 0) when it was just compacted", async () => {

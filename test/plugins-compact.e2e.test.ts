@@ -4,11 +4,11 @@
  * throws, answers nonsense or scribbles on stdout never stops the daemon's default path.
  * The daemon's model is the local fake server, so "no model call" can be checked.
  */
-import { EntryAppend, PluginsList, SessionGet, type BaseContextClient } from "@base-context/protocol";
+import { EntryAppend, ErrorCodes, PluginsList, SessionGet, type BaseContextClient } from "@base-context/protocol";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { assistant, user } from "./fixtures/e2e.js";
+import { assistant, rpcError, user } from "./fixtures/e2e.js";
 import type { TestDaemon } from "./support/daemon.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
 import { compact, compactableSession, hookPlugin, replaceSummary, startPluginDaemon } from "./support/plugins.js";
@@ -191,6 +191,15 @@ while (!existsSync(${JSON.stringify(release)})) await new Promise((resolve) => s
     await waitFor(() => existsSync(loading), { timeoutMs: 20_000, message: "the plugin to start loading" });
     expect((await client.request(SessionGet, { sessionId })).entryCount).toBe(5);
     expect(settled).toBe(false);
+    // A compaction cancelled while it waits for the plugins ends at once, writing nothing.
+    const other = await compactableSession(client, project);
+    const controller = new AbortController();
+    const cancelled = rpcError(compact(client, other.sessionId, { signal: controller.signal }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    expect((await cancelled).code).toBe(ErrorCodes.RequestCancelled);
+    expect(settled).toBe(false);
+    expect((await client.request(SessionGet, { sessionId: other.sessionId })).entryCount).toBe(5);
 
     writeFileSync(release, "go");
     const result = await compaction;

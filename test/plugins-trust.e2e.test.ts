@@ -4,11 +4,21 @@
  * project is its cwd; global plugins run everywhere.
  */
 import { PluginsDidChange, PluginsList, ProjectTrust } from "@base-context/protocol";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TestDaemon } from "./support/daemon.js";
-import { compact, compactableSession, hookPlugin, projectPluginsRoot, replaceSummary, startPluginDaemon, writePlugin } from "./support/plugins.js";
+import { startDaemon, type TestDaemon } from "./support/daemon.js";
+import {
+  compact,
+  compactableSession,
+  COMPACT_EVERYTHING,
+  hookPlugin,
+  pluginsRoot,
+  projectPluginsRoot,
+  replaceSummary,
+  startPluginDaemon,
+  writePlugin,
+} from "./support/plugins.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
@@ -75,6 +85,23 @@ describe("a project's plugins", () => {
     expect((await compact(client, outside.sessionId)).summarizer).toBe("extractive");
     const { plugins } = await client.request(PluginsList, { projectDir: elsewhere });
     expect(plugins.map((plugin) => plugin.id)).toEqual(["global:everywhere"]);
+  });
+
+  it("treats a project whose .base-context is the global folder (the home folder) as having no plugins of its own", async () => {
+    // The default layout: ~/.base-context is the global folder, and a session started in ~ has
+    // ~/.base-context/plugins as its "project plugins" folder — the global plugins, once only.
+    const user = dirs.make("bc-plugins-user-");
+    const home = join(user, ".base-context");
+    mkdirSync(home);
+    writeFileSync(join(home, "settings.json"), JSON.stringify(COMPACT_EVERYTHING));
+    writePlugin(pluginsRoot(home), "mine", hookPlugin({ compact: replaceSummary("from the global plugin") }));
+    running = await startDaemon({ home });
+    const { client } = running;
+
+    const { plugins } = await client.request(PluginsList, { projectDir: user });
+    expect(plugins.map((plugin) => [plugin.id, plugin.status])).toEqual([["global:mine", "active"]]);
+    const { sessionId } = await compactableSession(client, user);
+    expect(await compact(client, sessionId)).toMatchObject({ summarizer: "plugin:global:mine", compaction: { summary: "from the global plugin" } });
   });
 
   it("keeps the trust in the global folder, never in the project", async () => {

@@ -1,6 +1,6 @@
 /**
  * The protocol reference in docs/ is generated (scripts/gen-protocol-docs.mjs) and committed; this
- * regenerates it into a temporary folder and compares, so a schema change without `pnpm docs`
+ * regenerates it into a temporary folder and compares, so a schema change without `pnpm run docs`
  * fails here. Also checks that the registry the generator enumerates misses no declaration.
  */
 import * as protocol from "@base-context/protocol";
@@ -25,16 +25,16 @@ function generatedFiles(docsDir: string): string[] {
 }
 
 describe("the protocol reference", () => {
-  it("is up to date with the schemas and the daemon (run `pnpm docs` after changing either)", { timeout: 180_000 }, async () => {
+  it("is up to date with the schemas and the daemon (run `pnpm run docs` after changing either)", { timeout: 180_000 }, async () => {
     const out = dirs.make("bc-protocol-docs-");
     await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "gen-protocol-docs.mjs"), "--out", out], { cwd: ROOT, timeout: 170_000 });
     const fresh = generatedFiles(out);
-    expect(generatedFiles(DOCS), "docs/protocol/ has other files than the generator writes: run `pnpm docs`").toEqual(fresh);
+    expect(generatedFiles(DOCS), "docs/protocol/ has other files than the generator writes: run `pnpm run docs`").toEqual(fresh);
     for (const file of fresh) {
       const committed = readFileSync(join(DOCS, file), "utf8");
       const regenerated = readFileSync(join(out, file), "utf8");
       // One comparison per file, so the failure names the stale file rather than dumping all of them.
-      expect(committed === regenerated, `docs/${file} is stale: run \`pnpm docs\` and commit the result`).toBe(true);
+      expect(committed === regenerated, `docs/${file} is stale: run \`pnpm run docs\` and commit the result`).toBe(true);
     }
   });
 

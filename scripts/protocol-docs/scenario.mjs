@@ -5,7 +5,7 @@
  * BASE_CONTEXT_HOME. Every call is recorded; the first call of a method, and every call with a
  * title, is an example.
  *
- * To document a new method, add a call to it here (with meaningful params) and run `pnpm docs`.
+ * To document a new method, add a call to it here (with meaningful params) and run `pnpm run docs`.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

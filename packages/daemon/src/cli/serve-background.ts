@@ -11,9 +11,14 @@ import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
 import { requestActivity, type RequestActivity } from "../server/router.js";
 
-/** Quiet time before the counting worker starts loading its encoding (on its own thread). */
-const WARM_UP_QUIET_MS = 50;
-/** Quiet time before each backfill batch (~1 ms of work on this thread per batch). */
+/**
+ * Quiet time after `initialize` before any of it starts. A client usually sends its first requests
+ * right after the reply (a context/build, say), but not always within a few milliseconds of it,
+ * and a worker starting or a backfill batch in the middle of that first request would double its
+ * time on a two-core machine.
+ */
+export const STARTUP_QUIET_MS = 250;
+/** Quiet time before each backfill batch after the first (~1 ms of work on this thread per batch). */
 const BACKFILL_QUIET_MS = 20;
 /**
  * Quiet time before the encoding is loaded on this thread. Loading blocks this thread once
@@ -23,12 +28,20 @@ const CALLING_THREAD_QUIET_MS = 1000;
 
 export function startBackgroundWork(daemon: Daemon, activity: RequestActivity = requestActivity): void {
   const { counter } = daemon;
-  const whenIdle = (quietMs: number) => activity.whenIdle(quietMs);
-  void whenIdle(WARM_UP_QUIET_MS)
+  const started = activity.whenIdle(STARTUP_QUIET_MS);
+  void started
     .then(() => counter.warmUp?.())
     .catch((error: unknown) => log("debug", `token counter warm-up: ${String(error)}`));
-  daemon.sessions.startBackfill({ whenIdle: () => whenIdle(BACKFILL_QUIET_MS) });
-  void whenIdle(CALLING_THREAD_QUIET_MS)
+  let first = true;
+  daemon.sessions.startBackfill({
+    whenIdle: () => {
+      if (!first) return activity.whenIdle(BACKFILL_QUIET_MS);
+      first = false;
+      return started;
+    },
+  });
+  void started
+    .then(() => activity.whenIdle(CALLING_THREAD_QUIET_MS))
     .then(() => counter.loadOnCallingThread?.())
     .catch((error: unknown) => log("debug", `loading the encoding on the main thread: ${String(error)}`));
 }

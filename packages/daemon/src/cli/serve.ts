@@ -5,13 +5,13 @@
 import { Daemon } from "../daemon.js";
 import { log } from "../log.js";
 import { registerHandlers } from "../server/handlers/index.js";
-import { Router } from "../server/router.js";
+import { requestActivity, Router } from "../server/router.js";
 import { startServer } from "../server/server.js";
 import { VERSION } from "../version.js";
 import { stringOption, type CommandSpec } from "./args.js";
 import { processIo, type CliIo } from "./output.js";
 import { runCommand } from "./run.js";
-import { startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
+import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 
 export const SERVE_SPEC: CommandSpec = {
   name: "serve",
@@ -49,7 +49,8 @@ export async function serve(): Promise<number> {
       onInitialize: ({ projectDir }) => {
         daemon.setProjectDir(projectDir);
         // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
-        daemon.plugins.startInBackground(projectDir);
+        // Started in the first pause between requests, not in the way of the client's first ones.
+        void requestActivity.whenIdle(STARTUP_QUIET_MS).then(() => daemon.plugins.startInBackground(projectDir));
         // Token counter warm-up and backfill, in the gaps between requests.
         startBackgroundWork(daemon);
       },

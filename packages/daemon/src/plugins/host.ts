@@ -170,7 +170,10 @@ export class PluginHost {
     if (this.disposed) return key;
     let opened = this.openedProjects.get(key);
     if (opened === undefined) {
-      opened = this.openProject(key);
+      // A project whose .base-context is the global folder (the home folder, by default) has the
+      // global plugins as its "project plugins": listing (and trusting) them twice would be wrong.
+      const isGlobalFolder = projectPluginsRoot(key) === globalPluginsRoot(normalizeProjectDir(this.home));
+      opened = isGlobalFolder ? Promise.resolve() : this.openProject(key);
       this.openedProjects.set(key, opened);
     }
     await opened;

@@ -93,7 +93,7 @@ export class TokenBackfill {
       if (batch.length === 0) break;
       beforeSeq = batch[batch.length - 1]!.seq;
       const previous = counting;
-      counting = this.countBatch(sessionId, batch);
+      counting = this.countBatch(sessionId, batch, previous);
       // Rejections are read when awaited below (or after the loop); not unhandled meanwhile.
       counting.catch(() => undefined);
       if (previous) await previous;
@@ -101,11 +101,13 @@ export class TokenBackfill {
     if (counting) await counting;
   }
 
-  private async countBatch(sessionId: string, batch: StoredEntry[]): Promise<void> {
+  /** Counts a batch, then stores its counts once the previous batch's are stored (newest first). */
+  private async countBatch(sessionId: string, batch: StoredEntry[], previous: Promise<void> | undefined): Promise<void> {
     const entries = batch.map((stored) => stored.entry);
     const counts = this.counter.countEntriesInBackground
       ? await this.counter.countEntriesInBackground(entries)
       : await Promise.all(entries.map((entry) => this.counter.countEntry(entry)));
+    await previous;
     if (this.stopped) return;
     this.store.setTokensMany(
       sessionId,

@@ -4,6 +4,9 @@
  * (`wal_autocheckpoint=0`) and a worker thread with its own connection runs PASSIVE checkpoints
  * shortly after writes. PASSIVE never takes the write lock, so appends (in this process or
  * another one) go on while pages are copied back.
+ *
+ * The worker is started by the first write, not with the store: a daemon that starts to answer a
+ * `context/build` (or a CLI command that only reads) never pays for a thread it does not need.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -49,29 +52,35 @@ interface DoneMessage {
 }
 
 export class WalCheckpointer {
-  private readonly worker: Worker;
+  private worker: Worker | undefined;
   private inFlight = false;
   private writtenSinceSignal = false;
   private closed = false;
 
-  constructor(databasePath: string, private readonly options: CheckpointerOptions = {}) {
+  constructor(
+    private readonly databasePath: string,
+    private readonly options: CheckpointerOptions = {},
+  ) {}
+
+  private start(): Worker {
     const sqliteModule = createRequire(import.meta.url).resolve("better-sqlite3");
-    this.worker = new Worker(workerSource, {
+    const worker = new Worker(workerSource, {
       eval: true,
-      workerData: { sqliteModule, databasePath, delayMs: options.delayMs ?? 100 },
+      workerData: { sqliteModule, databasePath: this.databasePath, delayMs: this.options.delayMs ?? 100 },
       // Never let the worker write to the protocol stream (stdout) or interleave with logs. The
       // streams are deliberately not read: a reader would keep the process alive despite unref(),
       // and the worker reports through messages and its "error" event, never by printing.
       stdout: true,
       stderr: true,
     });
-    this.worker.on("message", (message: DoneMessage) => this.onDone(message));
-    this.worker.on("error", (error) => this.fail(error));
-    this.worker.on("exit", (code) => {
+    worker.on("message", (message: DoneMessage) => this.onDone(message));
+    worker.on("error", (error) => this.fail(error));
+    worker.on("exit", (code) => {
       if (!this.closed) this.fail(new Error(`checkpoint worker exited with code ${code}`));
     });
     // A checkpointer must never be the reason the daemon stays alive.
-    this.worker.unref();
+    worker.unref();
+    return worker;
   }
 
   /** Tell the worker something was written. Cheap: at most one message per checkpoint cycle. */
@@ -82,20 +91,23 @@ export class WalCheckpointer {
       return;
     }
     this.inFlight = true;
+    this.worker ??= this.start();
     this.worker.postMessage("write");
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
     // Keep the process alive until the worker has closed its connection: an awaited close()
     // must settle even when nothing else is left on the event loop.
-    this.worker.ref();
-    this.worker.postMessage("close");
+    worker.ref();
+    worker.postMessage("close");
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), 2000)));
-    if ((await Promise.race([exited, timeout])) === "timeout") await this.worker.terminate();
+    if ((await Promise.race([exited, timeout])) === "timeout") await worker.terminate();
     clearTimeout(timer);
   }
 

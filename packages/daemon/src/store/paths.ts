@@ -15,18 +15,30 @@ const WALK_UP = `
       WHERE up.depth > @minDepth
   )`;
 
-const PATH_ROWS = `${WALK_UP}
-  SELECT e.seq, e.id, e.parent_id, e.depth, e.tokens, e.json
-  FROM up JOIN entries e ON e.seq = up.seq
-  WHERE up.depth >= @minDepth
-  ORDER BY up.depth`;
+/**
+ * The same walk carrying the whole rows: each row (and its overflow pages, for big entries) is
+ * read once, and rows stream out leaf first without a sort (pathRows puts them root first). A walk
+ * that only collects seqs and then joins back to the rows reads every row twice, which on a cold
+ * cache (a fresh daemon's first context/build) costs more than the JSON of the rows.
+ */
+const PATH_ROWS = `
+  WITH RECURSIVE up(seq, id, parent_id, depth, tokens, json) AS (
+    SELECT seq, id, parent_id, depth, tokens, json FROM entries WHERE session_id = @sessionId AND id = @fromId
+    UNION ALL
+    SELECT e.seq, e.id, e.parent_id, e.depth, e.tokens, e.json FROM up
+      JOIN entries e ON e.session_id = @sessionId AND e.id = up.parent_id AND e.depth = up.depth - 1
+      WHERE up.depth > @minDepth
+  )
+  SELECT seq, id, parent_id, depth, tokens, json FROM up WHERE depth >= @minDepth`;
 
 const ANCESTOR_AT_DEPTH = `${WALK_UP}
   SELECT e.id FROM up JOIN entries e ON e.seq = up.seq WHERE up.depth = @minDepth`;
 
 /** Entries from depth `minDepth` down to `leafId`, root side first. Empty when the leaf does not exist. */
 export function pathRows(sql: Statements, sessionId: string, leafId: string, minDepth = 0): EntryRow[] {
-  return sql.get<EntryRow>(PATH_ROWS).all({ sessionId, fromId: leafId, minDepth });
+  const rows = sql.get<EntryRow>(PATH_ROWS).all({ sessionId, fromId: leafId, minDepth });
+  // Leaf first as walked (depth strictly decreasing): a sort of a descending run is a reversal.
+  return rows.sort((a, b) => a.depth - b.depth);
 }
 
 /** The id of the ancestor of `fromId` (or `fromId` itself) at `depth`, if the path reaches it. */

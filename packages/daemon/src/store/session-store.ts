@@ -45,6 +45,7 @@ const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? 
 const ENTRIES_PAGE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`;
 const LAST_SEQ = "SELECT max(seq) FROM entries WHERE session_id = ?";
 const SET_TOKENS = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ?";
+const TOTAL_CHANGES = "SELECT total_changes()";
 // Both use the partial index entries_uncounted (rows with tokens NULL only).
 const UNCOUNTED_SESSIONS = `
   SELECT s.id FROM sessions s
@@ -335,9 +336,15 @@ export class SessionStore {
   }
 
   private write<T>(work: () => T): T {
+    const before = this.totalChanges();
     const result = this.transaction.immediate(work) as T;
-    this.checkpointer?.noteWrite();
+    // A transaction that changed nothing (start-up housekeeping, usually) left nothing to checkpoint.
+    if (this.totalChanges() !== before) this.checkpointer?.noteWrite();
     return result;
+  }
+
+  private totalChanges(): number {
+    return this.sql.get<number>(TOTAL_CHANGES).pluck().get()!;
   }
 
   /** A read transaction: several statements see one snapshot even while other processes write. */
