@@ -90,8 +90,16 @@ export class WalCheckpointer {
       this.writtenSinceSignal = true;
       return;
     }
+    if (!this.worker) {
+      try {
+        this.worker = this.start();
+      } catch (error) {
+        // Called after a commit: the write stands, SQLite's own checkpoints take over.
+        this.fail(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+    }
     this.inFlight = true;
-    this.worker ??= this.start();
     this.worker.postMessage("write");
   }
 
