@@ -45,7 +45,7 @@ function expectOneChain(entries: SessionEntry[]): void {
 // Hundreds of appends through two processes: allow for a loaded machine (a quiet one takes ~3 s).
 describe("two daemons appending to one session", { timeout: 60_000 }, () => {
   it("loses no append: 2N entries in one chain, every parent existing, each writer's order kept", async () => {
-    const { session } = await a.client.request(SessionCreate, { cwd: "/work/shared" });
+    const { session } = await a.client.request(SessionCreate, { cwd: "/home/me/shared" });
     const sessionId = session.id;
     // The session created through one daemon is there for the other at once.
     expect(await b.client.request(SessionGet, { sessionId })).toMatchObject({ entryCount: 0, leafId: null });
@@ -85,7 +85,7 @@ describe("two daemons appending to one session", { timeout: 60_000 }, () => {
   });
 
   it("keeps each appendMany batch contiguous while the other daemon appends single entries", async () => {
-    const { session } = await b.client.request(SessionCreate, { cwd: "/work/shared" });
+    const { session } = await b.client.request(SessionCreate, { cwd: "/home/me/shared" });
     const sessionId = session.id;
     const batches = Array.from({ length: 30 }, (_, i) =>
       a.client.request(EntryAppendMany, { sessionId, entries: [userEntry(`batch-${i}-0`), userEntry(`batch-${i}-1`), userEntry(`batch-${i}-2`)] }),
@@ -106,7 +106,7 @@ describe("two daemons appending to one session", { timeout: 60_000 }, () => {
   });
 
   it("writes a requestId once even when both daemons receive the same requests at the same time", async () => {
-    const { session } = await a.client.request(SessionCreate, { cwd: "/work/shared" });
+    const { session } = await a.client.request(SessionCreate, { cwd: "/home/me/shared" });
     const sessionId = session.id;
     const K = 40;
     const send = (d: TestDaemon) =>

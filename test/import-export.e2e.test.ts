@@ -367,7 +367,7 @@ describe("round trips", () => {
   }
 
   it("a session built through the protocol exports as a pi v3 file that imports back to the same entries", async () => {
-    const sessionId = await createSession(d.client, "/work/native", "native");
+    const sessionId = await createSession(d.client, "/home/me/native", "native");
     await appendAll(d.client, sessionId, [
       { type: "model_change", provider: "openai", modelId: "gpt-4.1" },
       user("hello"),
@@ -375,7 +375,7 @@ describe("round trips", () => {
     ]);
     const exported = await exportContent(sessionId);
     const [header, ...entries] = parse(exported);
-    expect(header).toMatchObject({ type: "session", version: 3, id: sessionId, cwd: "/work/native" });
+    expect(header).toMatchObject({ type: "session", version: 3, id: sessionId, cwd: "/home/me/native" });
     for (const entry of entries) expect(Object.keys(entry).slice(0, 4)).toEqual(["type", "id", "parentId", "timestamp"]);
     const { entries: path } = await d.client.request(SessionPath, { sessionId });
     expect(entries).toEqual(path);

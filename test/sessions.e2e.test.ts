@@ -43,8 +43,8 @@ const ids = (entries: SessionEntry[]) => entries.map((e) => e.id);
 
 describe("session/create, get, list, delete", () => {
   it("creates a session with a fresh id, the cwd, a name and an ISO createdAt, empty and without a leaf", async () => {
-    const { session } = await d.client.request(SessionCreate, { cwd: "/work/create", name: "Refactor auth" });
-    expect(session).toMatchObject({ cwd: "/work/create", name: "Refactor auth" });
+    const { session } = await d.client.request(SessionCreate, { cwd: "/home/me/create", name: "Refactor auth" });
+    expect(session).toMatchObject({ cwd: "/home/me/create", name: "Refactor auth" });
     expect(session.id).toMatch(/\S{8,}/);
     expect(session.createdAt).toMatch(ISO);
     const got = await d.client.request(SessionGet, { sessionId: session.id });
@@ -52,7 +52,7 @@ describe("session/create, get, list, delete", () => {
   });
 
   it("creates a session with a client-chosen id and parentSession, and refuses that id again with session_exists", async () => {
-    const { session } = await d.client.request(SessionCreate, { cwd: "/work/create", id: "chosen-id-1", parentSession: "older-session" });
+    const { session } = await d.client.request(SessionCreate, { cwd: "/home/me/create", id: "chosen-id-1", parentSession: "older-session" });
     expect(session).toMatchObject({ id: "chosen-id-1", parentSession: "older-session" });
     const again = await rpcError(d.client.request(SessionCreate, { cwd: "/elsewhere", id: "chosen-id-1" }));
     expect(again.code).toBe(ErrorCodes.SessionExists);
@@ -60,10 +60,10 @@ describe("session/create, get, list, delete", () => {
   });
 
   it("lists sessions of a cwd, most recently modified first, with entry counts, name and first message", async () => {
-    const cwd = `/work/list-${Date.now()}`;
+    const cwd = `/home/me/list-${Date.now()}`;
     const a = await createSession(d.client, cwd, "first");
     const b = await createSession(d.client, cwd);
-    await createSession(d.client, "/work/other-project");
+    await createSession(d.client, "/home/me/other-project");
     await clockTick(); // modifiedAt has millisecond resolution: make the append strictly later than b's creation
     await appendAll(d.client, a, [user("How do I rotate refresh tokens?"), assistant("Like this.")]);
 
@@ -77,7 +77,7 @@ describe("session/create, get, list, delete", () => {
   });
 
   it("pages through session/list with limit and cursor, every session exactly once", async () => {
-    const cwd = `/work/paging-${Date.now()}`;
+    const cwd = `/home/me/paging-${Date.now()}`;
     const created = new Set<string>();
     for (let i = 0; i < 7; i++) created.add(await createSession(d.client, cwd));
     const seen: string[] = [];
@@ -96,7 +96,7 @@ describe("session/create, get, list, delete", () => {
   });
 
   it("deletes a session: it is gone from get and list, and a second delete is session_not_found", async () => {
-    const cwd = `/work/delete-${Date.now()}`;
+    const cwd = `/home/me/delete-${Date.now()}`;
     const sessionId = await createSession(d.client, cwd);
     await appendAll(d.client, sessionId, [user("doomed")]);
     await expect(d.client.request(SessionDelete, { sessionId })).resolves.toEqual({});
@@ -311,14 +311,14 @@ describe("session/branch and session/path", () => {
 
 describe("session/fork", () => {
   it("creates a new session holding the path root → entry with the same ids, leaving the source as it was", async () => {
-    const sessionId = await createSession(d.client, "/work/fork", "source");
+    const sessionId = await createSession(d.client, "/home/me/fork", "source");
     const [u1, a1, u2, a2] = await appendAll(d.client, sessionId, [user("1"), assistant("2"), user("3"), assistant("4")]);
     await d.client.request(SessionBranch, { sessionId, entryId: a1!.id });
     const [other] = await appendAll(d.client, sessionId, [user("3b")]);
 
     const { session } = await d.client.request(SessionFork, { sessionId, entryId: u2!.id });
     expect(session.id).not.toBe(sessionId);
-    expect(session).toMatchObject({ cwd: "/work/fork", parentSession: sessionId });
+    expect(session).toMatchObject({ cwd: "/home/me/fork", parentSession: sessionId });
     const forked = await d.client.request(SessionGet, { sessionId: session.id });
     expect(forked).toMatchObject({ leafId: u2!.id, entryCount: 3 });
     const path = await d.client.request(SessionPath, { sessionId: session.id });

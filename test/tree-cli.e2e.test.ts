@@ -40,7 +40,7 @@ function cli(...args: string[]): Promise<CliRun> {
 
 /** A main line with a long linear stretch, a compaction, a labelled entry, and a side branch. */
 async function sessionWithBranches() {
-  const sessionId = await createSession(client, "/work/project", "login fix");
+  const sessionId = await createSession(client, "/home/me/project", "login fix");
   const [u1, a1, , a2] = await appendAll(client, sessionId, [
     user("fix the login bug"),
     assistant("reading", { toolCalls: [{ id: "c1", name: "read", arguments: { path: "src/auth.ts" } }] }),
@@ -68,7 +68,7 @@ describe("base-context tree", () => {
     expect(run.stderr).toBe("");
     expect(run.stdout).not.toContain("\x1b[");
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^session ${s.sessionId} "login fix" · /work/project · \\d+ entries$`));
+    expect(lines[0]).toMatch(new RegExp(`^session ${s.sessionId} "login fix" · /home/me/project · \\d+ entries$`));
     expect(lines[1]).toBe(`${s.u1.id} user: fix the login bug`);
     expect(run.stdout).toMatch(/… \d+ more entries …/);
     expect(run.stdout).toMatch(/\[compaction\] fix the login bug/);

@@ -82,7 +82,7 @@ function promptOf(request: RecordedRequest | undefined): string {
  *   u1 ─ a1 ─ t1 ─ a2 ─ u2 ─ a3 ─ u3 ─ a4 (leaf)
  */
 async function linearSession(client: BaseContextClient) {
-  const sessionId = await createSession(client, "/work/project");
+  const sessionId = await createSession(client, "/home/me/project");
   const [u1, a1, t1, a2, u2, a3, u3, a4] = await appendAll(client, sessionId, [
     user("fix the login bug in auth.ts"),
     assistant("reading the module", { toolCalls: [readCall("c1", "src/auth.ts")] }),
