@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { daemonMain, protocolModule } from "./dist.mjs";
-import { memoryOf } from "./stats.mjs";
+import { daemonMain, protocolModule, requireFromDaemon } from "./dist.mjs";
+import { memoryOf, since } from "./stats.mjs";
 
 const protocol = await protocolModule();
 
@@ -52,6 +52,30 @@ export async function startDaemon(home) {
       daemon.client.dispose();
     },
   };
+}
+
+/**
+ * Waits until no entry in `home`'s database lacks a token count, or `timeoutMs` passes, polling
+ * it read-only on a connection of its own. Imports store entries without counts and a running
+ * daemon fills them in while it has no request to serve (a bench that measures something else
+ * waits for that first, so the two do not share the CPU).
+ */
+export async function waitForBackfill(home, timeoutMs) {
+  const Database = requireFromDaemon("better-sqlite3");
+  const db = new Database(join(home, "sessions.db"), { readonly: true, fileMustExist: true });
+  try {
+    const missing = db.prepare("SELECT count(*) FROM entries WHERE tokens IS NULL").pluck();
+    const initial = missing.get();
+    const started = performance.now();
+    let left = initial;
+    while (left > 0 && since(started) < timeoutMs) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      left = missing.get();
+    }
+    return { entries: initial - left, left, ms: since(started) };
+  } finally {
+    db.close();
+  }
 }
 
 function withTimeout(promise, ms) {

@@ -9,6 +9,7 @@ import { listenOnSocket, SocketPathError, type SocketServer } from "../server/so
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 import { CAPABILITIES, SERVER_INFO } from "./serve.js";
+import { startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 
 export async function serveSocket(path: string, io: CliIo): Promise<number> {
   const daemon = new Daemon({ env: io.env });
@@ -29,11 +30,14 @@ export async function serveSocket(path: string, io: CliIo): Promise<number> {
 
   // Shared by every client, so started with the daemon (hooks arriving early wait for it).
   daemon.plugins.startInBackground();
+  // Token counter warm-up and backfill, in the gaps between every client's requests.
+  startBackgroundWork(daemon);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));
   });
   log("info", `${signal}: closing ${server.connectionCount()} connection(s) and stopping`);
+  stopBackgroundWork(daemon);
   await server.close();
   await daemon.dispose().catch((error: unknown) => log("error", `shutdown: ${String(error)}`));
   return 0;

@@ -2,9 +2,11 @@
  * Filling in token counts that are missing: an import stores its entries without counts (counting
  * 100k entries would double its time), and a crash loses the counts of appends in flight. The
  * backfill counts them in the background, a small batch at a time, newest entries first (those
- * are the ones a context holds), through the counter's lowest-priority lane, and only when the
- * daemon has nothing else to do (`whenIdle`). Nobody waits for it: a reader that needs a count
- * that is still missing computes it on demand (TokenLedger), as before.
+ * are the ones a context holds), through the counter's lowest-priority lane, only when the
+ * daemon has nothing else to do (`whenIdle`), and resting between batches as long as a share
+ * of the time (`dutyCycle`): a daemon idle between an agent's turns must not take a whole core
+ * from the machine for the 15 s that 100k entries take. Nobody waits for it: a reader that needs
+ * a count that is still missing computes it on demand (TokenLedger), as before.
  *
  * Several processes may backfill one database: they may count an entry twice, never wrongly
  * (a count depends only on the entry).
@@ -21,10 +23,16 @@ export interface TokenBackfillOptions {
   whenIdle?: () => Promise<void>;
   /** Entries read and counted per batch. */
   batchSize?: number;
+  /**
+   * Share of the time spent counting (0 < dutyCycle ≤ 1): after a batch that took t, the
+   * backfill rests t × (1 − dutyCycle) / dutyCycle before the next one. Default 0.5.
+   */
+  dutyCycle?: number;
 }
 
 const ALL_SESSIONS = "\u0000all";
 const DEFAULT_BATCH_SIZE = 64;
+const DEFAULT_DUTY_CYCLE = 0.5;
 
 export class TokenBackfill {
   private readonly pending = new Set<string>();
@@ -32,6 +40,8 @@ export class TokenBackfill {
   private stopped = false;
   private readonly whenIdle: () => Promise<void>;
   private readonly batchSize: number;
+  /** Rest after a batch, per ms the batch took. */
+  private readonly restPerMs: number;
 
   constructor(
     private readonly store: SessionStore,
@@ -40,6 +50,8 @@ export class TokenBackfill {
   ) {
     this.whenIdle = options.whenIdle ?? (() => new Promise((resolve) => setImmediate(resolve)));
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    const duty = Math.min(1, Math.max(0.01, options.dutyCycle ?? DEFAULT_DUTY_CYCLE));
+    this.restPerMs = (1 - duty) / duty;
   }
 
   /** Fills the missing counts of a session (of every session when undefined), after what is already scheduled. */
@@ -79,35 +91,27 @@ export class TokenBackfill {
     }
   }
 
-  /**
-   * Newest first, one batch counted while the next is read: the worker stays busy and the
-   * event loop only parses a batch and writes its counts in between.
-   */
+  /** Newest first, a batch at a time: read it, count it in the worker, store its counts, rest. */
   private async fillSession(sessionId: string): Promise<void> {
     let beforeSeq = Number.MAX_SAFE_INTEGER;
-    let counting: Promise<void> | undefined;
     for (;;) {
       await this.whenIdle();
-      if (this.stopped) break;
+      if (this.stopped) return;
+      const started = performance.now();
       const batch = this.store.uncountedEntries(sessionId, this.batchSize, beforeSeq);
-      if (batch.length === 0) break;
+      if (batch.length === 0) return;
       beforeSeq = batch[batch.length - 1]!.seq;
-      const previous = counting;
-      counting = this.countBatch(sessionId, batch, previous);
-      // Rejections are read when awaited below (or after the loop); not unhandled meanwhile.
-      counting.catch(() => undefined);
-      if (previous) await previous;
+      await this.countBatch(sessionId, batch);
+      const rest = (performance.now() - started) * this.restPerMs;
+      if (rest >= 1) await new Promise((resolve) => setTimeout(resolve, rest).unref());
     }
-    if (counting) await counting;
   }
 
-  /** Counts a batch, then stores its counts once the previous batch's are stored (newest first). */
-  private async countBatch(sessionId: string, batch: StoredEntry[], previous: Promise<void> | undefined): Promise<void> {
+  private async countBatch(sessionId: string, batch: StoredEntry[]): Promise<void> {
     const entries = batch.map((stored) => stored.entry);
     const counts = this.counter.countEntriesInBackground
       ? await this.counter.countEntriesInBackground(entries)
       : await Promise.all(entries.map((entry) => this.counter.countEntry(entry)));
-    await previous;
     if (this.stopped) return;
     this.store.setTokensMany(
       sessionId,

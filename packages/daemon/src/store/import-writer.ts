@@ -34,21 +34,29 @@ export class ImportTarget {
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
     readonly sessionId: string,
+    /** Called after each write (the store's WAL checkpointer). */
+    private readonly onWrite: () => void = () => undefined,
   ) {}
 
   insertBatch(batch: readonly ImportedEntry[]): ImportBatchReport {
-    return this.sql.db.transaction(() => this.insertInTransaction(batch)).immediate();
+    const report = this.sql.db.transaction(() => this.insertInTransaction(batch)).immediate();
+    // Checkpoints keep pace with the import instead of leaving hundreds of MB of WAL to copy
+    // back after it, in the way of the requests that follow.
+    this.onWrite();
+    return report;
   }
 
   /** Makes the session visible. */
   finish(): SessionRecord {
     this.sessions.finishImport(this.sessionId);
+    this.onWrite();
     return toSessionRecord(this.sessions.row(this.sessionId)!);
   }
 
   /** Removes everything written so far. */
   abort(): void {
     this.sessions.delete(this.sessionId);
+    this.onWrite();
   }
 
   private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport {
@@ -94,11 +102,13 @@ export class ImportWriter {
     private readonly sql: Statements,
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
+    private readonly onWrite: () => void = () => undefined,
   ) {}
 
   /** Creates the (invisible) session; AppError session_exists when the id is taken. */
   begin(session: NewSession, nowMs: number): ImportTarget {
     this.sql.db.transaction(() => this.sessions.insert({ ...session, importing: true }, nowMs)).immediate();
-    return new ImportTarget(this.sql, this.writer, this.sessions, session.id);
+    this.onWrite();
+    return new ImportTarget(this.sql, this.writer, this.sessions, session.id, this.onWrite);
   }
 }

@@ -105,7 +105,7 @@ export class SessionStore {
     this.requests = new RequestResults(this.sql);
     this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids);
-    this.importer = new ImportWriter(this.sql, this.writer, this.sessions);
+    this.importer = new ImportWriter(this.sql, this.writer, this.sessions, () => this.checkpointer?.noteWrite());
     this.jobs = new CompactionJobs(this.sql, (work) => this.write(work));
     this.checkpointer = useWorker
       ? new WalCheckpointer(this.databasePath, { onFailure: () => this.db.open && this.db.pragma("wal_autocheckpoint = 1000") })
