@@ -1,8 +1,8 @@
 /**
  * A local OpenAI-compatible chat-completions server for tests (there is no real model here).
  * node:http only, bound to 127.0.0.1 on a random port. Every request is recorded; what the
- * server answers is scripted per request: text, status errors with OpenAI-style bodies, delays,
- * hanging until the client gives up, dropped connections, or a queued sequence of those.
+ * server answers is scripted per request: text, tool calls, status errors with OpenAI-style bodies,
+ * delays, hanging until the client gives up, dropped connections, or a queued sequence of those.
  *
  *   const fake = await startFakeOpenAI();
  *   fake.enqueue(reply.rateLimited({ retryAfterMs: 10 }), reply.text("## Goal\n…"));
@@ -16,7 +16,8 @@ import type { AddressInfo } from "node:net";
 /** The parts of a chat-completions request body tests look at; everything else is kept too. */
 export interface FakeChatRequestBody {
   model?: string;
-  messages?: Array<{ role: string; content: unknown }>;
+  messages?: Array<{ role: string; content: unknown; tool_calls?: FakeSentToolCall[]; tool_call_id?: string }>;
+  tools?: Array<{ type: string; function?: { name: string; description?: string; parameters?: unknown } }>;
   max_tokens?: number;
   max_completion_tokens?: number;
   temperature?: number;
@@ -24,6 +25,21 @@ export interface FakeChatRequestBody {
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   [key: string]: unknown;
+}
+
+/** A tool call as a client sends it back in an assistant message. */
+export interface FakeSentToolCall {
+  id: string;
+  type: string;
+  function: { name: string; arguments: string };
+}
+
+/** A tool call the fake model makes: `arguments` as an object, or as raw text (e.g. invalid JSON). */
+export interface FakeToolCall {
+  /** Default: a fresh `call_fake_N`. */
+  readonly id?: string;
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>> | string;
 }
 
 export interface RecordedRequest {
@@ -59,6 +75,14 @@ export type FakeReply =
       readonly headers?: Readonly<Record<string, string>>;
       readonly delayMs?: number;
     }
+  /** An assistant message with tool calls (finish_reason "tool_calls"), optionally with text. */
+  | {
+      readonly kind: "toolCalls";
+      readonly calls: readonly FakeToolCall[];
+      readonly text?: string;
+      readonly usage?: Partial<FakeUsage>;
+      readonly delayMs?: number;
+    }
   /** Any status and body, for servers that are only "mostly" compatible. */
   | { readonly kind: "raw"; readonly status: number; readonly body: string; readonly delayMs?: number }
   /** Never answers; the request ends when the client disconnects (cancellation, timeouts). */
@@ -71,6 +95,12 @@ export type FakeHandler = (request: RecordedRequest, index: number) => FakeReply
 /** Builders for the replies above. */
 export const reply = {
   text: (text: string, extra: Omit<Extract<FakeReply, { kind: "text" }>, "kind" | "text"> = {}): FakeReply => ({ kind: "text", text, ...extra }),
+  /** The model calls tools: `reply.toolCalls([{ name: "read", arguments: { path: "a.md" } }])`. */
+  toolCalls: (calls: readonly FakeToolCall[], extra: Omit<Extract<FakeReply, { kind: "toolCalls" }>, "kind" | "calls"> = {}): FakeReply => ({
+    kind: "toolCalls",
+    calls,
+    ...extra,
+  }),
   error: (status: number, message: string, extra: Omit<Extract<FakeReply, { kind: "error" }>, "kind" | "status" | "message"> = {}): FakeReply => ({
     kind: "error",
     status,
@@ -198,6 +228,16 @@ async function send(scripted: FakeReply, request: RecordedRequest, res: ServerRe
       else sendJson(res, 200, completion(request.body, scripted.text, finishReason, usage));
       return;
     }
+    case "toolCalls": {
+      if (!(await wait(scripted.delayMs ?? 0, res))) return;
+      const calls = scripted.calls.map(sentToolCall);
+      const text = scripted.text ?? "";
+      const outputText = text + calls.map((call) => call.function.name + call.function.arguments).join("");
+      const usage = usageFor(request.body, outputText, scripted.usage);
+      if (request.body?.stream === true) streamToolCalls(res, request.body, text, calls, usage);
+      else sendJson(res, 200, toolCallCompletion(request.body, text, calls, usage));
+      return;
+    }
   }
 }
 
@@ -229,6 +269,55 @@ function streamCompletion(res: ServerResponse, body: FakeChatRequestBody, text: 
     event({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
   }
   event({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
+  if (body.stream_options?.include_usage) event({ ...base, choices: [], usage });
+  res.end("data: [DONE]\n\n");
+}
+
+let toolCallCounter = 0;
+
+function sentToolCall(call: FakeToolCall): FakeSentToolCall {
+  return {
+    id: call.id ?? `call_fake_${++toolCallCounter}`,
+    type: "function",
+    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
+  };
+}
+
+function toolCallCompletion(body: FakeChatRequestBody | undefined, text: string, calls: FakeSentToolCall[], usage: FakeUsage): object {
+  return {
+    id: `chatcmpl-fake-${++completionCounter}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: body?.model ?? "fake-model",
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: text.length > 0 ? text : null, refusal: null, tool_calls: calls },
+        finish_reason: "tool_calls",
+        logprobs: null,
+      },
+    ],
+    usage,
+  };
+}
+
+/** Tool calls streamed as OpenAI does: each call's id and name first, then its arguments in pieces. */
+function streamToolCalls(res: ServerResponse, body: FakeChatRequestBody, text: string, calls: FakeSentToolCall[], usage: FakeUsage): void {
+  const id = `chatcmpl-fake-${++completionCounter}`;
+  const base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model ?? "fake-model" };
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const event = (data: object): void => {
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  const delta = (value: object): void => event({ ...base, choices: [{ index: 0, delta: value, finish_reason: null }] });
+  delta({ role: "assistant", content: text.length > 0 ? text : null });
+  calls.forEach((call, index) => {
+    delta({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
+    for (const piece of call.function.arguments.match(/[\s\S]{1,16}/g) ?? []) {
+      delta({ tool_calls: [{ index, function: { arguments: piece } }] });
+    }
+  });
+  event({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
   if (body.stream_options?.include_usage) event({ ...base, choices: [], usage });
   res.end("data: [DONE]\n\n");
 }

@@ -6,15 +6,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import {
   CancellationTokenSource,
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
   type MessageConnection,
   type ProgressType,
 } from "vscode-jsonrpc/node";
 import type { z } from "zod";
 import type { NotificationDecl, RequestDecl } from "./declare.js";
 import { Initialize, PROTOCOL_VERSION, Shutdown, Exit, Initialized } from "./methods/lifecycle.js";
+import { createStreamConnection } from "./transport/stream-transport.js";
 
 export interface RequestOptions {
   /** Abort the request: sends `$/cancelRequest` to the daemon. */
@@ -80,7 +78,7 @@ export class BaseContextClient {
 }
 
 export function connect(readable: Readable, writable: Writable): BaseContextClient {
-  const connection = createMessageConnection(new StreamMessageReader(readable), new StreamMessageWriter(writable));
+  const connection = createStreamConnection(readable, writable);
   connection.listen();
   return new BaseContextClient(connection);
 }

@@ -9,5 +9,7 @@ export * from "./methods/tree.js";
 export * from "./methods/settings.js";
 export * from "./methods/plugins.js";
 export * from "./client.js";
+export { createStreamConnection, StreamFrameReader, StreamFrameWriter } from "./transport/stream-transport.js";
+export { jsonPieces } from "./transport/json-pieces.js";
 export * from "./registry.js";
 export * from "./json-schema.js";

@@ -4,6 +4,7 @@
  * (0 after `shutdown`, else 1), and the daemon also ends when its input closes.
  */
 import {
+  createStreamConnection,
   ErrorCodes,
   Exit,
   Initialize,
@@ -13,13 +14,7 @@ import {
   Shutdown,
 } from "@base-context/protocol";
 import type { Readable, Writable } from "node:stream";
-import {
-  createMessageConnection,
-  ResponseError,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type MessageConnection,
-} from "vscode-jsonrpc/node";
+import { ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
 import { addLogSink, log } from "../log.js";
 import { Router, type Peer } from "./router.js";
 
@@ -50,7 +45,7 @@ export interface RunningServer {
 
 export function startServer(options: ServerOptions): RunningServer {
   const { router } = options;
-  const connection = createMessageConnection(new StreamMessageReader(options.input), new StreamMessageWriter(options.output));
+  const connection = createStreamConnection(options.input, options.output);
   let state: LifecycleState = "uninitialized";
   let exited = false;
   const exit = (code: number) => {
