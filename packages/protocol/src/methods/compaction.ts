@@ -152,10 +152,25 @@ export const TurnEnd = request(
   "turn/end",
   z.object({
     sessionId: z.string().min(1),
-    contextWindow: z.number().int().positive(),
-    assistant: AssistantMessage.optional(),
-    toolBatch: ToolBatch.optional(),
-    queuedInputs: z.number().int().nonnegative().optional(),
+    contextWindow: z
+      .number()
+      .int()
+      .positive()
+      .describe("The model's context window in tokens; the threshold is this minus compaction.reserveTokens."),
+    assistant: AssistantMessage.optional().describe(
+      "The turn's final reply, when the client has not stored it: the daemon appends it (assistantEntryId). " +
+        "Omit it when the reply is already in the session (entry/append): the daemon reads the turn's reply at the end of the path. " +
+        "A failed call is a reply with stopReason \"error\" and the provider's errorMessage (how an overflow is recognised).",
+    ),
+    toolBatch: ToolBatch.optional().describe(
+      "The turn's tool results: a batch that did not ask to terminate asks for a follow-up; one whose every result did, does not.",
+    ),
+    queuedInputs: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("Client inputs waiting to be sent (typed while the model worked): any asks for a follow-up."),
     requestId: RequestId.optional(),
     /** `$/progress` of a compaction this turn/end runs, as for `compaction/run`. */
     workDoneToken: z.union([z.string(), z.number()]).optional(),
