@@ -20,6 +20,7 @@ import { log } from "../log.js";
 import type { AppendedEntries, AppendRequest, SessionRecord, SessionStore, StoredEntry } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
+import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-cache.js";
 import { toContextPath, type ContextPath } from "./context-path.js";
 import { exportToPath, exportToString } from "./export.js";
 import { PiImporter, type ImportOptions } from "./import.js";
@@ -35,6 +36,7 @@ type Resolved<K extends keyof SessionsApi> = Awaited<Result<K>>;
 export interface SessionServiceOptions {
   ids?: IdSource;
   import?: ImportOptions;
+  contextPathCache?: ContextPathCacheLimits;
 }
 
 /** An append's outcome with token counts (see SessionStore.append for the statuses). */
@@ -51,6 +53,8 @@ export class SessionService implements SessionsApi {
   private readonly ids: IdSource;
   private readonly tokens: TokenLedger;
   private readonly importer: PiImporter;
+  /** The latest context path of recently used sessions: the next one reads only new rows. */
+  private readonly contextPaths: ContextPathCache;
   /** Fills counts that imports leave out; off until `startBackfill` (one-shot CLI commands leave them to readers). */
   private backfill: TokenBackfill | undefined;
 
@@ -62,6 +66,7 @@ export class SessionService implements SessionsApi {
     this.ids = options.ids ?? defaultIds;
     this.tokens = new TokenLedger(store, counter);
     this.importer = new PiImporter(store, this.ids, options.import);
+    this.contextPaths = new ContextPathCache(options.contextPathCache);
   }
 
   /**
@@ -116,6 +121,7 @@ export class SessionService implements SessionsApi {
   }
 
   async delete(params: Params<"delete">): Result<"delete"> {
+    this.contextPaths.forget(params.sessionId);
     if (!this.store.deleteSession(params.sessionId)) throw sessionNotFound(params.sessionId);
     return {};
   }
@@ -252,7 +258,8 @@ export class SessionService implements SessionsApi {
    * may lie before that suffix. `leafId` undefined = the current leaf, null = empty path.
    */
   async getContextPath(sessionId: string, leafId?: string | null): Promise<ContextPath> {
-    const rows = this.store.contextPath(sessionId, leafId);
+    const rows = this.store.contextPath(sessionId, leafId, this.contextPaths.get(sessionId));
+    this.contextPaths.remember(sessionId, rows);
     return toContextPath(rows, await this.tokens.withCounts(sessionId, rows.entries));
   }
 

@@ -55,6 +55,8 @@ export interface StoredEntry {
   depth: number;
   /** Insertion order within the database (increasing within a session). */
   seq: number;
+  /** Length of the stored JSON, when the entry was read from the database (what caches weigh). */
+  jsonChars?: number;
 }
 
 export function toSessionRecord(row: SessionRow): SessionRecord {
@@ -74,7 +76,7 @@ export function toSessionRecord(row: SessionRow): SessionRecord {
 }
 
 export function toStoredEntry(row: EntryRow): StoredEntry {
-  return { entry: JSON.parse(row.json) as SessionEntry, tokens: row.tokens, depth: row.depth, seq: row.seq };
+  return { entry: JSON.parse(row.json) as SessionEntry, tokens: row.tokens, depth: row.depth, seq: row.seq, jsonChars: row.json.length };
 }
 
 export const ENTRY_COLUMNS = "seq, id, parent_id, depth, tokens, json";

@@ -34,11 +34,33 @@ export interface ContextPathRows {
   leafId: string | null;
   /** From the latest compaction's first kept entry (or the root) to the leaf, root side first. */
   entries: StoredEntry[];
+  /** Depth of the first entry (entries have consecutive depths from there). */
+  minDepth?: number;
+  /** How many of `entries` came from the `known` path instead of the database. */
+  reused?: number;
+  /**
+   * Identifies the session row the path was read from (its creation time): a session deleted and
+   * imported again under the same id is another session, and nothing known of the first applies.
+   */
+  sessionStamp?: string;
   compaction?: StoredEntry;
   modelChange?: StoredEntry;
   /** Latest model_change or assistant message naming provider/model (pi's notion of the model). */
   modelEntry?: StoredEntry;
   thinkingLevelChange?: StoredEntry;
+}
+
+/**
+ * A context path read earlier (with `ContextPathRows.minDepth`): entries never change once
+ * written, so the rows it shares with the path asked for now need not be read and parsed again.
+ */
+export interface KnownContextPath {
+  sessionStamp: string;
+  minDepth: number;
+  /** Consecutive depths from `minDepth`, root side first, ending at the leaf it was read for. */
+  entries: readonly StoredEntry[];
+  /** Entries it looked up by id (compaction, model and thinking-level entries). */
+  byId: ReadonlyMap<string, StoredEntry>;
 }
 
 const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id = ?`;
@@ -258,7 +280,7 @@ export class SessionStore {
    * compaction itself when that entry is not on the path; from the root without compaction) to the
    * leaf, plus the latest model/thinking entries, which may lie further up. One read transaction.
    */
-  contextPath(sessionId: string, leafId?: string | null): ContextPathRows {
+  contextPath(sessionId: string, leafId?: string | null, known?: KnownContextPath): ContextPathRows {
     return this.read(() => {
       const session = this.sessions.require(sessionId);
       if (leafId === undefined) leafId = session.leaf_id;
@@ -266,8 +288,13 @@ export class SessionStore {
       const leaf = this.sql.get<LeafColumns>(LEAF_COLUMNS).get(sessionId, leafId);
       if (!leaf) throw entryNotFound(sessionId, leafId);
       const minDepth = leaf.compactionId === null ? 0 : (leaf.firstKeptDepth ?? leaf.compactionDepth ?? 0);
-      const result: ContextPathRows = { leafId, entries: pathRows(this.sql, sessionId, leafId, minDepth).map(toStoredEntry) };
-      const byId = (id: string | null) => (id === null ? undefined : this.getEntry(sessionId, id));
+      const sessionStamp = session.created_at;
+      if (known && (known.sessionStamp !== sessionStamp || known.minDepth !== minDepth)) known = undefined;
+      const reuse = known ? this.reuseKnownPath(sessionId, leafId, leaf.depth, known) : undefined;
+      const entries = reuse?.entries ?? pathRows(this.sql, sessionId, leafId, minDepth).map(toStoredEntry);
+      const result: ContextPathRows = { leafId, entries, minDepth, sessionStamp };
+      if (reuse) result.reused = reuse.reused;
+      const byId = (id: string | null) => (id === null ? undefined : (known?.byId.get(id) ?? this.getEntry(sessionId, id)));
       const compaction = byId(leaf.compactionId);
       const modelChange = byId(leaf.modelChangeId);
       const modelEntry = byId(leaf.modelEntryId);
@@ -278,6 +305,31 @@ export class SessionStore {
       if (thinkingLevelChange) result.thinkingLevelChange = thinkingLevelChange;
       return result;
     });
+  }
+
+  /**
+   * The path to `leafId` from the known path's rows where it can be: when the leaf is on the known
+   * path (a prefix of it), or below the known path's leaf (its rows plus the few read after it).
+   * Undefined when the paths part ways: the caller reads the whole path.
+   */
+  private reuseKnownPath(
+    sessionId: string,
+    leafId: string,
+    leafDepth: number,
+    known: KnownContextPath,
+  ): { entries: StoredEntry[]; reused: number } | undefined {
+    const knownLeaf = known.entries[known.entries.length - 1];
+    if (!knownLeaf) return undefined;
+    const knownDepth = known.minDepth + known.entries.length - 1;
+    if (leafDepth <= knownDepth) {
+      const index = leafDepth - known.minDepth;
+      if (index < 0 || known.entries[index]?.entry.id !== leafId) return undefined;
+      return { entries: known.entries.slice(0, index + 1), reused: index + 1 };
+    }
+    // Rows from the known leaf's depth down: the first must be the known leaf itself.
+    const rows = pathRows(this.sql, sessionId, leafId, knownDepth);
+    if (rows[0]?.id !== knownLeaf.entry.id) return undefined;
+    return { entries: known.entries.concat(rows.slice(1).map(toStoredEntry)), reused: known.entries.length };
   }
 
   /** A session's entries in insertion order, a page at a time (see `rowPages`). */
