@@ -130,6 +130,29 @@ const frame = (message: object): Buffer => {
   return Buffer.concat([Buffer.from(`Content-Length: ${json.length}\r\n\r\n`, "ascii"), json]);
 };
 
+describe.concurrent("signals", SPAWNING, () => {
+  it("ignores a Ctrl-C meant for its client (SIGINT without a terminal) and keeps serving", async (ctx) => {
+    const d = await daemon(ctx);
+    const { session } = await d.client.request(SessionCreate, { cwd: "/home/me/project" });
+    d.process.kill("SIGINT");
+    // A request sent after the signal is answered: the daemon is still there.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { sessions } = await d.client.request(SessionList, {});
+    expect(sessions.map((listed) => listed.id)).toEqual([session.id]);
+  });
+
+  it("stops in order on SIGTERM, and the store opens again with what was written", async (ctx) => {
+    const d = await daemon(ctx);
+    const { session } = await d.client.request(SessionCreate, { cwd: "/home/me/project" });
+    d.process.kill("SIGTERM");
+    await expect(exitWithin(d)).resolves.toBe(1);
+    const reopened = await startDaemon({ home: d.home });
+    ctx.onTestFinished(() => reopened.close());
+    const { sessions } = await reopened.client.request(SessionList, {});
+    expect(sessions.map((listed) => listed.id)).toEqual([session.id]);
+  });
+});
+
 describe.concurrent("stdout", SPAWNING, () => {
   it("carries nothing but Content-Length frames, even with debug logging and failing requests", async () => {
     const home = mkdtempSync(join(tmpdir(), "bc-e2e-stdout-"));

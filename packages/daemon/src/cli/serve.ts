@@ -18,7 +18,8 @@ export const SERVE_SPEC: CommandSpec = {
   summary: "run the daemon: JSON-RPC with LSP framing over stdio, or over a Unix socket",
   description:
     "Over stdio (the default) the client that started the daemon is its only client, and the daemon\n" +
-    "exits when that client sends exit or closes stdin. With --socket, every connection is a client with\n" +
+    "exits when that client sends exit or closes stdin, or on SIGTERM; a Ctrl-C meant for the client\n" +
+    "(SIGINT while stdin is not a terminal) is ignored. With --socket, every connection is a client with\n" +
     "its own initialize/shutdown/exit; the daemon runs until SIGTERM or SIGINT. The socket is created\n" +
     "readable by its owner only (0600). Logs go to stderr (BASE_CONTEXT_LOG=error|warn|info|debug).",
   options: [{ name: "socket", value: "path", description: "listen on this Unix socket instead of stdio" }],
@@ -68,5 +69,25 @@ export async function serve(): Promise<number> {
       },
     });
     registerHandlers(router, daemon, server.peer);
+    handleSignals();
+  });
+}
+
+/**
+ * A daemon over stdio belongs to the client that started it, which ends it with `exit` or by
+ * closing stdin. Ctrl-C in the client's terminal reaches the whole process group, the daemon
+ * included, while the client may still want to store what the interrupted turn produced: so
+ * SIGINT is ignored unless the daemon itself was started from a terminal. SIGTERM (and that
+ * SIGINT) end it in order, as a closed stdin does: work in flight is dropped, the store closed.
+ */
+function handleSignals(): void {
+  const stop = (signal: NodeJS.Signals) => {
+    log("info", `${signal}: stopping`);
+    process.stdin.destroy();
+  };
+  process.once("SIGTERM", stop);
+  process.on("SIGINT", () => {
+    if (process.stdin.isTTY) stop("SIGINT");
+    else log("debug", "SIGINT ignored: the client that started this daemon ends it (exit, or closing stdin)");
   });
 }
