@@ -14,13 +14,13 @@ import {
   type SessionEntry,
 } from "@base-context/protocol";
 import OpenAI from "openai";
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Inbox, openSession, runAgentLoop, workspaceTools, type AgentEvent, type TurnEndAnswer } from "../examples/agent-loop/dist/loop.js";
 import { startDaemon } from "./support/daemon.js";
+import { runNodeProgram } from "./support/run-cli.js";
 import { defaultSummary, reply, startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 
@@ -233,30 +233,8 @@ describe("the agent loop", () => {
   });
 });
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runLoopCli(args: readonly string[], home: string, env: Record<string, string> = {}): Promise<CliRun> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "test-key", ...env };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOOP_MAIN, ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`agent loop still running after 90 s\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 90_000);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runLoopCli(args: readonly string[], home: string, env: Record<string, string> = {}) {
+  return runNodeProgram(LOOP_MAIN, args, { env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "test-key", ...env }, timeoutMs: 90_000 });
 }
 
 describe("the agent loop command", () => {

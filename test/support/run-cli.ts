@@ -21,17 +21,28 @@ export interface CliOptions {
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: options.home, OPENAI_API_KEY: undefined, NO_COLOR: undefined, ...options.env };
+  return runNodeProgram(DAEMON_MAIN, args, { ...options, env });
+}
+
+/** Runs a Node program to its end with `env` as given (undefined values removed): its output and exit status. */
+export function runNodeProgram(
+  main: string,
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string | undefined; timeoutMs?: number | undefined },
+): Promise<CliRun> {
+  const env = { ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const timeoutMs = options.timeoutMs ?? 20_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DAEMON_MAIN, ...args], { env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [main, ...args], { env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`base-context ${args.join(" ")} still running after ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+      reject(new Error(`${main} ${args.join(" ")} still running after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
     child.once("error", reject);
     child.once("close", (code) => {
       clearTimeout(timer);
