@@ -2,12 +2,11 @@
  * The contract between server/ and sessions/: one method per protocol method, taking the
  * validated params and returning the protocol result. Errors are thrown as AppError.
  */
-import type {
+import {
   EntryAppend,
   EntryAppendMany,
   EntryGet,
   LabelSet,
-  ResultOf,
   SessionBranch,
   SessionCreate,
   SessionDelete,
@@ -18,24 +17,28 @@ import type {
   SessionList,
   SessionPath,
   SessionTree,
-  ValidParamsOf,
+  type ResultOf,
+  type ValidParamsOf,
 } from "@base-context/protocol";
+
+/** Each SessionsApi method and the protocol method it serves: the one list of them. */
+export const SESSION_METHODS = {
+  create: SessionCreate,
+  list: SessionList,
+  get: SessionGet,
+  delete: SessionDelete,
+  fork: SessionFork,
+  import: SessionImport,
+  export: SessionExport,
+  append: EntryAppend,
+  appendMany: EntryAppendMany,
+  getEntry: EntryGet,
+  branch: SessionBranch,
+  path: SessionPath,
+  tree: SessionTree,
+  setLabel: LabelSet,
+} as const;
 
 type Method<D> = (params: ValidParamsOf<D>) => ResultOf<D> | Promise<ResultOf<D>>;
 
-export interface SessionsApi {
-  create: Method<typeof SessionCreate>;
-  list: Method<typeof SessionList>;
-  get: Method<typeof SessionGet>;
-  delete: Method<typeof SessionDelete>;
-  fork: Method<typeof SessionFork>;
-  import: Method<typeof SessionImport>;
-  export: Method<typeof SessionExport>;
-  append: Method<typeof EntryAppend>;
-  appendMany: Method<typeof EntryAppendMany>;
-  getEntry: Method<typeof EntryGet>;
-  branch: Method<typeof SessionBranch>;
-  path: Method<typeof SessionPath>;
-  tree: Method<typeof SessionTree>;
-  setLabel: Method<typeof LabelSet>;
-}
+export type SessionsApi = { [K in keyof typeof SESSION_METHODS]: Method<(typeof SESSION_METHODS)[K]> };

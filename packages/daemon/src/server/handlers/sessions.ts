@@ -1,35 +1,16 @@
-import {
-  EntryAppend,
-  EntryAppendMany,
-  EntryGet,
-  LabelSet,
-  SessionBranch,
-  SessionCreate,
-  SessionDelete,
-  SessionExport,
-  SessionFork,
-  SessionGet,
-  SessionImport,
-  SessionList,
-  SessionPath,
-  SessionTree,
-} from "@base-context/protocol";
-import type { SessionsApi } from "../../sessions/api.js";
-import type { Router } from "../router.js";
+/** The session and entry methods: each one calls its SessionsApi method (see SESSION_METHODS). */
+import type { RequestDecl } from "@base-context/protocol";
+import type { z } from "zod";
+import { SESSION_METHODS, type SessionsApi } from "../../sessions/api.js";
+import type { Impl, Router } from "../router.js";
+
+type AnyDecl = RequestDecl<string, z.ZodType, z.ZodType>;
 
 export function registerSessionHandlers(router: Router, sessions: SessionsApi): void {
-  router.handle(SessionCreate, (p) => sessions.create(p));
-  router.handle(SessionList, (p) => sessions.list(p));
-  router.handle(SessionGet, (p) => sessions.get(p));
-  router.handle(SessionDelete, (p) => sessions.delete(p));
-  router.handle(SessionFork, (p) => sessions.fork(p));
-  router.handle(SessionImport, (p) => sessions.import(p));
-  router.handle(SessionExport, (p) => sessions.export(p));
-  router.handle(EntryAppend, (p) => sessions.append(p));
-  router.handle(EntryAppendMany, (p) => sessions.appendMany(p));
-  router.handle(EntryGet, (p) => sessions.getEntry(p));
-  router.handle(SessionBranch, (p) => sessions.branch(p));
-  router.handle(SessionPath, (p) => sessions.path(p));
-  router.handle(SessionTree, (p) => sessions.tree(p));
-  router.handle(LabelSet, (p) => sessions.setLabel(p));
+  for (const name of Object.keys(SESSION_METHODS) as (keyof SessionsApi)[]) {
+    // SessionsApi is typed from the same table, so each method takes its own declaration's params;
+    // TypeScript cannot follow that through a loop over the keys, hence the widening.
+    const method = sessions[name] as unknown as Impl<z.ZodType, z.ZodType>;
+    router.handle(SESSION_METHODS[name] as unknown as AnyDecl, (params, ctx) => method.call(sessions, params, ctx));
+  }
 }
