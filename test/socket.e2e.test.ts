@@ -16,6 +16,7 @@ import {
   SessionGet,
   SessionImport,
   SessionList,
+  SettingsGet,
   type BaseContextClient,
 } from "@base-context/protocol";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -80,7 +81,7 @@ async function startSocketDaemon(options: { home?: string; path?: string } = {})
   return daemon;
 }
 
-async function connectClient(daemon: SocketDaemon, name: string, initialize = true): Promise<SocketClient> {
+async function connectClient(daemon: SocketDaemon, name: string, initialize = true, projectDir?: string): Promise<SocketClient> {
   const socket = createConnection(daemon.path);
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", resolve);
@@ -93,7 +94,7 @@ async function connectClient(daemon: SocketDaemon, name: string, initialize = tr
   });
   const connected = { client, socket, notifications };
   clients.push(connected);
-  if (initialize) await client.initialize({ clientInfo: { name } });
+  if (initialize) await client.initialize({ clientInfo: { name }, ...(projectDir ? { projectDir } : {}) });
   return connected;
 }
 
@@ -120,6 +121,22 @@ describe("serve --socket", () => {
     expect(init.capabilities).toMatchObject({ sharedDaemon: true });
     const listed = await b.client.request(SessionList, {});
     expect(listed.sessions.map((s) => s.id)).toEqual([session.id]);
+  });
+
+  it("answers each client for its own project (settings/get without projectDir), even with requests interleaved", async () => {
+    const daemon = await startSocketDaemon();
+    const projects = ["alpha", "beta"].map((name) => {
+      const dir = dirs.make(`bc-socket-${name}-`);
+      mkdirSync(join(dir, ".base-context"));
+      writeFileSync(join(dir, ".base-context", "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: name === "alpha" ? 1111 : 2222 } }));
+      return dir;
+    });
+    const a = await connectClient(daemon, "a", true, projects[0]);
+    const b = await connectClient(daemon, "b", true, projects[1]);
+    const rounds = await Promise.all(
+      Array.from({ length: 5 }, () => [a.client.request(SettingsGet, {}), b.client.request(SettingsGet, {})]).flat(),
+    );
+    expect(rounds.map((view) => view.settings.compaction.keepRecentTokens)).toEqual([1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222]);
   });
 
   it("tells the other clients that have a session open about each other's appends (entry/didAppend)", async () => {

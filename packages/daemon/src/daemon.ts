@@ -45,9 +45,6 @@ export class Daemon {
    * the background after `initialize`; anywhere else they start when a hook first runs.
    */
   readonly plugins: DaemonPlugins;
-  /** The project the client named in `initialize`, for requests that are not about a session. */
-  projectDir: string | undefined;
-
   constructor(options: DaemonOptions = {}) {
     const env = options.env ?? process.env;
     this.settings = new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
@@ -84,10 +81,6 @@ export class Daemon {
    */
   settingsForSession(sessionId: string): Settings {
     return this.settings.get(this.store.requireSession(sessionId).cwd).settings;
-  }
-
-  setProjectDir(projectDir: string | undefined): void {
-    this.projectDir = projectDir;
   }
 
   async dispose(): Promise<void> {

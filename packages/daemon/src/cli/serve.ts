@@ -48,7 +48,6 @@ export async function serve(): Promise<number> {
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
       onInitialize: ({ projectDir }) => {
-        daemon.setProjectDir(projectDir);
         // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
         // Started in the first pause between requests, not in the way of the client's first ones.
         void requestActivity.whenIdle(STARTUP_QUIET_MS).then(() => daemon.plugins.startInBackground(projectDir));

@@ -25,8 +25,6 @@ const DETACHED: Peer = { sendNotification: () => undefined, sendProgress: () => 
 export class SharedConnection {
   /** Sessions this connection named in a request or created: it hears about them. */
   readonly openSessions = new Set<string>();
-  /** The project this client named in `initialize`. */
-  projectDir: string | undefined;
   /** Sends to this connection only; set once its JSON-RPC connection exists. */
   peer: Peer = DETACHED;
 
@@ -35,11 +33,6 @@ export class SharedConnection {
 
 export interface ConnectionHubOptions {
   sessions: Pick<SessionService, "onDidAppend">;
-  /**
-   * Called before each request is dispatched with the requesting connection's projectDir: the
-   * daemon keeps one "current project" for requests that do not name a session.
-   */
-  beforeRequest?(connection: SharedConnection): void;
 }
 
 export class ConnectionHub {
@@ -73,7 +66,6 @@ export class ConnectionHub {
 
   /** Runs a request of `connection`, with notifications about its sessions fanned out. */
   async dispatch(connection: SharedConnection, request: () => Promise<unknown>): Promise<unknown> {
-    this.options.beforeRequest?.(connection);
     return this.current.run(connection, request);
   }
 

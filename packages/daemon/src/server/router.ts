@@ -11,6 +11,8 @@ import { invalidParams, toResponseError } from "./rpc-errors.js";
 
 export interface RequestContext {
   method: string;
+  /** The project the requesting client named in `initialize` (each client its own, over a socket). */
+  projectDir: string | undefined;
   /** Aborted when the client sends `$/cancelRequest` for this request. */
   signal: AbortSignal;
   /** Reports `$/progress` when the client gave a `workDoneToken`; a no-op otherwise. */
@@ -77,6 +79,8 @@ export const requestActivity = new RequestActivity();
 
 export class Router {
   private readonly table = new Map<string, Entry>();
+  /** Set by the server when its client's `initialize` names a project; every request of the client sees it. */
+  projectDir: string | undefined;
 
   handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
@@ -96,6 +100,7 @@ export class Router {
     const cancellation = new Cancellation(token);
     const ctx: RequestContext = {
       method,
+      projectDir: this.projectDir,
       // Made on first use: most handlers never look at it, and an AbortController is not free.
       get signal() {
         return cancellation.signal();

@@ -73,6 +73,7 @@ export function startServer(options: ServerOptions): RunningServer {
     if (state !== "uninitialized") {
       throw new ResponseError(ErrorCodes.InvalidRequest, "initialize was already called", { code: "already_initialized" });
     }
+    router.projectDir = params.projectDir;
     await options.onInitialize?.({ projectDir: params.projectDir });
     state = "running";
     return { serverInfo: options.serverInfo, protocolVersion: PROTOCOL_VERSION, capabilities: options.capabilities };

@@ -49,10 +49,7 @@ const CLOSE_GRACE_MS = 1000;
 export async function listenOnSocket(options: SocketServerOptions): Promise<SocketServer> {
   const path = resolve(options.path);
   await prepareSocketPath(path);
-  const hub = new ConnectionHub({
-    sessions: options.daemon.sessions,
-    beforeRequest: (connection) => options.daemon.setProjectDir(connection.projectDir),
-  });
+  const hub = new ConnectionHub({ sessions: options.daemon.sessions });
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -90,9 +87,6 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
     router,
     serverInfo: options.serverInfo,
     capabilities: options.capabilities,
-    onInitialize: ({ projectDir }) => {
-      connection.projectDir = projectDir;
-    },
     onExit: (code) => {
       hub.remove(connection);
       registration?.dispose();

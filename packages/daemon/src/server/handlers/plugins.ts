@@ -11,7 +11,7 @@ import type { Peer, Router } from "../router.js";
 export function registerPluginHandlers(router: Router, daemon: Daemon, peer: Peer): { dispose(): void } {
   const { plugins } = daemon;
   // Without a projectDir, the client's own project (from `initialize`) is the one it means.
-  router.handle(PluginsList, async (params) => ({ plugins: await plugins.list(params.projectDir ?? daemon.projectDir) }));
+  router.handle(PluginsList, async (params, ctx) => ({ plugins: await plugins.list(params.projectDir ?? ctx.projectDir) }));
   router.handle(PluginsReload, async (params) => ({ plugins: await plugins.reload(params.id) }));
   router.handle(ProjectTrust, async (params) => {
     await plugins.setTrust(params.projectDir, params.trusted);

@@ -5,6 +5,6 @@ import type { Peer, Router } from "../router.js";
 
 export function registerSettingsHandlers(router: Router, daemon: Daemon, peer: Peer): { dispose(): void } {
   // Without a projectDir the client's project (from `initialize`) applies, else the global settings alone.
-  router.handle(SettingsGet, (p) => daemon.settings.get(p.projectDir ?? daemon.projectDir));
+  router.handle(SettingsGet, (p, ctx) => daemon.settings.get(p.projectDir ?? ctx.projectDir));
   return daemon.settings.onDidChange((event) => peer.sendNotification(SettingsDidChange.method, event));
 }
