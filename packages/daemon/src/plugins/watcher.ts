@@ -16,7 +16,17 @@ export interface RootWatch {
 
 /** Never plugin code: dependencies, VCS data, editors' swap and backup files. */
 const IGNORED_SEGMENTS = new Set(["node_modules", ".git"]);
-const EDITOR_TEMP_FILE = /(?:^\.#|~$|\.sw[a-p]$|^4913$)/;
+/**
+ * Files editors and atomic writers create next to the one being saved, and remove or rename a
+ * moment later: a change to one of them is not a change to the plugin (it would reload it for
+ * nothing, or load a half-written file). Emacs `.#x` / `#x#`, backups `x~`, vim `.x.swp` (`.swx` when probing) and its
+ * `4913` probe, `x.tmp` / `x.tmp.123` (and `.x.tmp`), JetBrains `x___jb_tmp___` / `x___jb_old___`.
+ */
+const EDITOR_TEMP_FILE = /^\.#|^#.*#$|~$|\.sw[a-px]$|^4913$|\.tmp(?:\.\d+)?$|___jb_(?:tmp|old)___$/;
+
+export function isEditorTempFile(name: string): boolean {
+  return EDITOR_TEMP_FILE.test(name);
+}
 
 function isWithin(parent: string, path: string): boolean {
   return path === parent || path.startsWith(parent.endsWith(sep) ? parent : parent + sep);
@@ -31,7 +41,7 @@ export async function watchPluginRoot(root: string, anchor: string, onChange: (n
     if (!isWithin(root, path)) return !isWithin(path, root); // above the root: keep only its ancestors
     const relative = path.slice(root.length);
     if (relative.split(sep).some((segment) => IGNORED_SEGMENTS.has(segment))) return true;
-    return EDITOR_TEMP_FILE.test(basename(path));
+    return isEditorTempFile(basename(path));
   };
   // Loaded when the first root is watched (in the background after `initialize`), not at start-up.
   const { watch } = await import("chokidar");
