@@ -6,9 +6,9 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
+import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url));
@@ -123,13 +123,7 @@ describe("base-context compact, offline", () => {
 });
 
 describe("base-context compact with a model", () => {
-  let fake: FakeOpenAI;
-  beforeAll(async () => {
-    fake = await startFakeOpenAI();
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
+  const fake = useFakeOpenAI();
 
   it("uses the configured model and names it", async () => {
     const home = dirs.make("bc-cli-home-");

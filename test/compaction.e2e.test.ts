@@ -23,40 +23,32 @@ import {
 import { INITIAL_SUMMARY_PROMPT, SPLIT_TURN_SEPARATOR, SUMMARIZATION_SYSTEM_PROMPT, TURN_PREFIX_SUMMARY_PROMPT } from "@base-context/daemon/core";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { appendAll, assistant, rpcError, toolResult, user } from "./fixtures/e2e.js";
-import { startDaemon, type TestDaemon } from "./support/daemon.js";
-import { defaultSummary, reply, startFakeOpenAI, type FakeOpenAI, type FakeReply } from "./support/fake-openai.js";
+import { useDaemon } from "./support/daemon.js";
+import { defaultSummary, reply, useFakeOpenAI, type FakeReply } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
 const MODEL = "fake-summarizer";
 const RESERVE = 2000;
 
-let fake: FakeOpenAI;
+/** Project folders for the file's sessions: registered first, vitest runs this afterAll last (after the daemon's). */
+const dirs = tempDirs();
+afterAll(() => dirs.cleanup());
+const fake = useFakeOpenAI();
 /**
  * One daemon for the file, its summarizer the fake server (global settings). keepRecentTokens 1
  * keeps only the last entry: a user message ends a clean cut, an assistant one splits its turn.
  * Tests that need other settings put their session in a project with its own settings file.
  */
-let d: TestDaemon;
-const dirs = tempDirs();
-
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  const home = dirs.make("bc-compaction-home-");
-  const settings = {
+const d = useDaemon(() => ({
+  settings: {
     compaction: { reserveTokens: RESERVE, keepRecentTokens: 1 },
     summarizer: { provider: "openai", baseURL: fake.baseURL, model: MODEL, maxRetries: 2, timeoutMs: 20_000 },
-  };
-  writeFileSync(join(home, "settings.json"), JSON.stringify(settings));
-  d = await startDaemon({ home, env: { OPENAI_API_KEY: "test-key" } });
-});
-afterAll(async () => {
-  await d?.close();
-  await fake?.close();
-  dirs.cleanup();
-});
+  },
+  env: { OPENAI_API_KEY: "test-key" },
+}));
 beforeEach(() => {
   fake.requests.length = 0;
   fake.setHandler((request) => reply.text(defaultSummary(request.body)));
@@ -248,16 +240,21 @@ describe("compaction/run with a model", () => {
 });
 
 describe("the session moving on during summarization", () => {
-  it("keeps an entry appended meanwhile after the kept range and commits", async () => {
+  /** RENAME_TURN in a new session, its compaction running and held at the model until `release()`. */
+  async function compactionHeldAtTheModel() {
     const sessionId = await session();
     const stored = await appendAll(d.client, sessionId, RENAME_TURN);
     const held = heldReply();
     fake.setHandler(held.handler);
-
     const running = d.client.request(CompactionRun, { sessionId });
     await waitFor(() => fake.chatRequests().length === 1);
+    return { sessionId, stored, running, release: held.release };
+  }
+
+  it("keeps an entry appended meanwhile after the kept range and commits", async () => {
+    const { sessionId, stored, running, release } = await compactionHeldAtTheModel();
     const { entry: appended } = await d.client.request(EntryAppend, { sessionId, entry: assistant("Tests pass.") });
-    held.release();
+    release();
     const result = await running;
 
     expect(result.status).toBe("committed");
@@ -270,15 +267,9 @@ describe("the session moving on during summarization", () => {
   });
 
   it("is stale when the client branched away, and writes nothing", async () => {
-    const sessionId = await session();
-    const stored = await appendAll(d.client, sessionId, RENAME_TURN);
-    const held = heldReply();
-    fake.setHandler(held.handler);
-
-    const running = d.client.request(CompactionRun, { sessionId });
-    await waitFor(() => fake.chatRequests().length === 1);
+    const { sessionId, stored, running, release } = await compactionHeldAtTheModel();
     await d.client.request(SessionBranch, { sessionId, entryId: stored[1]!.id });
-    held.release();
+    release();
     const result = await running;
 
     expect(result.status).toBe("stale");

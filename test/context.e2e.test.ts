@@ -11,17 +11,11 @@ import {
   type EntryInput,
   type SessionEntry,
 } from "@base-context/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon } from "./support/daemon.js";
+import { describe, expect, it } from "vitest";
+import { useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, messageOf, rpcError, tokensOf, toolResult, user } from "./fixtures/e2e.js";
 
-let d: TestDaemon;
-beforeAll(async () => {
-  d = await startDaemon();
-});
-afterAll(async () => {
-  await d?.close();
-});
+const d = useDaemon();
 
 const COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 const BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";

@@ -20,18 +20,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon } from "./support/daemon.js";
+import { useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, fixture, rpcError, user } from "./fixtures/e2e.js";
 import { piBuildContext, piLoad } from "./fixtures/pi-reference.js";
 
-let d: TestDaemon;
+const d = useDaemon();
+/** Where the tests write files to import and export to. */
 let scratch: string;
-beforeAll(async () => {
-  d = await startDaemon();
+beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), "bc-e2e-import-"));
 });
-afterAll(async () => {
-  await d?.close();
+afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 

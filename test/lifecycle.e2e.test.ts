@@ -7,8 +7,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
-import { DAEMON_MAIN, startDaemon, type TestDaemon } from "./support/daemon.js";
+import { describe, expect, it, type TestContext } from "vitest";
+import { DAEMON_MAIN, startDaemon, useDaemon, type TestDaemon } from "./support/daemon.js";
 import { rpcError } from "./fixtures/e2e.js";
 
 /**
@@ -236,13 +236,7 @@ function parseFramesSafe(bytes: Buffer): Frame[] {
 }
 
 describe("an initialized daemon", () => {
-  let d: TestDaemon;
-  beforeAll(async () => {
-    d = await startDaemon();
-  });
-  afterAll(async () => {
-    await d?.close();
-  });
+  const d = useDaemon();
 
   it("refuses a second initialize with -32600", async () => {
     const again = await rpcError(d.client.request(Initialize, { protocolVersion: PROTOCOL_VERSION }));

@@ -7,21 +7,14 @@ import { ProjectTrust } from "@base-context/protocol";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import type { TestDaemon } from "./support/daemon.js";
-import { compact, compactableSession, hookPlugin, pluginInfo, pluginsRoot, projectPluginsRoot, replaceSummary, startPluginDaemon, writePlugin } from "./support/plugins.js";
+import { describe, expect, it } from "vitest";
+import { compact, compactableSession, hookPlugin, pluginInfo, pluginsRoot, projectPluginsRoot, replaceSummary, usePluginDaemons, writePlugin } from "./support/plugins.js";
 import { runCli } from "./support/run-cli.js";
-import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url));
-const dirs = tempDirs();
-let running: TestDaemon | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
+const daemons = usePluginDaemons();
+const { dirs } = daemons;
 
 /** Plugin commands load plugins in worker threads: slow on a loaded machine, so a generous limit. */
 const CLI_TIMEOUT_MS = 60_000;
@@ -103,8 +96,7 @@ describe("plugins", () => {
   });
 
   it("reaches a daemon that is already running: trust starts the project's plugins there, reload loads a new generation", async () => {
-    const { client, d, home, project } = await startPluginDaemon(dirs, { plugins: { global: hookPlugin({ compact: "return undefined;" }) } });
-    running = d;
+    const { client, home, project } = await daemons.start({ plugins: { global: hookPlugin({ compact: "return undefined;" }) } });
     writePlugin(projectPluginsRoot(project), "repo-plugin", hookPlugin({ compact: replaceSummary("from the repo plugin") }));
     const first = await compactableSession(client, project);
     expect((await compact(client, first.sessionId)).summarizer).toBe("extractive");

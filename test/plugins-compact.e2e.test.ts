@@ -7,37 +7,22 @@
 import { EntryAppend, ErrorCodes, PluginsList, SessionGet, type BaseContextClient } from "@base-context/protocol";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assistant, rpcError, user } from "./fixtures/e2e.js";
-import type { TestDaemon } from "./support/daemon.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
-import { compact, compactableSession, hookPlugin, replaceSummary, startPluginDaemon } from "./support/plugins.js";
-import { tempDirs } from "./support/temp-dir.js";
+import { useFakeOpenAI } from "./support/fake-openai.js";
+import { compact, compactableSession, hookPlugin, replaceSummary, usePluginDaemons } from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
 const MODEL = "fake-summarizer";
-const dirs = tempDirs();
-let fake: FakeOpenAI;
-let running: TestDaemon | undefined;
-
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
-afterAll(async () => {
-  await fake?.close();
-});
+const daemons = usePluginDaemons();
+const { dirs } = daemons;
+const fake = useFakeOpenAI();
 
 /** A fresh daemon whose home holds these plugins; its model is the fake server. */
 async function daemonWith(plugins: Record<string, Record<string, string>>, settings: Record<string, unknown> = {}) {
   const summarizer = { provider: "openai", baseURL: fake.baseURL, model: MODEL, maxRetries: 0 };
   const before = fake.chatRequests().length;
-  const setup = await startPluginDaemon(dirs, { plugins, settings: { summarizer, ...settings }, env: { OPENAI_API_KEY: "test-key" } });
-  running = setup.d;
+  const setup = await daemons.start({ plugins, settings: { summarizer, ...settings }, env: { OPENAI_API_KEY: "test-key" } });
   /** Chat requests the fake model got during this test. */
   const modelCalls = () => fake.chatRequests().length - before;
   return { ...setup, modelCalls };

@@ -4,45 +4,29 @@
  */
 import { EntryAppend, LabelSet, PluginsList, SessionCreate, TreeNavigate, type BaseContextClient } from "@base-context/protocol";
 import { readdirSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { appendAll, assistant, toolResult, user } from "./fixtures/e2e.js";
-import type { TestDaemon } from "./support/daemon.js";
-import { reply, startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
+import { reply, useFakeOpenAI } from "./support/fake-openai.js";
 import {
   compact,
   compactableSession,
   EXAMPLES_DIR,
   installExample,
   pluginsRoot,
-  startPluginDaemon,
+  usePluginDaemons,
   waitForPlugin,
   type PluginDaemonOptions,
 } from "./support/plugins.js";
-import { tempDirs } from "./support/temp-dir.js";
 
-const dirs = tempDirs();
-let fake: FakeOpenAI;
-let running: TestDaemon | undefined;
-
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
+const daemons = usePluginDaemons();
+const fake = useFakeOpenAI();
 beforeEach(() => {
   fake.requests.length = 0;
-});
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
-afterAll(async () => {
-  await fake?.close();
 });
 
 /** A daemon with these examples copied into its plugins folder; started once they are in place. */
 async function daemonWithExamples(names: string[], options: PluginDaemonOptions = {}) {
-  const setup = await startPluginDaemon(dirs, options);
-  running = setup.d;
+  const setup = await daemons.start(options);
   for (const name of names) installExample(name, pluginsRoot(setup.home));
   // Copied while the daemon's plugin host is starting (it starts right after initialize): the
   // folders must be found by its first scan or its watcher, whichever comes second.

@@ -7,24 +7,15 @@
 import { PluginsReload, SessionGet } from "@base-context/protocol";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { TestDaemon } from "./support/daemon.js";
-import { compact, compactableSession, hookPlugin, pluginInfo, startPluginDaemon, waitForPlugin } from "./support/plugins.js";
-import { tempDirs } from "./support/temp-dir.js";
+import { describe, expect, it } from "vitest";
+import { compact, compactableSession, hookPlugin, pluginInfo, usePluginDaemons, waitForPlugin } from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
-const dirs = tempDirs();
-let running: TestDaemon | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
+const daemons = usePluginDaemons();
+const { dirs } = daemons;
 
 async function daemonWith(plugins: Record<string, Record<string, string>>, settings: Record<string, unknown> = {}) {
-  const setup = await startPluginDaemon(dirs, { plugins, settings });
-  running = setup.d;
-  return setup;
+  return daemons.start({ plugins, settings });
 }
 
 describe("a plugin stuck in while (true)", () => {

@@ -6,44 +6,28 @@
 import { ErrorCodes, SessionGet } from "@base-context/protocol";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { rpcError } from "./fixtures/e2e.js";
-import type { TestDaemon } from "./support/daemon.js";
-import { reply, startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
-import { compact, compactableSession, hookPlugin, startPluginDaemon } from "./support/plugins.js";
-import { tempDirs } from "./support/temp-dir.js";
+import { reply, useFakeOpenAI } from "./support/fake-openai.js";
+import { compact, compactableSession, hookPlugin, usePluginDaemons } from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
 const MODEL = "fake-summarizer";
-const dirs = tempDirs();
-let fake: FakeOpenAI;
-let running: TestDaemon | undefined;
-
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
+const daemons = usePluginDaemons();
+const { dirs } = daemons;
+const fake = useFakeOpenAI();
 beforeEach(() => {
   fake.requests.length = 0;
-});
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
-afterAll(async () => {
-  await fake?.close();
 });
 
 /** The daemon's model is the fake, its key in a variable of its own choosing (summarizer.apiKeyEnv). */
 async function daemonWithModel(compactHook: string, preamble = "") {
   const summarizer = { provider: "openai", baseURL: fake.baseURL, model: MODEL, apiKeyEnv: "BC_SUMMARIZER_KEY", maxRetries: 0, timeoutMs: 60_000 };
-  const setup = await startPluginDaemon(dirs, {
+  return daemons.start({
     plugins: { borrower: hookPlugin({ compact: compactHook, preamble }) },
     settings: { summarizer },
     env: { BC_SUMMARIZER_KEY: "the-daemons-secret", OPENAI_API_KEY: "another-secret" },
   });
-  running = setup.d;
-  return setup;
 }
 
 describe("ctx.complete and ctx.countTokens", () => {
@@ -86,7 +70,7 @@ return { compaction: { summary: first.text, firstKeptEntryId: p.firstKeptEntryId
   });
 
   it("rejects ctx.complete with a clear message when the daemon has no model", async () => {
-    const setup = await startPluginDaemon(dirs, {
+    const setup = await daemons.start({
       plugins: {
         borrower: hookPlugin({
           compact: `let message = "resolved";
@@ -96,7 +80,6 @@ return { compaction: { summary: message, firstKeptEntryId: p.firstKeptEntryId, t
         }),
       },
     });
-    running = setup.d;
     const { sessionId } = await compactableSession(setup.client, setup.project);
 
     const result = await compact(setup.client, sessionId);

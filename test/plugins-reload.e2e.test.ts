@@ -6,19 +6,12 @@
 import { PluginsList, type BaseContextClient } from "@base-context/protocol";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { TestDaemon } from "./support/daemon.js";
-import { atomicSave, compact, compactableSession, pluginInfo, pluginsRoot, startPluginDaemon, waitForPlugin, writePlugin } from "./support/plugins.js";
-import { tempDirs } from "./support/temp-dir.js";
+import { describe, expect, it } from "vitest";
+import { atomicSave, compact, compactableSession, pluginInfo, pluginsRoot, usePluginDaemons, waitForPlugin, writePlugin } from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
-const dirs = tempDirs();
-let running: TestDaemon | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
+const daemons = usePluginDaemons();
+const { dirs } = daemons;
 
 /** A TypeScript plugin (the daemon strips the types) whose compaction summary is `summary`. */
 function versionSource(summary: string, beforeReturn = ""): string {
@@ -42,8 +35,7 @@ export default {
 }
 
 async function daemonWithLivePlugin(source: string) {
-  const setup = await startPluginDaemon(dirs);
-  running = setup.d;
+  const setup = await daemons.start();
   // Answered once the host has started: the plugin then arrives as a new folder in a watched
   // plugins folder, as after `plugin new` (examples.e2e covers folders written during the start).
   await setup.client.request(PluginsList, {});

@@ -4,24 +4,15 @@
  * a failing one is reported and the daemon summarizes as usual.
  */
 import { SessionCreate, SessionGet, TreeNavigate, type BranchSummaryEntry, type SessionEntry } from "@base-context/protocol";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appendAll, assistant, user } from "./fixtures/e2e.js";
-import type { TestDaemon } from "./support/daemon.js";
-import { hookPlugin, startPluginDaemon } from "./support/plugins.js";
-import { tempDirs } from "./support/temp-dir.js";
+import { hookPlugin, usePluginDaemons } from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
-const dirs = tempDirs();
-let running: TestDaemon | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
+const daemons = usePluginDaemons();
 
 async function daemonWithTreeHook(tree: string) {
-  const setup = await startPluginDaemon(dirs, { plugins: { brancher: hookPlugin({ tree }) } });
-  running = setup.d;
+  const setup = await daemons.start({ plugins: { brancher: hookPlugin({ tree }) } });
   const { session } = await setup.client.request(SessionCreate, { cwd: setup.project });
   const entries = await appendAll(setup.client, session.id, [
     user("Try Redis for the cache."),

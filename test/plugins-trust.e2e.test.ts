@@ -6,8 +6,8 @@
 import { PluginsDidChange, PluginsList, ProjectTrust } from "@base-context/protocol";
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon } from "./support/daemon.js";
+import { describe, expect, it } from "vitest";
+import { startDaemon } from "./support/daemon.js";
 import {
   compact,
   compactableSession,
@@ -16,24 +16,17 @@ import {
   pluginsRoot,
   projectPluginsRoot,
   replaceSummary,
-  startPluginDaemon,
+  usePluginDaemons,
   writePlugin,
 } from "./support/plugins.js";
-import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
-const dirs = tempDirs();
-let running: TestDaemon | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-  dirs.cleanup();
-});
+const daemons = usePluginDaemons();
+const { dirs } = daemons;
 
 describe("a project's plugins", () => {
   it("are listed as untrusted and never run (not even loaded) until project/trust, and stop again when trust is withdrawn", async () => {
-    const { client, d, project } = await startPluginDaemon(dirs);
-    running = d;
+    const { client, project } = await daemons.start();
     const loaded = join(dirs.make("bc-plugins-marker-"), "loaded");
     writePlugin(
       projectPluginsRoot(project),
@@ -72,8 +65,7 @@ describe("a project's plugins", () => {
   });
 
   it("run only for sessions of their project; global plugins run for every project", async () => {
-    const { client, d, project } = await startPluginDaemon(dirs, { plugins: { everywhere: hookPlugin({ compact: "return undefined;" }) } });
-    running = d;
+    const { client, project } = await daemons.start({ plugins: { everywhere: hookPlugin({ compact: "return undefined;" }) } });
     writePlugin(projectPluginsRoot(project), "local", hookPlugin({ compact: replaceSummary("only here") }));
     await client.request(ProjectTrust, { projectDir: project, trusted: true });
     const elsewhere = dirs.make("bc-plugins-other-project-");
@@ -95,8 +87,7 @@ describe("a project's plugins", () => {
     mkdirSync(home);
     writeFileSync(join(home, "settings.json"), JSON.stringify(COMPACT_EVERYTHING));
     writePlugin(pluginsRoot(home), "mine", hookPlugin({ compact: replaceSummary("from the global plugin") }));
-    running = await startDaemon({ home });
-    const { client } = running;
+    const { client } = daemons.closeAfterTest(await startDaemon({ home }));
 
     const { plugins } = await client.request(PluginsList, { projectDir: user });
     expect(plugins.map((plugin) => [plugin.id, plugin.status])).toEqual([["global:mine", "active"]]);
@@ -105,8 +96,7 @@ describe("a project's plugins", () => {
   });
 
   it("keeps the trust in the global folder, never in the project", async () => {
-    const { client, d, home, project } = await startPluginDaemon(dirs);
-    running = d;
+    const { client, home, project } = await daemons.start();
     await client.request(ProjectTrust, { projectDir: project, trusted: true });
     const trust = JSON.parse(readFileSync(join(home, "trust.json"), "utf8")) as { projects: Record<string, { trusted: boolean }> };
     expect(trust.projects[realpathSync(project)]?.trusted).toBe(true);

@@ -21,17 +21,11 @@ import {
   SessionTree,
   type SessionEntry,
 } from "@base-context/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon } from "./support/daemon.js";
+import { describe, expect, it } from "vitest";
+import { useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, rpcError, toolResult, user } from "./fixtures/e2e.js";
 
-let d: TestDaemon;
-beforeAll(async () => {
-  d = await startDaemon();
-});
-afterAll(async () => {
-  await d?.close();
-});
+const d = useDaemon();
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** Waits until the wall clock has moved on by at least one millisecond. */

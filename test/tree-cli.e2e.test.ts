@@ -3,10 +3,10 @@
  * database a running `serve` daemon writes to (same BASE_CONTEXT_HOME). No model is configured,
  * so summaries come from the built-in extractive summarizer.
  */
-import { EntryAppend, SessionGet, type BaseContextClient } from "@base-context/protocol";
+import { EntryAppend, SessionGet } from "@base-context/protocol";
 import { execFile } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DAEMON_MAIN, startDaemon, type TestDaemon } from "./support/daemon.js";
+import { describe, expect, it } from "vitest";
+import { DAEMON_MAIN, useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, toolResult, user } from "./fixtures/e2e.js";
 
 interface CliRun {
@@ -15,16 +15,7 @@ interface CliRun {
   stderr: string;
 }
 
-let d: TestDaemon;
-let client: BaseContextClient;
-
-beforeAll(async () => {
-  d = await startDaemon();
-  client = d.client;
-});
-afterAll(async () => {
-  await d.close();
-});
+const d = useDaemon();
 
 /** Runs the CLI on the daemon's home, stdout not a terminal (so no colour). */
 function cli(...args: string[]): Promise<CliRun> {
@@ -40,8 +31,8 @@ function cli(...args: string[]): Promise<CliRun> {
 
 /** A main line with a long linear stretch, a compaction, a labelled entry, and a side branch. */
 async function sessionWithBranches() {
-  const sessionId = await createSession(client, "/home/me/project", "login fix");
-  const [u1, a1, , a2] = await appendAll(client, sessionId, [
+  const sessionId = await createSession(d.client, "/home/me/project", "login fix");
+  const [u1, a1, , a2] = await appendAll(d.client, sessionId, [
     user("fix the login bug"),
     assistant("reading", { toolCalls: [{ id: "c1", name: "read", arguments: { path: "src/auth.ts" } }] }),
     toolResult("c1", "read", "export function login() {}"),
@@ -49,12 +40,12 @@ async function sessionWithBranches() {
   ]);
   const steps = [];
   for (let i = 1; i <= 15; i++) steps.push(user(`step ${i}`), assistant(`did step ${i}`));
-  const stretch = await appendAll(client, sessionId, steps);
-  await client.request(EntryAppend, {
+  const stretch = await appendAll(d.client, sessionId, steps);
+  await d.client.request(EntryAppend, {
     sessionId,
     entry: { type: "compaction", summary: "## Goal\nfix the login bug", firstKeptEntryId: stretch[stretch.length - 2]!.id, tokensBefore: 900 },
   });
-  const [side] = await appendAll(client, sessionId, [user("try another approach")]);
+  const [side] = await appendAll(d.client, sessionId, [user("try another approach")]);
   return { sessionId, u1: u1!, a1: a1!, a2: a2!, step3: stretch[4]!, side: side! };
 }
 
@@ -82,7 +73,7 @@ describe("base-context tree", () => {
     const run = await cli("tree", s.sessionId, "--all");
     expect(run.code).toBe(0);
     expect(run.stdout).not.toContain("more entries");
-    const { entryCount } = await client.request(SessionGet, { sessionId: s.sessionId });
+    const { entryCount } = await d.client.request(SessionGet, { sessionId: s.sessionId });
     expect(run.stdout.trimEnd().split("\n")).toHaveLength(entryCount + 1);
   });
 
@@ -120,7 +111,7 @@ describe("base-context navigate", () => {
       new RegExp(`^Moved to just before ${s.step3.id}; the leaf is now (\\w+)\\.\\nBranch summary \\1 of the branch left at ${s.side.id}, written by extractive\\.\\n\\nText to edit and send again:\\n {2}step 3\\n$`),
     );
     const leafId = /the leaf is now (\w+)/.exec(run.stdout)![1];
-    expect((await client.request(SessionGet, { sessionId: s.sessionId })).leafId).toBe(leafId);
+    expect((await d.client.request(SessionGet, { sessionId: s.sessionId })).leafId).toBe(leafId);
   });
 
   it("prints the result as JSON with --json, and says when there is nothing to do", async () => {
@@ -136,7 +127,7 @@ describe("base-context navigate", () => {
 
   it("exits 1 for an unknown session or entry and 2 for bad arguments, writing nothing", async () => {
     const s = await sessionWithBranches();
-    const before = await client.request(SessionGet, { sessionId: s.sessionId });
+    const before = await d.client.request(SessionGet, { sessionId: s.sessionId });
 
     const [noSession, noEntry, badWindow, unknownOption] = await Promise.all([
       cli("navigate", "no-such-session", s.a1.id),
@@ -155,6 +146,6 @@ describe("base-context navigate", () => {
     expect(unknownOption.code).toBe(2);
     expect(unknownOption.stderr).toMatch(/^base-context navigate: unknown option --sumarize/);
 
-    expect(await client.request(SessionGet, { sessionId: s.sessionId })).toEqual(before);
+    expect(await d.client.request(SessionGet, { sessionId: s.sessionId })).toEqual(before);
   });
 });

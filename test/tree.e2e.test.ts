@@ -13,17 +13,11 @@ import {
   type SessionEntry,
   type TreeNode,
 } from "@base-context/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon } from "./support/daemon.js";
+import { describe, expect, it } from "vitest";
+import { useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, rpcError, user } from "./fixtures/e2e.js";
 
-let d: TestDaemon;
-beforeAll(async () => {
-  d = await startDaemon();
-});
-afterAll(async () => {
-  await d?.close();
-});
+const d = useDaemon();
 
 /** A compact picture of a tree: `[id, label?, leaf?, children]`, children in order. */
 type Shape = { id: string; label?: string; leaf?: true; children: Shape[] };

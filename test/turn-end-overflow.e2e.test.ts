@@ -11,29 +11,11 @@ import {
   SessionPath,
   type CompactionEntry,
 } from "@base-context/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
+import { describe, expect, it } from "vitest";
 import { appendAll, assistant, user } from "./fixtures/e2e.js";
-import {
-  overflowReply,
-  replyWithUsage,
-  sessionWithHistory,
-  startTurnEndDaemon,
-  turnEnd,
-  WINDOW,
-  type TurnEndHarness,
-} from "./fixtures/turn-end.js";
+import { COMPACTION_OFF, overflowReply, replyWithUsage, sessionWithHistory, turnEnd, useTurnEndDaemon, WINDOW } from "./fixtures/turn-end.js";
 
-let fake: FakeOpenAI;
-let h: TurnEndHarness;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  h = await startTurnEndDaemon(fake);
-});
-afterAll(async () => {
-  await h?.close();
-  await fake?.close();
-});
+const { fake, h } = useTurnEndDaemon();
 
 const client = () => h.d.client;
 const summariesRequested = () => fake.chatRequests().length;
@@ -107,10 +89,7 @@ describe("a context overflow", () => {
     expect(answer).toEqual({ followUp: "none", assistantEntryId: expect.any(String) });
   });
 
-  it.each([
-    ["compaction.enabled is false", { compaction: { enabled: false } }],
-    ['context.mode is "off"', { context: { mode: "off" } }],
-  ])("is reported unrecovered when %s", async (why, settings) => {
+  it.each(COMPACTION_OFF)("is reported unrecovered when %s", async (why, settings) => {
     const sessionId = await sessionWithHistory(client(), h.project(settings));
     const summaries = summariesRequested();
     const answer = await turnEnd(client(), { sessionId, assistant: overflowReply() });

@@ -3,27 +3,10 @@
  * answers about following up, what turns it off, and a retried requestId.
  */
 import { CompactionStatusRequest, ContextBuild, SessionGet, type CompactionEntry } from "@base-context/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
-import {
-  replyWithUsage,
-  sessionWithHistory,
-  startTurnEndDaemon,
-  THRESHOLD,
-  turnEnd,
-  type TurnEndHarness,
-} from "./fixtures/turn-end.js";
+import { describe, expect, it } from "vitest";
+import { COMPACTION_OFF, replyWithUsage, sessionWithHistory, THRESHOLD, turnEnd, useTurnEndDaemon } from "./fixtures/turn-end.js";
 
-let fake: FakeOpenAI;
-let h: TurnEndHarness;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  h = await startTurnEndDaemon(fake);
-});
-afterAll(async () => {
-  await h?.close();
-  await fake?.close();
-});
+const { fake, h } = useTurnEndDaemon();
 
 const client = () => h.d.client;
 const newSession = () => sessionWithHistory(client(), h.home);
@@ -130,10 +113,7 @@ describe("turns that never compact", () => {
     expect(summariesRequested()).toBe(before);
   });
 
-  it.each([
-    ["compaction.enabled is false", { compaction: { enabled: false } }],
-    ['context.mode is "off"', { context: { mode: "off" } }],
-  ])("above the threshold when %s", async (why, settings) => {
+  it.each(COMPACTION_OFF)("above the threshold when %s", async (why, settings) => {
     const sessionId = await sessionWithHistory(client(), h.project(settings));
     const before = summariesRequested();
     const answer = await turnEnd(client(), { sessionId, assistant: replyWithUsage(9_500, { stopReason: "toolUse" }), toolBatch: live });

@@ -3,10 +3,11 @@
  * client would. Every end-to-end test starts here.
  */
 import { spawnDaemon, type BaseContextClient, type SpawnedDaemon } from "@base-context/protocol";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { useSuiteResource } from "./suite-resource.js";
 
 export const DAEMON_MAIN = fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
 
@@ -21,6 +22,8 @@ export interface TestDaemon extends SpawnedDaemon {
 
 export interface StartOptions {
   home?: string;
+  /** Written to `<home>/settings.json` before the daemon starts. */
+  settings?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
   initialize?: boolean;
   projectDir?: string;
@@ -29,6 +32,7 @@ export interface StartOptions {
 export async function startDaemon(options: StartOptions = {}): Promise<TestDaemon> {
   const ownsHome = options.home === undefined;
   const home = options.home ?? mkdtempSync(join(tmpdir(), "bc-e2e-"));
+  if (options.settings !== undefined) writeFileSync(join(home, "settings.json"), JSON.stringify(options.settings));
   const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: undefined, ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const spawned = spawnDaemon({ command: process.execPath, args: [DAEMON_MAIN, "serve"], env, stderr: "pipe" });
@@ -55,4 +59,20 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
       if (ownsHome) rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One daemon for the tests of the enclosing suite (the file, or the `describe` it is called in):
+ * started in `beforeAll`, closed in `afterAll`; see useSuiteResource. Options that depend on
+ * something else the suite starts first (a fake server's URL) are given as a function.
+ *
+ *   const d = useDaemon();
+ *   it("…", async () => { await d.client.request(…); });
+ */
+export function useDaemon(options: StartOptions | (() => StartOptions) = {}): TestDaemon {
+  return useSuiteResource(
+    () => startDaemon(typeof options === "function" ? options() : options),
+    (d) => d.close(),
+    "the suite's daemon",
+  );
 }

@@ -12,6 +12,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { useSuiteResource } from "./suite-resource.js";
 
 /** The parts of a chat-completions request body tests look at; everything else is kept too. */
 export interface FakeChatRequestBody {
@@ -202,6 +203,17 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * One fake server for the tests of the enclosing suite (the file, or the `describe` it is called
+ * in): started in `beforeAll`, closed in `afterAll`; see useSuiteResource.
+ *
+ *   const fake = useFakeOpenAI();
+ *   it("…", async () => { … fake.baseURL … expect(fake.chatRequests()).toHaveLength(1); });
+ */
+export function useFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
+  return useSuiteResource(() => startFakeOpenAI(options), (fake) => fake.close(), "the suite's fake OpenAI server");
 }
 
 async function send(scripted: FakeReply, request: RecordedRequest, res: ServerResponse): Promise<void> {

@@ -17,9 +17,10 @@ import {
 import { cpSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
 import { appendAll, assistant, toolResult, user } from "../fixtures/e2e.js";
 import { startDaemon, type TestDaemon } from "./daemon.js";
-import type { TempDirs } from "./temp-dir.js";
+import { tempDirs, type TempDirs } from "./temp-dir.js";
 import { waitFor } from "./wait.js";
 
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/plugins/", import.meta.url));
@@ -161,4 +162,43 @@ export async function startPluginDaemon(dirs: TempDirs, options: PluginDaemonOpt
   for (const [name, files] of Object.entries(options.plugins ?? {})) writePlugin(pluginsRoot(home), name, files);
   const d = await startDaemon({ home, ...(options.env !== undefined ? { env: options.env } : {}) });
   return { d, client: d.client, home, news: watchPlugins(d.client), project: dirs.make("bc-plugins-project-") };
+}
+
+/** What a test of a file using usePluginDaemons starts its daemons and makes its folders with. */
+export interface PluginDaemons {
+  /** Temporary folders (homes, projects, markers), removed after each test. */
+  readonly dirs: TempDirs;
+  /** startPluginDaemon in `dirs`; the daemon is closed after the test. */
+  start(options?: PluginDaemonOptions): Promise<PluginDaemon>;
+  /** A daemon started some other way (e.g. on a home the test laid out), closed after the test too. */
+  closeAfterTest(d: TestDaemon): TestDaemon;
+}
+
+/**
+ * For a file whose tests each start a daemon of their own: after each test, the daemons it
+ * started are closed, then its temporary folders (their homes among them) removed.
+ *
+ *   const daemons = usePluginDaemons();
+ *   it("…", async () => { const { client, project } = await daemons.start({ plugins: { … } }); … });
+ */
+export function usePluginDaemons(): PluginDaemons {
+  const dirs = tempDirs();
+  const running: TestDaemon[] = [];
+  afterEach(async () => {
+    for (const d of running.splice(0)) await d.close();
+    dirs.cleanup();
+  });
+  const closeAfterTest = (d: TestDaemon): TestDaemon => {
+    running.push(d);
+    return d;
+  };
+  return {
+    dirs,
+    async start(options = {}) {
+      const setup = await startPluginDaemon(dirs, options);
+      closeAfterTest(setup.d);
+      return setup;
+    },
+    closeAfterTest,
+  };
 }
