@@ -13,10 +13,12 @@
  *   texts (the backfill of counts an import left out) come last, in small batches, so interactive
  *   work waits for at most one of those too.
  * - A crash rejects the work it had; the next count starts a fresh worker.
+ * - It reports how long loading the encoding took (`encodingLoadMs`): about what loading it on
+ *   the main thread would cost, which is what the counter weighs round trips against.
  */
 import { Worker } from "node:worker_threads";
 import type { Encoding } from "./counter.js";
-import { countWorkerSource, type CountReply, type CountRequest } from "./worker-source.js";
+import { countWorkerSource, type CountReply, type CountRequest, type LoadedReply } from "./worker-source.js";
 
 export type Lane = "interactive" | "bulk" | "background";
 
@@ -37,6 +39,8 @@ export class CountWorker {
   private inFlight: { id: number; jobs: Job[] } | undefined;
   private nextRequestId = 1;
   private disposed = false;
+  private loaded = false;
+  private loadMs: number | undefined;
 
   constructor(private readonly encoding: Encoding) {}
 
@@ -54,6 +58,16 @@ export class CountWorker {
    */
   warmUp(): Promise<void> {
     return this.count("", "background").then(() => undefined);
+  }
+
+  /** A worker is running and has loaded its encoding: a count now costs a round trip, no load. */
+  get ready(): boolean {
+    return this.loaded;
+  }
+
+  /** How long the latest worker took to load its encoding (ms); undefined until one has. */
+  get encodingLoadMs(): number | undefined {
+    return this.loadMs;
   }
 
   /** Stops the worker; counts still pending are rejected. */
@@ -88,11 +102,20 @@ export class CountWorker {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(countWorkerSource(this.encoding), { eval: true, stdout: true, stderr: true });
-    worker.on("message", (reply: CountReply) => this.onReply(reply));
+    worker.on("message", (message: CountReply | LoadedReply) => {
+      if ("loadMs" in message) this.onLoaded(worker, message.loadMs);
+      else this.onReply(message);
+    });
     worker.on("error", (error) => this.onWorkerLost(worker, error));
     worker.on("exit", (code) => this.onWorkerLost(worker, new Error(`the token counting worker exited (code ${code})`)));
     this.worker = worker;
     return worker;
+  }
+
+  private onLoaded(worker: Worker, loadMs: number): void {
+    if (this.worker !== worker) return;
+    this.loaded = true;
+    this.loadMs = loadMs;
   }
 
   private onReply(reply: CountReply): void {
@@ -111,6 +134,7 @@ export class CountWorker {
   private onWorkerLost(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    this.loaded = false;
     // Whatever was in flight is lost with the worker; queued work gets a fresh one.
     const lost = this.inFlight;
     this.inFlight = undefined;
@@ -126,6 +150,7 @@ export class CountWorker {
     this.queues.bulk = [];
     this.queues.background = [];
     this.worker = undefined;
+    this.loaded = false;
     for (const job of jobs) job.reject(error);
   }
 }

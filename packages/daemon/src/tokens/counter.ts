@@ -42,6 +42,14 @@ export interface TokenCounter {
    * when nothing is waiting.
    */
   loadOnCallingThread?(): void;
+  /**
+   * Resolves once small counts (ones the calling thread could have done with the encoding loaded)
+   * have spent about as long waiting for the worker as loading the encoding here would take: from
+   * then on `loadOnCallingThread` pays for itself (rent or buy, see load-rent.ts). Call it between
+   * requests, not in the middle of one. Never resolves while no such count waits (chars4 has no
+   * worker and does not have this; nor when the encoding is already loaded on this thread).
+   */
+  whenCallingThreadLoadPaysOff?(): Promise<void>;
   /** Stops the counting worker, if one was started; pending async counts are rejected. */
   dispose(): Promise<void>;
 }

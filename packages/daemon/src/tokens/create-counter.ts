@@ -3,12 +3,16 @@
  * `chars4` estimate. Both measure the same text, `entryContextText(entry)`.
  *
  * Where exact counts run (numbers from bench/tokens.mjs on a 2-core machine):
- * - Loading an encoding blocks its thread ~0.35 s and adds ~70 MB of peak RSS. So by default the
- *   daemon's thread never loads one: async counts go to the worker (a round trip costs ~0.07 ms
- *   for a small entry on an idle machine), and only one copy of the encoding exists.
+ * - Loading an encoding blocks its thread ~0.35 s and adds ~70 MB of peak RSS. So the counter
+ *   never loads one on the calling thread by itself (`loadOnCallingThread: false`): async counts
+ *   go to the worker (a round trip costs ~0.07 ms for a small entry on an idle machine; an append
+ *   over stdio waits ~0.8 ms instead of ~0.4 ms), and only one copy of the encoding exists.
  * - If the calling thread has the encoding anyway (someone used the synchronous `countText`, or
- *   the daemon called `loadOnCallingThread` while it was idle), small texts are counted right
- *   there, skipping the round trip; `countEntriesNow` lets an append count before it is stored.
+ *   the daemon called `loadOnCallingThread`), small texts are counted right there, skipping the
+ *   round trip; `countEntriesNow` lets an append count before it is stored.
+ * - When to load it there is a rent-or-buy decision (load-rent.ts): the daemon does it after a
+ *   pause of a second, or once small counts have spent about as long waiting for the worker as
+ *   the load costs (`whenCallingThreadLoadPaysOff`), whichever comes first.
  * - Texts above `chunkChars` are split at piece boundaries (chunks.ts) and counted chunk by chunk
  *   behind interactive work, so a 10 MB tool result never holds up other appends for long.
  */
@@ -17,6 +21,7 @@ import { CountWorker } from "./count-worker.js";
 import type { TokenCounter, TokenCounterOptions } from "./counter.js";
 import { isExactCountLoaded, loadExactCount } from "./encodings.js";
 import { chars4Tokens, CHARS_PER_TOKEN, entryContextText, IMAGE_TOKENS, type EntryContextText } from "./entry-text.js";
+import { LoadRent } from "./load-rent.js";
 import type { EntryInput, SessionEntry } from "@base-context/protocol";
 import type { Lane } from "./count-worker.js";
 
@@ -31,7 +36,19 @@ export interface CounterPolicy {
   loadOnCallingThread: boolean;
   /** Texts longer than this are counted in chunks of about this size (~2 ms of prose each). */
   chunkChars: number;
+  /**
+   * What loading the encoding on the calling thread costs, in ms, for the rent-or-buy rule
+   * (`whenCallingThreadLoadPaysOff`). Undefined: as long as the worker took to load its copy
+   * (the same work on another thread of the same machine), or `DEFAULT_LOAD_COST_MS` until it has.
+   */
+  loadCostMs?: number | undefined;
 }
+
+/**
+ * The cost of loading o200k_base on a thread when nothing better is known: bench/tokens.mjs
+ * measures 0.35–0.4 s on an idle core of a 2-core machine (load and first count).
+ */
+export const DEFAULT_LOAD_COST_MS = 400;
 
 /** Longest stretch of splitting work on the calling thread before it lets the event loop run. */
 const MAX_SLICE_MS = 4;
@@ -89,12 +106,16 @@ function asCountable(entry: SessionEntry | EntryInput): SessionEntry {
 
 class ExactCounter implements TokenCounter {
   private readonly worker: CountWorker;
+  /** Time small counts have waited for the worker, against the cost of loading the encoding here. */
+  private readonly rent: LoadRent;
 
   constructor(
     readonly options: TokenCounterOptions,
     private readonly policy: CounterPolicy,
   ) {
-    this.worker = new CountWorker(options.encoding);
+    const worker = new CountWorker(options.encoding);
+    this.worker = worker;
+    this.rent = new LoadRent(() => policy.loadCostMs ?? worker.encodingLoadMs ?? DEFAULT_LOAD_COST_MS);
   }
 
   countText(text: string): number {
@@ -103,8 +124,18 @@ class ExactCounter implements TokenCounter {
 
   async countTextAsync(text: string): Promise<number> {
     if (!text) return 0;
-    if (text.length <= this.policy.syncMaxChars && this.countsOnCallingThread()) return this.countText(text);
-    return this.countTextIn(text, "interactive");
+    if (text.length > this.policy.syncMaxChars) return this.countTextIn(text, "interactive");
+    if (this.countsOnCallingThread()) return this.countText(text);
+    // Waiting for the worker's own start-up is not rent: the worker is needed anyway (large
+    // texts, backfills), and loading here would not have been any faster.
+    if (!this.worker.ready) return this.countTextIn(text, "interactive");
+    // A round trip this thread could have saved with the encoding loaded: rent (load-rent.ts).
+    this.rent.begin();
+    try {
+      return await this.countTextIn(text, "interactive");
+    } finally {
+      this.rent.end();
+    }
   }
 
   async countEntry(entry: SessionEntry): Promise<number> {
@@ -141,6 +172,10 @@ class ExactCounter implements TokenCounter {
 
   loadOnCallingThread(): void {
     loadExactCount(this.options.encoding);
+  }
+
+  whenCallingThreadLoadPaysOff(): Promise<void> {
+    return this.rent.whenPaidOff();
   }
 
   dispose(): Promise<void> {

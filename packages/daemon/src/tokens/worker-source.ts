@@ -8,8 +8,10 @@
  * resolved on the main thread, so it does not depend on its own module resolution. Failures are
  * reported in replies (or as the worker's "error" event), never printed.
  *
- * Protocol: the main thread posts `CountRequest`s one at a time and the worker answers each with
- * a `CountReply` carrying one count per text, or the error that stopped it.
+ * Protocol: once it has loaded the encoding, the worker posts a `LoadedReply` with the time that
+ * took (what loading it on the main thread would cost, about: see load-rent.ts). The main thread
+ * posts `CountRequest`s one at a time and the worker answers each with a `CountReply` carrying
+ * one count per text, or the error that stopped it.
  */
 import type { Encoding } from "./counter.js";
 import { encodingModulePath, LONG_PIECE_MIN_CHARS } from "./encodings.js";
@@ -23,6 +25,10 @@ export interface CountRequest {
 
 export type CountReply = { id: number; counts: number[] } | { id: number; error: string };
 
+export interface LoadedReply {
+  loadMs: number;
+}
+
 export function countWorkerSource(encoding: Encoding): string {
   return `"use strict";
 // Output is captured by the parent (it must never reach the protocol's stdout), and captured
@@ -31,7 +37,9 @@ process.stdout.write = process.stderr.write = () => true;
 const { parentPort } = require("node:worker_threads");
 const mergeLongPiece = ${mergeLongPiece.toString()};
 const createExactCount = ${createExactCount.toString()};
+const loadStarted = performance.now();
 const count = createExactCount(require(${JSON.stringify(encodingModulePath(encoding))}).default, mergeLongPiece, ${LONG_PIECE_MIN_CHARS});
+parentPort.postMessage({ loadMs: performance.now() - loadStarted });
 parentPort.on("message", ({ id, texts }) => {
   let reply;
   try {
