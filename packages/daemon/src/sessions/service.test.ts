@@ -125,11 +125,11 @@ describe("SessionService", () => {
       const onTheSpot = Object.assign(counter, {
         countEntriesNow: (entries: readonly EntryInput[]) => entries.map((entry) => (JSON.stringify(entry).includes("big") ? undefined : 5)).includes(undefined) ? undefined : entries.map(() => 5),
       });
-      const updates: string[] = [];
-      const setTokens = store.setTokens.bind(store);
-      store.setTokens = (...args) => {
-        updates.push(args[1]);
-        setTokens(...args);
+      const updates: string[][] = [];
+      const setTokensMany = store.setTokensMany.bind(store);
+      store.setTokensMany = (id, counts) => {
+        if (counts.length > 0) updates.push(counts.map((count) => count.id));
+        setTokensMany(id, counts);
       };
       const result = await sessions.append({ sessionId, entry: user("small") });
       expect(result.tokens).toBe(5);
@@ -139,7 +139,8 @@ describe("SessionService", () => {
       // Declined: counted after the write, as before.
       const declined = await sessions.appendMany({ sessionId, entries: [user("small"), user("big")] });
       expect(declined.entries.map((entry) => store.getEntry(sessionId, entry.id)!.tokens)).toEqual(declined.entries.map(FakeCounter.expected));
-      expect(updates).toHaveLength(2);
+      // Both counts stored together, in one transaction, before the reply.
+      expect(updates).toEqual([declined.entries.map((entry) => entry.id)]);
     });
 
     it("computes a count that is missing (e.g. lost in a crash) when it is read", async () => {
