@@ -79,3 +79,26 @@ describe("countEntriesInBackground", () => {
     expect(order).toEqual(["interactive", "background"]);
   });
 });
+
+describe("many small counts on the calling thread", () => {
+  it("are counted in slices that let the event loop run, with the same results", async () => {
+    const counter = make({ encoding: "o200k_base", estimator: "exact" });
+    counter.loadOnCallingThread!();
+    const count = loadExactCount("o200k_base");
+    const texts = Array.from({ length: 3000 }, (_, index) => `${generateProse(700, index)} #${index}`);
+    let done = 0;
+    let doneWhenTheLoopRan = -1;
+    setImmediate(() => (doneWhenTheLoopRan = done));
+    const counts = await Promise.all(
+      texts.map(async (text) => {
+        const n = await counter.countTextAsync(text);
+        done++;
+        return n;
+      }),
+    );
+    expect(counts).toEqual(texts.map((text) => count(text)));
+    // Thousands of ~0.7 KB texts take tens of milliseconds: the event loop got a turn in between.
+    expect(doneWhenTheLoopRan).toBeGreaterThanOrEqual(0);
+    expect(doneWhenTheLoopRan).toBeLessThan(texts.length);
+  });
+});
