@@ -144,10 +144,12 @@ export class StreamFrameWriter extends AbstractMessageWriter implements MessageW
         reject(error);
       };
       try {
-        this.writable.write(`Content-Length: ${bytes}${HEADER_END}`, "ascii");
+        // The header goes with the first piece: one write (one system call) for a small message.
+        const header = `Content-Length: ${bytes}${HEADER_END}`;
         for (let index = 0; index < writes.length; index++) {
-          if (index === writes.length - 1) this.writable.write(writes[index]!, "utf8", done);
-          else this.writable.write(writes[index]!, "utf8");
+          const text = index === 0 ? header + writes[0]! : writes[index]!;
+          if (index === writes.length - 1) this.writable.write(text, "utf8", done);
+          else this.writable.write(text, "utf8");
         }
       } catch (error) {
         done(error as Error);
