@@ -4,22 +4,13 @@
  * first test needs a process where no encoding has been loaded on this thread yet.
  */
 import { SessionEntry, type EntryInput, type SessionEntry as SessionEntryType } from "@base-context/protocol";
-import { afterEach, describe, expect, it } from "vitest";
-import type { TokenCounter } from "./counter.js";
-import { createTokenCounter } from "./create-counter.js";
+import { describe, expect, it } from "vitest";
 import { isExactCountLoaded, loadExactCount } from "./encodings.js";
 import { entryContextText, IMAGE_TOKENS } from "./entry-text.js";
+import { useCounters } from "./fixtures/counters.js";
 import { generateProse, generateToolResult } from "./fixtures/corpus.js";
 
-const counters: TokenCounter[] = [];
-const make = (...args: Parameters<typeof createTokenCounter>): TokenCounter => {
-  const counter = createTokenCounter(...args);
-  counters.push(counter);
-  return counter;
-};
-afterEach(async () => {
-  await Promise.all(counters.splice(0).map((counter) => counter.dispose()));
-});
+const make = useCounters();
 
 const image = { type: "image", data: "aGVsbG8=", mimeType: "image/png" };
 const input = (text: string, images = 0): EntryInput => ({

@@ -4,22 +4,14 @@
  * and live in bench/tokens.mjs.
  */
 import { SessionEntry, type SessionEntry as SessionEntryType } from "@base-context/protocol";
-import { afterEach, describe, expect, it } from "vitest";
-import type { TokenCounter } from "./counter.js";
+import { describe, expect, it } from "vitest";
 import { createTokenCounter } from "./create-counter.js";
 import { loadExactCount } from "./encodings.js";
 import { COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX } from "./entry-text.js";
+import { useCounters } from "./fixtures/counters.js";
 import { CORPUS, generateToolResult } from "./fixtures/corpus.js";
 
-const counters: TokenCounter[] = [];
-const make = (...args: Parameters<typeof createTokenCounter>): TokenCounter => {
-  const counter = createTokenCounter(...args);
-  counters.push(counter);
-  return counter;
-};
-afterEach(async () => {
-  await Promise.all(counters.splice(0).map((counter) => counter.dispose()));
-});
+const make = useCounters();
 
 const entry = (body: Record<string, unknown>): SessionEntryType =>
   SessionEntry.parse({ id: "e1", parentId: null, timestamp: "2026-03-01T12:00:00.000Z", ...body });

@@ -4,11 +4,11 @@
  * encoding is loaded on this test's thread: the counter must keep using the worker throughout.
  */
 import { SessionEntry } from "@base-context/protocol";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TokenCounter } from "./counter.js";
-import { createTokenCounter } from "./create-counter.js";
 import { CountWorker } from "./count-worker.js";
 import { isExactCountLoaded } from "./encodings.js";
+import { useCounters } from "./fixtures/counters.js";
 import { LoadRent } from "./load-rent.js";
 
 /** Lets every pending promise callback run. */
@@ -90,15 +90,7 @@ describe("LoadRent", () => {
 });
 
 describe("the exact counter's rent", () => {
-  const counters: TokenCounter[] = [];
-  const make = (...args: Parameters<typeof createTokenCounter>): TokenCounter => {
-    const counter = createTokenCounter(...args);
-    counters.push(counter);
-    return counter;
-  };
-  afterEach(async () => {
-    await Promise.all(counters.splice(0).map((counter) => counter.dispose()));
-  });
+  const make = useCounters();
   const watch = (counter: TokenCounter) => {
     let paidOff = false;
     void counter.whenCallingThreadLoadPaysOff!().then(() => {
