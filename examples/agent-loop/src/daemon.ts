@@ -1,20 +1,17 @@
 /** The daemon the command talks to: started over stdio, watched, and shut down in order. */
-import { connect, type SpawnedDaemon } from "@base-context/protocol";
-import { spawn } from "node:child_process";
+import { spawnDaemon, type SpawnedDaemon } from "@base-context/protocol";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * Starts `base-context serve` over stdio, as `spawnDaemon()` does, but in a process group of its
- * own: Ctrl-C in a terminal signals the whole foreground group, and a daemon killed by it could
- * not store the aborted reply nor answer the turn/end that follows.
+ * Starts `base-context serve` over stdio. Ctrl-C in the terminal reaches the daemon too, but a
+ * stdio daemon ignores SIGINT (its client ends it), so the aborted reply can still be stored and
+ * the turn/end that follows answered.
  */
 export function startDaemon(): SpawnedDaemon {
   const { command, args } = daemonCommand();
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { client: connect(child.stdout, child.stdin), process: child, exited };
+  return spawnDaemon({ command, args, stderr: "pipe" });
 }
 
 /** The daemon this package depends on (`@base-context/daemon`), else `base-context` from PATH. */
