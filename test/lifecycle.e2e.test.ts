@@ -186,7 +186,11 @@ describe.concurrent("stdout", SPAWNING, () => {
         { id: 8, method: "context/build", params: { sessionId: "stdout-purity", format: "openai-chat" } },
         { id: 9, method: "shutdown" },
       ];
-      for (const request of requests) child.stdin.write(frame(request));
+      for (const request of requests) {
+        child.stdin.write(frame(request));
+        // A frame whose body is not JSON: reported on stderr, and the requests after it still served.
+        if (request.id === 3) child.stdin.write(Buffer.from("Content-Length: 5\r\n\r\n{oops", "ascii"));
+      }
 
       // Wait for the shutdown reply before `exit`, as a client would.
       const deadline = Date.now() + 20_000;
@@ -213,6 +217,7 @@ describe.concurrent("stdout", SPAWNING, () => {
       expect(replies.get(9)).toMatchObject({ result: null });
       // The log went to stderr (and, for warnings, to log/message frames), never raw onto stdout.
       expect(err).toContain("[base-context]");
+      expect(err).toMatch(/protocol error: a message is not JSON/);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       rmSync(home, { recursive: true, force: true });

@@ -46,6 +46,15 @@ describe("StreamFrameReader", () => {
     expect(errors[0]!.message).toMatch(/no Content-Length/);
   });
 
+  it("reports a body that is not JSON and reads on: the framing is still in step", () => {
+    const body = Buffer.from("{not json", "utf8");
+    const bad = Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]);
+    const { messages: read, errors } = readAll(Buffer.concat([frame(request(1, "before")), bad, frame(request(2, "after"))]), () => 7);
+    expect(read).toEqual([request(1, "before"), request(2, "after")]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/not JSON/);
+  });
+
   it("reports a bad Content-Length and endless headers", () => {
     expect(readAll(Buffer.from("Content-Length: ten\r\n\r\n{}"), () => 100).errors[0]!.message).toMatch(/must be a number/);
     expect(readAll(Buffer.from("X".repeat(20_000)), () => 1000).errors[0]!.message).toMatch(/no end of the message header/);

@@ -83,7 +83,15 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
         const text = this.body.join("") + this.decoder.end();
         this.body = [];
         this.remaining = -1;
-        deliver(JSON.parse(text) as Message);
+        let message: Message;
+        try {
+          message = JSON.parse(text) as Message;
+        } catch (error) {
+          // The framing is intact: report this message and go on with the next one.
+          this.fireError(new Error(`a message is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`));
+          continue;
+        }
+        deliver(message);
       }
     }
   }
