@@ -2,8 +2,7 @@
 // range being compacted, not the size of the session), and a whole `compaction/run` with the
 // extractive summarizer on a ~200k-token range. Runs against the built daemon over stdio, plus
 // the same preparation in-process (without the JSON-RPC payload): `pnpm build && node bench/compaction.mjs`.
-import { createWriteStream, existsSync, rmSync, writeFileSync } from "node:fs";
-import { once } from "node:events";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daemonMain, daemonModule } from "./lib/dist.mjs";
 import { progress, report } from "./lib/report.mjs";
@@ -15,7 +14,7 @@ if (!existsSync(daemonMain)) {
 }
 
 const { protocol: P, startDaemon, temporaryHome, waitForBackfill } = await import("./lib/daemon-process.mjs");
-const { conversation, piEntryId } = await import("./lib/generated-session.mjs");
+const { conversation, piEntryId, writePiSession } = await import("./lib/generated-session.mjs");
 const { Daemon } = await daemonModule("daemon.js");
 const { prepareCompaction } = await daemonModule("core/index.js");
 
@@ -34,29 +33,10 @@ writeFileSync(join(home.path, "settings.json"), JSON.stringify({ summarizer: { p
 
 let sessions = 0;
 
-/** A linear pi v3 session file of `entryCount` generated entries, under a session id of its own. */
-async function writeSessionFile(path, entryCount) {
-  const out = createWriteStream(path);
-  const header = { type: "session", version: 3, id: `bench-compaction-${++sessions}`, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/bench/project" };
-  out.write(`${JSON.stringify(header)}\n`);
-  for (let index = 0; index < entryCount; index++) {
-    const entry = {
-      type: "message",
-      id: piEntryId(index),
-      parentId: index === 0 ? null : piEntryId(index - 1),
-      timestamp: new Date(1_767_225_600_000 + index * 1000).toISOString(),
-      message: chat.message(index),
-    };
-    if (!out.write(`${JSON.stringify(entry)}\n`)) await once(out, "drain");
-  }
-  out.end();
-  await once(out, "close");
-}
-
 /** Imports a generated linear session of `entryCount` entries; optionally compacts all but the last `keep`. */
 async function buildSession(daemon, entryCount, keep) {
   const file = join(home.path, `generated-${entryCount}.jsonl`);
-  await writeSessionFile(file, entryCount);
+  await writePiSession(file, entryCount, { bytesPerEntry: BYTES_PER_ENTRY, sessionId: `bench-compaction-${++sessions}` });
   const { session } = await daemon.request(P.SessionImport, { format: "pi-jsonl", path: file });
   rmSync(file);
   if (keep !== undefined) {

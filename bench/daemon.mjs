@@ -118,7 +118,7 @@ try {
   // ---- import: the 100k-entry session ------------------------------------------------------------
   progress(`writing a ${IMPORT_ENTRIES.toLocaleString("en-US")}-entry pi JSONL file`);
   const file = join(largeHome, "generated-session.jsonl");
-  const bytes = await writePiSession(file, IMPORT_ENTRIES, IMPORT_BYTES_PER_ENTRY);
+  const bytes = await writePiSession(file, IMPORT_ENTRIES, { bytesPerEntry: IMPORT_BYTES_PER_ENTRY });
   progress(`importing ${(bytes / 1e6).toFixed(0)} MB`);
   const importStarted = performance.now();
   const imported = await daemon.request(P.SessionImport, { format: "pi-jsonl", path: file });

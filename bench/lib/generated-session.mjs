@@ -83,12 +83,13 @@ export const piEntryId = (index) => (index + 1).toString(16).padStart(8, "0");
 
 /**
  * Writes a pi v3 session file of `entryCount` entries (a single chain, as pi writes a linear
- * conversation). Returns the file's size in bytes.
+ * conversation) from `conversation(bytesPerEntry)`, under the session id `sessionId`.
+ * Returns the file's size in bytes.
  */
-export async function writePiSession(path, entryCount, bytesPerEntry) {
+export async function writePiSession(path, entryCount, { bytesPerEntry = 700, sessionId = "bench-import-0001" } = {}) {
   const { message } = conversation(bytesPerEntry);
   const out = createWriteStream(path);
-  const header = { type: "session", version: 3, id: "bench-import-0001", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/bench/project" };
+  const header = { type: "session", version: 3, id: sessionId, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/bench/project" };
   let bytes = 0;
   let lines = [JSON.stringify(header)];
   const flush = async () => {
