@@ -278,6 +278,26 @@ describe("the agent loop command", () => {
     }
   });
 
+  it("stops at a model error that is not an overflow: the error stored and on stderr, nothing on stdout, exit 1", { timeout: 120_000 }, async () => {
+    const home = daemonHome();
+    scriptModel([reply.badRequest("Unsupported parameter: 'tools'.")]);
+    const run = await runLoopCli(["--base-url", fake.baseURL, "--model", AGENT_MODEL, "--cwd", workspace, "Hello?"], home);
+
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/\[stopped\] the model call failed: 400 .*Unsupported parameter/);
+    expect(run.stderr).toMatch(/\[done\] 1 model calls, 0 compaction\(s\), 1 failed; session /);
+
+    const d = await startDaemon({ home });
+    try {
+      const { sessions } = await d.client.request(SessionList, {});
+      const { entries } = await d.client.request(SessionPath, { sessionId: sessions[0]!.id });
+      expect(entries.at(-1)).toMatchObject({ type: "message", message: { role: "assistant", stopReason: "error", errorMessage: expect.stringContaining("Unsupported parameter") } });
+    } finally {
+      await d.close();
+    }
+  });
+
   it.each([
     [["--model", AGENT_MODEL, "hi"], "missing --base-url URL"],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--context-window", "lots", "hi"], '--context-window must be a positive integer, got "lots"'],

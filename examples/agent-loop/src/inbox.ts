@@ -29,11 +29,6 @@ export class Inbox {
     this.wakeUp();
   }
 
-  /** The next prompt without waiting, if one is queued. */
-  take(): string | undefined {
-    return this.items.shift();
-  }
-
   /** Takes everything still queued (prompts the loop will not send). */
   drain(): string[] {
     return this.items.splice(0);
