@@ -13,13 +13,14 @@ import {
   SessionList,
   SessionPath,
   SessionTree,
+  type ParamsOf,
   type SessionEntry,
   type TreeNode,
 } from "@base-context/protocol";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, fixture, rpcError, user } from "./fixtures/e2e.js";
 import { piBuildContext, piLoad } from "./fixtures/pi-reference.js";
@@ -33,13 +34,28 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
+/**
+ * The sessions the running test imported, deleted after it whether it passed or not: the fixtures
+ * keep their ids, so one left behind would make the next import of the same file fail with session_exists.
+ */
+const imported = new Set<string>();
+afterEach(async () => {
+  for (const sessionId of imported) await d.client.request(SessionDelete, { sessionId }).catch(() => undefined);
+  imported.clear();
+});
 
 const read = (name: string) => readFileSync(fixture(name), "utf8");
 const lines = (content: string) => content.split("\n").filter((line) => line.length > 0);
 const parse = (content: string) => lines(content).map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** session/import, remembering the session for the afterEach that deletes it. */
+async function importSession(params: ParamsOf<typeof SessionImport>) {
+  const result = await d.client.request(SessionImport, params);
+  imported.add(result.session.id);
+  return result;
+}
 async function importPath(name: string) {
-  return d.client.request(SessionImport, { format: "pi-jsonl", path: fixture(name) });
+  return importSession({ format: "pi-jsonl", path: fixture(name) });
 }
 async function exportContent(sessionId: string): Promise<string> {
   const { content } = await d.client.request(SessionExport, { sessionId, format: "pi-jsonl" });
@@ -82,13 +98,11 @@ describe("pi v3 files", () => {
     }
     const listed = (await d.client.request(SessionList, { cwd: header!.cwd as string })).sessions.find((s) => s.id === sessionId);
     expect(listed).toMatchObject({ name: "API rate limiting", entryCount: entries.length });
-    await d.client.request(SessionDelete, { sessionId });
   });
 
   it("exports the imported file byte for byte", async () => {
     const { session } = await importPath("pi-v3.jsonl");
     expect(await exportContent(session.id)).toBe(read("pi-v3.jsonl"));
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 
   it("builds the context pi builds: the latest compaction summary, its kept messages (a branch summary first), then what follows", async () => {
@@ -127,7 +141,6 @@ describe("pi v3 files", () => {
       "assistant",
     ]);
     expect(JSON.stringify(abandoned.messages)).not.toContain("SECRET=1");
-    await d.client.request(SessionDelete, { sessionId });
   });
 
   it("rebuilds the tree with its branch and the labels as pi resolves them (set, then cleared)", async () => {
@@ -145,7 +158,6 @@ describe("pi v3 files", () => {
     // "first-read" was set on 4e5f6a7b and cleared by the later label entry.
     expect(byId.get("4e5f6a7b")!.label).toBeUndefined();
     expect(byId.get("8e9f0a1b")!.isLeaf).toBe(true);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 });
 
@@ -160,7 +172,6 @@ describe("pi v2 files", () => {
     expect(exported[0]).toMatchObject({ type: "session", version: 3, id: session.id });
     const expected = entries.map((e) => (e.id === "e5f6a7b8" ? { ...e, message: { ...(e.message as object), role: "custom" } } : e));
     expect(exported.slice(1)).toEqual(expected);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 
   it("builds the context pi builds for the last entry, after a compaction and a branch summary", async () => {
@@ -182,7 +193,6 @@ describe("pi v2 files", () => {
     expect(context.thinkingLevel).toBe("medium");
     // The abandoned branch too.
     await expectContextAsPi(session.id, "e1f2a3b4");
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 });
 
@@ -208,7 +218,6 @@ describe("pi v1 files", () => {
     expect(entries[5]).toMatchObject({ message: { role: "user", content: "Now sort the list by due date, earliest first." } });
     expect(entries[13]).toMatchObject({ message: { role: "user", content: "Add tests for the sorting." } });
     for (const c of compactions) expect(c).not.toHaveProperty("firstKeptEntryIndex");
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 
   it("builds the context pi builds, for the last entry and for a leaf under the first compaction", async () => {
@@ -228,7 +237,6 @@ describe("pi v1 files", () => {
     const { entries } = await d.client.request(SessionPath, { sessionId: session.id });
     const underFirst = await expectContextAsPi(session.id, entries[10]!.id); // "Also show overdue items in red."
     expect(underFirst.messages.map((m) => m.role)).toEqual(["compactionSummary", "user", "assistant", "toolResult", "assistant", "user"]);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 });
 
@@ -250,13 +258,12 @@ describe("edge cases pi handles in its own way", () => {
       J(msg(undefined, undefined, 3, { role: "user", content: "u3" })),
       J({ type: "compaction", timestamp: "2026-03-01T00:00:04.000Z", summary: "S", firstKeptEntryIndex: 3, tokensBefore: 5 }),
     ].join("\n");
-    const { session, skippedLines } = await d.client.request(SessionImport, { format: "pi-jsonl", content });
+    const { session, skippedLines } = await importSession({ format: "pi-jsonl", content });
     expect(skippedLines?.map((s) => s.line)).toEqual([3]);
     const context = await expectContextAsPi(session.id);
     expect(context.messages).toEqual([expect.objectContaining({ role: "compactionSummary", summary: "S" }), expect.objectContaining({ content: "u3" })]);
     // pi's own reading of the original file agrees.
     expect(piBuildContext(piLoad(content).entries).messages).toEqual(context.messages);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 
   it("a compaction whose firstKeptEntryId is not on its path keeps nothing before it", async () => {
@@ -267,11 +274,10 @@ describe("edge cases pi handles in its own way", () => {
       J({ type: "compaction", id: "c", parentId: "b", timestamp: "2026-03-01T00:00:03.000Z", summary: "S", firstKeptEntryId: "not-there", tokensBefore: 5 }),
       J(msg("d", "c", 4, { role: "user", content: "u3" })),
     ].join("\n");
-    const { session } = await d.client.request(SessionImport, { format: "pi-jsonl", content });
+    const { session } = await importSession({ format: "pi-jsonl", content });
     const context = await expectContextAsPi(session.id);
     expect(context.messages.map((m) => m.role)).toEqual(["compactionSummary", "user"]);
     expect(piBuildContext(piLoad(content).entries).messages).toEqual(context.messages);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 });
 
@@ -289,7 +295,6 @@ describe("malformed files", () => {
     expect(entries.map((e: SessionEntry) => e.id)).toEqual(["aa000001", "aa000005", "aa000006"]);
     // The export holds only what was read.
     expect(parse(await exportContent(session.id)).slice(1).map((e) => e.id)).toEqual(["aa000001", "aa000005", "aa000006"]);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 
   it("fails with import_failed when the first line is not a session header, and creates nothing", async () => {
@@ -312,18 +317,16 @@ describe("malformed files", () => {
     const again = await rpcError(importPath("pi-v2.jsonl"));
     expect(again.data?.code).toBe("session_exists");
     expect((await d.client.request(SessionGet, { sessionId: session.id })).entryCount).toBe(parse(read("pi-v2.jsonl")).length - 1);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 });
 
 describe("import by content, export to a path", () => {
   it("imports the same session from content as from path, and overrides the cwd when asked", async () => {
-    const fromContent = await d.client.request(SessionImport, { format: "pi-jsonl", content: read("pi-v3.jsonl"), cwd: "/moved/here" });
+    const fromContent = await importSession({ format: "pi-jsonl", content: read("pi-v3.jsonl"), cwd: "/moved/here" });
     expect(fromContent.session.cwd).toBe("/moved/here");
     const content = await exportContent(fromContent.session.id);
     expect(parse(content)[0]!.cwd).toBe("/moved/here");
     expect(lines(content).slice(1)).toEqual(lines(read("pi-v3.jsonl")).slice(1));
-    await d.client.request(SessionDelete, { sessionId: fromContent.session.id });
   });
 
   it("exports to a path (the same bytes as content) and leaves no temporary file behind", async () => {
@@ -332,7 +335,6 @@ describe("import by content, export to a path", () => {
     await expect(d.client.request(SessionExport, { sessionId: session.id, format: "pi-jsonl", path })).resolves.toEqual({ path });
     expect(readFileSync(path, "utf8")).toBe(await exportContent(session.id));
     expect(readdirSync(scratch).filter((f) => f.includes(".tmp"))).toEqual([]);
-    await d.client.request(SessionDelete, { sessionId: session.id });
   });
 
   it("fails with export_failed when the path cannot be written", async () => {
@@ -355,13 +357,12 @@ describe("round trips", () => {
       writeFileSync(path, exported);
       await d.client.request(SessionDelete, { sessionId });
 
-      const second = await d.client.request(SessionImport, { format: "pi-jsonl", path });
+      const second = await importSession({ format: "pi-jsonl", path });
       expect(second.session.id).toBe(sessionId);
       expect(second.skippedLines ?? []).toEqual([]);
       expect(second.entryCount).toBe(first.entryCount);
       expect(await exportContent(sessionId)).toBe(exported);
       expect(await d.client.request(ContextBuild, { sessionId })).toEqual(context);
-      await d.client.request(SessionDelete, { sessionId });
     });
   }
 
@@ -379,7 +380,7 @@ describe("round trips", () => {
     const { entries: path } = await d.client.request(SessionPath, { sessionId });
     expect(entries).toEqual(path);
     await d.client.request(SessionDelete, { sessionId });
-    await d.client.request(SessionImport, { format: "pi-jsonl", content: exported });
+    await importSession({ format: "pi-jsonl", content: exported });
     expect(await exportContent(sessionId)).toBe(exported);
   });
 });
