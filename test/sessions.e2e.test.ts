@@ -361,6 +361,7 @@ describe("an unknown session", () => {
       ["entry/get", d.client.request(EntryGet, { sessionId, entryId: "e" })],
       ["session/branch", d.client.request(SessionBranch, { sessionId, entryId: null })],
       ["session/path", d.client.request(SessionPath, { sessionId })],
+      ["session/path (leafId)", d.client.request(SessionPath, { sessionId, leafId: "e" })],
       ["session/tree", d.client.request(SessionTree, { sessionId })],
       ["label/set", d.client.request(LabelSet, { sessionId, targetId: "e", label: "x" })],
       ["context/build", d.client.request(ContextBuild, { sessionId })],

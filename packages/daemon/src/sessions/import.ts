@@ -9,7 +9,7 @@
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
-import type { ImportedEntry, ImportTarget, SessionRecord, SessionStore } from "../store/index.js";
+import { timeMs, type ImportedEntry, type ImportTarget, type SessionRecord, type SessionStore } from "../store/index.js";
 import { fileLines, stringLines } from "./line-source.js";
 import { PiLineParser } from "./pi-line-parser.js";
 
@@ -85,7 +85,7 @@ export class PiImporter {
             createdAt,
             parentSession: header.parentSession,
             headerExtra: header.extra,
-            modifiedMs: Number.isNaN(createdMs) ? Date.parse(this.ids.now()) : createdMs,
+            modifiedMs: Number.isNaN(createdMs) ? timeMs(this.ids.now()) : createdMs,
           });
         } else if (parsed.kind === "entry") {
           batch.push({ line: lineNumber, entry: parsed.entry, json: parsed.json, tokens: null });

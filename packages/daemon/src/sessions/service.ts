@@ -17,7 +17,7 @@ import type { z } from "zod";
 import { entryNotFound, sessionNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
-import type { AppendedEntries, AppendRequest, SessionRecord, SessionStore, StoredEntry } from "../store/index.js";
+import { timeMs, type AppendedEntries, type AppendRequest, type SessionRecord, type SessionStore } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
 import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-cache.js";
@@ -223,7 +223,7 @@ export class SessionService implements SessionsApi {
   }
 
   async path(params: Params<"path">): Result<"path"> {
-    return { entries: this.pathEntries(params.sessionId, params.leafId).map((stored) => stored.entry) };
+    return { entries: this.store.path(params.sessionId, params.leafId).map((stored) => stored.entry) };
   }
 
   /** Nested by default; `flat: true` for deep sessions (see MAX_NESTED_TREE_DEPTH). */
@@ -236,7 +236,7 @@ export class SessionService implements SessionsApi {
   /** Appends a `label` entry under the current leaf (no label = cleared, as in pi). */
   async setLabel(params: Params<"setLabel">): Result<"setLabel"> {
     this.store.requireSession(params.sessionId);
-    if (!this.store.getEntry(params.sessionId, params.targetId)) throw entryNotFound(params.sessionId, params.targetId);
+    if (!this.store.hasEntry(params.sessionId, params.targetId)) throw entryNotFound(params.sessionId, params.targetId);
     const entry: EntryInput = { type: "label", targetId: params.targetId };
     if (params.label !== null) entry.label = params.label;
     const outcome = await this.appendEntries({ sessionId: params.sessionId, entries: [entry] });
@@ -265,16 +265,7 @@ export class SessionService implements SessionsApi {
 
   /** The whole path root → leaf with token counts (`leafId` undefined = current leaf, null = empty). */
   async getCountedPath(sessionId: string, leafId?: string | null): Promise<CountedEntry[]> {
-    return this.tokens.withCounts(sessionId, this.pathEntries(sessionId, leafId));
-  }
-
-  private pathEntries(sessionId: string, leafId: string | null | undefined): StoredEntry[] {
-    const leaf = leafId === undefined ? this.store.requireSession(sessionId).leafId : leafId;
-    if (leaf === null) {
-      this.store.requireSession(sessionId);
-      return [];
-    }
-    return this.store.path(sessionId, leaf);
+    return this.tokens.withCounts(sessionId, this.store.path(sessionId, leafId));
   }
 }
 
@@ -299,9 +290,4 @@ function toSummary(record: SessionRecord): z.infer<typeof SessionSummary> {
   if (record.name !== undefined) summary.name = record.name;
   if (record.firstMessage !== undefined) summary.firstMessage = record.firstMessage;
   return summary;
-}
-
-function timeMs(iso: string): number {
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? Date.now() : ms;
 }

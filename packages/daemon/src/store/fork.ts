@@ -42,11 +42,13 @@ export class Forker {
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
     private readonly ids: Pick<IdSource, "now">,
+    /** Runs a write in one IMMEDIATE transaction (the store's). */
+    private readonly write: <T>(work: () => T) => T,
   ) {}
 
   /** `fork.parentSession` should be the source id; the caller picks the new id and header. */
   fork(sourceId: string, entryId: string, fork: NewSession): SessionRecord {
-    return this.sql.db.transaction(() => {
+    return this.write(() => {
       this.sessions.require(sourceId);
       const target = this.writer.pathColumns(sourceId, entryId);
       if (!target) throw entryNotFound(sourceId, entryId);
@@ -61,7 +63,7 @@ export class Forker {
       this.carryLabels(sourceId, fork.id, target, tally);
       this.writer.applyTally(fork.id, tally);
       return toSessionRecord(this.sessions.row(fork.id)!);
-    }).immediate();
+    });
   }
 
   /** Rebuilds the label index from the copied label entries (targets outside the fork are left out). */

@@ -7,9 +7,8 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer.js";
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
-import { toSessionRecord, type SessionRecord } from "./records.js";
+import { toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
-import type { Statements } from "./statements.js";
 
 export interface ImportedEntry {
   /** 1-based line number in the file, for reports. */
@@ -26,43 +25,50 @@ export interface ImportBatchReport {
   rerooted: number[];
 }
 
+/** Runs a write in one IMMEDIATE transaction (the store's: it also keeps WAL checkpoints in step). */
+type Write = <T>(work: () => T) => T;
+
 export class ImportTarget {
   private last: InsertedEntry | null = null;
 
   constructor(
-    private readonly sql: Statements,
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
     readonly sessionId: string,
-    /** Called after each write (the store's WAL checkpointer). */
-    private readonly onWrite: () => void = () => undefined,
+    private readonly write: Write,
   ) {}
 
+  /**
+   * One transaction per batch; checkpoints keep pace with the import instead of leaving hundreds
+   * of MB of WAL to copy back after it, in the way of the requests that follow.
+   */
   insertBatch(batch: readonly ImportedEntry[]): ImportBatchReport {
-    const report = this.sql.db.transaction(() => this.insertInTransaction(batch)).immediate();
-    // Checkpoints keep pace with the import instead of leaving hundreds of MB of WAL to copy
-    // back after it, in the way of the requests that follow.
-    this.onWrite();
-    return report;
+    return this.write(() => this.insertInTransaction(batch));
   }
 
   /** Makes the session visible. */
   finish(): SessionRecord {
-    this.sessions.finishImport(this.sessionId);
-    this.onWrite();
-    return toSessionRecord(this.sessions.row(this.sessionId)!);
+    return this.write(() => {
+      this.sessions.finishImport(this.sessionId);
+      return toSessionRecord(this.importingRow());
+    });
   }
 
   /** Removes everything written so far. */
   abort(): void {
-    this.sessions.delete(this.sessionId);
-    this.onWrite();
+    this.write(() => this.sessions.delete(this.sessionId));
+  }
+
+  /** The session row; gone only when another daemon took the import for a crashed one's and removed it. */
+  private importingRow(): SessionRow {
+    const row = this.sessions.row(this.sessionId);
+    if (!row) throw new Error(`session "${this.sessionId}" disappeared during its import`);
+    return row;
   }
 
   private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport {
     const report: ImportBatchReport = { skipped: [], rerooted: [] };
-    const row = this.sessions.row(this.sessionId);
-    if (!row) throw new Error(`session "${this.sessionId}" disappeared during its import`);
+    const row = this.importingRow();
     const tally = emptyTally(row.leaf_id, row.modified_ms);
     for (const { line, entry: fileEntry, json: fileJson, tokens } of batch) {
       if (this.writer.exists(this.sessionId, fileEntry.id)) {
@@ -99,16 +105,14 @@ export class ImportTarget {
 
 export class ImportWriter {
   constructor(
-    private readonly sql: Statements,
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
-    private readonly onWrite: () => void = () => undefined,
+    private readonly write: Write,
   ) {}
 
   /** Creates the (invisible) session; AppError session_exists when the id is taken. */
   begin(session: NewSession, nowMs: number): ImportTarget {
-    this.sql.db.transaction(() => this.sessions.insert({ ...session, importing: true }, nowMs)).immediate();
-    this.onWrite();
-    return new ImportTarget(this.sql, this.writer, this.sessions, session.id, this.onWrite);
+    this.write(() => this.sessions.insert({ ...session, importing: true }, nowMs));
+    return new ImportTarget(this.writer, this.sessions, session.id, this.write);
   }
 }

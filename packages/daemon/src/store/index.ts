@@ -1,6 +1,6 @@
 /** The store: the only part of the daemon that knows SQL. */
 export { SessionStore, type AppendedEntries, type ContextPathRows, type KnownContextPath, type SessionStoreOptions } from "./session-store.js";
-export type { AppendOutcome, AppendRequest } from "./append.js";
+export { timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
 export type { ImportBatchReport, ImportedEntry, ImportTarget } from "./import-writer.js";
 export type { ListQuery, NewSession } from "./sessions-table.js";
 export type { SessionRecord, StoredEntry } from "./records.js";

@@ -188,11 +188,19 @@ describe("SessionStore", () => {
   });
 
   describe("paths", () => {
-    it("walks root → leaf, or only from a given depth", () => {
+    it("walks root → leaf (the current leaf by default, empty for null)", () => {
       const ids = [user("0"), assistant("1"), user("2"), assistant("3")].map((entry) => appendOne(store, "s", entry).id);
       expect(store.path("s", ids[3]!).map((stored) => stored.entry.id)).toEqual(ids);
-      expect(store.path("s", ids[3]!, 2).map((stored) => stored.depth)).toEqual([2, 3]);
+      expect(store.path("s", ids[1]!).map((stored) => stored.depth)).toEqual([0, 1]);
+      expect(store.path("s").map((stored) => stored.entry.id)).toEqual(ids);
+      expect(store.path("s", null)).toEqual([]);
       expect(appError(() => store.path("s", "ghost")).code).toBe("entry_not_found");
+    });
+
+    it("answers session_not_found for an unknown session, whichever leaf is named", () => {
+      const id = appendOne(store, "s", user("0")).id;
+      expect(appError(() => store.path("missing", id)).code).toBe("session_not_found");
+      expect(appError(() => store.path("missing", null)).code).toBe("session_not_found");
     });
 
     it("gives the context path from the latest compaction's first kept entry, with the settings entries before it", () => {

@@ -15,7 +15,7 @@ import { Forker } from "./fork.js";
 import { CompactionJobs } from "./jobs.js";
 import { ImportWriter, type ImportTarget } from "./import-writer.js";
 import { pathRows } from "./paths.js";
-import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type SessionRecord, type StoredEntry } from "./records.js";
+import { ENTRY_COLUMNS, toSessionRecord, toStoredEntry, type EntryRow, type SessionRecord, type StoredEntry } from "./records.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import { Statements } from "./statements.js";
@@ -126,8 +126,8 @@ export class SessionStore {
     this.writer = new EntryWriter(this.sql, this.ids);
     this.requests = new RequestResults(this.sql);
     this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids);
-    this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids);
-    this.importer = new ImportWriter(this.sql, this.writer, this.sessions, () => this.checkpointer?.noteWrite());
+    this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, (work) => this.write(work));
+    this.importer = new ImportWriter(this.writer, this.sessions, (work) => this.write(work));
     this.jobs = new CompactionJobs(this.sql, (work) => this.write(work));
     this.checkpointer = useWorker
       ? new WalCheckpointer(this.databasePath, { onFailure: () => this.db.open && this.db.pragma("wal_autocheckpoint = 1000") })
@@ -144,8 +144,10 @@ export class SessionStore {
   // ---- sessions ------------------------------------------------------------------------------
 
   createSession(session: NewSession): SessionRecord {
-    this.write(() => this.sessions.insert(session, session.modifiedMs));
-    return this.sessions.get(session.id)!;
+    return this.write(() => {
+      this.sessions.insert(session, session.modifiedMs);
+      return toSessionRecord(this.sessions.require(session.id));
+    });
   }
 
   getSession(sessionId: string): SessionRecord | undefined {
@@ -154,8 +156,7 @@ export class SessionStore {
 
   /** The session, or AppError session_not_found. */
   requireSession(sessionId: string): SessionRecord {
-    this.sessions.require(sessionId);
-    return this.sessions.get(sessionId)!;
+    return toSessionRecord(this.sessions.require(sessionId));
   }
 
   listSessions(query: ListQuery): SessionRecord[] {
@@ -177,9 +178,7 @@ export class SessionStore {
   }
 
   fork(sourceId: string, entryId: string, fork: NewSession): SessionRecord {
-    const record = this.forker.fork(sourceId, entryId, fork);
-    this.checkpointer?.noteWrite();
-    return record;
+    return this.forker.fork(sourceId, entryId, fork);
   }
 
   /** Starts an import; the session is invisible until `finish()` on the returned target. */
@@ -242,10 +241,9 @@ export class SessionStore {
     return row && toStoredEntry(row);
   }
 
-  /** Stores a token count computed after the append. */
-  setTokens(sessionId: string, entryId: string, tokens: number): void {
-    this.sql.get(SET_TOKENS).run(tokens, sessionId, entryId);
-    this.checkpointer?.noteWrite();
+  /** Whether the session has the entry (without reading and parsing its JSON). */
+  hasEntry(sessionId: string, entryId: string): boolean {
+    return this.writer.exists(sessionId, entryId);
   }
 
   /** Stores counts computed after the fact, in one transaction. Rows that are gone are skipped. */
@@ -267,11 +265,17 @@ export class SessionStore {
     return this.sql.get<EntryRow>(UNCOUNTED_ENTRIES).all(sessionId, beforeSeq, limit).map(toStoredEntry);
   }
 
-  /** Root → `leafId` (or only from depth `minDepth`). AppError entry_not_found for an unknown leaf. */
-  path(sessionId: string, leafId: string, minDepth = 0): StoredEntry[] {
+  /**
+   * Root → `leafId` (undefined = the current leaf, null = empty path). AppError session_not_found
+   * for an unknown session, entry_not_found for an unknown leaf. One read transaction.
+   */
+  path(sessionId: string, leafId?: string | null): StoredEntry[] {
     return this.read(() => {
+      const session = this.sessions.require(sessionId);
+      if (leafId === undefined) leafId = session.leaf_id;
+      if (leafId === null) return [];
       this.requireEntryColumns(sessionId, leafId);
-      return pathRows(this.sql, sessionId, leafId, minDepth).map(toStoredEntry);
+      return pathRows(this.sql, sessionId, leafId).map(toStoredEntry);
     });
   }
 
