@@ -7,15 +7,17 @@
 import type { CompactionPreparation, ContextMessage, FileOps } from "@base-context/protocol";
 import { assembleCompactionSummary, planCompactionSummary, type SummaryRequest as PlannedRequest } from "../core/index.js";
 import { CancelledError } from "../errors.js";
-import { summarizeWithFallback, type Summarizer, type SummaryKind, type SummaryOutcome } from "../summarizer/index.js";
+import {
+  summarizerDetails,
+  summarizeWithFallback,
+  type Summarizer,
+  type SummarizerDetails,
+  type SummaryKind,
+  type SummaryOutcome,
+} from "../summarizer/index.js";
 
-/** The compaction entry's default `details`. */
-export interface CompactionDetails extends FileOps {
-  /** Who wrote the summary text: `"openai:<model>"`, `"extractive"`, or both joined by "+". */
-  summarizer: string;
-  /** Set when the model failed and the extractive summarizer stood in. */
-  fallback?: { from: string; error: string };
-}
+/** The compaction entry's default `details` (`summarizer`: both ids joined by "+" when a split turn's parts differ). */
+export interface CompactionDetails extends FileOps, SummarizerDetails {}
 
 export interface CompactionSummary {
   summary: string;
@@ -66,13 +68,5 @@ export async function summarizePreparation(preparation: CompactionPreparation, o
     ...(turnPrefix ? { turnPrefix: turnPrefix.text } : {}),
   });
   const outcomes = [history, turnPrefix].filter((outcome): outcome is SummaryOutcome => outcome !== undefined);
-  const fallback = outcomes.find((outcome) => outcome.fallback)?.fallback;
-  return {
-    summary: assembled.summary,
-    details: {
-      ...assembled.details,
-      summarizer: [...new Set(outcomes.map((outcome) => outcome.summarizer))].join("+"),
-      ...(fallback ? { fallback: { from: fallback.from, error: fallback.error } } : {}),
-    },
-  };
+  return { summary: assembled.summary, details: { ...assembled.details, ...summarizerDetails(outcomes) } };
 }

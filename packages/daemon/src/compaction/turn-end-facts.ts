@@ -5,7 +5,7 @@
  * the path were overflow recoveries.
  */
 import type { AssistantMessage, CompactionEntry, Settings } from "@base-context/protocol";
-import { buildContext, type CountedEntry, type ModelRef } from "../core/index.js";
+import { modelInForce, type CountedEntry, type ModelRef } from "../core/index.js";
 import type { SessionService } from "../sessions/index.js";
 import type { TurnEndFacts } from "./turn-end-plan.js";
 import { findTurnReply, type TurnReply } from "./turn-end-reply.js";
@@ -80,11 +80,11 @@ async function appendReply(sessions: SessionService, sessionId: string, message:
 
 /** The model in force on a context path (the same rule context/build reports it with). */
 function modelOf(path: Awaited<ReturnType<SessionService["getContextPath"]>>): ModelRef | undefined {
-  return buildContext({
+  return modelInForce({
     path: path.entries,
     ...(path.modelChange ? { latestModelChange: path.modelChange } : {}),
     ...(path.modelEntry ? { latestModelEntry: path.modelEntry } : {}),
-  }).model;
+  });
 }
 
 /**

@@ -96,22 +96,14 @@ function planOverflow(
   }
   const unrecovered = (why: string): TurnEndPlan => ({ action: "none", outcome: "overflow_unrecovered", overflow, note: `${described} — ${why}` });
   if (stale) return unrecovered("not compacting again: the request was sent before the latest compaction");
-  const disabled = overflowDisabledReason(facts.settings);
-  if (disabled) return unrecovered(disabled);
+  // Overflow recovery is automatic compaction too: off with threshold compaction (seed "Settings":
+  // only manual /compact stays available with compaction.enabled false).
+  const disabled = thresholdDisabledReason(facts.settings);
+  if (disabled) return unrecovered(`automatic compaction is off (${disabled})`);
   if (overflowAlreadyRecovered(before, facts.isOverflowCompaction)) {
     return unrecovered("the context was already compacted once for an overflow since the last successful turn or new input; not compacting again");
   }
   return { action: "compact", reason: "overflow", overflow, failedEntryId: reply.entryId };
-}
-
-/**
- * Overflow recovery is automatic compaction too, so `compaction.enabled: false` turns it off as
- * well as `context.mode: "off"` (seed "Settings": only manual /compact stays available).
- */
-function overflowDisabledReason(settings: UsageSettings): string | undefined {
-  if (settings.context.mode !== "on") return 'automatic compaction is off (context.mode is "off")';
-  if (!settings.compaction.enabled) return "automatic compaction is off (compaction.enabled is false)";
-  return undefined;
 }
 
 /** "provider/model" of the reply when it names a model other than the session's, else undefined. */

@@ -51,8 +51,9 @@ export interface BuiltContext {
 /**
  * The model in force: the latest model_change or assistant reply (an assistant message records
  * the model that actually answered, as pi does). Metadata before a suffix comes from the input.
+ * The same rule `buildContext` reports `model` with, without building the messages.
  */
-function modelInForce(input: BuildContextInput): ModelRef | undefined {
+export function modelInForce(input: Pick<BuildContextInput, "path" | "latestModelChange" | "latestModelEntry">): ModelRef | undefined {
   let model = modelSetBy(input.latestModelEntry) ?? modelSetBy(input.latestModelChange);
   for (const { entry } of input.path) model = modelSetBy(entry) ?? model;
   return model;

@@ -20,7 +20,7 @@ export {
   type ContextSelection,
   type CountedCompaction,
 } from "./context-selection.js";
-export { buildContext, type BuildContextInput, type BuiltContext, type ModelRef } from "./context.js";
+export { buildContext, modelInForce, type BuildContextInput, type BuiltContext, type ModelRef } from "./context.js";
 export { convertToLlm, toLlmMessages } from "./convert-to-llm.js";
 export { toOpenAIChat } from "./openai-chat.js";
 export {

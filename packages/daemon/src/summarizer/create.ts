@@ -52,6 +52,23 @@ export interface SummaryOutcome extends SummaryResult {
   };
 }
 
+/** What a summary entry's `details` record about who wrote it (compaction and branch summaries alike). */
+export interface SummarizerDetails {
+  /** Who wrote the text: `"openai:<model>"`, `"extractive"`, or several joined by "+". */
+  summarizer: string;
+  /** Set when the model failed and the extractive summarizer stood in. */
+  fallback?: { from: string; error: string };
+}
+
+/** The summarizers behind the parts of one summary (ids joined by "+"), and the first fallback among them. */
+export function summarizerDetails(outcomes: readonly SummaryOutcome[]): SummarizerDetails {
+  const fallback = outcomes.find((outcome) => outcome.fallback)?.fallback;
+  return {
+    summarizer: [...new Set(outcomes.map((outcome) => outcome.summarizer))].join("+"),
+    ...(fallback ? { fallback: { from: fallback.from, error: fallback.error } } : {}),
+  };
+}
+
 export interface FallbackOptions {
   /** `summarizer.fallback`: use the extractive summarizer when the model fails. */
   readonly fallback: boolean;

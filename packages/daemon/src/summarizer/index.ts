@@ -4,9 +4,11 @@ export { ExtractiveSummarizer, EXTRACTIVE_SUMMARIZER_ID, extractiveSummary } fro
 export {
   createSummarizer,
   summarizeWithFallback,
+  summarizerDetails,
   DEFAULT_SUMMARIZER_MODEL,
   type CreateSummarizerOptions,
   type FallbackOptions,
+  type SummarizerDetails,
   type SummarizerSettings,
   type SummaryOutcome,
 } from "./create.js";

@@ -12,7 +12,13 @@ import {
   prepareBranchEntries,
   type CountedEntry,
 } from "../core/index.js";
-import { summarizeWithFallback, type Summarizer, type SummaryRequest } from "../summarizer/index.js";
+import {
+  summarizerDetails,
+  summarizeWithFallback,
+  type Summarizer,
+  type SummarizerDetails,
+  type SummaryRequest,
+} from "../summarizer/index.js";
 
 /** The window assumed when neither the request nor the session says which model the agent uses. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -43,13 +49,8 @@ export interface BranchSummaryInput {
   onSummarizing?: ((messageCount: number) => void) | undefined;
 }
 
-/** `details` of a daemon-made branch summary. */
-export interface BranchSummaryDetails extends FileOps {
-  /** Which summarizer wrote the text: `"openai:<model>"`, `"extractive"`, or `"none"`. */
-  summarizer: string;
-  /** Set when the model failed and the extractive summarizer stood in (as on compaction entries). */
-  fallback?: { from: string; error: string };
-}
+/** `details` of a daemon-made branch summary (`summarizer` is `"none"` when no summarizer was asked). */
+export interface BranchSummaryDetails extends FileOps, SummarizerDetails {}
 
 export interface WrittenBranchSummary {
   summary: string;
@@ -92,11 +93,7 @@ export async function summarizeBranch(input: BranchSummaryInput): Promise<Writte
   const assembled = assembleBranchSummary(outcome.text, preparation.fileOps);
   return {
     summary: assembled.summary,
-    details: {
-      ...assembled.details,
-      summarizer: outcome.summarizer,
-      ...(outcome.fallback ? { fallback: { from: outcome.fallback.from, error: outcome.fallback.error } } : {}),
-    },
+    details: { ...assembled.details, ...summarizerDetails([outcome]) },
     summarizedEntryIds: preparation.entryIds,
   };
 }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { PathBuilder, toolCall } from "../core/test-support.js";
+import { RequestFailedError } from "../errors.js";
+import type { Summarizer, SummaryRequest, SummaryResult } from "../summarizer/index.js";
+import { NO_SUMMARIZER, summarizeBranch } from "./branch-summary.js";
+
+/** A model summarizer that always fails, as a provider outage would. */
+const failing: Summarizer = {
+  id: "openai:down",
+  summarize(_request: SummaryRequest): Promise<SummaryResult> {
+    return Promise.reject(new RequestFailedError("HTTP 503: overloaded"));
+  },
+};
+
+function branch() {
+  const s = new PathBuilder();
+  s.user("try redis", 10);
+  s.assistant({ text: "redis works", toolCalls: [toolCall("c1", "write", { path: "src/cache.ts" })] }, 10);
+  return s.path;
+}
+
+describe("summarizeBranch", () => {
+  it("records the failed model and the extractive stand-in in details, as compaction entries do", async () => {
+    const written = await summarizeBranch({ entries: branch(), tokenBudget: 0, summarizer: failing, fallback: true });
+    expect(written.details).toEqual({
+      readFiles: [],
+      modifiedFiles: ["src/cache.ts"],
+      summarizer: "extractive",
+      fallback: { from: "openai:down", error: "HTTP 503: overloaded" },
+    });
+    expect(written.summary).toContain("<modified-files>\nsrc/cache.ts\n</modified-files>");
+  });
+
+  it("lets the model failure through with fallback off", async () => {
+    await expect(summarizeBranch({ entries: branch(), tokenBudget: 0, summarizer: failing, fallback: false })).rejects.toBeInstanceOf(RequestFailedError);
+  });
+
+  it("asks no summarizer for a branch without messages, and says so in details", async () => {
+    const written = await summarizeBranch({ entries: [], tokenBudget: 0, summarizer: failing, fallback: false });
+    expect(written.details).toEqual({ readFiles: [], modifiedFiles: [], summarizer: NO_SUMMARIZER });
+  });
+});
