@@ -231,6 +231,22 @@ describe("SessionStore", () => {
       expect(store.contextPath("s", null)).toEqual({ leafId: null, entries: [] });
     });
 
+    it("moves the leaf with its request result in one write, only from the leaf the caller saw", () => {
+      const a = appendOne(store, "s", user("a"));
+      const b = appendOne(store, "s", assistant("b"));
+      const request = { id: "nav-1", method: "tree/navigate", result: { navigate: { status: "moved" } } };
+      // Someone else moved the leaf meanwhile: nothing is written, the leaf found is returned.
+      expect(store.moveLeafIf("s", { from: a.id, to: null, request })).toEqual({ moved: false, leafId: b.id });
+      expect(store.requireSession("s").leafId).toBe(b.id);
+      expect(store.findRequestResult("s", "nav-1", "tree/navigate")).toBeUndefined();
+
+      expect(store.moveLeafIf("s", { from: b.id, to: a.id, request })).toEqual({ moved: true });
+      expect(store.requireSession("s").leafId).toBe(a.id);
+      expect(store.findRequestResult("s", "nav-1", "tree/navigate")?.result).toEqual(request.result);
+      expect(appError(() => store.moveLeafIf("s", { from: a.id, to: "ghost" })).code).toBe("entry_not_found");
+      expect(store.requireSession("s").leafId).toBe(a.id);
+    });
+
     it("moves the leaf only to an existing entry, or to null", () => {
       const a = appendOne(store, "s", user("a"));
       expect(appError(() => store.setLeaf("s", "ghost")).code).toBe("entry_not_found");

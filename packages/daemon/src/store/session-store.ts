@@ -177,6 +177,25 @@ export class SessionStore {
     });
   }
 
+  /**
+   * Moves the leaf from `from` to `to` in one transaction, with the request's result when given,
+   * only if the leaf is still `from` (another daemon process may have moved it): otherwise nothing
+   * is written and the leaf found is returned.
+   */
+  moveLeafIf(
+    sessionId: string,
+    move: { from: string | null; to: string | null; request?: { id: string; method: string; result: unknown } },
+  ): { moved: true } | { moved: false; leafId: string | null } {
+    return this.write(() => {
+      const leafId = this.sessions.require(sessionId).leaf_id;
+      if (leafId !== move.from) return { moved: false, leafId };
+      if (move.to !== null) this.requireEntryColumns(sessionId, move.to);
+      this.sessions.setLeaf(sessionId, move.to);
+      if (move.request) this.requests.save(sessionId, move.request.id, move.request.method, move.request.result, timeMs(this.ids.now()));
+      return { moved: true };
+    });
+  }
+
   fork(sourceId: string, entryId: string, fork: NewSession): SessionRecord {
     return this.forker.fork(sourceId, entryId, fork);
   }

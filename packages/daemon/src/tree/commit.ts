@@ -53,9 +53,10 @@ export class NavigationCommitter {
     if (input.pluginId !== undefined) base.pluginId = input.pluginId;
 
     if (!lastDraft) {
-      store.setLeaf(sessionId, input.newLeafId);
-      if (input.requestId !== undefined) store.saveRequestResult(sessionId, input.requestId, NAVIGATE_METHOD, { navigate: base });
-      return base;
+      // The move and its request result in one transaction, still only from the old leaf.
+      const request = input.requestId !== undefined ? { id: input.requestId, method: NAVIGATE_METHOD, result: { navigate: base } } : undefined;
+      const moved = store.moveLeafIf(sessionId, { from: input.oldLeafId, to: input.newLeafId, ...(request ? { request } : {}) });
+      return moved.moved ? base : this.stale(input, moved.leafId);
     }
 
     const summaryEntryId = input.summary ? drafts[0]!.id : undefined;
@@ -104,7 +105,7 @@ export class NavigationCommitter {
   private freshId(sessionId: string, taken: readonly { id: string }[]): string {
     for (let attempt = 0; attempt < 100; attempt++) {
       const id = this.ids.entryId();
-      if (!taken.some((draft) => draft.id === id) && !this.sessions.store.getEntry(sessionId, id)) return id;
+      if (!taken.some((draft) => draft.id === id) && !this.sessions.store.hasEntry(sessionId, id)) return id;
     }
     throw new Error(`could not find an unused entry id in session "${sessionId}"`);
   }

@@ -82,7 +82,7 @@ export class TreeService {
     const { sessionId, targetId } = params;
     const store = this.sessions.store;
     const oldLeafId = store.requireSession(sessionId).leafId;
-    if (!store.getEntry(sessionId, targetId)) throw entryNotFound(sessionId, targetId);
+    if (!store.hasEntry(sessionId, targetId)) throw entryNotFound(sessionId, targetId);
     if (targetId === oldLeafId) return this.finish(params, { status: "unchanged", leafId: oldLeafId });
 
     const progress = options.progress ?? (() => undefined);
