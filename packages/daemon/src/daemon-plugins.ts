@@ -73,10 +73,7 @@ export class DaemonPlugins {
   compactHooks(): CompactHooks {
     const inner = compactHooks(this.host);
     return {
-      runCompactHook: async (event, signal, context) => {
-        await this.started(signal);
-        return inner.runCompactHook(event, signal, context);
-      },
+      runCompactHook: this.afterStart(inner.runCompactHook),
       // Before the host has loaded the global plugins it cannot know: say yes, the run will wait.
       hasCompactHook: (context) => (this.ready ? this.host.hasHook("session_before_compact", context) : context.settings.plugins.enabled),
     };
@@ -84,12 +81,14 @@ export class DaemonPlugins {
 
   /** `session_before_tree` for the tree service; the first call waits for the host to start. */
   treeHooks(): TreeHooks {
-    const inner = treeHooks(this.host);
-    return {
-      runTreeHook: async (event, signal, context) => {
-        await this.started(signal);
-        return inner.runTreeHook(event, signal, context);
-      },
+    return { runTreeHook: this.afterStart(treeHooks(this.host).runTreeHook) };
+  }
+
+  /** A hook run that first waits for the host to start (see `started`). */
+  private afterStart<E, C, R>(run: (event: E, signal: AbortSignal, context: C) => Promise<R>): (event: E, signal: AbortSignal, context: C) => Promise<R> {
+    return async (event, signal, context) => {
+      await this.started(signal);
+      return run(event, signal, context);
     };
   }
 

@@ -1,10 +1,9 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { compactHooks, treeHooks } from "./adapters.js";
-import { PluginHost } from "./host.js";
-import { compactEvent, pluginModule, settings, temporaryDir, treeEvent, writePlugin } from "./test-support.js";
+import { compactEvent, pluginModule, settings, startedHost, temporaryDir, treeEvent, writePlugin, type Disposers } from "./test-support.js";
 
-const disposers: (() => Promise<void> | void)[] = [];
+const disposers: Disposers = [];
 afterEach(async () => {
   for (const dispose of disposers.splice(0).reverse()) await dispose();
 });
@@ -13,10 +12,7 @@ async function host(plugins: Record<string, string>) {
   const home = temporaryDir();
   disposers.push(home.remove);
   for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home.dir, "plugins"), name, { "index.js": pluginModule(hooks) });
-  const pluginHost = new PluginHost({ home: home.dir, watch: false });
-  disposers.push(() => pluginHost.dispose());
-  await pluginHost.start();
-  return pluginHost;
+  return startedHost(home.dir, disposers);
 }
 
 describe("the hook adapters for the compaction and tree services", () => {

@@ -10,11 +10,11 @@ import type { AddressInfo } from "node:net";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { PluginHost } from "./host.js";
-import { compactEvent, settings, temporaryDir } from "./test-support.js";
+import type { PluginHost } from "./host.js";
+import { compactEvent, settings, startedHost, temporaryDir, type Disposers } from "./test-support.js";
 
 const examplesDir = fileURLToPath(new URL("../../../../examples/plugins/", import.meta.url));
-const disposers: (() => Promise<void> | void)[] = [];
+const disposers: Disposers = [];
 afterEach(async () => {
   for (const dispose of disposers.splice(0).reverse()) await dispose();
 });
@@ -28,10 +28,7 @@ async function installedExamples(): Promise<PluginHost> {
       filter: (source) => basename(source) !== "node_modules" && !source.endsWith(".test.ts"),
     });
   }
-  const host = new PluginHost({ home: home.dir, watch: false });
-  disposers.push(() => host.dispose());
-  await host.start();
-  return host;
+  return startedHost(home.dir, disposers);
 }
 
 describe("example plugins installed by copying their folder", () => {

@@ -9,7 +9,7 @@
  */
 export { compactHooks, treeHooks } from "./adapters.js";
 export { PluginHost, type CompactHookCallOptions, type HookCallOptions, type PluginHostOptions } from "./host.js";
-export { HOOK_KINDS, type HookCheckContext, type HookRun } from "./run-hook.js";
+export type { HookCheckContext, HookRun } from "./run-hook.js";
 export type { PluginRef } from "./managed-plugin.js";
 export type { PluginCaller, PluginServices } from "./plugin-worker.js";
 export { globalPluginsRoot, projectPluginsRoot } from "./discovery.js";

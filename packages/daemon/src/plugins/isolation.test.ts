@@ -84,6 +84,19 @@ describe("plugin isolation", () => {
     expect(written.join("")).not.toContain("hello from the plugin");
   });
 
+  it("ignores what a plugin posts on parentPort itself, and keeps serving its hooks", async () => {
+    const log: string[] = [];
+    disposers.push(addLogSink((_level, message) => log.push(message)));
+    const { host, errors } = await hostWith({
+      poster: `async session_before_compact() { const { parentPort } = await import("node:worker_threads"); parentPort.postMessage("not json"); parentPort.postMessage({ t: "return" }); parentPort.postMessage("[1]"); return { cancel: true }; }`,
+    });
+    const run = await host.runCompactHook(compactEvent(), { settings: settings() });
+    expect(run).toMatchObject({ kind: "cancel", errors: [] });
+    expect(errors).toEqual([]);
+    await eventually(() => (log.filter((line) => line.includes("not the host's protocol")).length === 3 ? true : undefined), 3_000, "three ignored messages");
+    expect((await host.runCompactHook(compactEvent(), { settings: settings() })).kind).toBe("cancel");
+  });
+
   it("disables a plugin after 5 crashes in 3 minutes, until its files change", async () => {
     const crashing = `session_before_compact() { setImmediate(() => { throw new Error("boom"); }); return new Promise(() => {}); }`;
     let now = 1_000_000;

@@ -57,10 +57,7 @@ export interface PluginWorkerOptions {
 }
 
 export class PluginActivationError extends Error {
-  constructor(
-    message: string,
-    readonly failure: "activation" | "timeout" | "crash" | "oom",
-  ) {
+  constructor(message: string) {
     super(message);
     this.name = "PluginActivationError";
   }
@@ -76,6 +73,17 @@ interface RunningCall {
 }
 
 const CountTokensParams = z.object({ text: z.string() });
+
+/** A message of the bootstrap's protocol (a JSON string of an object with a `t`), else undefined. */
+function workerMessage(raw: unknown): WorkerToHost | undefined {
+  if (typeof raw !== "string") return undefined;
+  try {
+    const message = JSON.parse(raw) as unknown;
+    return typeof message === "object" && message !== null && typeof (message as { t?: unknown }).t === "string" ? (message as WorkerToHost) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 const OUT_OF_MEMORY = "ERR_WORKER_OUT_OF_MEMORY";
 
 export class PluginWorker {
@@ -102,7 +110,12 @@ export class PluginWorker {
     this.worker = options.thread;
     forwardLines(this.worker.stdout, (line) => options.onLog("info", line));
     forwardLines(this.worker.stderr, (line) => options.onLog("warn", line));
-    this.worker.on("message", (raw: string) => this.receive(JSON.parse(raw) as WorkerToHost));
+    this.worker.on("message", (raw: unknown) => {
+      const message = workerMessage(raw);
+      // Not from the bootstrap: the plugin itself posted on `parentPort`. Throwing here would end the daemon.
+      if (message === undefined) options.onLog("warn", "ignored a message on the worker's port that is not the host's protocol (does the plugin post on parentPort?)");
+      else this.receive(message);
+    });
     this.worker.on("error", (error) => {
       this.lastError = error;
     });
@@ -123,7 +136,7 @@ export class PluginWorker {
       const timer = setTimeout(() => {
         this.onReady = undefined;
         void this.terminate();
-        reject(new PluginActivationError(`the plugin did not load within ${this.options.activationTimeoutMs} ms`, "timeout"));
+        reject(new PluginActivationError(`the plugin did not load within ${this.options.activationTimeoutMs} ms`));
       }, this.options.activationTimeoutMs);
       this.onReady = {
         resolve: () => {
@@ -208,7 +221,7 @@ export class PluginWorker {
         this.onReady = undefined;
         break;
       case "activation-failed":
-        this.onReady?.reject(new PluginActivationError(describeWireError(message.error), "activation"));
+        this.onReady?.reject(new PluginActivationError(describeWireError(message.error)));
         this.onReady = undefined;
         void this.terminate();
         break;
@@ -278,7 +291,7 @@ export class PluginWorker {
           ? `the plugin's worker crashed: ${this.lastError.name}: ${this.lastError.message}`
           : `the plugin's worker exited with code ${code}`;
     if (this.onReady !== undefined) {
-      this.onReady.reject(new PluginActivationError(message, cause));
+      this.onReady.reject(new PluginActivationError(message));
       this.onReady = undefined;
       this.state = "dead";
       return;

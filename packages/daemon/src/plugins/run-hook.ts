@@ -35,7 +35,7 @@ interface HookKind<H extends HookName> {
 }
 
 /** Every hook the daemon knows: its event schema, result schema and result check. */
-export const HOOK_KINDS: { [H in HookName]: HookKind<H> } = {
+const HOOK_KINDS: { [H in HookName]: HookKind<H> } = {
   session_before_compact: {
     event: CompactHookEvent,
     result: CompactHookResult,

@@ -7,6 +7,18 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync, renameSync } from "node:
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { defaultSettings } from "../settings/index.js";
+import { PluginHost, type PluginHostOptions } from "./host.js";
+
+/** Cleanups a test file runs after each test, last first. */
+export type Disposers = (() => Promise<void> | void)[];
+
+/** A started host over `home` (not watching unless asked), disposed with the test's `disposers`. */
+export async function startedHost(home: string, disposers: Disposers, options: Omit<PluginHostOptions, "home"> = {}): Promise<PluginHost> {
+  const host = new PluginHost({ home, watch: false, ...options });
+  disposers.push(() => host.dispose());
+  await host.start();
+  return host;
+}
 
 export function temporaryDir(prefix = "bc-plugins-"): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -23,6 +23,8 @@ describe("parseJsonWithLocations", () => {
     expect(message('{"a": tru}')).toBe("1:7 unexpected 'tru': expected a value");
     expect(message("{} {}")).toBe("1:4 unexpected '{' after the end of the JSON value");
     expect(message('{"a": [1, 2,]}')).toBe("1:13 trailing comma before ']'");
+    expect(message('{"a": [1 2]}')).toBe("1:10 expected ',' or ']' in the array, found '2'");
+    expect(message('{"a": [1, [2] ], "b": {} }')).toBe("ok");
   });
 
   it("locates properties, and falls back to the parent for missing ones", () => {

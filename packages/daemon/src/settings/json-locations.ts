@@ -47,7 +47,7 @@ export function parseJsonWithLocations(text: string): JsonParseResult {
 }
 
 /** 1-based line and column of a character offset. */
-export function positionAt(text: string, offset: number): Position {
+function positionAt(text: string, offset: number): Position {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < text.length; i++) {
@@ -111,18 +111,7 @@ class Scanner {
       this.i++;
       this.whitespace();
       this.value([...path, key]);
-      this.whitespace();
-      const next = this.text[this.i];
-      if (next === ",") {
-        this.i++;
-        this.whitespace();
-        continue;
-      }
-      if (next === "}") {
-        this.i++;
-        return;
-      }
-      this.fail(`expected ',' or '}' after the value of "${key}", found ${this.describe()}`);
+      if (this.closes("}", `expected ',' or '}' after the value of "${key}"`)) return;
     }
   }
 
@@ -136,19 +125,19 @@ class Scanner {
     for (let index = 0; ; index++) {
       if (this.text[this.i] === "]") this.fail("trailing comma before ']'");
       this.value([...path, index]);
-      this.whitespace();
-      const next = this.text[this.i];
-      if (next === ",") {
-        this.i++;
-        this.whitespace();
-        continue;
-      }
-      if (next === "]") {
-        this.i++;
-        return;
-      }
-      this.fail(`expected ',' or ']' in the array, found ${this.describe()}`);
+      if (this.closes("]", "expected ',' or ']' in the array")) return;
     }
+  }
+
+  /** After a member: consumes `close` (true) or a comma (false); anything else fails with `expected`. */
+  private closes(close: "}" | "]", expected: string): boolean {
+    this.whitespace();
+    const next = this.text[this.i];
+    if (next !== "," && next !== close) this.fail(`${expected}, found ${this.describe()}`);
+    this.i++;
+    if (next === close) return true;
+    this.whitespace();
+    return false;
   }
 
   /** Scans a string literal and returns its source text (quotes included). */
