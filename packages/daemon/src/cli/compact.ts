@@ -8,15 +8,14 @@ import type { CompactionResult, CompactionSettings } from "@base-context/protoco
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Daemon } from "../daemon.js";
-import { CancelledError } from "../errors.js";
 import { flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import { importSessionFile, type ImportedFile } from "./compact-import.js";
 import { printCompactReport, type CompactReport } from "./compact-report.js";
 import { withDaemon } from "./open-daemon.js";
 import { processIo, writeJson, type CliIo } from "./output.js";
-import { EXIT, runCommand } from "./run.js";
+import { EXIT, interruptible, runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
-import { startSpinner, type Spinner } from "./spinner.js";
+import type { Spinner } from "./spinner.js";
 
 export const COMPACT_SPEC: CommandSpec = {
   name: "compact",
@@ -52,19 +51,9 @@ export function compactCommand(argv: string[], io: CliIo = processIo()): Promise
     const instructions = stringOption(args, "instructions");
 
     // Ctrl-C stops the model call; nothing is written.
-    const interrupt = new AbortController();
-    const onInterrupt = () => interrupt.abort(new CancelledError("interrupted; nothing was written"));
-    process.once("SIGINT", onInterrupt);
-    const spinner = startSpinner(io, "Opening the session database");
-    let report: CompactReport;
-    try {
-      report = await withDaemon(io, (daemon) =>
-        compact(daemon, { target: args.arguments[0]!, overrides, instructions, signal: interrupt.signal, spinner, env: io.env }),
-      );
-    } finally {
-      spinner.stop();
-      process.off("SIGINT", onInterrupt);
-    }
+    const report = await interruptible(io, "Opening the session database", (signal, spinner) =>
+      withDaemon(io, (daemon) => compact(daemon, { target: args.arguments[0]!, overrides, instructions, signal, spinner, env: io.env })),
+    );
 
     // Run from a package script (the README's `pnpm demo`), the CLI is not on the PATH: hint the path.
     if (io.env.npm_lifecycle_event !== undefined) report.cli = "node packages/daemon/dist/cli/main.js";

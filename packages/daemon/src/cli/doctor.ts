@@ -10,7 +10,7 @@ import { VERSION } from "../version.js";
 import { flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import type { CheckResult, CheckStatus } from "./doctor-checks.js";
 import { displayPath, plural, processIo, quietDaemonLogs, startProgress, styleFor, writeJson, type CliIo, type Style } from "./output.js";
-import { runCommand } from "./run.js";
+import { EXIT, runCommand } from "./run.js";
 import { settingsFiles } from "./settings.js";
 
 export const DOCTOR_SPEC: CommandSpec = {
@@ -75,7 +75,7 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
     } else {
       printReport(io, checks, home);
     }
-    return failed ? 1 : 0;
+    return failed ? EXIT.failure : EXIT.ok;
   });
 }
 

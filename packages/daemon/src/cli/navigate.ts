@@ -4,14 +4,12 @@
  * nothing is written then.
  */
 import type { TreeNavigateProgress } from "@base-context/protocol";
-import { CancelledError } from "../errors.js";
 import type { NavigateParams, NavigateResult } from "../tree/index.js";
 import { flag, integerOption, JSON_OPTION, stringOption, UsageError, type CommandSpec, type ParsedArgs } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
 import { processIo, writeJson, type CliIo } from "./output.js";
-import { EXIT, runCommand } from "./run.js";
+import { EXIT, interruptible, runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
-import { startSpinner } from "./spinner.js";
 
 export const NAVIGATE_SPEC: CommandSpec = {
   name: "navigate",
@@ -41,29 +39,21 @@ export function navigateCommand(argv: string[], io: CliIo = processIo()): Promis
     const [sessionRef, targetId] = args.arguments as [string, string];
     const params = navigateOptions(args);
 
-    const interrupt = new AbortController();
-    const onInterrupt = () => interrupt.abort(new CancelledError("interrupted; nothing was written"));
-    process.once("SIGINT", onInterrupt);
-    const spinner = startSpinner(io, "Opening the session database");
-    let result: NavigateResult;
-    try {
-      result = await withDaemon(io, async (daemon) => {
+    const result = await interruptible(io, "Opening the session database", (signal, spinner) =>
+      withDaemon(io, async (daemon) => {
         const sessionId = await resolveSessionId(daemon, sessionRef);
         spinner.update("Navigating");
         return daemon.tree.navigate(
           { sessionId, targetId, ...params },
           {
-            signal: interrupt.signal,
+            signal,
             progress: (value: TreeNavigateProgress) => {
               if (value.kind === "report") spinner.update(value.message);
             },
           },
         );
-      });
-    } finally {
-      spinner.stop();
-      process.off("SIGINT", onInterrupt);
-    }
+      }),
+    );
 
     if (flag(args, "json")) writeJson(io, result);
     else io.stdout.write(describeResult(result, targetId));

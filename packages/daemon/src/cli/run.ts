@@ -5,6 +5,7 @@
 import { AppError, CancelledError, RequestFailedError } from "../errors.js";
 import { commandHelp, parseCommandArgs, UsageError, type CommandSpec, type ParsedArgs } from "./args.js";
 import { styleFor, type CliIo } from "./output.js";
+import { startSpinner, type Spinner } from "./spinner.js";
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -46,6 +47,23 @@ export async function runCommand(spec: CommandSpec, argv: readonly string[], io:
       io.stderr.write(`${error.stack ?? ""}\n`);
     }
     return failure.exitCode;
+  }
+}
+
+/**
+ * Work that Ctrl-C may cancel (a model call), shown with a spinner: the first SIGINT aborts
+ * `signal` with a CancelledError (nothing is written), a second one ends the process as usual.
+ */
+export async function interruptible<T>(io: CliIo, message: string, work: (signal: AbortSignal, spinner: Spinner) => Promise<T>): Promise<T> {
+  const interrupt = new AbortController();
+  const onInterrupt = () => interrupt.abort(new CancelledError("interrupted; nothing was written"));
+  process.once("SIGINT", onInterrupt);
+  const spinner = startSpinner(io, message);
+  try {
+    return await work(interrupt.signal, spinner);
+  } finally {
+    spinner.stop();
+    process.off("SIGINT", onInterrupt);
   }
 }
 

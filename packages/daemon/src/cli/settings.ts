@@ -5,7 +5,7 @@ import type { SettingsError, SettingsSource } from "@base-context/protocol";
 import { SettingsManager, SETTING_KEYS, type SettingsSnapshot } from "../settings/index.js";
 import { flag, JSON_OPTION, stringOption, UsageError, type CommandSpec } from "./args.js";
 import { displayPath, processIo, quietDaemonLogs, styleFor, table, writeJson, type CliIo, type Style } from "./output.js";
-import { runCommand } from "./run.js";
+import { EXIT, runCommand } from "./run.js";
 
 export const SETTINGS_SPEC: CommandSpec = {
   name: "settings",
@@ -50,7 +50,7 @@ export function settingsCommand(argv: string[], io: CliIo = processIo()): Promis
     } else {
       printSettings(io, { projectDir, files, settings: snapshot.settings, sources: snapshot.sources, errors: snapshot.errors });
     }
-    return snapshot.errors.length > 0 ? 1 : 0;
+    return snapshot.errors.length > 0 ? EXIT.failure : EXIT.ok;
   });
 }
 
