@@ -98,6 +98,15 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
 
   /** Consumes header bytes from `offset`; sets `remaining` once the header block is complete. */
   private readHeader(chunk: Buffer, offset: number): number {
+    // The usual case, the whole header in this chunk: decode just the header, not the 8 KB after it
+    // (a chunk of many small messages would otherwise decode ~8 KB per message).
+    if (this.header.length === 0) {
+      const end = chunk.indexOf(HEADER_END, offset, "latin1");
+      if (end >= 0 && end - offset <= MAX_HEADER_CHARS) {
+        this.remaining = contentLength(chunk.toString("latin1", offset, end));
+        return end + HEADER_END.length;
+      }
+    }
     // Headers are ASCII; latin1 maps bytes to characters one to one, so offsets stay byte offsets.
     const known = this.header.length;
     this.header += chunk.toString("latin1", offset, Math.min(chunk.length, offset + MAX_HEADER_CHARS));

@@ -1,0 +1,98 @@
+/**
+ * What a handler's failure looks like on the wire: every error is a ResponseError with the
+ * documented JSON-RPC code and a `data.code` string (docs/protocol.md "Errors").
+ */
+import { ErrorCodes, request } from "@base-context/protocol";
+import { CancellationTokenSource, ResponseError } from "vscode-jsonrpc";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AppError, CancelledError, RequestFailedError } from "../errors.js";
+import { Router, type Peer } from "./router.js";
+
+const Echo = request("test/echo", z.object({ n: z.number().int() }), z.object({ n: z.number() }));
+const Fail = request("test/fail", z.object({}), z.null());
+const Wait = request("test/wait", z.object({}), z.null());
+
+const peer: Peer = { sendNotification: () => undefined, sendProgress: () => undefined };
+
+function routerFailingWith(error: unknown): Router {
+  const router = new Router();
+  router.handle(Echo, (params) => ({ n: params.n }));
+  router.handle(Fail, () => {
+    throw error;
+  });
+  return router;
+}
+
+async function failure(router: Router, method: string, params: unknown = {}): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
+  try {
+    await router.dispatch(method, params, new CancellationTokenSource().token, peer);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ResponseError);
+    const { code, message, data } = error as ResponseError<Record<string, unknown>>;
+    return { code, message, data: data! };
+  }
+  throw new Error(`${method} did not fail`);
+}
+
+describe("Router.dispatch errors", () => {
+  it("answers an unknown method with -32601 method_not_found", async () => {
+    expect(await failure(routerFailingWith(null), "test/nope")).toEqual({
+      code: ErrorCodes.MethodNotFound,
+      message: 'unknown method "test/nope"',
+      data: { code: "method_not_found" },
+    });
+  });
+
+  it("answers params that do not fit the schema with -32602 and the issues", async () => {
+    const { code, message, data } = await failure(routerFailingWith(null), "test/echo", { n: 1.5 });
+    expect(code).toBe(ErrorCodes.InvalidParams);
+    expect(message).toMatch(/^invalid params for test\/echo at "n": /);
+    expect(data).toMatchObject({ code: "invalid_params", issues: [{ path: "n" }] });
+  });
+
+  it("keeps an application error's code and data", async () => {
+    const error = new AppError("entry_not_found", "no such entry", { sessionId: "s", entryId: "e" });
+    expect(await failure(routerFailingWith(error), "test/fail")).toEqual({
+      code: ErrorCodes.EntryNotFound,
+      message: "no such entry",
+      data: { sessionId: "s", entryId: "e", code: "entry_not_found" },
+    });
+  });
+
+  it("answers a failed dependency with -32803 request_failed", async () => {
+    const error = new RequestFailedError("the model said no", { status: 500 });
+    expect(await failure(routerFailingWith(error), "test/fail")).toEqual({
+      code: ErrorCodes.RequestFailed,
+      message: "the model said no",
+      data: { status: 500, code: "request_failed" },
+    });
+  });
+
+  it("answers an unexpected exception with -32603 internal_error naming the method, not a raw error", async () => {
+    expect(await failure(routerFailingWith(new TypeError("x is undefined")), "test/fail")).toEqual({
+      code: ErrorCodes.InternalError,
+      message: "test/fail failed: x is undefined",
+      data: { code: "internal_error" },
+    });
+    expect(await failure(routerFailingWith("a string"), "test/fail")).toEqual({
+      code: ErrorCodes.InternalError,
+      message: "test/fail failed: a string",
+      data: { code: "internal_error" },
+    });
+  });
+
+  it("answers $/cancelRequest with -32800 cancelled, through the handler's signal", async () => {
+    const router = new Router();
+    router.handle(Wait, (_params, ctx) => {
+      return new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+    });
+    const source = new CancellationTokenSource();
+    const pending = router.dispatch("test/wait", {}, source.token, peer);
+    source.cancel();
+    const error = (await pending.catch((caught: unknown) => caught)) as ResponseError<unknown>;
+    expect(error).toBeInstanceOf(ResponseError);
+    expect({ code: error.code, data: error.data }).toEqual({ code: ErrorCodes.RequestCancelled, data: { code: "cancelled" } });
+    expect(new CancelledError().rpcCode).toBe(ErrorCodes.RequestCancelled);
+  });
+});
