@@ -13,5 +13,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters,
+    // Adversarial tests record tried / survived / lost rows; this prints their table at the end.
+    globalSetup: ["test/adversarial/scoreboard-setup.ts"],
   },
 });
