@@ -6,7 +6,7 @@
  * heading or an `id` that exists in that page.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -96,11 +96,31 @@ function anchorCitations(text: string, file: string): AnchorCitation[] {
   return citations;
 }
 
-/** Every tracked text file worth reading (sessions in JSONL are data). */
+/** Folders that are never sources, for a copy of the repository without git (an unpacked archive). */
+const NOT_SOURCES = new Set(["node_modules", "dist", ".git", ".ci-results", "coverage"]);
+
+/** The repository's files: tracked ones from git, or every file outside NOT_SOURCES without it. */
+function repositoryFiles(): string[] {
+  try {
+    return execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }).split("\0");
+  } catch {
+    const files: string[] = [];
+    const walk = (folder: string) => {
+      for (const entry of readdirSync(join(ROOT, folder), { withFileTypes: true })) {
+        const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (!NOT_SOURCES.has(entry.name)) walk(path);
+        } else if (entry.isFile()) files.push(path);
+      }
+    };
+    walk("");
+    return files;
+  }
+}
+
+/** Every text file worth reading (sessions in JSONL are data). */
 function trackedFiles(): string[] {
-  const listed = execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return listed
-    .split("\0")
+  return repositoryFiles()
     .filter((file) => file !== "" && file !== SELF && !file.endsWith(".jsonl") && existsSync(join(ROOT, file)))
     .filter((file) => !/\.(png|jpe?g|gif|ico|woff2?|lockb)$/i.test(file));
 }
