@@ -1,4 +1,4 @@
-// Times the extractive summarizer on a 200k-token range (PRODUCT.md §5: it must stay under 1 s).
+// Times the extractive summarizer on a 200k-token range (docs/design.md#summarizers: it must stay under 1 s).
 // Runs against the built daemon: `pnpm build && node bench/extractive.mjs`. Exports nothing.
 import { performance } from "node:perf_hooks";
 import { extractiveSummary } from "../packages/daemon/dist/summarizer/index.js";

@@ -1,4 +1,4 @@
-// Plugin host costs (PRODUCT.md §8), against the built daemon: `pnpm build && node bench/plugins.mjs`.
+// Plugin host costs (docs/design.md#plugins), against the built daemon: `pnpm build && node bench/plugins.mjs`.
 // 1. Hook round trip of a plugin that does no work: what the host adds to every hook call
 //    (serialize, post to the worker, run, post back, validate). Target: p50 ≤ 1 ms.
 // 2. Hot reload: from an editor-style save (write a temp file, rename it over the entry) to the

@@ -1,7 +1,7 @@
 /**
  * Compaction over stdio against the local fake OpenAI server: what the model is asked, what is
  * committed, and what happens when the model is slow, failing, cancelled or overtaken by the
- * session moving on (PRODUCT.md §5, PROTOCOL.md "Compaction").
+ * session moving on (docs/design.md#compaction, docs/protocol.md).
  */
 import {
   CompactionDidEnd,

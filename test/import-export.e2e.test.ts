@@ -1,5 +1,5 @@
 /**
- * session/import and session/export of pi JSONL (pi-session-format.md): v1, v2 and v3 files
+ * session/import and session/export of pi JSONL (docs/design.md#pi-session-files): v1, v2 and v3 files
  * written the way pi writes them (test/fixtures/pi-v*.jsonl), the context pi would build from
  * them, malformed lines, and round trips that give the same bytes back.
  */

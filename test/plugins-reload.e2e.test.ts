@@ -1,5 +1,5 @@
 /**
- * Hot reload through the real daemon (PRODUCT.md §8): a saved change serves the next compaction
+ * Hot reload through the real daemon (docs/design.md#hot-reload): a saved change serves the next compaction
  * within a second, a call already running finishes on the version it started on, and a version
  * that fails to load leaves the old one serving.
  */
@@ -58,7 +58,7 @@ describe("hot reload", () => {
 
     atomicSave(entry, versionSource("version 2"));
     const savedAt = Date.now();
-    // The spec's promise, measured from the save: compactions started within 1 s reach version 2.
+    // The promise of docs/design.md#hot-reload, measured from the save: compactions started within 1 s reach version 2.
     // (Polling plugins/list would not do: a generation can be loaded from a half-saved folder.)
     let next = 0;
     const summary = await waitFor(

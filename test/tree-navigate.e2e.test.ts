@@ -1,5 +1,5 @@
 /**
- * Tree navigation over real stdio (PRODUCT.md §7, issue 5): the daemon summarizes the branch
+ * Tree navigation over real stdio (docs/design.md#tree-navigation, issue 5): the daemon summarizes the branch
  * being left with the (fake) OpenAI-compatible model configured in the temporary home's
  * settings.json, and commits a branch_summary entry under the new leaf.
  */

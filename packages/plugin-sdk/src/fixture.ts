@@ -20,7 +20,7 @@ import type {
   UserContentBlock,
 } from "@base-context/protocol";
 
-/** The daemon's default settings (PRODUCT.md §9), with any sections replaced by `overrides`. */
+/** The daemon's default settings (docs/design.md#files-and-merge), with any sections replaced by `overrides`. */
 export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settings[K]> } = {}): Settings {
   const defaults: Settings = {
     compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },

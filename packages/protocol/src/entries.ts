@@ -1,5 +1,5 @@
 /**
- * Entry and message shapes (PRODUCT.md §3), following pi's session format so sessions
+ * Entry and message shapes (docs/design.md#data-model), following pi's session format so sessions
  * import and export losslessly. Unknown extra fields are kept (`.loose()`): a client or a
  * newer pi may add fields we do not know, and dropping them would lose data on export.
  */

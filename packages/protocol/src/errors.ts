@@ -1,5 +1,5 @@
 /**
- * Error codes that cross the wire (PROTOCOL.md "Errors"). Application errors use
+ * Error codes that cross the wire (docs/design.md#errors; the table: docs/protocol.md). Application errors use
  * -31999..-31900 and always carry a stable `data.code` string clients can switch on.
  */
 export const ErrorCodes = {

@@ -28,7 +28,7 @@ export const PROTOCOL_AREAS = Object.keys(AREA_MODULES) as ProtocolArea[];
 
 /**
  * Who sends a message. Requests go client → daemon. Notifications follow the naming rule of
- * PROTOCOL.md: the daemon's are `area/didSomething` (and `log/message`), always with a slash;
+ * docs/design.md#naming-and-compatibility: the daemon's are `area/didSomething` (and `log/message`), always with a slash;
  * the client's are the slash-less lifecycle ones (`initialized`, `exit`).
  */
 export type Direction = "toDaemon" | "toClient";

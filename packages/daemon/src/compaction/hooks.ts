@@ -1,5 +1,5 @@
 /**
- * The plugin hook point of the pipeline (`session_before_compact`, PRODUCT.md §8). The compaction
+ * The plugin hook point of the pipeline (`session_before_compact`, docs/design.md#hooks-and-ordering). The compaction
  * service knows nothing of workers: whatever implements `CompactHooks` (the plugin host, through
  * a small adapter) runs the plugins and reports which one decided.
  */

@@ -1,5 +1,5 @@
 /**
- * "Compact once, then give up" (PRODUCT.md §6): after an overflow compaction, a second overflow
+ * "Compact once, then give up" (docs/design.md#overflow): after an overflow compaction, a second overflow
  * before a successful turn or new input reports failure instead of compacting again. The state
  * is read from the session path, never kept in memory, so a daemon restart cannot forget it and
  * two daemons sharing the database agree.

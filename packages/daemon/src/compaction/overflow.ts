@@ -1,5 +1,5 @@
 /**
- * Context-overflow detection (PRODUCT.md §6): did the model's reply fail because the context was
+ * Context-overflow detection (docs/design.md#overflow): did the model's reply fail because the context was
  * longer than the model accepts? Providers say so in their own words, so the error text is matched
  * against the messages they are known to send; some accept the request silently and report a
  * prompt larger than the window in `usage` instead.

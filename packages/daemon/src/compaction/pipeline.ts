@@ -1,6 +1,6 @@
 /**
- * One compaction run, once the session's lock is held (ARCHITECTURE.md "The compaction
- * pipeline"): read the path → prepare (core) → nothing? → plugin hook (cancel | result | nothing)
+ * One compaction run, once the session's lock is held (docs/design.md#the-compaction-pipeline):
+ * read the path → prepare (core) → nothing? → plugin hook (cancel | result | nothing)
  * → summarize → commit in one transaction with the job row → notify, reply.
  */
 import {

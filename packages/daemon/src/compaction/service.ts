@@ -1,6 +1,6 @@
 /**
- * CompactionService: `compaction/prepare`, `compaction/run` and `compaction/status` (PRODUCT.md
- * §5, PROTOCOL.md "Compaction"). The rules live in core/; this layer adds settings per session,
+ * CompactionService: `compaction/prepare`, `compaction/run` and `compaction/status`
+ * (docs/design.md#compaction, docs/protocol.md). The rules live in core/; this layer adds settings per session,
  * idempotency by requestId, one run per session at a time, durable jobs, and the commit.
  *
  * Runs of one session never overlap in this process: a second run is refused with

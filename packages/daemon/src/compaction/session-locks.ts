@@ -1,6 +1,6 @@
 /**
- * One long operation per session at a time, within this process (compaction now; tree navigation
- * may share it). A second one is refused at once with `session_busy` rather than queued: a queued
+ * One long operation per session at a time, within this process (compaction and tree navigation
+ * share it). A second one is refused at once with `session_busy` rather than queued: a queued
  * compaction would run right after the first on a context that no longer needs it, and the client
  * is better placed to decide whether to retry. Appends never take the lock.
  */

@@ -1,6 +1,6 @@
 /**
- * Which settings a compaction runs with, and when it must not run (PRODUCT.md §5, §9; seed
- * "Settings"): `context.mode: "off"` turns off all context optimization, manual `/compact`
+ * Which settings a compaction runs with, and when it must not run
+ * (docs/design.md#when-compaction-is-off): `context.mode: "off"` turns off all context optimization, manual `/compact`
  * included; `compaction.enabled: false` only turns off the automatic threshold compaction.
  */
 import type { CompactionReason, CompactionSettings, Settings } from "@base-context/protocol";

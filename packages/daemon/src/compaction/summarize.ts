@@ -1,5 +1,5 @@
 /**
- * The default summary of a preparation (PRODUCT.md §5 "Split turn", "Summary", "Summarizers"):
+ * The default summary of a preparation (docs/design.md#split-turns, #summary-format, #summarizers):
  * the core plans the requests, the summarizer answers them (history and turn prefix in
  * parallel, each falling back to the extractive summarizer on a model failure when allowed),
  * and the core assembles the final text with the file lists.

@@ -1,5 +1,5 @@
 /**
- * The turn/end reply (PROTOCOL.md `turn/end`) from the plan and what the checkpoint did: how
+ * The turn/end reply (`turn/end` in docs/protocol.md) from the plan and what the checkpoint did: how
  * the turn ended for the follow-up rule, the checkpoint to report, and one human message.
  */
 import type { CompactionResult, ResultOf, TurnEnd, ValidParamsOf } from "@base-context/protocol";

@@ -1,7 +1,7 @@
 /**
  * Running the compaction a turn boundary planned, through the compaction service (its lock,
- * jobs and requestId idempotency), and saying exactly what happened — including the case the
- * seed insists on: a checkpoint that committed and then something failed. The job row written
+ * jobs and requestId idempotency), and saying exactly what happened — including the case
+ * docs/design.md#follow-up insists on: a checkpoint that committed and then something failed. The job row written
  * in the commit's transaction is the proof of a commit, not the reply of `run` (it can be lost).
  *
  * An overflow compaction must not keep the failed reply in the context it rebuilds: the reply
@@ -119,7 +119,7 @@ function setReplyAside(store: SessionStore, sessionId: string, replyId: string):
 /**
  * The caller's context, noting when telling the client failed: the compaction service logs such
  * a failure and still reports the commit, but the client missed part of it, so turn/end must not
- * resume on its own (seed: a checkpoint followed by a failure is no reason to auto-resume).
+ * resume on its own (docs/design.md#follow-up: a checkpoint followed by a failure is no reason to auto-resume).
  */
 function watchNotifications(ctx: CompactionRunContext): { ctx: CompactionRunContext; failure(): string | undefined } {
   let failure: string | undefined;

@@ -1,6 +1,6 @@
 /**
- * Whether the client should go on by itself after a turn (PRODUCT.md §6, seed "Stop and Resume
- * Ownership"). The answer comes from what the turn produced — the finalized tool batch, the inputs
+ * Whether the client should go on by itself after a turn (docs/design.md#follow-up).
+ * The answer comes from what the turn produced — the finalized tool batch, the inputs
  * the client already accepted, how the turn ended — never from the last message's role: a
  * checkpoint is not a reason to continue, and a committed checkpoint is not a reason to stop work
  * that was going on anyway.

@@ -1,5 +1,5 @@
 /**
- * What a turn boundary calls for (PRODUCT.md §5 "Threshold", §6): nothing, a threshold
+ * What a turn boundary calls for (docs/design.md#threshold, #turn-boundaries): nothing, a threshold
  * compaction, or an overflow compaction — decided from the session path and the turn's reply
  * alone, without I/O, so a retried `turn/end` decides the same way and the rules read as a table.
  */
@@ -96,7 +96,7 @@ function planOverflow(
   }
   const unrecovered = (why: string): TurnEndPlan => ({ action: "none", outcome: "overflow_unrecovered", overflow, note: `${described} — ${why}` });
   if (stale) return unrecovered("not compacting again: the request was sent before the latest compaction");
-  // Overflow recovery is automatic compaction too: off with threshold compaction (seed "Settings":
+  // Overflow recovery is automatic compaction too: off with threshold compaction (docs/design.md#when-compaction-is-off:
   // only manual /compact stays available with compaction.enabled false).
   const disabled = thresholdDisabledReason(facts.settings);
   if (disabled) return unrecovered(`automatic compaction is off (${disabled})`);

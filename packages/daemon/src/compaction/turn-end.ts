@@ -1,5 +1,5 @@
 /**
- * `turn/end` (PRODUCT.md §6, PROTOCOL.md): the thin decision layer in front of compaction.
+ * `turn/end` (docs/design.md#turn-boundaries, docs/protocol.md): the thin decision layer in front of compaction.
  * Stores the turn's reply, decides from the path whether the boundary calls for a threshold or
  * an overflow compaction (turn-end-plan), runs it through the compaction service
  * (turn-end-checkpoint), and answers whether the client should go on (turn-end-follow-up).

@@ -1,5 +1,5 @@
 /**
- * Which path entries the context holds (PRODUCT.md §4): with no compaction, every context-visible
+ * Which path entries the context holds (docs/design.md#what-a-context-holds): with no compaction, every context-visible
  * entry; with one, the latest compaction's summary, the kept entries from its `firstKeptEntryId`
  * up to it, then everything after it. Shared by the context builder and the usage estimate so
  * both always count the same entries.

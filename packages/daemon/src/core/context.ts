@@ -1,5 +1,5 @@
 /**
- * Context building (PRODUCT.md §4): the path of a session → the native messages the LLM sees,
+ * Context building (docs/design.md#what-a-context-holds): the path of a session → the native messages the LLM sees,
  * plus the model and thinking level in force and the token count of what the context holds.
  */
 import type {

@@ -43,5 +43,5 @@ export function convertToLlm(messages: readonly ContextMessage[]): LlmMessage[] 
   return converted;
 }
 
-/** The name the spec uses for the same conversion. */
+/** Another name for the same conversion, kept for callers that use it. */
 export const toLlmMessages = convertToLlm;

@@ -1,5 +1,6 @@
 /**
- * Which entries are messages, and the message each one stands for (PRODUCT.md §3–§4).
+ * Which entries are messages, and the message each one stands for (docs/design.md#data-model,
+ * #what-a-context-holds).
  * Kept in one place so that context building, usage, compaction and branch summaries agree on
  * what "context-visible" means.
  */

@@ -53,7 +53,7 @@ describe("file operations", () => {
     expect(computeFileLists(ops)).toEqual({ readFiles: ["r.ts"], modifiedFiles: ["m.ts"] });
   });
 
-  it("formats the sections like the seed, omitting empty ones", () => {
+  it("formats the sections like pi, omitting empty ones", () => {
     expect(formatFileOps({ readFiles: ["path/to/file1.ts", "path/to/file2.ts"], modifiedFiles: ["path/to/changed.ts"] })).toBe(
       "\n\n<read-files>\npath/to/file1.ts\npath/to/file2.ts\n</read-files>\n\n<modified-files>\npath/to/changed.ts\n</modified-files>",
     );

@@ -1,5 +1,5 @@
 /**
- * Cumulative file tracking (PRODUCT.md §5, seed "Cumulative File Tracking"): which files the
+ * Cumulative file tracking (docs/design.md#file-tracking): which files the
  * agent read and which it changed, taken from `read` / `write` / `edit` tool calls and carried
  * over from earlier daemon-made summaries.
  */

@@ -1,5 +1,5 @@
 /**
- * The pure core of Base Context (ARCHITECTURE.md): context building, usage, cut points,
+ * The pure core of Base Context (docs/architecture.md): context building, usage, cut points,
  * compaction preparation, serialization, prompts, file tracking and branch collection. No I/O:
  * the daemon feeds it path entries with their stored token counts. Published as
  * `@base-context/daemon/core`; the plugin SDK re-exports parts of it so plugins and the daemon

@@ -1,6 +1,6 @@
 /**
  * The text pi shows the LLM for messages that are not plain user/assistant/tool messages
- * (pi-session-format.md "How pi turns entries into the LLM context", PRODUCT.md §4).
+ * (docs/design.md#what-a-context-holds).
  */
 import type { BashExecutionMessage } from "@base-context/protocol";
 import { escapeWrapperClosingTags } from "./escape-tags.js";

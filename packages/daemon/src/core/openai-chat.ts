@@ -1,5 +1,5 @@
 /**
- * Context messages → OpenAI chat-completions messages, ready to send as is (PRODUCT.md §4).
+ * Context messages → OpenAI chat-completions messages, ready to send as is (docs/design.md#what-a-context-holds).
  * Follows pi's transform for OpenAI-compatible providers:
  * - assistant messages that ended in an error or were aborted are not replayed (incomplete turns);
  * - assistant text blocks become a string `content`, tool calls become `tool_calls` with

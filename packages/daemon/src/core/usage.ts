@@ -1,5 +1,5 @@
 /**
- * Context usage and the compaction threshold (PRODUCT.md §5 "Threshold").
+ * Context usage and the compaction threshold (docs/design.md#threshold).
  *
  * The provider's own report is the best measure of what the context cost: the last assistant
  * reply's `usage`. Entries appended after that reply are not in it, so their stored counts are

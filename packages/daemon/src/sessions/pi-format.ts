@@ -1,5 +1,5 @@
 /**
- * pi's JSONL session format (spec: pi-session-format.md): the header line both ways, and the
+ * pi's JSONL session format (docs/design.md#pi-session-files): the header line both ways, and the
  * per-line migrations of older versions. Pure: no I/O, no store.
  */
 import { EntryType, SessionEntry } from "@base-context/protocol";

@@ -1,4 +1,4 @@
-/** Default settings (PRODUCT.md §9) and the list of keys the settings have. */
+/** Default settings (docs/design.md#files-and-merge) and the list of keys the settings have. */
 import { Settings } from "@base-context/protocol";
 
 export const DEFAULT_SETTINGS: Settings = {

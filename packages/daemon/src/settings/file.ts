@@ -1,5 +1,5 @@
 /**
- * One settings file: read, parse, validate (PRODUCT.md §9). A file is applied entirely or not at
+ * One settings file: read, parse, validate (docs/design.md#invalid-files). A file is applied entirely or not at
  * all: any error (bad JSON, an unknown key, a wrong type, a key a project may not set) makes the
  * whole file ignored, and every error is reported with the file's path and, where possible, the
  * line and column.

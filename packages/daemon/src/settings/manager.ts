@@ -1,5 +1,5 @@
 /**
- * The settings a daemon runs with (PRODUCT.md §9): the global file
+ * The settings a daemon runs with (docs/design.md#settings): the global file
  * (`$BASE_CONTEXT_HOME/settings.json`, default `~/.base-context/settings.json`) and, per project,
  * `<project>/.base-context/settings.json`, merged over the defaults. `get` is cached and cheap;
  * the files are watched and every real change is announced through `onDidChange`.

@@ -1,6 +1,6 @@
 /**
  * Choosing the summarizer from settings, and falling back to the extractive one when the model
- * fails (PRODUCT.md §5 "Summarizers", §9 `summarizer.*`).
+ * fails (docs/design.md#summarizers).
  */
 import type { Settings } from "@base-context/protocol";
 import { CancelledError, RequestFailedError } from "../errors.js";

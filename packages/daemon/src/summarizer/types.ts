@@ -1,5 +1,5 @@
 /**
- * The one interface every summarizer implements (PRODUCT.md §5 "Summarizers").
+ * The one interface every summarizer implements (docs/design.md#summarizers).
  *
  * The compaction pipeline and tree navigation call `summarize(request)` the same way whatever
  * produces the text. A request carries two views of the same work:

@@ -1,5 +1,5 @@
 /**
- * Token counting behind one small interface (PRODUCT.md §5 "Token counts"). Counts are computed
+ * Token counting behind one small interface (docs/design.md#token-counting). Counts are computed
  * once per entry at append time and stored; `countEntry` is the only way the rest of the daemon
  * asks for them. `createTokenCounter` (tokens/index.ts) makes one.
  */

@@ -1,5 +1,5 @@
 /**
- * The two `TokenCounter`s: exact (gpt-tokenizer, `o200k_base` or `cl100k_base`) and the seed's
+ * The two `TokenCounter`s: exact (gpt-tokenizer, `o200k_base` or `cl100k_base`) and pi's
  * `chars4` estimate. Both measure the same text, `entryContextText(entry)`.
  *
  * Where exact counts run (numbers from bench/tokens.mjs on a 2-core machine):

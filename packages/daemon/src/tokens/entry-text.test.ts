@@ -100,7 +100,7 @@ describe("chars4Tokens", () => {
     expect(chars4Tokens({ text: "abcd", images: 2 })).toBe(1 + 2400);
   });
 
-  it("counts UTF-16 code units, like the seed's string lengths", () => {
+  it("counts UTF-16 code units, like pi's string lengths", () => {
     expect(chars4Tokens({ text: "😀😀😀", images: 0 })).toBe(2); // 6 code units
   });
 });

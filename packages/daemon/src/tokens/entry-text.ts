@@ -1,11 +1,11 @@
 /**
  * The text of an entry as the LLM sees it — the one thing both token estimators measure
- * (PRODUCT.md §5 "Token counts"). Counting and context building must agree on it, so the
+ * (docs/design.md#token-counting). Counting and context building must agree on it, so the
  * visibility rules come from the core (`entryToContextMessage`) and the wrapper texts from the
  * core's `llm-text.ts`, the same functions the context builder uses to build what is sent.
  *
  * Block texts are concatenated without separators: then `text.length` is exactly the character
- * count of the seed's `estimateTokens`, which makes `chars4` reproduce it to the character.
+ * count of pi's `estimateTokens`, which makes `chars4` reproduce it to the character.
  */
 import type { ContextMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { entryToContextMessage } from "../core/entry-messages.js";
@@ -22,9 +22,9 @@ export {
   COMPACTION_SUMMARY_SUFFIX,
 } from "../core/llm-text.js";
 
-/** Tokens one image counts, whatever the estimator (PRODUCT.md §5). */
+/** Tokens one image counts, whatever the estimator (docs/design.md#token-counting). */
 export const IMAGE_TOKENS = 1200;
-/** The seed's heuristic: one token per 4 characters, rounded up. */
+/** pi's heuristic: one token per 4 characters, rounded up. */
 export const CHARS_PER_TOKEN = 4;
 
 export interface EntryContextText {
@@ -81,7 +81,7 @@ function contentText(content: string | readonly UserContentBlock[]): EntryContex
   return { text, images };
 }
 
-/** The seed's estimate: ceil(chars / 4), an image as 4,800 characters (= `IMAGE_TOKENS`). */
+/** pi's estimate: ceil(chars / 4), an image as 4,800 characters (= `IMAGE_TOKENS`). */
 export function chars4Tokens({ text, images }: EntryContextText): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;
 }

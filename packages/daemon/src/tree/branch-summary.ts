@@ -1,5 +1,5 @@
 /**
- * Writing the summary of the branch being left (PRODUCT.md §7, seed "Branch Summarization"):
+ * Writing the summary of the branch being left (docs/design.md#tree-navigation):
  * prepare within the token budget, ask the summarizer with the branch prompt, assemble the
  * preamble, the model's text and the cumulative file lists.
  */

@@ -1,5 +1,5 @@
 /**
- * Where plugins come in (PRODUCT.md §8, `session_before_tree`). The tree service only knows this
+ * Where plugins come in (docs/design.md#hooks-and-ordering, `session_before_tree`). The tree service only knows this
  * interface; the plugin host implements it (running every plugin's hook in order, reporting
  * failures, validating results) and is handed to the service when the daemon is built.
  */

@@ -1,4 +1,4 @@
-/** tree/: navigation with branch summaries (PRODUCT.md §7) and the terminal tree view. */
+/** tree/: navigation with branch summaries (docs/design.md#tree-navigation) and the terminal tree view. */
 export { TreeService, TREE_OPERATION, type DidNavigateEvent, type NavigateOptions, type NavigateParams, type TreeServiceDeps } from "./service.js";
 export type { TreeHookContext, TreeHookOutcome, TreeHooks } from "./hooks.js";
 export type { NavigateResult } from "./replay.js";

@@ -1,5 +1,5 @@
 /**
- * Where a navigation lands (PRODUCT.md §7), decided from the two paths alone: the entries being
+ * Where a navigation lands (docs/design.md#tree-navigation), decided from the two paths alone: the entries being
  * left, the new leaf, and the text handed back to the client's input box.
  */
 import type { SessionEntry } from "@base-context/protocol";

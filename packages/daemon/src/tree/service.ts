@@ -1,6 +1,6 @@
 /**
- * `tree/navigate` (PRODUCT.md §7): collect the branch being left, let plugins cancel or replace
- * the summary, summarize, commit. Shaped like the compaction pipeline (ARCHITECTURE.md):
+ * `tree/navigate` (docs/design.md#tree-navigation): collect the branch being left, let plugins cancel or replace
+ * the summary, summarize, commit. Shaped like the compaction pipeline (docs/design.md#the-compaction-pipeline):
  *
  *   lock session → read paths → plan (pure) → session_before_tree → summarize → commit (stale-checked)
  *

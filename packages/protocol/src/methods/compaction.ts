@@ -12,7 +12,7 @@ export const CompactionSettings = z.object({
 
 export const FileOps = z.object({ readFiles: z.array(z.string()), modifiedFiles: z.array(z.string()) });
 
-/** What compaction will do, computed without side effects (PRODUCT.md §5). */
+/** What compaction will do, computed without side effects (docs/design.md#compaction). */
 export const CompactionPreparation = z.object({
   /** The leaf the preparation was computed for; a commit is stale when it left the path. */
   leafId: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The plugin contract (PRODUCT.md §8): hook events and results, what a plugin's `ctx` offers,
+ * The plugin contract (docs/design.md#plugins, docs/plugins.md): hook events and results, what a plugin's `ctx` offers,
  * the rules a hook result must follow, and the `plugins/*` methods and notifications.
  * The daemon's plugin host and the plugin SDK's test harness both validate with what is here,
  * so a plugin that passes its unit tests is judged by the same rules inside the daemon.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { notification, request } from "../declare.js";
 
-/** The settings file shape (PRODUCT.md §9). Every key optional: files hold only what they change. */
+/** The settings file shape (docs/design.md#settings). Every key optional: files hold only what they change. */
 export const SettingsFile = z
   .object({
     compaction: z

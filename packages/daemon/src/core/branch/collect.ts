@@ -1,5 +1,5 @@
 /**
- * Which entries a branch summary covers (PRODUCT.md §7): the ones the user is leaving, from the
+ * Which entries a branch summary covers (docs/design.md#tree-navigation): the ones the user is leaving, from the
  * old leaf back to (not including) the deepest entry the old and the target paths share.
  */
 import type { CountedEntry } from "../types.js";

@@ -1,5 +1,5 @@
 /**
- * The messages a branch summary is written from (PRODUCT.md §7): filled newest first within a
+ * The messages a branch summary is written from (docs/design.md#tree-navigation): filled newest first within a
  * token budget, so a long abandoned branch keeps its most recent work.
  */
 import type { ContextMessage, FileOps, SessionEntry } from "@base-context/protocol";

@@ -1,6 +1,6 @@
 /**
- * What the summarizing model is asked about an abandoned branch (PRODUCT.md §7), and how its
- * answer becomes the branch_summary text. The wording is ours; the structure is the seed's.
+ * What the summarizing model is asked about an abandoned branch (docs/design.md#tree-navigation), and how its
+ * answer becomes the branch_summary text. The wording is ours; the structure is pi's.
  */
 import type { ContextMessage, FileOps } from "@base-context/protocol";
 import { SUMMARIZATION_SYSTEM_PROMPT, type SummaryRequest, withCustomInstructions, wrapConversation } from "../compaction/prompts.js";

@@ -1,6 +1,6 @@
 /**
- * Where to cut a session for compaction (PRODUCT.md §5 "Cut point", "Split turn",
- * "Trailing tool results over budget"). Everything before the cut is summarized, everything from
+ * Where to cut a session for compaction (docs/design.md#range-and-cut-point,
+ * #split-turns). Everything before the cut is summarized, everything from
  * it on is kept verbatim.
  */
 import type { SessionEntry } from "@base-context/protocol";

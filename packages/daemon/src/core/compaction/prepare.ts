@@ -1,5 +1,5 @@
 /**
- * Compaction preparation (PRODUCT.md §5): from the path and the settings, decide what would be
+ * Compaction preparation (docs/design.md#compaction): from the path and the settings, decide what would be
  * summarized and what kept, without side effects. The result is what plugins receive in
  * `session_before_compact` and what the summarizers work from.
  */

@@ -1,6 +1,6 @@
 /**
- * What the summarizing model is asked (PRODUCT.md §5 "Summary"). The wording is ours; the
- * structure is the seed's: one system prompt, an initial prompt, an update prompt used when a
+ * What the summarizing model is asked (docs/design.md#summary-format). The wording is ours; the
+ * structure is pi's: one system prompt, an initial prompt, an update prompt used when a
  * previous summary exists, and a shorter prompt for the prefix of a split turn.
  */
 import type { ContextMessage } from "@base-context/protocol";

@@ -1,5 +1,5 @@
 /**
- * A conversation as plain text for the summarizer (PRODUCT.md §5 "Serialization"). Labelled
+ * A conversation as plain text for the summarizer (docs/design.md#serialization). Labelled
  * lines rather than chat messages keep the model from continuing the conversation instead of
  * summarizing it.
  */

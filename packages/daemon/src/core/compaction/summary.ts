@@ -1,5 +1,5 @@
 /**
- * From a preparation to the final summary text (PRODUCT.md §5 "Split turn", "Summary"):
+ * From a preparation to the final summary text (docs/design.md#split-turns, #summary-format):
  * which model requests to make, and how their answers are put together. Pure, so the daemon's
  * summarizers, the extractive fallback and plugins assemble summaries the same way.
  */

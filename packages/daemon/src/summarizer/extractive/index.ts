@@ -1,5 +1,5 @@
 /**
- * The built-in offline summarizer (PRODUCT.md §5): deterministic, no network, the same sections
+ * The built-in offline summarizer (docs/design.md#summarizers): deterministic, no network, the same sections
  * as the model's summaries, built from the messages themselves. It cannot understand the work,
  * so it keeps what a model continuing it needs most, in the user's own words and with exact
  * names: the goal and constraints as stated, what was changed and run, what failed and is still
