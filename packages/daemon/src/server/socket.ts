@@ -89,6 +89,8 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
     router,
     serverInfo: options.serverInfo,
     capabilities: options.capabilities,
+    maxMessageBytes: () => options.daemon.settings.get().settings.limits.maxMessageBytes,
+    peerName: `socket client ${connection.id}`,
     onExit: (code) => {
       hub.remove(connection);
       registration?.dispose();
