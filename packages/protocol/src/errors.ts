@@ -47,3 +47,15 @@ export interface AppErrorData {
   code: AppErrorCode | string;
   [key: string]: unknown;
 }
+
+/**
+ * `data.code` strings the daemon sends with the standard codes when input is malformed or over a
+ * limit (the transport's own are in transport/message-guard.ts, TransportErrorCode).
+ */
+export const InputErrorCode = {
+  /** -32602: params nested deeper than the daemon walks (see docs/guarantees.md). */
+  nesting_too_deep: ErrorCodes.InvalidParams,
+  /** -32602: an entry larger than `limits.maxEntryBytes`. */
+  entry_too_large: ErrorCodes.InvalidParams,
+} as const;
+export type InputErrorCode = keyof typeof InputErrorCode;

@@ -65,8 +65,8 @@ export const Settings = z.object({
   }),
   plugins: z.object({ hookTimeoutMs: z.number().int(), enabled: z.boolean(), order: z.array(z.string()) }),
   /**
-   * Sizes the daemon accepts (bytes). Read from the global settings only: a project's file cannot
-   * raise them (it may lower maxEntryBytes for its sessions).
+   * Sizes the daemon accepts (bytes): the largest JSON-RPC message and the largest entry. The
+   * daemon applies the global settings' values; a project's settings file does not change them.
    */
   limits: z.object({ maxMessageBytes: z.number().int(), maxEntryBytes: z.number().int() }),
 });
