@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { rpcError, user } from "./fixtures/e2e.js";
 import { startDaemon, type TestDaemon } from "./support/daemon.js";
-import { connectRaw, frame, INITIALIZE, openFds, spawnRawSocketDaemon, spawnRawStdio, type RawSocketDaemon, type RawStdioDaemon } from "./support/raw-daemon.js";
+import { connectRaw, frame, INITIALIZE, openSockets, spawnRawSocketDaemon, spawnRawStdio, type RawSocketDaemon, type RawStdioDaemon } from "./support/raw-daemon.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
 const dirs = tempDirs();
-const running: { process: { kill(signal: string): boolean }; exitCode: Promise<number | null> }[] = [];
+const running: { process: { kill(signal: NodeJS.Signals): boolean }; exitCode: Promise<number | null> }[] = [];
 const closeable: TestDaemon[] = [];
 afterEach(async () => {
   for (const daemon of running.splice(0)) {
@@ -151,7 +151,7 @@ describe("unreadable frames", () => {
     const daemon = await socketDaemon();
     const bystander = await connectRaw(daemon.path);
     await bystander.connection.request(0, "initialize", INITIALIZE);
-    const before = await openFds(daemon.process.pid!);
+    const before = await openSockets(daemon.process.pid!);
 
     const broken = [
       "Content-Length: abc\r\n\r\n{}",
@@ -172,7 +172,7 @@ describe("unreadable frames", () => {
     }
     expect((await bystander.connection.request(1, "session/list", {})).result).toBeDefined();
     if (before !== undefined) {
-      await waitFor(async () => ((await openFds(daemon.process.pid!)) ?? 0) <= before, {
+      await waitFor(async () => ((await openSockets(daemon.process.pid!)) ?? 0) <= before, {
         timeoutMs: 10_000,
         message: `the daemon's open file descriptors back to ${before}`,
       });

@@ -131,14 +131,28 @@ export async function connectRaw(path: string): Promise<{ socket: Socket; connec
 
 export const INITIALIZE = { protocolVersion: "1" };
 
-/** Open file descriptors of a process (Linux), or undefined where /proc is not there. */
-export async function openFds(pid: number): Promise<number | undefined> {
-  const { readdirSync } = await import("node:fs");
+/**
+ * Sockets a process holds open (Linux: /proc/<pid>/fd links to "socket:[…]"), or undefined where
+ * /proc is not there. Sockets only: a daemon opens other descriptors (watchers, worker threads,
+ * database files) at times of its own choosing.
+ */
+export async function openSockets(pid: number): Promise<number | undefined> {
+  const { readdirSync, readlinkSync } = await import("node:fs");
+  let names: string[];
   try {
-    return readdirSync(`/proc/${pid}/fd`).length;
+    names = readdirSync(`/proc/${pid}/fd`);
   } catch {
     return undefined;
   }
+  let sockets = 0;
+  for (const name of names) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${name}`).startsWith("socket:")) sockets++;
+    } catch {
+      // Closed while we looked.
+    }
+  }
+  return sockets;
 }
 
 export interface RawSocketDaemon {
