@@ -59,3 +59,16 @@ export const InputErrorCode = {
   entry_too_large: ErrorCodes.InvalidParams,
 } as const;
 export type InputErrorCode = keyof typeof InputErrorCode;
+
+/**
+ * `data.code` of the errors the transport sends itself (transport/message-guard.ts) for messages
+ * that are not JSON-RPC requests and frames that cannot be read (docs/guarantees.md).
+ */
+export const TransportErrorCode = {
+  parse_error: ErrorCodes.ParseError,
+  invalid_request: ErrorCodes.InvalidRequest,
+  duplicate_request_id: ErrorCodes.InvalidRequest,
+  invalid_frame: ErrorCodes.InvalidRequest,
+  message_too_large: ErrorCodes.InvalidRequest,
+} as const;
+export type TransportErrorCode = keyof typeof TransportErrorCode;

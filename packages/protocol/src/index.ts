@@ -17,7 +17,7 @@ export {
   type StreamConnectionOptions,
   type StreamFrameReaderOptions,
 } from "./transport/stream-transport.js";
-export { FramingError, InvalidMessageError, MessageGuard, TransportErrorCode } from "./transport/message-guard.js";
+export { FramingError, InvalidMessageError, MessageGuard } from "./transport/message-guard.js";
 export { jsonPieces } from "./transport/json-pieces.js";
 export * from "./registry.js";
 export * from "./json-schema.js";

@@ -18,17 +18,7 @@
  * the connection is closed by its owner.
  */
 import type { Message, ResponseMessage } from "vscode-jsonrpc/node";
-import { ErrorCodes } from "../errors.js";
-
-/** `data.code` of the errors this module (and the frame reader) sends. */
-export const TransportErrorCode = {
-  parse_error: ErrorCodes.ParseError,
-  invalid_request: ErrorCodes.InvalidRequest,
-  duplicate_request_id: ErrorCodes.InvalidRequest,
-  invalid_frame: ErrorCodes.InvalidRequest,
-  message_too_large: ErrorCodes.InvalidRequest,
-} as const;
-export type TransportErrorCode = keyof typeof TransportErrorCode;
+import { TransportErrorCode } from "../errors.js";
 
 /**
  * The byte stream cannot be read any further (a bad or missing Content-Length, a header that
