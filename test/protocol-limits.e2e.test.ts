@@ -104,6 +104,9 @@ describe("limits", () => {
     await connection.ended;
     expect(connection.responses()).toMatchObject([{ id: null, error: { code: -32600, data: { code: "message_too_large" } } }]);
     expect((await bystander.connection.request(1, "session/list", {})).result).toBeDefined();
+    // Logged for the daemon's owner, not broadcast to the other clients.
+    expect(daemon.stderr()).toMatch(/protocol error from socket client \d+, closing the connection: message of 1099511627776 bytes refused/);
+    expect(bystander.connection.replies.filter((reply) => reply.method === "log/message")).toEqual([]);
   });
 });
 

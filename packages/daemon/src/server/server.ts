@@ -115,7 +115,9 @@ export function startServer(options: ServerOptions): RunningServer {
     if (error instanceof FramingError) {
       // Nothing after an unreadable frame can be trusted to start at a message boundary: the
       // client was told (if it still listens) and the connection ends, not the others.
-      log(options.peerName === undefined ? "error" : "warn", `protocol error from ${peerName}, closing the connection: ${error.message}`);
+      // On a shared daemon, "info": warnings reach every client (log/message), and one client's
+      // garbage is none of the others' business.
+      log(options.peerName === undefined ? "error" : "info", `protocol error from ${peerName}, closing the connection: ${error.message}`);
       exit(1);
     } else if (error instanceof InvalidMessageError) {
       log("info", `answered an invalid message from ${peerName}: ${error.message}`);
