@@ -96,6 +96,9 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
       registration?.dispose();
       log("debug", `socket client ${connection.id} left (${code === 0 ? "after shutdown" : "without shutdown"})`);
       running.connection.dispose();
+      // Read nothing more: after an unreadable frame the client may still be sending (a 2^40-byte
+      // body), and every chunk read would be memory allocated only to be dropped.
+      socket.pause();
       socket.end();
       setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
     },
