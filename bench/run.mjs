@@ -19,6 +19,7 @@ const AREAS = [
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },
+  { name: "protocol", file: "protocol.mjs", what: "limits: memory of a large entry, a refused one, a refused 2^40 Content-Length" },
 ];
 
 const REPORT_FD = 3;

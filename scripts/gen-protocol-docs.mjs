@@ -52,6 +52,7 @@ files.set(
     areas: protocol.PROTOCOL_AREAS,
     errorCodes: protocol.ErrorCodes,
     appErrorCodes: protocol.AppErrorCode,
+    dataCodesOfStandardCodes: { ...protocol.TransportErrorCode, ...protocol.InputErrorCode },
     protocolVersion: protocol.PROTOCOL_VERSION,
     errorExamples,
   }),

@@ -188,7 +188,7 @@ describe.concurrent("stdout", SPAWNING, () => {
       ];
       for (const request of requests) {
         child.stdin.write(frame(request));
-        // A frame whose body is not JSON: reported on stderr, and the requests after it still served.
+        // A frame whose body is not JSON: answered -32700 (id null), and the requests after it still served.
         if (request.id === 3) child.stdin.write(Buffer.from("Content-Length: 5\r\n\r\n{oops", "ascii"));
       }
 
@@ -207,7 +207,8 @@ describe.concurrent("stdout", SPAWNING, () => {
         expect(f.body.jsonrpc).toBe("2.0");
         expect(Object.keys(f.headers).every((h) => h === "content-length" || h === "content-type")).toBe(true);
       }
-      const replies = new Map(frames.filter((f) => "id" in f.body).map((f) => [f.body.id, f.body]));
+      const replies = new Map(frames.filter((f) => "id" in f.body && f.body.id !== null).map((f) => [f.body.id, f.body]));
+      expect(frames.filter((f) => f.body.id === null)).toMatchObject([{ body: { error: { code: -32700, data: { code: "parse_error" } } } }]);
       expect([...replies.keys()].sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
       expect(replies.get(1)).toMatchObject({ error: { code: -32002 } });
       expect(replies.get(4)).toMatchObject({ result: { entryCount: 2, skippedLines: [{ line: 4 }] } });
@@ -217,7 +218,7 @@ describe.concurrent("stdout", SPAWNING, () => {
       expect(replies.get(9)).toMatchObject({ result: null });
       // The log went to stderr (and, for warnings, to log/message frames), never raw onto stdout.
       expect(err).toContain("[base-context]");
-      expect(err).toMatch(/protocol error: a message is not JSON/);
+      expect(err).toMatch(/answered an invalid message from the client: parse error: the message is not JSON/);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       rmSync(home, { recursive: true, force: true });

@@ -17,7 +17,9 @@ import {
   SessionImport,
   SessionList,
   SettingsGet,
+  TreeNavigate,
   type BaseContextClient,
+  type BranchSummaryEntry,
 } from "@base-context/protocol";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
@@ -28,6 +30,8 @@ import { DAEMON_MAIN } from "./support/daemon.js";
 import { rpcError } from "./fixtures/e2e.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
+import { appendAll, assistant, user } from "./fixtures/e2e.js";
+import { atomicSave, compact, compactableSession, COMPACT_EVERYTHING, hookPlugin, pluginsRoot, waitForPlugin, writePlugin } from "./support/plugins.js";
 
 const SAMPLE = join(import.meta.dirname, "..", "examples", "sessions", "refactor-auth.jsonl");
 
@@ -251,5 +255,58 @@ describe("serve --socket", () => {
     const daemon = spawnSocketDaemon(join(locked, "daemon.sock"), home);
     expect(await daemon.exited).toBe(1);
     expect(daemon.stderr()).toContain(`cannot create the socket in ${locked}: the directory is not writable`);
+  });
+});
+
+describe("serve --socket with plugins, on sessions whose cwd is a real folder", () => {
+  /** A global plugin answering both hooks with text naming its version. */
+  const versioned = (version: string) =>
+    hookPlugin({
+      compact: `const p = event.preparation;
+return { compaction: { summary: "compacted by ${version}", firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore } };`,
+      tree: `return { summary: { summary: "left behind, by ${version}" } };`,
+    });
+
+  async function socketDaemonWithPlugin() {
+    const home = dirs.make("bc-socket-");
+    writeFileSync(join(home, "settings.json"), JSON.stringify(COMPACT_EVERYTHING));
+    const dir = writePlugin(pluginsRoot(home), "versioned", versioned("v1"));
+    const daemon = await startSocketDaemon({ home });
+    const project = dirs.make("bc-socket-project-"); // exists on disk, as every real session's cwd
+    const a = await connectClient(daemon, "a", true, project);
+    await waitForPlugin(a.client, "versioned", (info) => info.status === "active");
+    return { daemon, project, client: a.client, entry: join(dir, "index.mjs") };
+  }
+
+  it("runs a compaction through a plugin (the plugin host starts: no module resolution failure)", async () => {
+    const { daemon, project, client } = await socketDaemonWithPlugin();
+    const { sessionId } = await compactableSession(client, project);
+    const result = await compact(client, sessionId);
+    expect(result.status).toBe("committed");
+    expect(result.compaction?.summary).toBe("compacted by v1");
+    expect(daemon.stderr()).not.toContain("did not start");
+  });
+
+  it("summarizes a branch left by tree/navigate with the plugin", async () => {
+    const { project, client } = await socketDaemonWithPlugin();
+    const { session } = await client.request(SessionCreate, { cwd: project });
+    const entries = await appendAll(client, session.id, [user("Try Redis."), assistant("Redis is set up."), user("Measure first."), assistant("In-memory wins.")]);
+    const result = await client.request(TreeNavigate, { sessionId: session.id, targetId: entries[1]!.id, summarize: true });
+    expect(result.status).toBe("moved");
+    expect(result.summaryEntry as BranchSummaryEntry).toMatchObject({ type: "branch_summary", fromHook: true, summary: "left behind, by v1" });
+  });
+
+  it("hot-reloads a saved plugin: the next compaction uses the new version", async () => {
+    const { project, client, entry } = await socketDaemonWithPlugin();
+    atomicSave(entry, versioned("v2")["index.mjs"]!);
+    const summary = await waitFor(
+      async () => {
+        const { sessionId } = await compactableSession(client, project);
+        const text = (await compact(client, sessionId)).compaction?.summary;
+        return text === "compacted by v2" ? text : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, message: "the saved version did not serve a compaction" },
+    );
+    expect(summary).toBe("compacted by v2");
   });
 });

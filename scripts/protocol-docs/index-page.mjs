@@ -6,7 +6,10 @@ import { GENERATED_NOTICE, kindText } from "./pages.mjs";
 import { anchorOf, markdownTable } from "./schema-text.mjs";
 import { AREA_TITLES, METHOD_SUMMARIES } from "./summaries.mjs";
 
-/** `data.code` of the standard codes (application codes take theirs from AppErrorCode). */
+/**
+ * `data.code` of the standard codes (application codes take theirs from AppErrorCode); those of
+ * the transport and of the input limits are added from errors.ts (TransportErrorCode, InputErrorCode).
+ */
 const STANDARD_DATA_CODES = {
   InvalidRequest: ["already_initialized", "shutting_down"],
   MethodNotFound: ["method_not_found"],
@@ -19,10 +22,15 @@ const STANDARD_DATA_CODES = {
 
 /** What each error code means; a code added to errors.ts without a line here is listed without one. */
 const ERROR_MEANINGS = {
-  ParseError: "the message was not valid JSON",
-  InvalidRequest: "not a valid request here: a second `initialize`, or any request after `shutdown`",
+  ParseError: "the message was not valid JSON (`id` null); the connection goes on",
+  InvalidRequest:
+    "not a valid request: not one JSON-RPC 2.0 request object (`invalid_request`, `id` null unless the request's id could be read), " +
+    "the id of a request still in flight (`duplicate_request_id`), a second `initialize`, any request after `shutdown`; " +
+    "`invalid_frame` and `message_too_large` (`id` null) come just before the daemon closes the connection",
   MethodNotFound: "no such method",
-  InvalidParams: "the params do not match the method's schema; `data.issues` lists each problem with its path",
+  InvalidParams:
+    "the params do not match the method's schema (`data.issues` lists each problem with its path), nest deeper than 128 levels " +
+    "(`nesting_too_deep`), or hold an entry over `limits.maxEntryBytes` (`entry_too_large`)",
   InternalError: "a bug in the daemon; the message says what failed",
   ServerNotInitialized: "a request before `initialize`",
   RequestCancelled: "the client cancelled the request (`$/cancelRequest`); nothing was written",
@@ -43,15 +51,19 @@ const ERROR_MEANINGS = {
 
 /**
  * @param {{ messages: import("../../packages/protocol/dist/index.js").RegisteredMessage[], areas: string[],
- *           errorCodes: Record<string, number>, appErrorCodes: Record<string, number>, protocolVersion: string,
+ *           errorCodes: Record<string, number>, appErrorCodes: Record<string, number>,
+ *           dataCodesOfStandardCodes?: Record<string, number>, protocolVersion: string,
  *           errorExamples: import("./examples.mjs").RequestExample[] }} input
  */
-export function indexPage({ messages, areas, errorCodes, appErrorCodes, protocolVersion, errorExamples }) {
+export function indexPage({ messages, areas, errorCodes, appErrorCodes, dataCodesOfStandardCodes = {}, protocolVersion, errorExamples }) {
   const dataCodeOf = new Map(Object.entries(appErrorCodes).map(([dataCode, code]) => [code, dataCode]));
+  const nameOf = new Map(Object.entries(errorCodes).map(([name, code]) => [code, name]));
+  const standardDataCodes = structuredClone(STANDARD_DATA_CODES);
+  for (const [dataCode, code] of Object.entries(dataCodesOfStandardCodes)) (standardDataCodes[nameOf.get(code)] ??= []).push(dataCode);
   const errorRows = Object.entries(errorCodes).map(([name, code]) => [
     `${code}`,
     name,
-    (dataCodeOf.has(code) ? [dataCodeOf.get(code)] : (STANDARD_DATA_CODES[name] ?? [])).map((dataCode) => `\`${dataCode}\``).join(", "),
+    (dataCodeOf.has(code) ? [dataCodeOf.get(code)] : (standardDataCodes[name] ?? [])).map((dataCode) => `\`${dataCode}\``).join(", "),
     ERROR_MEANINGS[name] ?? "",
   ]);
   const methodTables = areas.flatMap((area) => {
@@ -100,7 +112,15 @@ export function indexPage({ messages, areas, errorCodes, appErrorCodes, protocol
     "  owner only (0600). Each connection is a client with its own lifecycle; the daemon runs until",
     "  SIGTERM or SIGINT and removes the socket when it stops.",
     "- JSON-RPC 2.0. Params are always one object (by name). Method names are `area/verb`; notifications",
-    "  from the daemon are `area/didSomething`.",
+    "  from the daemon are `area/didSomething`. Batches (arrays of requests) are not supported: send each",
+    "  request in its own message. A request id must not be reused while its request is in flight (1 and",
+    "  \"1\" count as the same id).",
+    "- Limits: a message over `limits.maxMessageBytes` (default 64 MiB) is refused at its header, an entry",
+    "  over `limits.maxEntryBytes` (default 16 MiB) and params nested deeper than 128 levels get -32602.",
+    "- A frame that cannot be read (a Content-Length that is missing or not a decimal number, header lines",
+    "  not ending in CRLF, a header block over 8 KB, a message over the limit) gets an error reply with",
+    "  `id: null` and ends the connection; over stdio the daemon then exits with code 1. See",
+    "  [guarantees](guarantees.md#protocol-and-connections).",
     "",
     "## Lifecycle",
     "",

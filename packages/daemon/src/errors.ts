@@ -2,7 +2,7 @@
  * Application errors: thrown anywhere in the daemon, turned into JSON-RPC errors in one place
  * (server/). The `code` is the stable `data.code` string clients switch on.
  */
-import { AppErrorCode, ErrorCodes } from "@base-context/protocol";
+import { AppErrorCode, ErrorCodes, type InputErrorCode } from "@base-context/protocol";
 
 export class AppError extends Error {
   constructor(
@@ -28,6 +28,19 @@ export class RequestFailedError extends Error {
   ) {
     super(message);
     this.name = "RequestFailedError";
+  }
+}
+
+/** Input over one of the daemon's limits (`limits.*` settings): -32602 with a stable data.code. */
+export class LimitError extends Error {
+  readonly rpcCode = ErrorCodes.InvalidParams;
+  constructor(
+    readonly code: InputErrorCode,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "LimitError";
   }
 }
 

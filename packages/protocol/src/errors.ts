@@ -47,3 +47,28 @@ export interface AppErrorData {
   code: AppErrorCode | string;
   [key: string]: unknown;
 }
+
+/**
+ * `data.code` strings the daemon sends with the standard codes when input is malformed or over a
+ * limit (the transport's own are in transport/message-guard.ts, TransportErrorCode).
+ */
+export const InputErrorCode = {
+  /** -32602: params nested deeper than the daemon walks (see docs/guarantees.md). */
+  nesting_too_deep: ErrorCodes.InvalidParams,
+  /** -32602: an entry larger than `limits.maxEntryBytes`. */
+  entry_too_large: ErrorCodes.InvalidParams,
+} as const;
+export type InputErrorCode = keyof typeof InputErrorCode;
+
+/**
+ * `data.code` of the errors the transport sends itself (transport/message-guard.ts) for messages
+ * that are not JSON-RPC requests and frames that cannot be read (docs/guarantees.md).
+ */
+export const TransportErrorCode = {
+  parse_error: ErrorCodes.ParseError,
+  invalid_request: ErrorCodes.InvalidRequest,
+  duplicate_request_id: ErrorCodes.InvalidRequest,
+  invalid_frame: ErrorCodes.InvalidRequest,
+  message_too_large: ErrorCodes.InvalidRequest,
+} as const;
+export type TransportErrorCode = keyof typeof TransportErrorCode;

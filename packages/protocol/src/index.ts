@@ -9,7 +9,15 @@ export * from "./methods/tree.js";
 export * from "./methods/settings.js";
 export * from "./methods/plugins.js";
 export * from "./client.js";
-export { createStreamConnection, StreamFrameReader, StreamFrameWriter } from "./transport/stream-transport.js";
+export {
+  createStreamConnection,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  StreamFrameReader,
+  StreamFrameWriter,
+  type StreamConnectionOptions,
+  type StreamFrameReaderOptions,
+} from "./transport/stream-transport.js";
+export { FramingError, InvalidMessageError, MessageGuard } from "./transport/message-guard.js";
 export { jsonPieces } from "./transport/json-pieces.js";
 export * from "./registry.js";
 export * from "./json-schema.js";

@@ -47,6 +47,7 @@ export async function serve(): Promise<number> {
       router,
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
+      maxMessageBytes: () => daemon.settings.get().settings.limits.maxMessageBytes,
       onInitialize: ({ projectDir }) => {
         // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
         // Started in the first pause between requests, not in the way of the client's first ones.

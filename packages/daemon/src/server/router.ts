@@ -7,6 +7,7 @@ import { ErrorCodes, type NotificationDecl, type RequestDecl } from "@base-conte
 import { ResponseError, type CancellationToken } from "vscode-jsonrpc";
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
+import { MAX_PARAMS_DEPTH, tooDeepAt } from "./nesting.js";
 import { invalidParams, toResponseError } from "./rpc-errors.js";
 
 export interface RequestContext {
@@ -94,6 +95,14 @@ export class Router {
   async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {
     const entry = this.table.get(method);
     if (!entry) throw new ResponseError(ErrorCodes.MethodNotFound, `unknown method "${method}"`, { code: "method_not_found" });
+    const deep = tooDeepAt(rawParams);
+    if (deep !== undefined) {
+      throw new ResponseError(
+        ErrorCodes.InvalidParams,
+        `invalid params for ${method}: nested more than ${MAX_PARAMS_DEPTH} levels deep at "${deep.slice(0, 200)}"`,
+        { code: "nesting_too_deep", maxDepth: MAX_PARAMS_DEPTH },
+      );
+    }
     const parsed = entry.decl.params.safeParse(rawParams === undefined ? {} : rawParams);
     if (!parsed.success) throw invalidParams(method, parsed.error);
 

@@ -5,7 +5,7 @@
 import { ErrorCodes } from "@base-context/protocol";
 import { ResponseError } from "vscode-jsonrpc";
 import type { z } from "zod";
-import { AppError, CancelledError, RequestFailedError } from "../errors.js";
+import { AppError, CancelledError, LimitError, RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
 
 export function invalidParams(method: string, error: z.ZodError): ResponseError<unknown> {
@@ -26,6 +26,7 @@ export function invalidParams(method: string, error: z.ZodError): ResponseError<
 export function toResponseError(method: string, error: unknown): ResponseError<unknown> {
   if (error instanceof ResponseError) return error;
   if (error instanceof AppError) return new ResponseError(error.rpcCode, error.message, { ...error.data, code: error.code });
+  if (error instanceof LimitError) return new ResponseError(error.rpcCode, error.message, { ...error.data, code: error.code });
   if (error instanceof CancelledError) return new ResponseError(error.rpcCode, error.message, { code: "cancelled" });
   if (error instanceof RequestFailedError)
     return new ResponseError(error.rpcCode, error.message, { ...error.data, code: "request_failed" });

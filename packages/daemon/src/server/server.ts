@@ -7,8 +7,10 @@ import {
   createStreamConnection,
   ErrorCodes,
   Exit,
+  FramingError,
   Initialize,
   Initialized,
+  InvalidMessageError,
   LogMessage,
   PROTOCOL_VERSION,
   Shutdown,
@@ -31,6 +33,10 @@ export interface ServerOptions {
   router: Router;
   serverInfo: ServerInfo;
   capabilities: Record<string, unknown>;
+  /** The largest message accepted (bytes), looked up at each message (`limits.maxMessageBytes`). */
+  maxMessageBytes?: () => number;
+  /** Who is at the other end, in log lines ("socket client 3"); default "the client". */
+  peerName?: string;
   /** Called once with the client's `initialize` params (e.g. its projectDir). */
   onInitialize?(params: { projectDir?: string | undefined }): void | Promise<void>;
   /** Called when the connection ends: release resources, then the caller exits. */
@@ -45,7 +51,13 @@ export interface RunningServer {
 
 export function startServer(options: ServerOptions): RunningServer {
   const { router } = options;
-  const connection = createStreamConnection(options.input, options.output);
+  // Invalid messages are answered with JSON-RPC errors before the MessageConnection sees them;
+  // a frame that cannot be read ends the connection (below).
+  const connection = createStreamConnection(options.input, options.output, {
+    answerInvalidMessages: true,
+    ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+  });
+  const peerName = options.peerName ?? "the client";
   let state: LifecycleState = "uninitialized";
   let exited = false;
   const exit = (code: number) => {
@@ -99,7 +111,20 @@ export function startServer(options: ServerOptions): RunningServer {
   connection.onNotification(Initialized.method, () => undefined);
   connection.onNotification(Exit.method, () => exit(state === "shutdown" ? 0 : 1));
   connection.onClose(() => exit(state === "shutdown" ? 0 : 1));
-  connection.onError(([error]) => log("error", `protocol error: ${error.message}`));
+  connection.onError(([error]) => {
+    if (error instanceof FramingError) {
+      // Nothing after an unreadable frame can be trusted to start at a message boundary: the
+      // client was told (if it still listens) and the connection ends, not the others.
+      // On a shared daemon, "info": warnings reach every client (log/message), and one client's
+      // garbage is none of the others' business.
+      log(options.peerName === undefined ? "error" : "info", `protocol error from ${peerName}, closing the connection: ${error.message}`);
+      exit(1);
+    } else if (error instanceof InvalidMessageError) {
+      log("info", `answered an invalid message from ${peerName}: ${error.message}`);
+    } else {
+      log("error", `protocol error: ${error.message}`);
+    }
+  });
   options.input.on("end", () => exit(state === "shutdown" ? 0 : 1));
   connection.listen();
   return { connection, peer, state: () => state };

@@ -7,11 +7,12 @@
  * The socket is created owner-only (0600): whoever can connect can read every session. A path
  * that exists is only replaced when it is a stale socket (nobody accepts connections on it).
  */
-import { accessSync, chmodSync, constants as fsConstants, lstatSync, statSync, unlinkSync, type Stats } from "node:fs";
+import { accessSync, chmodSync, constants as fsConstants, statSync, unlinkSync, type BigIntStats } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { dirname, resolve } from "node:path";
 import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
+import { lstatSpecialFile } from "../special-file-stat.js";
 import { ConnectionHub } from "./connection-hub.js";
 import type { Peer, Router } from "./router.js";
 import { startServer, type ServerInfo } from "./server.js";
@@ -58,7 +59,8 @@ export async function listenOnSocket(options: SocketServerOptions): Promise<Sock
   });
 
   await listenOwnerOnly(server, path);
-  const { ino } = lstatSync(path);
+  // Never a plain lstatSync of the socket: see special-file-stat.ts (it broke loading chokidar).
+  const { ino } = lstatSpecialFile(path);
   log("info", `listening on ${path}`);
 
   let closing: Promise<void> | undefined;
@@ -87,11 +89,16 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
     router,
     serverInfo: options.serverInfo,
     capabilities: options.capabilities,
+    maxMessageBytes: () => options.daemon.settings.get().settings.limits.maxMessageBytes,
+    peerName: `socket client ${connection.id}`,
     onExit: (code) => {
       hub.remove(connection);
       registration?.dispose();
       log("debug", `socket client ${connection.id} left (${code === 0 ? "after shutdown" : "without shutdown"})`);
       running.connection.dispose();
+      // Read nothing more: after an unreadable frame the client may still be sending (a 2^40-byte
+      // body), and every chunk read would be memory allocated only to be dropped.
+      socket.pause();
       socket.end();
       setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
     },
@@ -124,9 +131,9 @@ async function prepareSocketPath(path: string): Promise<void> {
     throw new SocketPathError(`cannot create the socket in ${directory}: the directory is not writable (${code ?? "error"}); choose a directory you own`);
   }
 
-  let existing: Stats;
+  let existing: BigIntStats;
   try {
-    existing = lstatSync(path);
+    existing = lstatSpecialFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
@@ -179,9 +186,9 @@ async function listenOwnerOnly(server: Server, path: string): Promise<void> {
 }
 
 /** Removes the socket file, unless someone else's socket has replaced it meanwhile. */
-function removeOwnSocket(path: string, ino: number): void {
+function removeOwnSocket(path: string, ino: bigint): void {
   try {
-    if (lstatSync(path).ino === ino) unlinkSync(path);
+    if (lstatSpecialFile(path).ino === ino) unlinkSync(path);
   } catch {
     // Already gone (net.Server removes it on close on most platforms).
   }

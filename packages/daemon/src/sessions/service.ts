@@ -14,7 +14,7 @@ import {
   type SessionSummary,
 } from "@base-context/protocol";
 import type { z } from "zod";
-import { entryNotFound, sessionNotFound } from "../errors.js";
+import { entryNotFound, LimitError, sessionNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
 import { timeMs, type AppendedEntries, type AppendRequest, type SessionRecord, type SessionStore } from "../store/index.js";
@@ -22,6 +22,7 @@ import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
 import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-cache.js";
 import { toContextPath, type ContextPath } from "./context-path.js";
+import { jsonBytes } from "./entry-size.js";
 import { exportToPath, exportToString } from "./export.js";
 import { PiImporter, type ImportOptions } from "./import.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
@@ -35,6 +36,8 @@ type Resolved<K extends keyof SessionsApi> = Awaited<Result<K>>;
 
 export interface SessionServiceOptions {
   ids?: IdSource;
+  /** The largest entry accepted on append, in bytes of its JSON (`limits.maxEntryBytes`); looked up at each append. */
+  maxEntryBytes?: () => number;
   import?: ImportOptions;
   contextPathCache?: ContextPathCacheLimits;
 }
@@ -57,6 +60,7 @@ export class SessionService implements SessionsApi {
   private readonly contextPaths: ContextPathCache;
   /** Fills counts that imports leave out; off until `startBackfill` (one-shot CLI commands leave them to readers). */
   private backfill: TokenBackfill | undefined;
+  private readonly maxEntryBytes: (() => number) | undefined;
 
   constructor(
     readonly store: SessionStore,
@@ -64,6 +68,7 @@ export class SessionService implements SessionsApi {
     options: SessionServiceOptions = {},
   ) {
     this.ids = options.ids ?? defaultIds;
+    this.maxEntryBytes = options.maxEntryBytes;
     this.tokens = new TokenLedger(store, counter);
     this.importer = new PiImporter(store, this.ids, options.import);
     this.contextPaths = new ContextPathCache(options.contextPathCache);
@@ -187,6 +192,7 @@ export class SessionService implements SessionsApi {
    * Resolves once the appended entries' token counts are stored.
    */
   async appendEntries(request: AppendRequest): Promise<CountedAppendOutcome> {
+    this.checkEntrySizes(request.entries);
     // Small entries are counted right here when the counter can (encoding loaded on this thread)
     // and stored with their counts in the same transaction; others are counted after the write.
     const tokens = request.tokens ?? this.countNow(request.entries);
@@ -197,6 +203,24 @@ export class SessionService implements SessionsApi {
     const counted: CountedAppendOutcome = { status: outcome.status, entries, leafId: outcome.leafId };
     if (outcome.status === "replayed" && outcome.extra !== undefined) counted.extra = outcome.extra;
     return counted;
+  }
+
+  /**
+   * Every append path (entry/append, entry/appendMany, turn/end's reply, labels, summaries) comes
+   * through here: an entry over the limit is refused before it is counted, copied or stored.
+   */
+  private checkEntrySizes(entries: readonly EntryInput[]): void {
+    if (this.maxEntryBytes === undefined) return;
+    const limit = this.maxEntryBytes();
+    entries.forEach((entry, index) => {
+      const bytes = jsonBytes(entry, limit);
+      if (bytes <= limit) return;
+      const which = entries.length === 1 ? "the entry" : `entry ${index}`;
+      throw new LimitError("entry_too_large", `${which} is larger than the largest accepted (${limit} bytes, setting limits.maxEntryBytes); nothing was written`, {
+        maxEntryBytes: limit,
+        index,
+      });
+    });
   }
 
   /** Counts the counter can give on the spot; undefined to count after the write (also when counting fails). */

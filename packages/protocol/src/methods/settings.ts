@@ -38,6 +38,13 @@ export const SettingsFile = z
       })
       .partial()
       .strict(),
+    limits: z
+      .object({
+        maxMessageBytes: z.number().int().min(1024),
+        maxEntryBytes: z.number().int().min(1024),
+      })
+      .partial()
+      .strict(),
   })
   .partial()
   .strict();
@@ -57,6 +64,11 @@ export const Settings = z.object({
     maxRetries: z.number().int(),
   }),
   plugins: z.object({ hookTimeoutMs: z.number().int(), enabled: z.boolean(), order: z.array(z.string()) }),
+  /**
+   * Sizes the daemon accepts (bytes): the largest JSON-RPC message and the largest entry. The
+   * daemon applies the global settings' values; a project's settings file does not change them.
+   */
+  limits: z.object({ maxMessageBytes: z.number().int(), maxEntryBytes: z.number().int() }),
 });
 
 export const SettingsError = z.object({ source: z.enum(["global", "project"]), path: z.string(), message: z.string() });

@@ -26,23 +26,45 @@ import {
   type MessageWriter,
 } from "vscode-jsonrpc/node";
 import { jsonPieces } from "./json-pieces.js";
+import { FramingError, InvalidMessageError, MessageGuard } from "./message-guard.js";
 
 const HEADER_END = "\r\n\r\n";
 /** A header block longer than this is not LSP framing: the stream is reported broken. */
 const MAX_HEADER_CHARS = 8 * 1024;
 /** Pieces are gathered into writes of about this many characters. */
 const WRITE_CHARS = 32 * 1024;
+/** The largest message body read when the owner sets no limit (the daemon's `limits.maxMessageBytes` default). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+export interface StreamFrameReaderOptions {
+  /**
+   * The largest message body accepted, in bytes, looked up at each header: a larger Content-Length
+   * is a FramingError before any of the body is buffered. Default DEFAULT_MAX_MESSAGE_BYTES.
+   */
+  maxMessageBytes?: number | (() => number);
+  /** The receiving end of a server: answers messages that are not JSON-RPC requests itself (see message-guard.ts). */
+  guard?: MessageGuard;
+}
 
 export class StreamFrameReader extends AbstractMessageReader implements MessageReader {
   private header = "";
   /** Bytes of the body still to come; -1 while reading a header. */
   private remaining = -1;
   private body: string[] = [];
+  private bodyBytes = 0;
   private readonly decoder = new StringDecoder("utf8");
   private broken = false;
 
-  constructor(private readonly readable: Readable) {
+  constructor(
+    private readonly readable: Readable,
+    private readonly options: StreamFrameReaderOptions = {},
+  ) {
     super();
+  }
+
+  /** Bytes of a message begun but not complete (a half-sent frame), held until it completes or the stream ends. */
+  bufferedBytes(): number {
+    return this.header.length + this.bodyBytes;
   }
 
   listen(callback: DataCallback): Disposable {
@@ -51,13 +73,21 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
       try {
         this.read(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk, callback);
       } catch (error) {
-        // A frame that cannot be read leaves the stream unusable: report once, read no further.
+        // A frame that cannot be read leaves the stream unusable: report once, read no further,
+        // and let go of what a half-read frame holds. The owner closes the connection.
         this.broken = true;
-        this.fireError(error);
+        this.release();
+        const framing = error instanceof FramingError ? error : new FramingError("invalid_frame", (error as Error).message);
+        this.options.guard?.framingError(framing);
+        this.fireError(framing);
       }
     };
     const onError = (error: Error) => this.fireError(error);
-    const onClose = () => this.fireClose();
+    const onClose = () => {
+      // The client left mid-frame: what it sent of it is garbage now.
+      this.release();
+      this.fireClose();
+    };
     this.readable.on("data", onData);
     this.readable.on("error", onError);
     this.readable.on("close", onClose);
@@ -65,7 +95,15 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
       this.readable.off("data", onData);
       this.readable.off("error", onError);
       this.readable.off("close", onClose);
+      this.release();
     });
+  }
+
+  private release(): void {
+    this.header = "";
+    this.body = [];
+    this.bodyBytes = 0;
+    this.decoder.end();
   }
 
   private read(chunk: Buffer, deliver: DataCallback): void {
@@ -76,24 +114,35 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
         if (this.remaining < 0) return;
       }
       const take = Math.min(this.remaining, chunk.length - offset);
-      if (take > 0) this.body.push(this.decoder.write(chunk.subarray(offset, offset + take)));
+      if (take > 0) {
+        this.body.push(this.decoder.write(chunk.subarray(offset, offset + take)));
+        this.bodyBytes += take;
+      }
       offset += take;
       this.remaining -= take;
       if (this.remaining === 0) {
         const text = this.body.join("") + this.decoder.end();
         this.body = [];
+        this.bodyBytes = 0;
         this.remaining = -1;
-        let message: Message;
-        try {
-          message = JSON.parse(text) as Message;
-        } catch (error) {
-          // The framing is intact: report this message and go on with the next one.
-          this.fireError(new Error(`a message is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`));
-          continue;
-        }
-        deliver(message);
+        this.deliver(text, deliver);
       }
     }
+  }
+
+  private deliver(text: string, deliver: DataCallback): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      // The framing is intact: answer (or report) this message and go on with the next one.
+      const detail = `${(error as Error).message}: ${text.slice(0, 200)}`;
+      this.fireError(this.options.guard?.notJson(detail) ?? new InvalidMessageError("parse_error", `a message is not JSON (${detail})`));
+      return;
+    }
+    const admitted = this.options.guard ? this.options.guard.admit(value) : (value as Message);
+    if (admitted instanceof InvalidMessageError) this.fireError(admitted);
+    else deliver(admitted);
   }
 
   /** Consumes header bytes from `offset`; sets `remaining` once the header block is complete. */
@@ -103,39 +152,62 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
     if (this.header.length === 0) {
       const end = chunk.indexOf(HEADER_END, offset, "latin1");
       if (end >= 0 && end - offset <= MAX_HEADER_CHARS) {
-        this.remaining = contentLength(chunk.toString("latin1", offset, end));
+        this.remaining = this.bodyLength(chunk.toString("latin1", offset, end));
         return end + HEADER_END.length;
       }
     }
     // Headers are ASCII; latin1 maps bytes to characters one to one, so offsets stay byte offsets.
     const known = this.header.length;
-    this.header += chunk.toString("latin1", offset, Math.min(chunk.length, offset + MAX_HEADER_CHARS));
+    // A little past the limit, so a header that is too long is known from this chunk alone.
+    this.header += chunk.toString("latin1", offset, Math.min(chunk.length, offset + MAX_HEADER_CHARS + HEADER_END.length));
     const end = this.header.indexOf(HEADER_END);
     if (end < 0) {
-      if (this.header.length > MAX_HEADER_CHARS) throw new Error("no end of the message header in 8 KB: not Content-Length framing");
+      // Header lines end with CRLF: a bare LF means the sender frames differently, and waiting
+      // for a CRLFCRLF that never comes would leave its request unanswered.
+      if (BARE_LF.test(this.header)) throw new FramingError("invalid_frame", `header lines must end with CRLF, got a bare LF: ${JSON.stringify(this.header.slice(0, 100))}`);
+      if (this.header.length > MAX_HEADER_CHARS) throw new FramingError("invalid_frame", "no end of the message header in 8 KB: not Content-Length framing");
       return chunk.length;
     }
     const consumed = end + HEADER_END.length - known;
-    this.remaining = contentLength(this.header.slice(0, end));
+    const header = this.header.slice(0, end);
     this.header = "";
+    this.remaining = this.bodyLength(header);
     return offset + consumed;
+  }
+
+  private bodyLength(header: string): number {
+    const length = contentLength(header);
+    const limit = typeof this.options.maxMessageBytes === "function" ? this.options.maxMessageBytes() : (this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    if (length > limit) {
+      throw new FramingError("message_too_large", `message of ${length} bytes refused: the largest accepted is ${limit} bytes (setting limits.maxMessageBytes)`);
+    }
+    return length;
   }
 }
 
+const BARE_LF = /(?:^|[^\r])\n/;
+
 function contentLength(header: string): number {
+  if (BARE_LF.test(header)) throw new FramingError("invalid_frame", `header lines must end with CRLF, got a bare LF: ${JSON.stringify(header.slice(0, 100))}`);
+  let found: number | undefined;
   for (const line of header.split("\r\n")) {
     const colon = line.indexOf(":");
     if (colon < 0) continue;
     if (line.slice(0, colon).trim().toLowerCase() !== "content-length") continue;
     const value = line.slice(colon + 1).trim();
-    if (!/^\d+$/.test(value)) throw new Error(`Content-Length must be a number, got "${value}"`);
-    return Number(value);
+    if (!/^\d+$/.test(value)) throw new FramingError("invalid_frame", `Content-Length must be a number of bytes, got "${value.slice(0, 100)}"`);
+    const length = Number(value);
+    if (found !== undefined && found !== length) throw new FramingError("invalid_frame", `two different Content-Length headers (${found} and ${length})`);
+    found = length;
   }
-  throw new Error(`the message header has no Content-Length: ${JSON.stringify(header)}`);
+  if (found === undefined) throw new FramingError("invalid_frame", `the message header has no Content-Length: ${JSON.stringify(header.slice(0, 200))}`);
+  return found;
 }
 
 export class StreamFrameWriter extends AbstractMessageWriter implements MessageWriter {
   private errorCount = 0;
+  /** Told of every message written (the guard ends a request's time in flight with its reply). */
+  onWrite: ((message: Message) => void) | undefined;
 
   constructor(private readonly writable: Writable) {
     super();
@@ -153,6 +225,7 @@ export class StreamFrameWriter extends AbstractMessageWriter implements MessageW
       this.fireError(error, message, ++this.errorCount);
       return Promise.reject(error);
     }
+    this.onWrite?.(message);
     // One synchronous run of writes: frames of concurrent messages never interleave.
     return new Promise((resolve, reject) => {
       const done = (error?: Error | null) => {
@@ -198,7 +271,31 @@ function gather(pieces: string[]): string[] {
   return writes;
 }
 
+export interface StreamConnectionOptions {
+  /** The largest message accepted from the other end (bytes), looked up at each header; see StreamFrameReaderOptions. */
+  maxMessageBytes?: number | (() => number);
+  /**
+   * The serving end: messages that are not valid JSON-RPC requests, duplicate ids of requests in
+   * flight and unreadable frames are answered with JSON-RPC errors here (see message-guard.ts).
+   */
+  answerInvalidMessages?: boolean;
+}
+
 /** A JSON-RPC connection over a readable/writable pair (stdio, a socket, an in-memory duplex). */
-export function createStreamConnection(readable: Readable, writable: Writable): MessageConnection {
-  return createMessageConnection(new StreamFrameReader(readable), new StreamFrameWriter(writable));
+export function createStreamConnection(readable: Readable, writable: Writable, options: StreamConnectionOptions = {}): MessageConnection {
+  const writer = new StreamFrameWriter(writable);
+  let guard: MessageGuard | undefined;
+  if (options.answerInvalidMessages === true) {
+    const answer = new MessageGuard((response) => {
+      // Best effort: the stream may be closing (that is reported by the writer's own events).
+      if (!writable.destroyed && !writable.writableEnded) writer.write(response).catch(() => undefined);
+    });
+    writer.onWrite = (message) => answer.written(message);
+    guard = answer;
+  }
+  const reader = new StreamFrameReader(readable, {
+    ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+    ...(guard ? { guard } : {}),
+  });
+  return createMessageConnection(reader, writer);
 }
