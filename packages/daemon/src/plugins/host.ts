@@ -23,7 +23,7 @@ import { AppError } from "../errors.js";
 import { baseContextHome } from "../paths.js";
 import { CrashBreaker } from "./crash-breaker.js";
 import { globalPluginsRoot, listPluginFolders, projectPluginsRoot } from "./discovery.js";
-import { ManagedPlugin, type PluginRuntime } from "./managed-plugin.js";
+import { ManagedPlugin, type LoadReason, type PluginRuntime } from "./managed-plugin.js";
 import { orderPlugins } from "./order.js";
 import type { PluginServices } from "./plugin-worker.js";
 import { runHook, type HookRun } from "./run-hook.js";
@@ -302,13 +302,13 @@ export class PluginHost {
       key,
       setTimeout(() => {
         this.pendingSyncs.delete(key);
-        void (name === null ? this.syncRoot(rootKey) : this.syncPlugin(rootKey, name));
+        void (name === null ? this.syncRoot(rootKey) : this.syncPlugin(rootKey, name, "files"));
       }, this.options.reloadDebounceMs ?? 20),
     );
   }
 
   /** Brings one plugin folder in line with the disk: new → load, changed → reload, gone → stop. */
-  private async syncPlugin(rootKey: string, name: string): Promise<void> {
+  private async syncPlugin(rootKey: string, name: string, reason: LoadReason): Promise<void> {
     const record = this.roots.get(rootKey);
     if (record === undefined || this.disposed) return;
     const id = this.pluginId(rootKey, name);
@@ -323,7 +323,7 @@ export class PluginHost {
       return;
     }
     if (known !== undefined) {
-      await known.reload();
+      await known.reload(reason);
       return;
     }
     const plugin = new ManagedPlugin(
@@ -343,7 +343,8 @@ export class PluginHost {
       (plugin) => plugin.source === record.source && plugin.projectDir === record.projectDir && !onDisk.has(plugin.id),
     );
     const fresh = names.filter((name) => options.reloadKnown === true || !this.plugins.has(this.pluginId(rootKey, name)));
-    await Promise.all([...gone.map((plugin) => this.syncPlugin(rootKey, plugin.name)), ...fresh.map((name) => this.syncPlugin(rootKey, name))]);
+    const reason: LoadReason = options.reloadKnown === true ? "asked" : "files";
+    await Promise.all([...gone.map((plugin) => this.syncPlugin(rootKey, plugin.name, reason)), ...fresh.map((name) => this.syncPlugin(rootKey, name, reason))]);
   }
 
   /** Stops watching and ends every worker. Call it on shutdown: running workers keep the process alive. */
