@@ -36,6 +36,7 @@ export class DaemonPlugins {
       services: modelServices(env, settings, counter),
       // The daemon's key variable is read at each worker start, so a settings change applies to the next worker.
       hiddenEnv: () => [settings.get().settings.summarizer.apiKeyEnv, "OPENAI_API_KEY"],
+      maxMessageBytes: () => settings.get().settings.plugins.maxMessageBytes,
     });
   }
 

@@ -30,7 +30,7 @@ describe("the compiled plugin host", () => {
       const { PluginHost } = await import(${JSON.stringify(pathToFileURL(distIndex).href)});
       const host = new PluginHost({ home: ${JSON.stringify(home.dir)}, watch: false });
       await host.start();
-      const settings = { plugins: { enabled: true, hookTimeoutMs: 5000, order: [] } };
+      const settings = { plugins: { enabled: true, hookTimeoutMs: 5000, order: [], maxMessageBytes: 8388608, isolation: "worker" }, limits: { maxSummaryBytes: 1048576 } };
       const event = { preparation: { targetId: "a", oldLeafId: null, commonAncestorId: null, entriesToSummarize: [], userWantsSummary: true } };
       const run = await host.runTreeHook(event, { settings });
       await host.dispose();

@@ -29,7 +29,8 @@ import type { PluginServices } from "./plugin-worker.js";
 import { runHook, type HookRun } from "./run-hook.js";
 import { normalizeProjectDir, TrustStore } from "./trust.js";
 import { watchPluginRoot, type RootWatch } from "./watcher.js";
-import { StandbyThreads } from "./worker-thread.js";
+import { DEFAULT_SETTINGS } from "../settings/defaults.js";
+import { StandbyThreads, workerChannel } from "./worker-thread.js";
 
 export interface PluginHostOptions {
   /** The global folder (default: `baseContextHome()`); plugins live in `<home>/plugins`, trust in `<home>/trust.json`. */
@@ -59,6 +60,8 @@ export interface PluginHostOptions {
   warmStandby?: boolean;
   /** Environment variables never passed to plugin workers (default: OPENAI_API_KEY); read at each thread start. */
   hiddenEnv?: () => readonly string[];
+  /** `plugins.maxMessageBytes` of the global settings (calls use their session's); read when a worker starts. */
+  maxMessageBytes?: () => number;
   /** Validate hook events against their schemas before running (tests; costs time on large sessions). */
   checkEvents?: boolean;
 }
@@ -135,7 +138,8 @@ export class PluginHost {
           options.services?.complete ??
           (() => Promise.reject(new Error("this daemon offers no model to plugins (ctx.complete is unavailable)"))),
       },
-      takeThread: () => this.threads.take(),
+      takeChannel: () => workerChannel(this.threads.take()),
+      maxMessageBytes: () => options.maxMessageBytes?.() ?? DEFAULT_SETTINGS.plugins.maxMessageBytes,
       activationTimeoutMs: options.activationTimeoutMs ?? 10_000,
       abortGraceMs: options.abortGraceMs ?? 250,
       retireTimeoutMs: options.retireTimeoutMs ?? 120_000,

@@ -5,7 +5,7 @@
  */
 import type { HookName, PluginError, PluginErrorKind, PluginInfo, PluginLastError, PluginSource, PluginStatus } from "@base-context/protocol";
 import { HOOK_NAMES, SUPPORTED_PLUGIN_API_VERSIONS } from "@base-context/protocol";
-import type { Worker } from "node:worker_threads";
+import type { PluginChannel } from "./channel.js";
 import { log, type LogLevel } from "../log.js";
 import type { CrashBreaker } from "./crash-breaker.js";
 import { readManifest, type PluginManifest } from "./discovery.js";
@@ -15,8 +15,10 @@ import { PluginWorker, type PluginServices, type WorkerDeath } from "./plugin-wo
 /** What every plugin shares, provided by the host. */
 export interface PluginRuntime {
   services: PluginServices;
-  /** A fresh thread for a new worker (a warm standby when there is one). */
-  takeThread(): Worker;
+  /** A fresh worker for a new plugin version (a warm standby thread when there is one). */
+  takeChannel(): PluginChannel;
+  /** `plugins.maxMessageBytes` of the global settings, for messages outside any call. */
+  maxMessageBytes(): number;
   activationTimeoutMs: number;
   abortGraceMs: number;
   retireTimeoutMs: number;
@@ -160,7 +162,8 @@ export class ManagedPlugin {
         hookNames: HOOK_NAMES,
       },
       services: runtime.services,
-      thread: runtime.takeThread(),
+      channel: runtime.takeChannel(),
+      defaultMaxMessageBytes: runtime.maxMessageBytes(),
       activationTimeoutMs: runtime.activationTimeoutMs,
       abortGraceMs: runtime.abortGraceMs,
       onLog: (level: LogLevel, message: string) => log(level, `[plugin ${this.name}] ${message}`),

@@ -8,7 +8,8 @@ export const DEFAULT_SETTINGS: Settings = {
   tokens: { encoding: "o200k_base", estimator: "exact" },
   // baseURL and model have no default here: the summarizer picks the SDK's URL and its own model.
   summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
-  plugins: { hookTimeoutMs: 30_000, enabled: true, order: [] },
+  plugins: { hookTimeoutMs: 30_000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
+  limits: { maxSummaryBytes: 1024 * 1024 },
 };
 
 export type SectionName = keyof Settings;

@@ -35,9 +35,12 @@ export const SettingsFile = z
         hookTimeoutMs: z.number().int().positive(),
         enabled: z.boolean(),
         order: z.array(z.string()),
+        maxMessageBytes: z.number().int().min(1024),
+        isolation: z.enum(["worker", "process"]),
       })
       .partial()
       .strict(),
+    limits: z.object({ maxSummaryBytes: z.number().int().min(1024) }).partial().strict(),
   })
   .partial()
   .strict();
@@ -56,7 +59,19 @@ export const Settings = z.object({
     timeoutMs: z.number().int(),
     maxRetries: z.number().int(),
   }),
-  plugins: z.object({ hookTimeoutMs: z.number().int(), enabled: z.boolean(), order: z.array(z.string()) }),
+  plugins: z.object({
+    hookTimeoutMs: z.number().int(),
+    enabled: z.boolean(),
+    order: z.array(z.string()),
+    /** Largest message crossing a plugin's worker or process boundary, either way (UTF-8 bytes of its JSON). */
+    maxMessageBytes: z.number().int(),
+    /** "worker": threads of the daemon (contain faults); "process": child processes under Node's permission model. */
+    isolation: z.enum(["worker", "process"]),
+  }),
+  limits: z.object({
+    /** Largest summary stored (compaction or branch summary), in UTF-8 bytes. */
+    maxSummaryBytes: z.number().int(),
+  }),
 });
 
 export const SettingsError = z.object({ source: z.enum(["global", "project"]), path: z.string(), message: z.string() });

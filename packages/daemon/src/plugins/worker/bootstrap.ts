@@ -49,42 +49,64 @@ const running = new Map<number, AbortController>();
 const pendingRequests = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 let nextRequestId = 1;
 
-function requestHost(callId: number, method: ServiceMethod, params: unknown, signal: AbortSignal): Promise<unknown> {
+/** UTF-8 length of a JSON text (Buffer exists in workers and in child processes alike). */
+const byteLength = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/** Failures to allocate memory that leave the thread alive (typed arrays, Buffers, strings). */
+function isAllocationFailure(error: unknown): boolean {
+  return error instanceof RangeError && /allocation failed|Invalid (?:string|typed array|array buffer) length|out of memory/i.test(error.message);
+}
+
+function requestHost(callId: number, maxBytes: number, method: ServiceMethod, params: unknown, signal: AbortSignal): Promise<unknown> {
   if (signal.aborted) return Promise.reject(signal.reason);
   const requestId = nextRequestId++;
+  const encoded = JSON.stringify({ t: "request", requestId, callId, method, params } satisfies WorkerToHost);
+  const bytes = byteLength(encoded);
+  if (bytes > maxBytes) {
+    return Promise.reject(new RangeError(`ctx.${method}: the request is ${bytes} bytes, over plugins.maxMessageBytes (${maxBytes} bytes)`));
+  }
   return new Promise((resolve, reject) => {
     pendingRequests.set(requestId, { resolve, reject });
-    send({ t: "request", requestId, callId, method, params });
+    port.postMessage(encoded);
   });
 }
 
-function contextFor(callId: number, signal: AbortSignal, settings: unknown): PluginContext {
+function contextFor(callId: number, maxBytes: number, signal: AbortSignal, settings: unknown): PluginContext {
   return {
     signal,
     settings: settings as PluginContext["settings"],
     plugin: { name: boot.name, version: boot.version, dir: boot.dir },
     log: (level: PluginLogLevel, message: string) => send({ t: "log", level, message: String(message) }),
-    countTokens: async (text) => (await requestHost(callId, "countTokens", { text }, signal)) as number,
-    complete: async (request) => (await requestHost(callId, "complete", request, signal)) as Awaited<ReturnType<PluginContext["complete"]>>,
+    countTokens: async (text) => (await requestHost(callId, maxBytes, "countTokens", { text }, signal)) as number,
+    complete: async (request) => (await requestHost(callId, maxBytes, "complete", request, signal)) as Awaited<ReturnType<PluginContext["complete"]>>,
   };
 }
 
-async function runCall(callId: number, hook: HookName, event: unknown, settings: unknown): Promise<void> {
+async function runCall(callId: number, hook: HookName, maxBytes: number, event: unknown, settings: unknown): Promise<void> {
   const controller = new AbortController();
   running.set(callId, controller);
   try {
     const fn = hooks.get(hook);
-    const value = fn === undefined ? undefined : await fn(event, contextFor(callId, controller.signal, settings));
+    const value = fn === undefined ? undefined : await fn(event, contextFor(callId, maxBytes, controller.signal, settings));
     let encoded: string;
     try {
       encoded = JSON.stringify({ t: "return", callId, value: value ?? null } satisfies WorkerToHost);
     } catch (error) {
-      send({ t: "unserializable", callId, message: `the result is not plain JSON: ${(error as Error).message}` });
+      // Longer than a string can be: too large by any limit.
+      if (isAllocationFailure(error)) send({ t: "too-large", callId, bytes: null, maxBytes });
+      else send({ t: "unserializable", callId, message: `the result is not plain JSON: ${(error as Error).message}` });
+      return;
+    }
+    // Measured here, on the plugin's side: an over-size result never reaches the daemon.
+    const bytes = byteLength(encoded);
+    if (bytes > maxBytes) {
+      send({ t: "too-large", callId, bytes, maxBytes });
       return;
     }
     port.postMessage(encoded);
   } catch (error) {
-    send({ t: "throw", callId, error: toWireError(error) });
+    if (isAllocationFailure(error)) send({ t: "out-of-memory", callId, message: `${(error as Error).name}: ${(error as Error).message}` });
+    else send({ t: "throw", callId, error: toWireError(error) });
   } finally {
     running.delete(callId);
   }
@@ -112,7 +134,7 @@ port.on("message", (raw: string) => {
       void activate(message.boot);
       break;
     case "call":
-      void runCall(message.callId, message.hook, message.event, message.settings);
+      void runCall(message.callId, message.hook, message.maxBytes, message.event, message.settings);
       break;
     case "abort":
       running.get(message.callId)?.abort(abortReason(message.reason.name, message.reason.message));
