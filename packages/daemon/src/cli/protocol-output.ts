@@ -16,7 +16,7 @@
  * takes the lowest free number), before the daemon opens anything else.
  */
 import { spawn } from "node:child_process";
-import { closeSync, constants, createWriteStream, fstatSync, openSync, type Stats } from "node:fs";
+import { closeSync, constants, createWriteStream, fstatSync, openSync, type BigIntStats } from "node:fs";
 import { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { log } from "../log.js";
@@ -32,9 +32,14 @@ const HELPER_TIMEOUT_MS = 10_000;
 const SOCKET_HELPER = `const { Socket } = require("node:net");
 process.send("fd1", new Socket({ fd: 1, readable: false, writable: true }), () => process.disconnect());`;
 
-function stat(fd: number): Stats | undefined {
+/**
+ * As bigint stats on purpose: plain stats go through a buffer Node shares with its module
+ * resolver, whose realpath reads the file type left there by the last stat; a socket's type left
+ * behind made later imports skip resolving symlinks (pnpm's node_modules are symlinks).
+ */
+function stat(fd: number): BigIntStats | undefined {
   try {
-    return fstatSync(fd);
+    return fstatSync(fd, { bigint: true });
   } catch {
     return undefined;
   }
@@ -64,7 +69,7 @@ function receiveSocketCopy(): Promise<Socket> {
 }
 
 /** A second descriptor to what fd 1 is, as a writable stream. */
-async function protocolStream(fd1: Stats): Promise<Writable> {
+async function protocolStream(fd1: BigIntStats): Promise<Writable> {
   if (fd1.isSocket()) {
     const socket = await receiveSocketCopy();
     socket.pause(); // nothing is ever read from it
