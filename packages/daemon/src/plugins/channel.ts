@@ -17,6 +17,8 @@ export interface PluginChannel {
   post(message: string): void;
   /** Messages from the plugin's side, not yet parsed (a plugin may post anything on a worker's port). */
   onMessage(listener: (raw: unknown) => void): void;
+  /** A message longer than the channel accepts was refused unread; `start` is its first characters. */
+  onOversize?(listener: (start: string) => void): void;
   /** Once, whatever ended it (terminate included). */
   onExit(listener: (exit: ChannelExit) => void): void;
   terminate(): Promise<void>;

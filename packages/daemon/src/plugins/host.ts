@@ -30,6 +30,7 @@ import { runHook, type HookRun } from "./run-hook.js";
 import { normalizeProjectDir, TrustStore } from "./trust.js";
 import { watchPluginRoot, type RootWatch } from "./watcher.js";
 import { DEFAULT_SETTINGS } from "../settings/defaults.js";
+import { startProcess } from "./child-process.js";
 import { StandbyThreads, workerChannel } from "./worker-thread.js";
 
 export interface PluginHostOptions {
@@ -60,6 +61,10 @@ export interface PluginHostOptions {
   warmStandby?: boolean;
   /** Environment variables never passed to plugin workers (default: OPENAI_API_KEY); read at each thread start. */
   hiddenEnv?: () => readonly string[];
+  /** `plugins.isolation` of the global settings, read when a plugin version starts (default "worker"). */
+  isolation?: () => "worker" | "process";
+  /** Address-space limit of a plugin process, in MB (default 2048); its heap limit is `resourceLimits`' old generation. */
+  processAddressSpaceMb?: number;
   /** `plugins.maxMessageBytes` of the global settings (calls use their session's); read when a worker starts. */
   maxMessageBytes?: () => number;
   /** Validate hook events against their schemas before running (tests; costs time on large sessions). */
@@ -130,7 +135,9 @@ export class PluginHost {
       for (const name of hiddenEnv()) delete env[name];
       return { env, resourceLimits };
     };
-    this.threads = new StandbyThreads(threadOptions, options.warmStandby ?? options.watch !== false);
+    // A warm thread is of no use to plugin processes.
+    const keepStandby = (options.warmStandby ?? options.watch !== false) && options.isolation?.() !== "process";
+    this.threads = new StandbyThreads(threadOptions, keepStandby);
     this.runtime = {
       services: {
         countTokens: options.services?.countTokens ?? ((text) => Math.ceil(text.length / 4)),
@@ -138,7 +145,15 @@ export class PluginHost {
           options.services?.complete ??
           (() => Promise.reject(new Error("this daemon offers no model to plugins (ctx.complete is unavailable)"))),
       },
-      takeChannel: () => workerChannel(this.threads.take()),
+      takeChannel: (dir) =>
+        (options.isolation?.() ?? "worker") === "process"
+          ? startProcess({
+              dir,
+              heapMb: resourceLimits.maxOldGenerationSizeMb ?? 256,
+              addressSpaceMb: options.processAddressSpaceMb ?? 2048,
+              maxLineBytes: this.runtime.maxMessageBytes(),
+            })
+          : workerChannel(this.threads.take()),
       maxMessageBytes: () => options.maxMessageBytes?.() ?? DEFAULT_SETTINGS.plugins.maxMessageBytes,
       activationTimeoutMs: options.activationTimeoutMs ?? 10_000,
       abortGraceMs: options.abortGraceMs ?? 250,

@@ -16,7 +16,7 @@ import { PluginWorker, type PluginServices, type WorkerDeath } from "./plugin-wo
 export interface PluginRuntime {
   services: PluginServices;
   /** A fresh worker for a new plugin version (a warm standby thread when there is one). */
-  takeChannel(): PluginChannel;
+  takeChannel(pluginDir: string): PluginChannel;
   /** `plugins.maxMessageBytes` of the global settings, for messages outside any call. */
   maxMessageBytes(): number;
   activationTimeoutMs: number;
@@ -162,7 +162,7 @@ export class ManagedPlugin {
         hookNames: HOOK_NAMES,
       },
       services: runtime.services,
-      channel: runtime.takeChannel(),
+      channel: runtime.takeChannel(this.dir),
       defaultMaxMessageBytes: runtime.maxMessageBytes(),
       activationTimeoutMs: runtime.activationTimeoutMs,
       abortGraceMs: runtime.abortGraceMs,

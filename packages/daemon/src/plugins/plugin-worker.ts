@@ -144,6 +144,7 @@ export class PluginWorker {
       if (message === undefined) options.onLog("warn", "ignored a message on the worker's port that is not the host's protocol (does the plugin post on parentPort?)");
       else this.receive(message);
     });
+    this.channel.onOversize?.((start) => this.refuseOversize(start));
     this.channel.onExit((exit) => this.exited(exit));
     this.send({ t: "activate", boot: options.boot });
   }

@@ -6,10 +6,53 @@
  * TypeScript source or compiled JavaScript.
  */
 import type { HookName, PluginContext, PluginDefinition, PluginLogLevel } from "@base-context/protocol";
+import { Socket } from "node:net";
 import { parentPort } from "node:worker_threads";
 import { toWireError, type HostToWorker, type ServiceMethod, type WorkerBoot, type WorkerToHost } from "../wire.js";
 
-const port = parentPort!;
+/** How the bootstrap talks to the host: the worker's parent port, or file descriptor 3 of a plugin process. */
+interface HostPort {
+  postMessage(message: string): void;
+  on(event: "message", listener: (raw: string) => void): void;
+}
+
+/**
+ * In a plugin process (child-process.ts): one JSON text per line on fd 3, both ways. When the
+ * daemon goes away the socket closes, and so does this process. Signals go to this process only:
+ * `process.kill` is narrowed to its own pid (the permission model does not cover signals; a plugin
+ * determined to signal another process can still reach the raw binding — see docs/plugins.md).
+ */
+function processPort(): HostPort {
+  const socket = new Socket({ fd: 3, readable: true, writable: true });
+  socket.setEncoding("utf8");
+  const listeners: ((raw: string) => void)[] = [];
+  let buffer = "";
+  socket.on("data", (chunk: string) => {
+    buffer += chunk;
+    let newline = buffer.indexOf("\n");
+    while (newline >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      for (const listener of listeners) listener(line);
+      newline = buffer.indexOf("\n");
+    }
+  });
+  const leave = (): never => process.exit(0);
+  socket.on("end", leave);
+  socket.on("close", leave);
+  socket.on("error", leave);
+  const kill = process.kill.bind(process);
+  process.kill = (pid: number, signal?: string | number) => {
+    if (pid !== process.pid) throw Object.assign(new Error("a plugin process may only signal itself"), { code: "ERR_ACCESS_DENIED" });
+    return kill(pid, signal);
+  };
+  return {
+    postMessage: (message) => void socket.write(`${message}\n`),
+    on: (_event, listener) => void listeners.push(listener),
+  };
+}
+
+const port: HostPort = parentPort ?? processPort();
 /** Set by "activate"; every other message comes after it. */
 let boot: WorkerBoot;
 
