@@ -52,7 +52,23 @@ function processPort(): HostPort {
   };
 }
 
+/**
+ * In a worker thread `process.kill(process.pid)` would signal the whole daemon: a plugin's
+ * careless clean-up must not end every client's session. Refused here (a fault contained; a
+ * plugin set on harm has other ways, which is why "process" isolation exists).
+ */
+function containSignals(): void {
+  const kill = process.kill.bind(process);
+  process.kill = (pid: number, signal?: string | number) => {
+    if ((pid === process.pid || pid === 0 || pid === -process.pid) && signal !== 0) {
+      throw Object.assign(new Error("a plugin may not signal the daemon's process"), { code: "ERR_ACCESS_DENIED" });
+    }
+    return kill(pid, signal);
+  };
+}
+
 const port: HostPort = parentPort ?? processPort();
+if (parentPort !== null) containSignals();
 /** Set by "activate"; every other message comes after it. */
 let boot: WorkerBoot;
 
