@@ -27,7 +27,7 @@ async function processHost(files: Record<string, Record<string, string>>, option
     watch: false,
     isolation: () => "process",
     hiddenEnv: () => ["BC_TEST_SECRET"],
-    services: { countTokens: (text) => text.length },
+    services: { countTokens: (text) => text.length, complete: async () => ({ text: "(the model)" }) },
     ...options,
   });
   disposers.push(() => host.dispose());
@@ -41,7 +41,7 @@ const summaryOf = (expression: string) => `return { compaction: { summary: ${exp
 const hooks = (body: string, preamble = "") => ({ "index.js": pluginModule(`async session_before_compact(event, ctx) { ${body} }`, preamble) });
 
 describe('plugins.isolation: "process"', () => {
-  it("runs a TypeScript plugin with the SDK, ctx.countTokens and ctx.log through the host", async () => {
+  it("runs a TypeScript plugin with the SDK, ctx.countTokens, ctx.complete and ctx.log through the host", async () => {
     const { host } = await processHost({
       typed: {
         "index.ts": `import { definePlugin } from "@base-context/plugin-sdk";
@@ -49,14 +49,15 @@ const words: string = "from a process";
 export default definePlugin({ name: "typed", apiVersion: 1, hooks: { async session_before_compact(event, ctx) {
   ctx.log("info", "hello");
   const tokens = await ctx.countTokens("twelve chars");
-  return { compaction: { summary: words + " " + tokens + " " + process.pid, firstKeptEntryId: "u2", tokensBefore: 1 } };
+  const { text } = await ctx.complete({ prompt: "hi", maxTokens: 5 });
+  return { compaction: { summary: words + " " + text + " " + tokens + " " + process.pid, firstKeptEntryId: "u2", tokensBefore: 1 } };
 } } });`,
       },
     });
     const run = await host.runCompactHook(compactEvent(), { settings: settings() });
     expect(run.errors).toEqual([]);
     const [text, tokens, pid] = (run.kind === "result" ? run.value.summary : "").split(/ (?=\d)/);
-    expect([text, tokens]).toEqual(["from a process", "12"]);
+    expect([text, tokens]).toEqual(["from a process (the model)", "12"]);
     expect(Number(pid)).not.toBe(process.pid);
   });
 });
