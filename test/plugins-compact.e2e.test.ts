@@ -1,5 +1,5 @@
 /**
- * `session_before_compact` through the real daemon over stdio (PRODUCT.md §8): plugins in the
+ * `session_before_compact` through the real daemon over stdio (docs/plugins.md): plugins in the
  * temporary home's plugins folder replace or cancel compactions, run in order, and a plugin that
  * throws, answers nonsense or scribbles on stdout never stops the daemon's default path.
  * The daemon's model is the local fake server, so "no model call" can be checked.

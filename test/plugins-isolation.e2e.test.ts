@@ -1,5 +1,5 @@
 /**
- * Plugins that hang, eat their heap or keep crashing (PRODUCT.md §8): each only ever takes down
+ * Plugins that hang, eat their heap or keep crashing (docs/plugins.md): each only ever takes down
  * its own worker thread. The daemon keeps answering, reports what happened (`plugins/didError`),
  * compacts with its own summarizer, and disables a plugin that dies five times in three minutes.
  * No model is configured here: the default path is the extractive summarizer.

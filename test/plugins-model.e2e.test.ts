@@ -1,5 +1,5 @@
 /**
- * What the daemon lends its plugins (PRODUCT.md §8): `ctx.complete` runs on the daemon's own
+ * What the daemon lends its plugins (docs/plugins.md): `ctx.complete` runs on the daemon's own
  * model (here the local OpenAI-compatible fake) with a key that never enters the plugin's worker,
  * `ctx.countTokens` is the daemon's tokenizer, and `ctx.signal` aborts when the client cancels.
  */

@@ -1,5 +1,5 @@
 /**
- * Hot reload through the real daemon (PRODUCT.md §8): a saved change serves the next compaction
+ * Hot reload through the real daemon (docs/plugins.md): a saved change serves the next compaction
  * within a second, a call already running finishes on the version it started on, and a version
  * that fails to load leaves the old one serving.
  */

@@ -28,7 +28,7 @@ function observe(client: BaseContextClient, stdout: NodeJS.ReadableStream | null
   let bytes = "";
   stdout?.on("data", (chunk: Buffer) => (bytes += chunk.toString("utf8")));
   // Called for every notification no other handler takes, forged ones included.
-  client.connection.onNotification((method: string) => methods.push(method));
+  client.connection.onNotification((method: string) => void methods.push(method));
   return { methods, bytes: () => bytes };
 }
 

@@ -1,5 +1,5 @@
 /**
- * `session_before_tree` through the real daemon (PRODUCT.md §7, §8): a plugin can write the
+ * `session_before_tree` through the real daemon (docs/plugins.md): a plugin can write the
  * summary of the branch being left, or cancel the navigation (the session is then untouched);
  * a failing one is reported and the daemon summarizes as usual.
  */

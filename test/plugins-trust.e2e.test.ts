@@ -1,6 +1,6 @@
 /**
  * Project plugins (`<project>/.base-context/plugins/<name>/`) never run until the user trusts the
- * project (PRODUCT.md §8): cloning a repository must not be enough to run its code. A session's
+ * project (docs/plugins.md §7): cloning a repository must not be enough to run its code. A session's
  * project is its cwd; global plugins run everywhere.
  */
 import { PluginsDidChange, PluginsList, ProjectTrust } from "@base-context/protocol";

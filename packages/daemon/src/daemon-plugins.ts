@@ -1,5 +1,5 @@
 /**
- * The plugin host as the daemon runs it (PRODUCT.md §8): the daemon's model and tokenizer offered
+ * The plugin host as the daemon runs it (docs/plugins.md): the daemon's model and tokenizer offered
  * to plugins (`ctx.complete`, `ctx.countTokens`), the API key kept out of their workers, and a
  * start that never holds up the client — the host starts in the background (or on first use) and
  * a hook that arrives before it is ready waits for it.
@@ -135,7 +135,7 @@ export class DaemonPlugins {
 
 /**
  * `ctx.complete` and `ctx.countTokens`. The model is the one the global settings configure (a
- * project cannot point it elsewhere, PRODUCT.md §9); the key is read here, in the daemon, and
+ * project cannot point it elsewhere, see settings/file.ts); the key is read here, in the daemon, and
  * never crosses into a worker.
  */
 function modelServices(env: NodeJS.ProcessEnv, settings: SettingsManager, counter: TokenCounter): PluginServices {

@@ -1,5 +1,5 @@
 /**
- * The plugin host (PRODUCT.md §8). Integration points:
+ * The plugin host (docs/plugins.md). Integration points:
  * - `new PluginHost(options)`, `await host.start()`; `host.dispose()` on shutdown;
  * - `host.runCompactHook(event, { settings, projectDir, signal, keptEntryIds })` and
  *   `host.runTreeHook(event, { settings, projectDir, signal })` → `HookRun` (none | cancel | result + plugin);
