@@ -36,6 +36,9 @@ export class DaemonPlugins {
       services: modelServices(env, settings, counter),
       // The daemon's key variable is read at each worker start, so a settings change applies to the next worker.
       hiddenEnv: () => [settings.get().settings.summarizer.apiKeyEnv, "OPENAI_API_KEY"],
+      maxMessageBytes: () => settings.get().settings.plugins.maxMessageBytes,
+      // Global settings only (a project may not set it); a change applies to the next version started.
+      isolation: () => settings.get().settings.plugins.isolation,
     });
   }
 

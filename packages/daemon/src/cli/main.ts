@@ -16,12 +16,22 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  if (name === "serve" && servesStdio(rest)) {
+    // Before anything opens a file or writes: protocol bytes must not share fd 1 with plugins.
+    const { claimProtocolOutput, useProtocolOutput } = await import("./protocol-output.js");
+    useProtocolOutput(await claimProtocolOutput());
+  }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
     process.stderr.write(`base-context: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
   return command.run(rest);
+}
+
+/** `serve` over stdio, not `--socket` (stdout is no protocol there) nor `--help` (printed on stdout). */
+function servesStdio(args: readonly string[]): boolean {
+  return !args.some((arg) => arg === "--socket" || arg.startsWith("--socket=") || arg === "--help" || arg === "-h");
 }
 
 main(process.argv.slice(2)).then(

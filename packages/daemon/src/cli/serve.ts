@@ -1,5 +1,6 @@
 /**
- * `base-context serve`: the daemon over stdio (stdout carries protocol bytes only), or with
+ * `base-context serve`: the daemon over stdio (the protocol on its own copy of stdout, see
+ * protocol-output.ts), or with
  * `--socket <path>` one daemon shared by several clients over a Unix socket.
  */
 import { Daemon } from "../daemon.js";
@@ -10,6 +11,7 @@ import { startServer } from "../server/server.js";
 import { VERSION } from "../version.js";
 import { stringOption, type CommandSpec } from "./args.js";
 import { processIo, type CliIo } from "./output.js";
+import { protocolOutput } from "./protocol-output.js";
 import { runCommand } from "./run.js";
 import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 
@@ -40,10 +42,11 @@ export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importF
 export async function serve(): Promise<number> {
   const daemon = new Daemon();
   const router = new Router();
+  const output = protocolOutput();
   return new Promise<number>((resolve) => {
     const server = startServer({
       input: process.stdin,
-      output: process.stdout,
+      output,
       router,
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
@@ -63,8 +66,8 @@ export async function serve(): Promise<number> {
           .finally(() => {
             resolve(code);
             // stdin is still open when the client sent `exit` and would keep the process alive:
-            // leave once everything written to stdout has been handed to the OS.
-            process.stdout.write("", () => process.exit(code));
+            // leave once everything written to the client has been handed to the OS.
+            output.write("", () => process.exit(code));
           });
       },
     });

@@ -12,7 +12,7 @@ import {
   type Settings,
   type ValidParamsOf,
 } from "@base-context/protocol";
-import { prepareCompaction } from "../core/index.js";
+import { capSummary, prepareCompaction } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { AppendOutcome, SessionStore } from "../store/index.js";
@@ -135,7 +135,7 @@ async function produce(
   const { fallback } = summarized.details;
   return {
     kind: "compaction",
-    summary: summarized.summary,
+    summary: capSummary(summarized.summary, settings.limits.maxSummaryBytes),
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
     details: summarized.details,

@@ -1,4 +1,4 @@
-import { SPLIT_TURN_SEPARATOR } from "../core/index.js";
+import { SPLIT_TURN_SEPARATOR, summaryCutNote } from "../core/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CompactionEntry, CompactionProgress } from "@base-context/protocol";
 import { AppError, CancelledError, RequestFailedError } from "../errors.js";
@@ -41,6 +41,17 @@ describe("compaction/run", () => {
     expect(h.store.requireSession(h.sessionId).leafId).toBe(entry.id);
     // The reply comes with the new entry's token count stored.
     expect(h.store.getEntry(h.sessionId, entry.id)!.tokens).toBeGreaterThan(0);
+  });
+
+  it("cuts a model's summary to limits.maxSummaryBytes before storing it, with a note", async () => {
+    await h.conversation(5);
+    h.settings.limits.maxSummaryBytes = 4096;
+    h.summarizer.mode = async () => ({ text: `## Goal\n${"é".repeat(50_000)}`, summarizer: "openai:scripted" });
+    const result = await h.service.run(manual());
+    const entry = result.entry as CompactionEntry;
+    expect(Buffer.byteLength(entry.summary)).toBeLessThanOrEqual(4096);
+    expect(entry.summary).toMatch(/^## Goal\né+/);
+    expect(entry.summary.endsWith(summaryCutNote(4096))).toBe(true);
   });
 
   it("records the job from prepared to committed, with the result a retry gets back", async () => {

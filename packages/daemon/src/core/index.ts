@@ -33,6 +33,7 @@ export {
   COMPACTION_SUMMARY_SUFFIX,
 } from "./llm-text.js";
 export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
+export { capSummary, summaryCutNote, utf8ByteLength } from "./summary-cap.js";
 export {
   compactionThreshold,
   contextUsage,

@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 describe("the compiled plugin host", () => {
-  it.skipIf(!existsSync(distIndex))("loads a TypeScript plugin that imports the SDK and answers a hook", async () => {
+  it.skipIf(!existsSync(distIndex)).each(["worker", "process"])("loads a TypeScript plugin that imports the SDK and answers a hook (%s isolation)", async (isolation) => {
     const home = temporaryDir();
     disposers.push(home.remove);
     writePlugin(join(home.dir, "plugins"), "typed", {
@@ -28,9 +28,9 @@ describe("the compiled plugin host", () => {
     });
     const script = `
       const { PluginHost } = await import(${JSON.stringify(pathToFileURL(distIndex).href)});
-      const host = new PluginHost({ home: ${JSON.stringify(home.dir)}, watch: false });
+      const host = new PluginHost({ home: ${JSON.stringify(home.dir)}, watch: false, isolation: () => ${JSON.stringify(isolation)} });
       await host.start();
-      const settings = { plugins: { enabled: true, hookTimeoutMs: 5000, order: [] } };
+      const settings = { plugins: { enabled: true, hookTimeoutMs: 5000, order: [], maxMessageBytes: 8388608, isolation: "worker" }, limits: { maxSummaryBytes: 1048576 } };
       const event = { preparation: { targetId: "a", oldLeafId: null, commonAncestorId: null, entriesToSummarize: [], userWantsSummary: true } };
       const run = await host.runTreeHook(event, { settings });
       await host.dispose();

@@ -23,13 +23,15 @@ import { AppError } from "../errors.js";
 import { baseContextHome } from "../paths.js";
 import { CrashBreaker } from "./crash-breaker.js";
 import { globalPluginsRoot, listPluginFolders, projectPluginsRoot } from "./discovery.js";
-import { ManagedPlugin, type PluginRuntime } from "./managed-plugin.js";
+import { ManagedPlugin, type LoadReason, type PluginRuntime } from "./managed-plugin.js";
 import { orderPlugins } from "./order.js";
 import type { PluginServices } from "./plugin-worker.js";
 import { runHook, type HookRun } from "./run-hook.js";
 import { normalizeProjectDir, TrustStore } from "./trust.js";
 import { watchPluginRoot, type RootWatch } from "./watcher.js";
-import { StandbyThreads } from "./worker-thread.js";
+import { DEFAULT_SETTINGS } from "../settings/defaults.js";
+import { startProcess } from "./child-process.js";
+import { StandbyThreads, workerChannel } from "./worker-thread.js";
 
 export interface PluginHostOptions {
   /** The global folder (default: `baseContextHome()`); plugins live in `<home>/plugins`, trust in `<home>/trust.json`. */
@@ -59,6 +61,12 @@ export interface PluginHostOptions {
   warmStandby?: boolean;
   /** Environment variables never passed to plugin workers (default: OPENAI_API_KEY); read at each thread start. */
   hiddenEnv?: () => readonly string[];
+  /** `plugins.isolation` of the global settings, read when a plugin version starts (default "worker"). */
+  isolation?: () => "worker" | "process";
+  /** Address-space limit of a plugin process, in MB (default 2048); its heap limit is `resourceLimits`' old generation. */
+  processAddressSpaceMb?: number;
+  /** `plugins.maxMessageBytes` of the global settings (calls use their session's); read when a worker starts. */
+  maxMessageBytes?: () => number;
   /** Validate hook events against their schemas before running (tests; costs time on large sessions). */
   checkEvents?: boolean;
 }
@@ -127,7 +135,9 @@ export class PluginHost {
       for (const name of hiddenEnv()) delete env[name];
       return { env, resourceLimits };
     };
-    this.threads = new StandbyThreads(threadOptions, options.warmStandby ?? options.watch !== false);
+    // A warm thread is of no use to plugin processes.
+    const keepStandby = (options.warmStandby ?? options.watch !== false) && options.isolation?.() !== "process";
+    this.threads = new StandbyThreads(threadOptions, keepStandby);
     this.runtime = {
       services: {
         countTokens: options.services?.countTokens ?? ((text) => Math.ceil(text.length / 4)),
@@ -135,7 +145,16 @@ export class PluginHost {
           options.services?.complete ??
           (() => Promise.reject(new Error("this daemon offers no model to plugins (ctx.complete is unavailable)"))),
       },
-      takeThread: () => this.threads.take(),
+      takeChannel: (dir) =>
+        (options.isolation?.() ?? "worker") === "process"
+          ? startProcess({
+              dir,
+              heapMb: resourceLimits.maxOldGenerationSizeMb ?? 256,
+              addressSpaceMb: options.processAddressSpaceMb ?? 2048,
+              maxLineBytes: this.runtime.maxMessageBytes(),
+            })
+          : workerChannel(this.threads.take()),
+      maxMessageBytes: () => options.maxMessageBytes?.() ?? DEFAULT_SETTINGS.plugins.maxMessageBytes,
       activationTimeoutMs: options.activationTimeoutMs ?? 10_000,
       abortGraceMs: options.abortGraceMs ?? 250,
       retireTimeoutMs: options.retireTimeoutMs ?? 120_000,
@@ -302,13 +321,13 @@ export class PluginHost {
       key,
       setTimeout(() => {
         this.pendingSyncs.delete(key);
-        void (name === null ? this.syncRoot(rootKey) : this.syncPlugin(rootKey, name));
+        void (name === null ? this.syncRoot(rootKey) : this.syncPlugin(rootKey, name, "files"));
       }, this.options.reloadDebounceMs ?? 20),
     );
   }
 
   /** Brings one plugin folder in line with the disk: new → load, changed → reload, gone → stop. */
-  private async syncPlugin(rootKey: string, name: string): Promise<void> {
+  private async syncPlugin(rootKey: string, name: string, reason: LoadReason): Promise<void> {
     const record = this.roots.get(rootKey);
     if (record === undefined || this.disposed) return;
     const id = this.pluginId(rootKey, name);
@@ -323,7 +342,7 @@ export class PluginHost {
       return;
     }
     if (known !== undefined) {
-      await known.reload();
+      await known.reload(reason);
       return;
     }
     const plugin = new ManagedPlugin(
@@ -343,7 +362,8 @@ export class PluginHost {
       (plugin) => plugin.source === record.source && plugin.projectDir === record.projectDir && !onDisk.has(plugin.id),
     );
     const fresh = names.filter((name) => options.reloadKnown === true || !this.plugins.has(this.pluginId(rootKey, name)));
-    await Promise.all([...gone.map((plugin) => this.syncPlugin(rootKey, plugin.name)), ...fresh.map((name) => this.syncPlugin(rootKey, name))]);
+    const reason: LoadReason = options.reloadKnown === true ? "asked" : "files";
+    await Promise.all([...gone.map((plugin) => this.syncPlugin(rootKey, plugin.name, reason)), ...fresh.map((name) => this.syncPlugin(rootKey, name, reason))]);
   }
 
   /** Stops watching and ends every worker. Call it on shutdown: running workers keep the process alive. */

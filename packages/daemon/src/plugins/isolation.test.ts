@@ -53,6 +53,12 @@ describe("plugin isolation", () => {
     expect(info!.generation).toBe(1);
   });
 
+  it("refuses a plugin's process.kill(process.pid): the daemon's process is not the plugin's to end", async () => {
+    const { host } = await hostWith({ killer: `session_before_compact() { process.kill(process.pid, "SIGTERM"); }` });
+    const run = await host.runCompactHook(compactEvent(), { settings: settings() });
+    expect(run.errors).toEqual([expect.objectContaining({ kind: "exception", message: "a plugin may not signal the daemon's process" })]);
+  });
+
   it("reports a plugin that exhausts its heap as oom and keeps the daemon alive", async () => {
     const { host } = await hostWith(
       { hog: "session_before_compact() { const hoard = []; for (let i = 0; ; i++) hoard.push(new Array(100_000).fill(i)); }" },

@@ -5,17 +5,20 @@
  */
 import type { HookName, PluginError, PluginErrorKind, PluginInfo, PluginLastError, PluginSource, PluginStatus } from "@base-context/protocol";
 import { HOOK_NAMES, SUPPORTED_PLUGIN_API_VERSIONS } from "@base-context/protocol";
-import type { Worker } from "node:worker_threads";
+import type { PluginChannel } from "./channel.js";
 import { log, type LogLevel } from "../log.js";
 import type { CrashBreaker } from "./crash-breaker.js";
 import { readManifest, type PluginManifest } from "./discovery.js";
+import { folderFingerprint } from "./fingerprint.js";
 import { PluginWorker, type PluginServices, type WorkerDeath } from "./plugin-worker.js";
 
 /** What every plugin shares, provided by the host. */
 export interface PluginRuntime {
   services: PluginServices;
-  /** A fresh thread for a new worker (a warm standby when there is one). */
-  takeThread(): Worker;
+  /** A fresh worker for a new plugin version (a warm standby thread when there is one). */
+  takeChannel(pluginDir: string): PluginChannel;
+  /** `plugins.maxMessageBytes` of the global settings, for messages outside any call. */
+  maxMessageBytes(): number;
   activationTimeoutMs: number;
   abortGraceMs: number;
   retireTimeoutMs: number;
@@ -33,6 +36,9 @@ export interface PluginLocation {
   projectDir?: string;
   dir: string;
 }
+
+/** Why a plugin loads: its files changed (skipped when they did not), or it was asked to. */
+export type LoadReason = "files" | "asked";
 
 /** Which plugin version produced something. */
 export interface PluginRef {
@@ -59,7 +65,9 @@ export class ManagedPlugin {
   private loadedAt: string | undefined;
   private lastError: PluginLastError | undefined;
   private loading: Promise<void> | undefined;
-  private loadAgain = false;
+  private loadAgain: LoadReason | undefined;
+  /** The folder's files at the last load attempt (loaded or not). */
+  private loadedFiles: string | undefined;
   private stopped = false;
 
   constructor(location: PluginLocation, runtime: PluginRuntime) {
@@ -75,29 +83,36 @@ export class ManagedPlugin {
   /**
    * Loads the folder's current files as a new version. Loads never overlap: a change saved while
    * one is running schedules one more, and the returned promise settles after the last.
+   * `files`: called for file events, it loads only when the files differ from the last attempt;
+   * `asked` (a client, trust, a first load) always loads.
    */
-  reload(): Promise<void> {
+  reload(reason: LoadReason = "asked"): Promise<void> {
     if (this.loading !== undefined) {
-      this.loadAgain = true;
+      if (this.loadAgain !== "asked") this.loadAgain = reason;
       return this.loading;
     }
     this.loading = (async () => {
-      do {
-        this.loadAgain = false;
-        await this.loadOnce();
-      } while (this.loadAgain && !this.stopped);
+      let next: LoadReason | undefined = reason;
+      while (next !== undefined && !this.stopped) {
+        this.loadAgain = undefined;
+        await this.loadOnce(next);
+        next = this.loadAgain;
+      }
     })().finally(() => {
       this.loading = undefined;
     });
     return this.loading;
   }
 
-  private async loadOnce(): Promise<void> {
+  private async loadOnce(reason: LoadReason): Promise<void> {
     if (this.stopped) return;
     if (this.source === "project" && !this.runtime.isTrusted(this.projectDir!)) {
       await this.unload("untrusted");
       return;
     }
+    const files = await folderFingerprint(this.dir);
+    if (reason === "files" && files === this.loadedFiles) return;
+    this.loadedFiles = files;
     // New files (or the user asked): crashes of earlier versions no longer count.
     this.breaker.reset();
     const generation = ++this.generation;
@@ -147,7 +162,8 @@ export class ManagedPlugin {
         hookNames: HOOK_NAMES,
       },
       services: runtime.services,
-      thread: runtime.takeThread(),
+      channel: runtime.takeChannel(this.dir),
+      defaultMaxMessageBytes: runtime.maxMessageBytes(),
       activationTimeoutMs: runtime.activationTimeoutMs,
       abortGraceMs: runtime.abortGraceMs,
       onLog: (level: LogLevel, message: string) => log(level, `[plugin ${this.name}] ${message}`),

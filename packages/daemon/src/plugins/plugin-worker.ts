@@ -1,8 +1,9 @@
 /**
- * One worker thread running one version of one plugin. It owns everything that can go wrong
- * with a call: the timeout (abort the plugin's signal, a short grace, then terminate the thread),
- * cancellation, crashes and out-of-memory deaths, and the plugin's requests for the daemon's
- * tokenizer and model. A hung plugin only ever blocks its own thread.
+ * One worker (a thread, or a child process) running one version of one plugin. It owns everything
+ * that can go wrong with a call: the timeout (abort the plugin's signal, a short grace, then
+ * terminate the worker), cancellation, crashes and out-of-memory deaths, messages over the size
+ * limit, and the plugin's requests for the daemon's tokenizer and model. A hung plugin only ever
+ * blocks its own worker.
  */
 import {
   PluginCompleteRequest,
@@ -11,9 +12,10 @@ import {
   type PluginCompleteResult,
   type PluginErrorKind,
 } from "@base-context/protocol";
-import type { Worker } from "node:worker_threads";
 import { z } from "zod";
+import { utf8ByteLength } from "../core/index.js";
 import type { LogLevel } from "../log.js";
+import type { ChannelExit, PluginChannel } from "./channel.js";
 import { forwardLines } from "./output.js";
 import { describeWireError, toWireError, type HostToWorker, type WorkerBoot, type WorkerToHost } from "./wire.js";
 
@@ -46,8 +48,10 @@ export interface WorkerDeath {
 export interface PluginWorkerOptions {
   boot: WorkerBoot;
   services: PluginServices;
-  /** A started thread that has loaded no plugin (see worker-thread.ts). */
-  thread: Worker;
+  /** A started worker that has loaded no plugin (see worker-thread.ts, child-process.ts). */
+  channel: PluginChannel;
+  /** The size limit for messages that belong to no call (before the first call, logs). */
+  defaultMaxMessageBytes: number;
   activationTimeoutMs: number;
   /** After a timeout or cancel, how long the plugin may take to notice its aborted signal. */
   abortGraceMs: number;
@@ -70,6 +74,8 @@ interface RunningCall {
   /** Aborts the daemon-side services (a model call) working for this call. */
   services: AbortController;
   timers: NodeJS.Timeout[];
+  /** `plugins.maxMessageBytes` for this call. */
+  maxBytes: number;
 }
 
 const CountTokensParams = z.object({ text: z.string() });
@@ -84,17 +90,35 @@ function workerMessage(raw: unknown): WorkerToHost | undefined {
     return undefined;
   }
 }
-const OUT_OF_MEMORY = "ERR_WORKER_OUT_OF_MEMORY";
+/** A plugin's log line is cut here (the whole message is within the size limit, but a log is no place for megabytes). */
+const MAX_LOG_CHARS = 16_384;
+
+/** The call a message of the bootstrap's protocol belongs to, read from its first characters only. */
+function callIdOf(raw: string): number | undefined {
+  const match = /"callId":(\d+)/.exec(raw.slice(0, 200));
+  return match === null ? undefined : Number(match[1]);
+}
+
+/** Whether `raw` is over `maxBytes` UTF-8 bytes, without encoding it (and mostly without scanning it). */
+function isOver(raw: string, maxBytes: number): boolean {
+  if (raw.length > maxBytes) return true;
+  if (raw.length * 3 <= maxBytes) return false;
+  return utf8ByteLength(raw) > maxBytes;
+}
+
+export function tooLargeMessage(what: string, bytes: number | undefined, maxBytes: number): string {
+  const size = bytes === undefined ? "over" : `${bytes} bytes, over`;
+  return `${what} is ${size} plugins.maxMessageBytes (${maxBytes} bytes)`;
+}
 
 export class PluginWorker {
   readonly boot: WorkerBoot;
   private readonly options: PluginWorkerOptions;
-  private readonly worker: Worker;
+  private readonly channel: PluginChannel;
   private hookSet: ReadonlySet<HookName> = new Set();
   private readonly calls = new Map<number, RunningCall>();
   private nextCallId = 1;
   private state: "starting" | "ready" | "retiring" | "dead" = "starting";
-  private lastError: Error | undefined;
   private onReady: { resolve(): void; reject(error: PluginActivationError): void } | undefined;
 
   /** Starts a fresh thread and resolves once the plugin module has loaded and passed its checks. */
@@ -107,19 +131,21 @@ export class PluginWorker {
   private constructor(options: PluginWorkerOptions) {
     this.options = options;
     this.boot = options.boot;
-    this.worker = options.thread;
-    forwardLines(this.worker.stdout, (line) => options.onLog("info", line));
-    forwardLines(this.worker.stderr, (line) => options.onLog("warn", line));
-    this.worker.on("message", (raw: unknown) => {
+    this.channel = options.channel;
+    forwardLines(this.channel.stdout, (line) => options.onLog("info", line));
+    forwardLines(this.channel.stderr, (line) => options.onLog("warn", line));
+    this.channel.onMessage((raw: unknown) => {
+      if (typeof raw === "string" && isOver(raw, this.messageLimit())) {
+        this.refuseOversize(raw);
+        return;
+      }
       const message = workerMessage(raw);
       // Not from the bootstrap: the plugin itself posted on `parentPort`. Throwing here would end the daemon.
       if (message === undefined) options.onLog("warn", "ignored a message on the worker's port that is not the host's protocol (does the plugin post on parentPort?)");
       else this.receive(message);
     });
-    this.worker.on("error", (error) => {
-      this.lastError = error;
-    });
-    this.worker.on("exit", (code) => this.exited(code));
+    this.channel.onOversize?.((start) => this.refuseOversize(start));
+    this.channel.onExit((exit) => this.exited(exit));
     this.send({ t: "activate", boot: options.boot });
   }
 
@@ -155,7 +181,12 @@ export class PluginWorker {
    * Runs one hook. `eventJson` and `settingsJson` are already JSON, so an event shared by several
    * plugins is serialized once. Never throws: failures come back as outcomes, for the caller to report.
    */
-  call(hook: HookName, eventJson: string, settingsJson: string, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<CallOutcome> {
+  call(
+    hook: HookName,
+    eventJson: string,
+    settingsJson: string,
+    limits: { timeoutMs: number; maxMessageBytes: number; signal?: AbortSignal },
+  ): Promise<CallOutcome> {
     if (!this.alive) return Promise.resolve({ ok: false, kind: "crash", message: "the plugin's worker is not running" });
     if (limits.signal?.aborted) return Promise.resolve({ ok: false, kind: "cancelled", message: "cancelled before the hook ran" });
     const callId = this.nextCallId++;
@@ -169,6 +200,7 @@ export class PluginWorker {
         settled: false,
         services: new AbortController(),
         timers: [],
+        maxBytes: limits.maxMessageBytes,
         settle: (outcome) => {
           if (call.settled) return;
           call.settled = true;
@@ -179,8 +211,30 @@ export class PluginWorker {
       this.calls.set(callId, call);
       limits.signal?.addEventListener("abort", onCancel, { once: true });
       call.timers.push(setTimeout(() => this.timedOut(callId, limits.timeoutMs), limits.timeoutMs));
-      this.worker.postMessage(`{"t":"call","callId":${callId},"hook":${JSON.stringify(hook)},"settings":${settingsJson},"event":${eventJson}}`);
+      this.channel.post(
+        `{"t":"call","callId":${callId},"hook":${JSON.stringify(hook)},"maxBytes":${limits.maxMessageBytes},"settings":${settingsJson},"event":${eventJson}}`,
+      );
     });
+  }
+
+  /** The largest message accepted now: the largest limit of the running calls, else the default. */
+  private messageLimit(): number {
+    let limit = 0;
+    for (const call of this.calls.values()) limit = Math.max(limit, call.maxBytes);
+    return limit === 0 ? this.options.defaultMaxMessageBytes : limit;
+  }
+
+  /**
+   * A message over the limit is never parsed (its size is the problem): the call it belongs to
+   * fails as too-large; a message of no call is dropped. The bootstrap refuses such results
+   * itself, so this is a plugin going around it.
+   */
+  private refuseOversize(raw: string): void {
+    const limit = this.messageLimit();
+    const callId = callIdOf(raw);
+    const message = tooLargeMessage("a message from the plugin", undefined, limit);
+    if (callId !== undefined && this.calls.has(callId)) this.finishCall(callId, { ok: false, kind: "too-large", message });
+    else this.options.onLog("warn", `ignored ${message}`);
   }
 
   private timedOut(callId: number, timeoutMs: number): void {
@@ -235,12 +289,18 @@ export class PluginWorker {
       case "unserializable":
         this.finishCall(message.callId, { ok: false, kind: "invalid-result", message: message.message });
         break;
+      case "too-large":
+        this.finishCall(message.callId, { ok: false, kind: "too-large", message: tooLargeMessage("the hook's result", message.bytes ?? undefined, message.maxBytes) });
+        break;
+      case "out-of-memory":
+        this.finishCall(message.callId, { ok: false, kind: "oom", message: `the plugin ran out of memory: ${message.message}` });
+        break;
       case "request":
         void this.serve(message.requestId, message.callId, message.method, message.params);
         break;
       case "log": {
         const level = PluginLogLevel.safeParse(message.level);
-        this.options.onLog(level.success ? level.data : "info", message.message);
+        this.options.onLog(level.success ? level.data : "info", String(message.message).slice(0, MAX_LOG_CHARS));
         break;
       }
     }
@@ -259,14 +319,17 @@ export class PluginWorker {
         method === "countTokens"
           ? await this.options.services.countTokens(CountTokensParams.parse(params).text, caller)
           : await this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller);
-      this.send({ t: "reply", requestId, value });
+      const reply = JSON.stringify({ t: "reply", requestId, value } satisfies HostToWorker);
+      if (isOver(reply, call.maxBytes)) {
+        this.send({ t: "reply", requestId, error: { name: "RangeError", message: tooLargeMessage(`the answer to ctx.${method}`, utf8ByteLength(reply), call.maxBytes) } });
+      } else if (this.state !== "dead") this.channel.post(reply);
     } catch (error) {
       this.send({ t: "reply", requestId, error: toWireError(error) });
     }
   }
 
   private send(message: HostToWorker): void {
-    if (this.state !== "dead") this.worker.postMessage(JSON.stringify(message));
+    if (this.state !== "dead") this.channel.post(JSON.stringify(message));
   }
 
   private hooksInFlight(): HookName[] {
@@ -281,15 +344,9 @@ export class PluginWorker {
     this.options.onDeath(this, death);
   }
 
-  private exited(code: number): void {
+  private exited(exit: ChannelExit): void {
     if (this.state === "dead") return;
-    const cause = (this.lastError as { code?: string } | undefined)?.code === OUT_OF_MEMORY ? "oom" : "crash";
-    const message =
-      cause === "oom"
-        ? "the plugin ran out of memory (its worker's heap limit) and was terminated"
-        : this.lastError !== undefined
-          ? `the plugin's worker crashed: ${this.lastError.name}: ${this.lastError.message}`
-          : `the plugin's worker exited with code ${code}`;
+    const { cause, message } = exit;
     if (this.onReady !== undefined) {
       this.onReady.reject(new PluginActivationError(message));
       this.onReady = undefined;
@@ -309,7 +366,7 @@ export class PluginWorker {
       call.settle({ ok: false, kind, message });
       this.calls.delete(callId);
     }
-    void this.worker.terminate();
+    void this.channel.terminate();
   }
 
   /**
@@ -329,6 +386,6 @@ export class PluginWorker {
   /** Ends the thread now; running calls resolve as cancelled. */
   async terminate(): Promise<void> {
     if (this.state !== "dead") this.shutDown("cancelled", "the plugin's worker was stopped");
-    await this.worker.terminate();
+    await this.channel.terminate();
   }
 }

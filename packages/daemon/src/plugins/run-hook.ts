@@ -18,8 +18,10 @@ import {
   type Settings,
 } from "@base-context/protocol";
 import type { z } from "zod";
+import { utf8ByteLength } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import type { ManagedPlugin, PluginRef } from "./managed-plugin.js";
+import { tooLargeMessage } from "./plugin-worker.js";
 
 /** Per-call facts a result check needs besides the event. */
 export interface HookCheckContext {
@@ -85,7 +87,11 @@ export async function runHook<H extends HookName>(input: RunHookInput<H>): Promi
   // Serialized once, whatever the number of plugins: sessions can be large.
   const eventJson = JSON.stringify(input.event);
   const settingsJson = JSON.stringify(input.settings);
-  const timeoutMs = input.settings.plugins.hookTimeoutMs;
+  const { hookTimeoutMs: timeoutMs, maxMessageBytes } = input.settings.plugins;
+  const { maxSummaryBytes } = input.settings.limits;
+  // The call message carries both (plus a few bytes of framing): too big for any plugin to receive.
+  const eventBytes = utf8ByteLength(eventJson) + utf8ByteLength(settingsJson);
+  const eventTooLarge = eventBytes > maxMessageBytes ? tooLargeMessage(`the ${hook} event`, eventBytes, maxMessageBytes) : undefined;
   let last: { value: HookTypes[H]["value"]; plugin: PluginRef } | undefined;
 
   for (const plugin of plugins) {
@@ -99,7 +105,12 @@ export async function runHook<H extends HookName>(input: RunHookInput<H>): Promi
       plugin.fail(hook, errorKind, message, version);
     };
 
-    const outcome = await worker.call(hook, eventJson, settingsJson, signal === undefined ? { timeoutMs } : { timeoutMs, signal });
+    if (eventTooLarge !== undefined) {
+      fail("too-large", eventTooLarge);
+      continue;
+    }
+    const limits = { timeoutMs, maxMessageBytes, ...(signal === undefined ? {} : { signal }) };
+    const outcome = await worker.call(hook, eventJson, settingsJson, limits);
     if (!outcome.ok) {
       if (outcome.kind === "cancelled") {
         if (signal?.aborted) throw cancelled(signal);
@@ -112,6 +123,13 @@ export async function runHook<H extends HookName>(input: RunHookInput<H>): Promi
     if (!checked.ok) {
       fail("invalid-result", checked.message);
       continue;
+    }
+    if (checked.verdict.kind === "result") {
+      const summaryBytes = utf8ByteLength((checked.verdict.value as { summary: string }).summary);
+      if (summaryBytes > maxSummaryBytes) {
+        fail("invalid-result", `the summary is ${summaryBytes} bytes, over limits.maxSummaryBytes (${maxSummaryBytes} bytes)`);
+        continue;
+      }
     }
     if (checked.verdict.kind === "cancel") return { kind: "cancel", plugin: ref, errors };
     if (checked.verdict.kind === "result") last = { value: checked.verdict.value, plugin: ref };

@@ -1,5 +1,13 @@
-import { describe, expect, it } from "vitest";
-import { isEditorTempFile } from "./watcher.js";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventually, temporaryDir } from "./test-support.js";
+import { isEditorTempFile, watchPluginRoot, type RootWatch } from "./watcher.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
 
 describe("isEditorTempFile", () => {
   it("recognises the files editors and atomic writers leave beside the one being saved", () => {
@@ -12,5 +20,34 @@ describe("isEditorTempFile", () => {
     for (const name of ["index.ts", "index.js", "plugin.json", "package.json", "tmp.ts", "template.ts", "4913.ts", "notes#1.md", "swap.ts"]) {
       expect(isEditorTempFile(name), name).toBe(false);
     }
+  });
+});
+
+describe("watchPluginRoot", () => {
+  it("reports a second save of the same file made right after the first one was reported", async () => {
+    const home = temporaryDir();
+    cleanups.push(() => home.remove());
+    const root = join(home.dir, "plugins");
+    const file = join(root, "live", "index.js");
+    mkdirSync(join(root, "live"), { recursive: true });
+    writeFileSync(file, "first");
+    let changes = 0;
+    const watch: RootWatch = await watchPluginRoot(root, home.dir, (name) => {
+      if (name === "live") changes++;
+    });
+    cleanups.push(() => watch.close());
+    const save = (text: string) => {
+      writeFileSync(`${file}.tmp`, text);
+      renameSync(`${file}.tmp`, file);
+    };
+
+    save("second");
+    await eventually(() => (changes >= 1 ? true : undefined), 5_000, "the first save to be reported");
+    // Saved again at once: a watcher that drops changes of a path reported a moment ago (chokidar
+    // throttles "change" for 50 ms) would never report this one, and the plugin would stay stale.
+    const reported = changes;
+    save("third");
+    await eventually(() => (changes > reported ? true : undefined), 5_000, "the second save to be reported");
+    expect(changes).toBeGreaterThan(reported);
   });
 });

@@ -24,6 +24,10 @@ const IGNORED_SEGMENTS = new Set(["node_modules", ".git"]);
  */
 const EDITOR_TEMP_FILE = /^\.#|^#.*#$|~$|\.sw[a-px]$|^4913$|\.tmp(?:\.\d+)?$|___jb_(?:tmp|old)___$/;
 
+/** How long a changed file must stay unchanged before it is reported, and how often that is checked. */
+const STABLE_MS = 40;
+const STABLE_POLL_MS = 10;
+
 export function isEditorTempFile(name: string): boolean {
   return EDITOR_TEMP_FILE.test(name);
 }
@@ -45,7 +49,15 @@ export async function watchPluginRoot(root: string, anchor: string, onChange: (n
   };
   // Loaded when the first root is watched (in the background after `initialize`), not at start-up.
   const { watch } = await import("chokidar");
-  const watcher: FSWatcher = watch(anchor, { ignoreInitial: true, ignored });
+  // awaitWriteFinish: chokidar drops a "change" of a path reported less than 50 ms earlier, so a
+  // second save right after a first one (a fix saved just after a broken version was reported)
+  // would never reload. Changes waiting for the file to settle are not throttled but coalesced:
+  // one event once the file has stopped changing for STABLE_MS, after the last save.
+  const watcher: FSWatcher = watch(anchor, {
+    ignoreInitial: true,
+    ignored,
+    awaitWriteFinish: { stabilityThreshold: STABLE_MS, pollInterval: STABLE_POLL_MS },
+  });
   watcher.on("all", (_event, path) => {
     if (!isWithin(root, path)) return;
     onChange(pluginNameOf(root, path));

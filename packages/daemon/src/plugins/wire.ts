@@ -30,7 +30,8 @@ export type ServiceMethod = "complete" | "countTokens";
 
 export type HostToWorker =
   | { t: "activate"; boot: WorkerBoot }
-  | { t: "call"; callId: number; hook: HookName; event: unknown; settings: unknown }
+  /** `maxBytes`: `plugins.maxMessageBytes`, for the result and the requests of this call. */
+  | { t: "call"; callId: number; hook: HookName; maxBytes: number; event: unknown; settings: unknown }
   | { t: "abort"; callId: number; reason: WireError }
   | { t: "reply"; requestId: number; value?: unknown; error?: WireError };
 
@@ -41,6 +42,10 @@ export type WorkerToHost =
   | { t: "throw"; callId: number; error: WireError }
   /** The hook's result could not be turned into JSON (a BigInt, a cycle…). */
   | { t: "unserializable"; callId: number; message: string }
+  /** The result was measured in the worker and is over the call's `maxBytes`: it is not sent. */
+  | { t: "too-large"; callId: number; bytes: number | null; maxBytes: number }
+  /** Building the result (or the hook itself) failed to allocate memory, and the worker lived. */
+  | { t: "out-of-memory"; callId: number; message: string }
   | { t: "request"; requestId: number; callId: number; method: ServiceMethod; params: unknown }
   | { t: "log"; level: PluginLogLevel; message: string };
 

@@ -5,6 +5,7 @@
  * A standby has loaded nothing of any plugin, so each version still gets a fresh module cache.
  */
 import { MessageChannel, Worker, type ResourceLimits } from "node:worker_threads";
+import type { ChannelExit, PluginChannel } from "./channel.js";
 import { serveTranspiler } from "./transpiler.js";
 import { workerScripts } from "./worker/scripts.js";
 
@@ -77,4 +78,35 @@ export class StandbyThreads {
     this.standby = undefined;
     await thread?.terminate();
   }
+}
+
+const OUT_OF_MEMORY = "ERR_WORKER_OUT_OF_MEMORY";
+
+/** A plugin worker thread as a PluginChannel. */
+export function workerChannel(worker: Worker): PluginChannel {
+  let lastError: Error | undefined;
+  worker.on("error", (error) => {
+    lastError = error;
+  });
+  return {
+    stdout: worker.stdout,
+    stderr: worker.stderr,
+    post: (message) => worker.postMessage(message),
+    onMessage: (listener) => worker.on("message", listener),
+    onExit: (listener) =>
+      worker.once("exit", (code) => {
+        const oom = (lastError as { code?: string } | undefined)?.code === OUT_OF_MEMORY;
+        const exit: ChannelExit = oom
+          ? { cause: "oom", message: "the plugin ran out of memory (its worker's heap limit) and was terminated" }
+          : {
+              cause: "crash",
+              message:
+                lastError !== undefined ? `the plugin's worker crashed: ${lastError.name}: ${lastError.message}` : `the plugin's worker exited with code ${code}`,
+            };
+        listener(exit);
+      }),
+    terminate: async () => {
+      await worker.terminate();
+    },
+  };
 }

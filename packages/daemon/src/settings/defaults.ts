@@ -8,11 +8,11 @@ export const DEFAULT_SETTINGS: Settings = {
   tokens: { encoding: "o200k_base", estimator: "exact" },
   // baseURL and model have no default here: the summarizer picks the SDK's URL and its own model.
   summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
-  plugins: { hookTimeoutMs: 30_000, enabled: true, order: [] },
+  plugins: { hookTimeoutMs: 30_000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
   // 64 MiB per JSON-RPC message (header checked before the body is read), 16 MiB per entry:
   // far above any context window's worth of text, low enough that a runaway client cannot
   // exhaust the daemon's memory. docs/guarantees.md, "Protocol and connections".
-  limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024 },
+  limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024 },
 };
 
 export type SectionName = keyof Settings;

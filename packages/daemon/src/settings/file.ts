@@ -28,6 +28,8 @@ export interface LoadedSettingsFile {
 export const PROJECT_FORBIDDEN_KEYS: readonly (readonly [SectionName, string])[] = [
   ["summarizer", "baseURL"],
   ["summarizer", "apiKeyEnv"],
+  // How the user's plugins are confined is the user's choice, not a cloned repository's.
+  ["plugins", "isolation"],
 ];
 
 export function readSettingsFile(path: string, source: FileSource): LoadedSettingsFile {

@@ -57,6 +57,16 @@ describe("TreeService.navigate", () => {
     });
   });
 
+  it("cuts a summarizer's branch summary to limits.maxSummaryBytes before storing it", async () => {
+    const s = await branchedSession(f);
+    f.settings.limits.maxSummaryBytes = 2048;
+    f.summarizer.text = `## Goal\n${"b".repeat(100_000)}`;
+    const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: s.u3.id, summarize: true });
+    const summary = (result.summaryEntry as { summary: string }).summary;
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(2048);
+    expect(summary).toMatch(/## Goal\nb+\n\n\[summary cut at 2048 bytes: limits\.maxSummaryBytes\]$/);
+  });
+
   it("gives plugins the preparation even without a summary, with the session's project and settings", async () => {
     const s = await branchedSession(f);
     hooks.answer = { summary: { summary: "ignored: no summary asked" }, pluginId: "p@1" };

@@ -9,6 +9,7 @@
 import type { TreeDidNavigate, TreeHookEvent, TreeNavigate, TreeNavigateProgress, ValidParamsOf } from "@base-context/protocol";
 import type { z } from "zod";
 import type { SettingsSource } from "../context/service.js";
+import { capSummary } from "../core/index.js";
 import { CancelledError, entryNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
@@ -203,6 +204,6 @@ export class TreeService {
       signal,
       onSummarizing: (count) => progress({ kind: "report", message: `Summarizing ${count} messages with ${summarizer.id}` }),
     });
-    return { summary: written.summary, details: written.details };
+    return { summary: capSummary(written.summary, settings.limits.maxSummaryBytes), details: written.details };
   }
 }

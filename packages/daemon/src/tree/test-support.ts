@@ -22,6 +22,8 @@ export class RecordingSummarizer implements Summarizer {
   private open: (() => void) | undefined;
   /** Runs while a summary is being written (e.g. to move the leaf under it). */
   during: (() => void | Promise<void>) | undefined;
+  /** The summary's text when set (default: a short goal naming the message count). */
+  text: string | undefined;
 
   hold(): void {
     this.gate = new Promise((resolve) => (this.open = resolve));
@@ -40,7 +42,7 @@ export class RecordingSummarizer implements Summarizer {
       await Promise.race([this.gate, aborted]);
     }
     if (request.signal?.aborted) throw new CancelledError();
-    return { text: `## Goal\nExplored the branch (${request.messages.length} messages)`, summarizer: this.id };
+    return { text: this.text ?? `## Goal\nExplored the branch (${request.messages.length} messages)`, summarizer: this.id };
   }
 }
 

@@ -201,7 +201,8 @@ export interface PluginDefinition {
 
 export const PluginSource = z.enum(["global", "project"]);
 export const PluginStatus = z.enum(["active", "error", "disabled", "untrusted"]);
-export const PluginErrorKind = z.enum(["timeout", "crash", "oom", "invalid-result", "exception", "activation"]);
+/** `too-large`: a message across the plugin's boundary (its result, a request, the hook's event) was over `plugins.maxMessageBytes`. */
+export const PluginErrorKind = z.enum(["timeout", "crash", "oom", "invalid-result", "exception", "activation", "too-large"]);
 export type PluginSource = z.infer<typeof PluginSource>;
 export type PluginStatus = z.infer<typeof PluginStatus>;
 export type PluginErrorKind = z.infer<typeof PluginErrorKind>;

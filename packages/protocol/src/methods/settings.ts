@@ -35,6 +35,8 @@ export const SettingsFile = z
         hookTimeoutMs: z.number().int().positive(),
         enabled: z.boolean(),
         order: z.array(z.string()),
+        maxMessageBytes: z.number().int().min(1024),
+        isolation: z.enum(["worker", "process"]),
       })
       .partial()
       .strict(),
@@ -42,6 +44,7 @@ export const SettingsFile = z
       .object({
         maxMessageBytes: z.number().int().min(1024),
         maxEntryBytes: z.number().int().min(1024),
+        maxSummaryBytes: z.number().int().min(1024),
       })
       .partial()
       .strict(),
@@ -63,12 +66,21 @@ export const Settings = z.object({
     timeoutMs: z.number().int(),
     maxRetries: z.number().int(),
   }),
-  plugins: z.object({ hookTimeoutMs: z.number().int(), enabled: z.boolean(), order: z.array(z.string()) }),
+  plugins: z.object({
+    hookTimeoutMs: z.number().int(),
+    enabled: z.boolean(),
+    order: z.array(z.string()),
+    /** Largest message crossing a plugin's worker or process boundary, either way (UTF-8 bytes of its JSON). */
+    maxMessageBytes: z.number().int(),
+    /** "worker": threads of the daemon (contain faults); "process": child processes under Node's permission model. */
+    isolation: z.enum(["worker", "process"]),
+  }),
   /**
-   * Sizes the daemon accepts (bytes): the largest JSON-RPC message and the largest entry. The
-   * daemon applies the global settings' values; a project's settings file does not change them.
+   * Sizes the daemon accepts (bytes): the largest JSON-RPC message, the largest entry and the largest
+   * stored summary (compaction or branch summary, in UTF-8 bytes). The daemon applies the global
+   * settings' values for the message and entry sizes; a project's settings file does not change them.
    */
-  limits: z.object({ maxMessageBytes: z.number().int(), maxEntryBytes: z.number().int() }),
+  limits: z.object({ maxMessageBytes: z.number().int(), maxEntryBytes: z.number().int(), maxSummaryBytes: z.number().int() }),
 });
 
 export const SettingsError = z.object({ source: z.enum(["global", "project"]), path: z.string(), message: z.string() });

@@ -6,10 +6,69 @@
  * TypeScript source or compiled JavaScript.
  */
 import type { HookName, PluginContext, PluginDefinition, PluginLogLevel } from "@base-context/protocol";
+import { Socket } from "node:net";
 import { parentPort } from "node:worker_threads";
 import { toWireError, type HostToWorker, type ServiceMethod, type WorkerBoot, type WorkerToHost } from "../wire.js";
 
-const port = parentPort!;
+/** How the bootstrap talks to the host: the worker's parent port, or file descriptor 3 of a plugin process. */
+interface HostPort {
+  postMessage(message: string): void;
+  on(event: "message", listener: (raw: string) => void): void;
+}
+
+/**
+ * In a plugin process (child-process.ts): one JSON text per line on fd 3, both ways. When the
+ * daemon goes away the socket closes, and so does this process. Signals go to this process only:
+ * `process.kill` is narrowed to its own pid (the permission model does not cover signals; a plugin
+ * determined to signal another process can still reach the raw binding — see docs/plugins.md).
+ */
+function processPort(): HostPort {
+  const socket = new Socket({ fd: 3, readable: true, writable: true });
+  socket.setEncoding("utf8");
+  const listeners: ((raw: string) => void)[] = [];
+  let buffer = "";
+  socket.on("data", (chunk: string) => {
+    buffer += chunk;
+    let newline = buffer.indexOf("\n");
+    while (newline >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      for (const listener of listeners) listener(line);
+      newline = buffer.indexOf("\n");
+    }
+  });
+  const leave = (): never => process.exit(0);
+  socket.on("end", leave);
+  socket.on("close", leave);
+  socket.on("error", leave);
+  const kill = process.kill.bind(process);
+  process.kill = (pid: number, signal?: string | number) => {
+    if (pid !== process.pid) throw Object.assign(new Error("a plugin process may only signal itself"), { code: "ERR_ACCESS_DENIED" });
+    return kill(pid, signal);
+  };
+  return {
+    postMessage: (message) => void socket.write(`${message}\n`),
+    on: (_event, listener) => void listeners.push(listener),
+  };
+}
+
+/**
+ * In a worker thread `process.kill(process.pid)` would signal the whole daemon: a plugin's
+ * careless clean-up must not end every client's session. Refused here (a fault contained; a
+ * plugin set on harm has other ways, which is why "process" isolation exists).
+ */
+function containSignals(): void {
+  const kill = process.kill.bind(process);
+  process.kill = (pid: number, signal?: string | number) => {
+    if ((pid === process.pid || pid === 0 || pid === -process.pid) && signal !== 0) {
+      throw Object.assign(new Error("a plugin may not signal the daemon's process"), { code: "ERR_ACCESS_DENIED" });
+    }
+    return kill(pid, signal);
+  };
+}
+
+const port: HostPort = parentPort ?? processPort();
+if (parentPort !== null) containSignals();
 /** Set by "activate"; every other message comes after it. */
 let boot: WorkerBoot;
 
@@ -49,42 +108,64 @@ const running = new Map<number, AbortController>();
 const pendingRequests = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 let nextRequestId = 1;
 
-function requestHost(callId: number, method: ServiceMethod, params: unknown, signal: AbortSignal): Promise<unknown> {
+/** UTF-8 length of a JSON text (Buffer exists in workers and in child processes alike). */
+const byteLength = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/** Failures to allocate memory that leave the thread alive (typed arrays, Buffers, strings). */
+function isAllocationFailure(error: unknown): boolean {
+  return error instanceof RangeError && /allocation failed|Invalid (?:string|typed array|array buffer) length|out of memory/i.test(error.message);
+}
+
+function requestHost(callId: number, maxBytes: number, method: ServiceMethod, params: unknown, signal: AbortSignal): Promise<unknown> {
   if (signal.aborted) return Promise.reject(signal.reason);
   const requestId = nextRequestId++;
+  const encoded = JSON.stringify({ t: "request", requestId, callId, method, params } satisfies WorkerToHost);
+  const bytes = byteLength(encoded);
+  if (bytes > maxBytes) {
+    return Promise.reject(new RangeError(`ctx.${method}: the request is ${bytes} bytes, over plugins.maxMessageBytes (${maxBytes} bytes)`));
+  }
   return new Promise((resolve, reject) => {
     pendingRequests.set(requestId, { resolve, reject });
-    send({ t: "request", requestId, callId, method, params });
+    port.postMessage(encoded);
   });
 }
 
-function contextFor(callId: number, signal: AbortSignal, settings: unknown): PluginContext {
+function contextFor(callId: number, maxBytes: number, signal: AbortSignal, settings: unknown): PluginContext {
   return {
     signal,
     settings: settings as PluginContext["settings"],
     plugin: { name: boot.name, version: boot.version, dir: boot.dir },
     log: (level: PluginLogLevel, message: string) => send({ t: "log", level, message: String(message) }),
-    countTokens: async (text) => (await requestHost(callId, "countTokens", { text }, signal)) as number,
-    complete: async (request) => (await requestHost(callId, "complete", request, signal)) as Awaited<ReturnType<PluginContext["complete"]>>,
+    countTokens: async (text) => (await requestHost(callId, maxBytes, "countTokens", { text }, signal)) as number,
+    complete: async (request) => (await requestHost(callId, maxBytes, "complete", request, signal)) as Awaited<ReturnType<PluginContext["complete"]>>,
   };
 }
 
-async function runCall(callId: number, hook: HookName, event: unknown, settings: unknown): Promise<void> {
+async function runCall(callId: number, hook: HookName, maxBytes: number, event: unknown, settings: unknown): Promise<void> {
   const controller = new AbortController();
   running.set(callId, controller);
   try {
     const fn = hooks.get(hook);
-    const value = fn === undefined ? undefined : await fn(event, contextFor(callId, controller.signal, settings));
+    const value = fn === undefined ? undefined : await fn(event, contextFor(callId, maxBytes, controller.signal, settings));
     let encoded: string;
     try {
       encoded = JSON.stringify({ t: "return", callId, value: value ?? null } satisfies WorkerToHost);
     } catch (error) {
-      send({ t: "unserializable", callId, message: `the result is not plain JSON: ${(error as Error).message}` });
+      // Longer than a string can be: too large by any limit.
+      if (isAllocationFailure(error)) send({ t: "too-large", callId, bytes: null, maxBytes });
+      else send({ t: "unserializable", callId, message: `the result is not plain JSON: ${(error as Error).message}` });
+      return;
+    }
+    // Measured here, on the plugin's side: an over-size result never reaches the daemon.
+    const bytes = byteLength(encoded);
+    if (bytes > maxBytes) {
+      send({ t: "too-large", callId, bytes, maxBytes });
       return;
     }
     port.postMessage(encoded);
   } catch (error) {
-    send({ t: "throw", callId, error: toWireError(error) });
+    if (isAllocationFailure(error)) send({ t: "out-of-memory", callId, message: `${(error as Error).name}: ${(error as Error).message}` });
+    else send({ t: "throw", callId, error: toWireError(error) });
   } finally {
     running.delete(callId);
   }
@@ -112,7 +193,7 @@ port.on("message", (raw: string) => {
       void activate(message.boot);
       break;
     case "call":
-      void runCall(message.callId, message.hook, message.event, message.settings);
+      void runCall(message.callId, message.hook, message.maxBytes, message.event, message.settings);
       break;
     case "abort":
       running.get(message.callId)?.abort(abortReason(message.reason.name, message.reason.message));

@@ -11,7 +11,8 @@
  * This module is self-contained (builtins only): under the test runner it is loaded as a data:
  * URL, from which relative and bare imports cannot resolve.
  */
-import type { InitializeHook, LoadHook, ResolveHook } from "node:module";
+import { readFile } from "node:fs/promises";
+import { createRequire, type InitializeHook, type LoadHook, type ResolveHook } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { MessagePort } from "node:worker_threads";
 
@@ -22,6 +23,11 @@ export interface LoaderData {
   lentPackages: readonly string[];
   /** To the daemon's transpiler; added by the worker entry (a port cannot be shared between workers). */
   transpiler?: MessagePort;
+  /**
+   * In a plugin process there is no daemon thread to ask: TypeScript is stripped here, with the
+   * daemon's sucrase, required from this module of the daemon.
+   */
+  sucraseFrom?: string;
 }
 
 const SDK_SPECIFIER = "@base-context/plugin-sdk";
@@ -41,7 +47,17 @@ export const initialize: InitializeHook<LoaderData> = (received) => {
   });
 };
 
+type Transform = (code: string, options: Record<string, unknown>) => { code: string };
+let localTransform: Transform | undefined;
+
+async function transpileHere(path: string, from: string): Promise<string> {
+  localTransform ??= (createRequire(from)("sucrase") as { transform: Transform }).transform;
+  // The same options as the daemon's transpiler (../transpiler.ts).
+  return localTransform(await readFile(path, "utf8"), { transforms: ["typescript"], filePath: path, disableESTransforms: true }).code;
+}
+
 function transpile(path: string): Promise<string> {
+  if (data.sucraseFrom !== undefined) return transpileHere(path, data.sucraseFrom);
   const port = data.transpiler;
   if (port === undefined) return Promise.reject(new Error(`cannot load ${path}: no TypeScript transpiler`));
   const id = nextRequest++;

@@ -19,8 +19,12 @@ import type { LoaderData } from "./loader-hooks.js";
 export interface WorkerScripts {
   /** CommonJS source of the worker's entry, for `new Worker(source, { eval: true })`. */
   entrySource: string;
+  /** CommonJS source of a plugin process's entry (`node -e`); its first argument is these scripts as JSON. */
+  processEntrySource: string;
   hooksUrl: string;
   bootstrapUrl: string;
+  /** A module of the daemon that sucrase resolves from (for plugin processes). */
+  sucraseFrom: string;
   loaderData: LoaderData;
 }
 
@@ -30,6 +34,14 @@ const { register } = require("node:module");
 const { workerData } = require("node:worker_threads");
 const { scripts, transpiler } = workerData;
 register(scripts.hooksUrl, { data: { ...scripts.loaderData, transpiler }, transferList: [transpiler] });
+import(scripts.bootstrapUrl);
+`;
+
+/** The same for a plugin process: no daemon thread to ask for TypeScript, sucrase is used in place. */
+const PROCESS_ENTRY_SOURCE = `"use strict";
+const { register } = require("node:module");
+const scripts = JSON.parse(process.argv[1]);
+register(scripts.hooksUrl, { data: { ...scripts.loaderData, sucraseFrom: scripts.sucraseFrom } });
 import(scripts.bootstrapUrl);
 `;
 
@@ -54,8 +66,10 @@ function hooksModuleUrl(): string {
 export function workerScripts(): WorkerScripts {
   cached ??= {
     entrySource: ENTRY_SOURCE,
+    processEntrySource: PROCESS_ENTRY_SOURCE,
     hooksUrl: hooksModuleUrl(),
     bootstrapUrl: moduleUrl("bootstrap").href,
+    sucraseFrom: import.meta.url,
     loaderData: {
       sdkUrl: moduleUrl("sdk-shim").href,
       lendFromUrl: import.meta.url,
