@@ -110,9 +110,15 @@ export class ImportWriter {
     private readonly write: Write,
   ) {}
 
-  /** Creates the (invisible) session; AppError session_exists when the id is taken. */
-  begin(session: NewSession, nowMs: number): ImportTarget {
-    this.write(() => this.sessions.insert({ ...session, importing: true }, nowMs));
+  /**
+   * Creates the (invisible) session; AppError session_exists when the id is taken. `reclaim`
+   * first removes a half-import of that id whose process is gone.
+   */
+  begin(session: NewSession, nowMs: number, reclaim: (id: string) => void): ImportTarget {
+    this.write(() => {
+      reclaim(session.id);
+      this.sessions.insert(session, nowMs);
+    });
     return new ImportTarget(this.writer, this.sessions, session.id, this.write);
   }
 }
