@@ -53,7 +53,7 @@ export class Daemon {
     const global = this.settings.get().settings;
     this.counter = createTokenCounter(global.tokens);
     this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
-    this.sessions = new SessionService(this.store, this.counter);
+    this.sessions = new SessionService(this.store, this.counter, { import: { limits: () => this.settings.get().settings.limits } });
     this.plugins = new DaemonPlugins({ env, settings: this.settings, counter: this.counter, watch: options.watchSettings !== false });
     this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
     this.tree = new TreeService(

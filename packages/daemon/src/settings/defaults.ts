@@ -9,6 +9,9 @@ export const DEFAULT_SETTINGS: Settings = {
   // baseURL and model have no default here: the summarizer picks the SDK's URL and its own model.
   summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
   plugins: { hookTimeoutMs: 30_000, enabled: true, order: [] },
+  // A pi line holds one entry (a big tool result, an image in base64); a real session file can
+  // pass 1 GB. Both bound what an import may read (docs/guarantees.md).
+  limits: { maxImportLineBytes: 64 * 2 ** 20, maxImportFileBytes: 4 * 2 ** 30 },
 };
 
 export type SectionName = keyof Settings;

@@ -297,7 +297,7 @@ export class SessionStore {
     return row && toStoredEntry(row);
   }
 
-  /** Whether the session has the entry (without reading and parsing its JSON). */
+  /** Whether the session (complete or still being imported) has the entry, without reading and parsing its JSON. */
   hasEntry(sessionId: string, entryId: string): boolean {
     return this.writer.exists(sessionId, entryId);
   }

@@ -38,6 +38,16 @@ export const SettingsFile = z
       })
       .partial()
       .strict(),
+    /** Upper bounds on what the daemon accepts (docs/guarantees.md). */
+    limits: z
+      .object({
+        /** Longest line `session/import` reads from a file, in bytes. */
+        maxImportLineBytes: z.number().int().positive(),
+        /** Largest file `session/import` reads, in bytes. */
+        maxImportFileBytes: z.number().int().positive(),
+      })
+      .partial()
+      .strict(),
   })
   .partial()
   .strict();
@@ -57,6 +67,7 @@ export const Settings = z.object({
     maxRetries: z.number().int(),
   }),
   plugins: z.object({ hookTimeoutMs: z.number().int(), enabled: z.boolean(), order: z.array(z.string()) }),
+  limits: z.object({ maxImportLineBytes: z.number().int(), maxImportFileBytes: z.number().int() }),
 });
 
 export const SettingsError = z.object({ source: z.enum(["global", "project"]), path: z.string(), message: z.string() });
