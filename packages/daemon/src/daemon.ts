@@ -7,7 +7,8 @@ import { SessionStore } from "./store/index.js";
 import { createTokenCounter } from "./tokens/index.js";
 import type { TokenCounter } from "./tokens/counter.js";
 import { SettingsManager } from "./settings/index.js";
-import { defaultDatabasePath } from "./paths.js";
+import { baseContextHome, defaultDatabasePath } from "./paths.js";
+import { secureHomeFolder } from "./store/permissions.js";
 import { ContextService } from "./context/service.js";
 import { CompactionService } from "./compaction/service.js";
 import { TurnEndService } from "./compaction/turn-end.js";
@@ -47,6 +48,8 @@ export class Daemon {
   readonly plugins: DaemonPlugins;
   constructor(options: DaemonOptions = {}) {
     const env = options.env ?? process.env;
+    // Conversations, settings and plugins live here: owner-only, created so or tightened.
+    secureHomeFolder(baseContextHome(env));
     this.settings = new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
     // Token counts are stored once per entry, so the tokenizer comes from the global settings:
     // a per-project encoding would make counts of one database incomparable.
