@@ -20,6 +20,7 @@ import { ENTRY_COLUMNS, toSessionRecord, toStoredEntry, type EntryRow, type Sess
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import { Statements } from "./statements.js";
+import { createWriteRunner, type WriteRunner } from "./write-lock.js";
 
 export interface SessionStoreOptions {
   /** Database file; defaults to `defaultDatabasePath()` (its folder is created). */
@@ -88,6 +89,9 @@ const LEAF_COLUMNS = `
   FROM entries e LEFT JOIN entries c ON c.session_id = e.session_id AND c.id = e.compaction_id
   WHERE e.session_id = ? AND e.id = ?`;
 
+/** How long a write waits for another process's transaction before SQLITE_BUSY. */
+const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
 /** Requests are retried within minutes; their stored results are kept for a week. */
 const REQUEST_RESULT_TTL_MS = 7 * 24 * 3600_000;
 /**
@@ -119,21 +123,25 @@ export class SessionStore {
   private readonly appendListeners = new Set<(event: AppendedEntries) => void>();
   /** Compaction jobs (store/jobs.ts). */
   readonly jobs: CompactionJobs;
-  /** Runs a function in a transaction (`.immediate` to write, `.deferred` to read). */
+  /** Runs a function in a (deferred) read transaction. */
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
+  /** Runs a function in an IMMEDIATE write transaction (store/write-lock.ts). */
+  private readonly writeTransaction: WriteRunner;
 
   constructor(options: SessionStoreOptions = {}) {
     this.databasePath = options.path ?? defaultDatabasePath();
     this.ids = options.ids ?? defaultIds;
     this.ownerProbe = options.ownerProbe ?? systemProbe;
     const useWorker = (options.checkpoints ?? "worker") === "worker" && this.databasePath !== ":memory:";
-    this.db = openDatabase(this.databasePath, { busyTimeoutMs: options.busyTimeoutMs, manualCheckpoints: useWorker });
+    const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    this.db = openDatabase(this.databasePath, { busyTimeoutMs, manualCheckpoints: useWorker });
+    this.writeTransaction = createWriteRunner(this.db, busyTimeoutMs);
     this.sql = new Statements(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.sessions = new SessionsTable(this.sql);
     this.writer = new EntryWriter(this.sql, this.ids);
     this.requests = new RequestResults(this.sql);
-    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids);
+    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, this.writeTransaction);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, (work) => this.write(work));
     this.importer = new ImportWriter(this.writer, this.sessions, (work) => this.write(work));
     this.jobs = new CompactionJobs(this.sql, (work) => this.write(work));
@@ -449,7 +457,7 @@ export class SessionStore {
 
   private write<T>(work: () => T): T {
     const before = this.totalChanges();
-    const result = this.transaction.immediate(work) as T;
+    const result = this.writeTransaction(work);
     // A transaction that changed nothing (start-up housekeeping, usually) left nothing to checkpoint.
     if (this.totalChanges() !== before) this.checkpointer?.noteWrite();
     return result;
