@@ -223,8 +223,8 @@ export class SessionStore {
   }
 
   /**
-   * Removes every half-imported session whose importing process is gone (run at start; also on
-   * demand, e.g. by the adversarial tests after a kill). Returns how many were removed.
+   * Removes every half-imported session whose importing process is gone (run when the store
+   * opens; callable at any time). Returns how many were removed.
    */
   reclaimAbandonedImports(): number {
     const now = timeMs(this.ids.now());
@@ -474,8 +474,10 @@ export class SessionStore {
 
   private housekeeping(): void {
     const now = timeMs(this.ids.now());
-    this.write(() => this.requests.prune(now - REQUEST_RESULT_TTL_MS));
-    this.reclaimAbandonedImports();
+    this.write(() => {
+      this.requests.prune(now - REQUEST_RESULT_TTL_MS);
+      this.reclaimAbandonedImports();
+    });
   }
 }
 
