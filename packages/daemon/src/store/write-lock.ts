@@ -4,17 +4,19 @@
  * SQLite's own busy handler (busy_timeout) sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms
  * between attempts: a writer that loses the race a few times sleeps 25–100 ms while the lock it
  * waits for is held for about a millisecond. With four daemons appending, that made the p99 of an
- * append 36–58 ms and the worst over 200 ms. Here `BEGIN IMMEDIATE` is tried without the busy
- * handler and retried after short pauses (from 50 µs, growing to 1 ms, with jitter so that
- * waiters do not retry in step), until the busy timeout has passed. The transaction's work then
+ * append 36–58 ms and the worst up to seconds (a waiter that keeps losing keeps sleeping 100 ms).
+ * Here `BEGIN IMMEDIATE` is tried without the busy handler and retried after short pauses (from
+ * 0.1 ms, doubling up to 4 ms, with jitter so that waiters do not retry in step), until the busy
+ * timeout has passed. Pauses much shorter than 1 ms were tried: on a machine with fewer cores
+ * than writers, waking that often takes CPU from the process holding the lock. The transaction's work then
  * runs with the busy timeout back in place, inside the lock, so nothing else changes.
  *
  * The pause blocks the thread, as SQLite's busy handler did: better-sqlite3 is synchronous.
  */
 import type { Database } from "better-sqlite3";
 
-const FIRST_PAUSE_MS = 0.05;
-const LONGEST_PAUSE_MS = 1;
+const FIRST_PAUSE_MS = 0.1;
+const LONGEST_PAUSE_MS = 4;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** Runs `work` (which may itself be a nested transaction) inside one IMMEDIATE transaction. */
@@ -43,7 +45,7 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRun
           if ((error as { code?: string }).code !== "SQLITE_BUSY" || performance.now() >= deadline) throw error;
         }
         Atomics.wait(sleeper, 0, 0, pause * (0.5 + Math.random()));
-        pause = Math.min(LONGEST_PAUSE_MS, pause * 1.5);
+        pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
       }
     } finally {
       waiting.get();
