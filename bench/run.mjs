@@ -16,6 +16,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const AREAS = [
   { name: "tokens", file: "tokens.mjs", what: "token counting: throughput, start-up, event-loop stalls" },
   { name: "daemon", file: "daemon.mjs", what: "the daemon over stdio: appends, context/build, memory, import" },
+  { name: "contention", file: "contention.mjs", what: "four daemons appending to one database: append latency" },
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },

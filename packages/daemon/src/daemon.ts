@@ -7,7 +7,8 @@ import { SessionStore } from "./store/index.js";
 import { createTokenCounter } from "./tokens/index.js";
 import type { TokenCounter } from "./tokens/counter.js";
 import { SettingsManager } from "./settings/index.js";
-import { defaultDatabasePath } from "./paths.js";
+import { baseContextHome, defaultDatabasePath } from "./paths.js";
+import { secureHomeFolder } from "./store/permissions.js";
 import { ContextService } from "./context/service.js";
 import { CompactionService } from "./compaction/service.js";
 import { TurnEndService } from "./compaction/turn-end.js";
@@ -47,6 +48,8 @@ export class Daemon {
   readonly plugins: DaemonPlugins;
   constructor(options: DaemonOptions = {}) {
     const env = options.env ?? process.env;
+    // Conversations, settings and plugins live here: owner-only, created so or tightened.
+    secureHomeFolder(baseContextHome(env));
     this.settings = new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
     // Token counts are stored once per entry, so the tokenizer comes from the global settings:
     // a per-project encoding would make counts of one database incomparable.
@@ -54,7 +57,10 @@ export class Daemon {
     this.counter = createTokenCounter(global.tokens);
     this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
     // Limits are the global settings' (a project's file cannot raise them).
-    this.sessions = new SessionService(this.store, this.counter, { maxEntryBytes: () => this.settings.get().settings.limits.maxEntryBytes });
+    this.sessions = new SessionService(this.store, this.counter, {
+      maxEntryBytes: () => this.settings.get().settings.limits.maxEntryBytes,
+      import: { limits: () => this.settings.get().settings.limits },
+    });
     this.plugins = new DaemonPlugins({ env, settings: this.settings, counter: this.counter, watch: options.watchSettings !== false });
     this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
     this.tree = new TreeService(

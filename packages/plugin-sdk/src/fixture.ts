@@ -29,7 +29,7 @@ export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settin
     tokens: { encoding: "o200k_base", estimator: "exact" },
     summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
     plugins: { hookTimeoutMs: 30_000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
-    limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024 },
+    limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024, maxImportLineBytes: 64 * 2 ** 20, maxImportFileBytes: 4 * 2 ** 30 },
   };
   const merged = { ...defaults } as Record<keyof Settings, unknown>;
   for (const key of Object.keys(overrides) as (keyof Settings)[]) merged[key] = { ...defaults[key], ...overrides[key] };

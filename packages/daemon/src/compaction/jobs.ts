@@ -3,7 +3,9 @@
  * any more (marked `interrupted` at start).
  */
 import { CompactionResult, type CompactionJob } from "@base-context/protocol";
-import type { JobRecord } from "../store/index.js";
+import { isOwnerAlive, isProcessAlive, systemProbe, type JobRecord, type OwnerProbe } from "../store/index.js";
+
+export { isProcessAlive };
 
 /**
  * Compactions take seconds to minutes (model timeout 120 s by default, plugin hooks 30 s); a job
@@ -11,26 +13,34 @@ import type { JobRecord } from "../store/index.js";
  */
 export const ABANDONED_AFTER_MS = 3600_000;
 
-/** True when the process with this pid exists (on this machine). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+/** How an owner's liveness is probed: a full probe (pid + start identity), or a pid check alone. */
+export type Liveness = OwnerProbe | ((pid: number) => boolean);
+
+/** Whether the process that owns `job` still runs (a reused pid is another process: not the owner). */
+export function isOwnerRunning(job: JobRecord, liveness: Liveness = systemProbe): boolean {
+  const probe = typeof liveness === "function" ? { exists: liveness, startOf: () => null } : liveness;
+  return isOwnerAlive({ pid: job.ownerPid, start: job.ownerStart }, probe);
 }
 
 /**
- * A running job is abandoned when its process is gone, when it is this process's (a daemon that
- * is just starting runs nothing yet), or when it has not moved for ABANDONED_AFTER_MS. Several
- * daemons may share one database: a live daemon's running job is left alone.
+ * At start: a running job is abandoned when its process is gone, when it is this process's (a
+ * daemon that is just starting runs nothing yet), or when it has not moved for ABANDONED_AFTER_MS.
+ * Several daemons may share one database: a live daemon's running job is left alone.
  */
-export function isAbandoned(job: JobRecord, nowMs: number, alive: (pid: number) => boolean = isProcessAlive): boolean {
+export function isAbandoned(job: JobRecord, nowMs: number, liveness: Liveness = systemProbe): boolean {
   if (job.ownerPid === process.pid) return true;
+  return isGoneElsewhere(job, nowMs, liveness);
+}
+
+/**
+ * While running (`compaction/status`): a running job of another process is abandoned when that
+ * process is gone or the job has not moved for ABANDONED_AFTER_MS. This process's own running
+ * jobs are running.
+ */
+export function isGoneElsewhere(job: JobRecord, nowMs: number, liveness: Liveness = systemProbe): boolean {
+  if (job.ownerPid === process.pid) return false;
   if (nowMs - job.updatedMs > ABANDONED_AFTER_MS) return true;
-  return !alive(job.ownerPid);
+  return !isOwnerRunning(job, liveness);
 }
 
 export function toProtocolJob(record: JobRecord): CompactionJob {

@@ -14,7 +14,7 @@ import {
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
-import type { CompactionJobs, JobState, JobUpdate } from "../store/index.js";
+import { currentOwner, type CompactionJobs, type JobState, type JobUpdate } from "../store/index.js";
 
 /**
  * How a run talks back to its caller. The server's RequestContext fits as is; in-process callers
@@ -88,7 +88,8 @@ export class RunReporter {
       reason: this.run.reason,
       state,
       leafId,
-      ownerPid: process.pid,
+      ownerPid: currentOwner().pid,
+      ownerStart: currentOwner().start,
       nowMs: this.deps.now(),
     });
     this.jobId = id;

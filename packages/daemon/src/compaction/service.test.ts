@@ -306,4 +306,21 @@ describe("interrupted jobs", () => {
     expect(h.store.jobs.get("dead")).toMatchObject({ state: "interrupted", error: expect.stringContaining("ended") });
     expect(h.store.jobs.get("live")!.state).toBe("prepared");
   });
+
+  it("reports another daemon's job interrupted in compaction/status once that daemon is gone", () => {
+    const insert = (id: string, ownerPid: number, ownerStart: string | null) =>
+      h.store.jobs.insert({ id, sessionId: h.sessionId, reason: "manual", state: "summarizing", ownerPid, ownerStart, nowMs: Date.now() });
+    insert("gone", 999_999_003, null);
+    insert("reused-pid", 999_999_004, "boot:1");
+    insert("running", 999_999_005, "boot:2");
+    const probe = { exists: (pid: number) => pid !== 999_999_003, startOf: () => "boot:2" };
+    const states = Object.fromEntries(h.service.status({ sessionId: h.sessionId }, probe).jobs.map((job) => [job.id, job.state]));
+    expect(states).toEqual({ gone: "interrupted", "reused-pid": "interrupted", running: "summarizing" });
+    expect(h.store.jobs.get("gone")!.error).toMatch(/ended/);
+  });
+
+  it("leaves this process's running job alone in compaction/status", () => {
+    h.store.jobs.insert({ id: "mine", sessionId: h.sessionId, reason: "manual", state: "summarizing", ownerPid: process.pid, nowMs: Date.now() });
+    expect(h.service.status({ sessionId: h.sessionId }, () => false).jobs[0]!.state).toBe("summarizing");
+  });
 });

@@ -20,7 +20,8 @@ import type { SessionService } from "../sessions/index.js";
 import type { SessionStore } from "../store/index.js";
 import { createSummarizer, type Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
-import { isAbandoned, storedResult, toProtocolJob } from "./jobs.js";
+import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Liveness } from "./jobs.js";
+import { RUNNING_JOB_STATES, type JobRecord } from "../store/index.js";
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
 import { RunReporter, type CompactionRunContext } from "./reporter.js";
 import { SessionLocks } from "./session-locks.js";
@@ -132,22 +133,31 @@ export class CompactionService {
   }
 
   /** `compaction/status`: the latest jobs of a session, or those that carried a requestId. */
-  status(query: JobQuery): { jobs: CompactionJob[] } {
+  status(query: JobQuery, liveness?: Liveness): { jobs: CompactionJob[] } {
     const limit = query.limit ?? DEFAULT_STATUS_LIMIT;
+    let read: () => JobRecord[];
     if (query.requestId !== undefined) {
       if (query.sessionId !== undefined) this.store.requireSession(query.sessionId);
-      return { jobs: this.store.jobs.forRequest(query.requestId, query.sessionId, limit).map(toProtocolJob) };
+      read = () => this.store.jobs.forRequest(query.requestId!, query.sessionId, limit);
+    } else {
+      if (query.sessionId === undefined) return { jobs: [] };
+      this.store.requireSession(query.sessionId);
+      read = () => this.store.jobs.latestForSession(query.sessionId!, limit);
     }
-    if (query.sessionId === undefined) return { jobs: [] };
-    this.store.requireSession(query.sessionId);
-    return { jobs: this.store.jobs.latestForSession(query.sessionId, limit).map(toProtocolJob) };
+    let jobs = read();
+    // A job another daemon was running when it died would otherwise read "summarizing" until
+    // this daemon restarts: its owner is checked now, and the job marked interrupted.
+    const now = this.now();
+    const gone = new Set(jobs.filter((job) => RUNNING_JOB_STATES.includes(job.state) && isGoneElsewhere(job, now, liveness)).map((job) => job.id));
+    if (gone.size > 0 && this.store.jobs.markInterrupted((job) => gone.has(job.id), now) > 0) jobs = read();
+    return { jobs: jobs.map(toProtocolJob) };
   }
 
   /**
    * Marks the jobs a previous daemon left running as `interrupted` (call once at start). Jobs of
    * another live daemon sharing the database are left alone.
    */
-  markInterruptedJobs(alive?: (pid: number) => boolean): number {
+  markInterruptedJobs(alive?: Liveness): number {
     const now = this.now();
     const marked = this.store.jobs.markInterrupted((job) => isAbandoned(job, now, alive), now);
     if (marked > 0) log("warn", `${marked} compaction job(s) were left unfinished by a daemon that ended; marked interrupted`);

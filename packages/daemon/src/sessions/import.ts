@@ -6,11 +6,11 @@
  * count that is still missing computes it then (TokenLedger), so every count a reader gets is exact.
  * The session stays invisible until the last batch; any failure deletes what was written.
  */
-import { AppError } from "../errors.js";
+import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
 import { timeMs, type ImportedEntry, type ImportTarget, type SessionRecord, type SessionStore } from "../store/index.js";
-import { fileLines, stringLines } from "./line-source.js";
+import { fileLines, stringLines, type FileLimits } from "./line-source.js";
 import { PiLineParser } from "./pi-line-parser.js";
 
 export interface ImportSource {
@@ -31,9 +31,16 @@ export interface ImportResult {
   skippedLines: SkippedLine[];
 }
 
+export interface ImportLimits {
+  maxImportLineBytes: number;
+  maxImportFileBytes: number;
+}
+
 export interface ImportOptions {
   /** Entries per write transaction. */
   batchSize?: number;
+  /** The limits on files to import, read at each import (the settings may change). */
+  limits?: () => ImportLimits;
 }
 
 /** A garbage file could have millions of bad lines; the reply lists this many and summarizes the rest. */
@@ -41,6 +48,7 @@ const MAX_REPORTED_SKIPS = 1000;
 
 export class PiImporter {
   private readonly batchSize: number;
+  private readonly limits: (() => ImportLimits) | undefined;
 
   constructor(
     private readonly store: SessionStore,
@@ -48,33 +56,50 @@ export class PiImporter {
     options: ImportOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 1000;
+    this.limits = options.limits;
   }
 
-  async import(source: ImportSource): Promise<ImportResult> {
+  /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
+  async import(source: ImportSource, signal?: AbortSignal): Promise<ImportResult> {
     const parser = new PiLineParser(this.ids);
     const skipped: SkippedLine[] = [];
     let skippedCount = 0;
     let rerooted = 0;
     let firstRerootedLine = 0;
+    /** Rerooted entries, to tell afterwards which parents came later in the file (cycles). */
+    const rerootedEntries: { line: number; id: string; parentId: string }[] = [];
+    /** Lines before the header that were not JSON (pi skips them; the first one explains a refusal). */
+    let firstUnreadable: SkippedLine | undefined;
+    let nonBlankLines = 0;
     let batch: ImportedEntry[] = [];
     let target: ImportTarget | undefined;
     let lineNumber = 0;
 
     const writeBatch = () => {
+      signal?.throwIfAborted();
       const report = target!.insertBatch(batch);
       batch = [];
       for (const skip of report.skipped) addSkip(skip);
-      if (rerooted === 0 && report.rerooted.length > 0) firstRerootedLine = report.rerooted[0]!;
+      if (rerooted === 0 && report.rerooted.length > 0) firstRerootedLine = report.rerooted[0]!.line;
       rerooted += report.rerooted.length;
+      for (const entry of report.rerooted) if (rerootedEntries.length < MAX_REPORTED_SKIPS) rerootedEntries.push(entry);
     };
     const addSkip = (skip: SkippedLine) => {
       if (skippedCount++ < MAX_REPORTED_SKIPS) skipped.push(skip);
     };
 
     try {
-      for await (const text of source.path !== undefined ? fileLines(source.path) : stringLines(source.content ?? "")) {
+      const limits = this.limits?.();
+      const fileLimits: FileLimits | undefined = limits && {
+        maxLineBytes: limits.maxImportLineBytes,
+        maxFileBytes: limits.maxImportFileBytes,
+        signal,
+      };
+      for await (const text of source.path !== undefined ? fileLines(source.path, fileLimits) : stringLines(source.content ?? "")) {
         lineNumber++;
         const parsed = parser.parse(text, lineNumber);
+        if (parsed.kind !== "blank") nonBlankLines++;
+        if (!target && parsed.kind === "skip") firstUnreadable ??= { line: lineNumber, reason: parsed.reason };
         if (parsed.kind === "header") {
           const { header } = parsed;
           const createdAt = header.createdAt ?? this.ids.now();
@@ -94,8 +119,18 @@ export class PiImporter {
           addSkip({ line: lineNumber, reason: parsed.reason });
         }
       }
-      if (!target) throw new AppError("import_failed", "the file is empty: a pi session starts with a header line");
+      if (!target) throw noHeader(nonBlankLines, firstUnreadable);
       if (batch.length > 0) writeBatch();
+      signal?.throwIfAborted();
+      for (const entry of rerootedEntries) {
+        // The parent exists now: it came later in the file, so the entry could not hang under it.
+        if (this.store.hasEntry(target.sessionId, entry.parentId)) {
+          addSkip({
+            line: entry.line,
+            reason: `parent "${entry.parentId}" of entry "${entry.id}" comes later in the file (a parent cycle, or lines out of order): stored as a root`,
+          });
+        }
+      }
       const session = target.finish();
       if (skippedCount > MAX_REPORTED_SKIPS) {
         skipped.push({ line: lineNumber, reason: `${skippedCount - MAX_REPORTED_SKIPS} more skipped lines are not listed` });
@@ -117,8 +152,19 @@ export class PiImporter {
   }
 }
 
-function importFailure(error: unknown, lineNumber: number, path: string | undefined): AppError {
-  if (error instanceof AppError) return error;
+/** Why a file without a header cannot be imported: say what it holds instead. */
+function noHeader(nonBlankLines: number, firstUnreadable: SkippedLine | undefined): AppError {
+  if (nonBlankLines === 0) return new AppError("import_failed", "the file is empty: a pi session starts with a header line");
+  const first = firstUnreadable ? ` (line ${firstUnreadable.line}: ${firstUnreadable.reason})` : "";
+  return new AppError(
+    "import_failed",
+    `not a pi session file: none of its ${nonBlankLines} non-blank lines is a session header ({"type":"session","id":...})${first}`,
+    firstUnreadable ? { line: firstUnreadable.line } : {},
+  );
+}
+
+function importFailure(error: unknown, lineNumber: number, path: string | undefined): Error {
+  if (error instanceof AppError || error instanceof CancelledError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (lineNumber === 0 && path !== undefined) return new AppError("import_failed", `cannot read ${path}: ${message}`, { path });
   return new AppError("import_failed", `import failed near line ${lineNumber}: ${message}`, { line: lineNumber });

@@ -145,8 +145,8 @@ export class SessionService implements SessionsApi {
     return { session: toHeader(record) };
   }
 
-  async import(params: Params<"import">): Result<"import"> {
-    const result = await this.importer.import(params);
+  async import(params: Params<"import">, ctx?: { signal?: AbortSignal }): Result<"import"> {
+    const result = await this.importer.import(params, ctx?.signal);
     this.backfill?.schedule(result.session.id);
     return { session: toHeader(result.session), entryCount: result.entryCount, skippedLines: result.skippedLines };
   }

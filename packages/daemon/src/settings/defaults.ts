@@ -12,7 +12,15 @@ export const DEFAULT_SETTINGS: Settings = {
   // 64 MiB per JSON-RPC message (header checked before the body is read), 16 MiB per entry:
   // far above any context window's worth of text, low enough that a runaway client cannot
   // exhaust the daemon's memory. docs/guarantees.md, "Protocol and connections".
-  limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024 },
+  // A pi line holds one entry (a big tool result, an image in base64); a real session file can
+  // pass 1 GB: the import sizes bound what an import may read (docs/guarantees.md).
+  limits: {
+    maxMessageBytes: 64 * 1024 * 1024,
+    maxEntryBytes: 16 * 1024 * 1024,
+    maxSummaryBytes: 1024 * 1024,
+    maxImportLineBytes: 64 * 2 ** 20,
+    maxImportFileBytes: 4 * 2 ** 30,
+  },
 };
 
 export type SectionName = keyof Settings;

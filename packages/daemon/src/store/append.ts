@@ -4,7 +4,6 @@
  * another daemon process may have appended to the same session a moment ago.
  */
 import type { EntryInput, SessionEntry } from "@base-context/protocol";
-import type { Transaction } from "better-sqlite3";
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { emptyTally, type EntryWriter } from "./entry-writer.js";
@@ -14,6 +13,7 @@ import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from ".
 import type { RequestResults } from "./request-results.js";
 import type { SessionsTable } from "./sessions-table.js";
 import type { Statements } from "./statements.js";
+import type { WriteRunner } from "./write-lock.js";
 
 export interface AppendRequest {
   sessionId: string;
@@ -59,14 +59,12 @@ export class Appender {
     private readonly sessions: SessionsTable,
     private readonly requests: RequestResults,
     private readonly ids: Pick<IdSource, "now">,
-  ) {
-    this.transaction = sql.db.transaction((request: AppendRequest) => this.appendInTransaction(request));
-  }
-
-  private readonly transaction: Transaction<(request: AppendRequest) => AppendOutcome>;
+    /** Runs the append in one IMMEDIATE transaction (store/write-lock.ts). */
+    private readonly write: WriteRunner,
+  ) {}
 
   append(request: AppendRequest): AppendOutcome {
-    return this.transaction.immediate(request);
+    return this.write(() => this.appendInTransaction(request));
   }
 
   private appendInTransaction(request: AppendRequest): AppendOutcome {

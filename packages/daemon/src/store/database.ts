@@ -3,8 +3,8 @@
  * (two editor windows may run two daemons on one file), then the schema migrations.
  */
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { createDatabaseFolder, secureDatabaseFiles, withPrivateUmask } from "./permissions.js";
 import { migrate } from "./schema.js";
 
 export type Db = Database.Database;
@@ -20,11 +20,15 @@ export interface OpenDatabaseOptions {
 }
 
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const onDisk = path !== ":memory:";
+  if (onDisk) createDatabaseFolder(dirname(path));
+  // Created owner-only (the -wal and -shm files take the database file's mode), then checked:
+  // files made by an older version or another umask are tightened (store/permissions.ts).
+  const db = withPrivateUmask(() => new Database(path));
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
-    db.pragma("journal_mode = WAL");
+    withPrivateUmask(() => db.pragma("journal_mode = WAL"));
+    if (onDisk) secureDatabaseFiles(path);
     // In WAL mode NORMAL loses at most the last commits on power loss, never consistency.
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");

@@ -22,7 +22,7 @@ export interface ImportedEntry {
 export interface ImportBatchReport {
   skipped: { line: number; reason: string }[];
   /** Lines whose parent was not an earlier entry: stored as roots (parentId null), as pi shows them. */
-  rerooted: number[];
+  rerooted: { line: number; id: string; parentId: string }[];
 }
 
 /** Runs a write in one IMMEDIATE transaction (the store's: it also keeps WAL checkpoints in step). */
@@ -81,9 +81,9 @@ export class ImportTarget {
       if (entry.parentId !== null) {
         parent = this.parentColumns(entry.parentId);
         if (!parent) {
+          report.rerooted.push({ line, id: entry.id, parentId: entry.parentId });
           entry = { ...entry, parentId: null };
           json = undefined;
-          report.rerooted.push(line);
         }
       }
       const firstKeptDepth =
@@ -110,9 +110,15 @@ export class ImportWriter {
     private readonly write: Write,
   ) {}
 
-  /** Creates the (invisible) session; AppError session_exists when the id is taken. */
-  begin(session: NewSession, nowMs: number): ImportTarget {
-    this.write(() => this.sessions.insert({ ...session, importing: true }, nowMs));
+  /**
+   * Creates the (invisible) session; AppError session_exists when the id is taken. `reclaim`
+   * first removes a half-import of that id whose process is gone.
+   */
+  begin(session: NewSession, nowMs: number, reclaim: (id: string) => void): ImportTarget {
+    this.write(() => {
+      reclaim(session.id);
+      this.sessions.insert(session, nowMs);
+    });
     return new ImportTarget(this.writer, this.sessions, session.id, this.write);
   }
 }

@@ -21,6 +21,8 @@ export interface NewJob {
   state: JobState;
   leafId?: string | undefined;
   ownerPid: number;
+  /** The owner's start identity (store/owner.ts); null or absent when unknown. */
+  ownerStart?: string | null | undefined;
   nowMs: number;
 }
 
@@ -43,6 +45,7 @@ export interface JobRecord {
   state: JobState;
   leafId?: string;
   ownerPid: number;
+  ownerStart: string | null;
   createdMs: number;
   updatedMs: number;
   endedMs?: number;
@@ -60,6 +63,7 @@ interface JobRow {
   state: JobState;
   leaf_id: string | null;
   owner_pid: number;
+  owner_start: string | null;
   created_ms: number;
   updated_ms: number;
   ended_ms: number | null;
@@ -70,10 +74,10 @@ interface JobRow {
 }
 
 const COLUMNS =
-  "id, session_id, request_id, reason, state, leaf_id, owner_pid, created_ms, updated_ms, ended_ms, summarizer, error, entry_id, result";
+  "id, session_id, request_id, reason, state, leaf_id, owner_pid, owner_start, created_ms, updated_ms, ended_ms, summarizer, error, entry_id, result";
 const INSERT = `
-  INSERT INTO compaction_jobs (id, session_id, request_id, reason, state, leaf_id, owner_pid, created_ms, updated_ms, ended_ms)
-  VALUES (@id, @sessionId, @requestId, @reason, @state, @leafId, @ownerPid, @nowMs, @nowMs, @endedMs)`;
+  INSERT INTO compaction_jobs (id, session_id, request_id, reason, state, leaf_id, owner_pid, owner_start, created_ms, updated_ms, ended_ms)
+  VALUES (@id, @sessionId, @requestId, @reason, @state, @leafId, @ownerPid, @ownerStart, @nowMs, @nowMs, @endedMs)`;
 const UPDATE = `
   UPDATE compaction_jobs SET
     state = @state, updated_ms = @nowMs, ended_ms = @endedMs,
@@ -111,6 +115,7 @@ export class CompactionJobs {
         ...job,
         requestId: job.requestId ?? null,
         leafId: job.leafId ?? null,
+        ownerStart: job.ownerStart ?? null,
         endedMs: isFinal(job.state) ? job.nowMs : null,
       }),
     );
@@ -179,6 +184,7 @@ function toRecord(row: JobRow): JobRecord {
     reason: row.reason,
     state: row.state,
     ownerPid: row.owner_pid,
+    ownerStart: row.owner_start,
     createdMs: row.created_ms,
     updatedMs: row.updated_ms,
   };

@@ -17,6 +17,8 @@ export interface SessionRow {
   entry_count: number;
   first_message: string | null;
   import_started_ms: number | null;
+  import_owner_pid: number | null;
+  import_owner_start: string | null;
 }
 
 /** An entry with what the store keeps beside it. */
@@ -81,4 +83,4 @@ export function toStoredEntry(row: EntryRow): StoredEntry {
 
 export const ENTRY_COLUMNS = "seq, id, parent_id, depth, tokens, json";
 export const SESSION_COLUMNS =
-  "id, cwd, created_at, modified_ms, parent_session, name, header_extra, leaf_id, entry_count, first_message, import_started_ms";
+  "id, cwd, created_at, modified_ms, parent_session, name, header_extra, leaf_id, entry_count, first_message, import_started_ms, import_owner_pid, import_owner_start";

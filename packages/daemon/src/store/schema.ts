@@ -118,6 +118,19 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    description: "owner identity of imports and compaction jobs",
+    up(db) {
+      db.exec(`
+        -- The process running an import (pid and start identity, store/owner.ts): an import whose
+        -- owner is gone is removed at once instead of blocking its session id for an hour.
+        ALTER TABLE sessions ADD COLUMN import_owner_pid INTEGER;
+        ALTER TABLE sessions ADD COLUMN import_owner_start TEXT;
+        -- A job's owner start identity, so a reused pid is not taken for the job's daemon.
+        ALTER TABLE compaction_jobs ADD COLUMN owner_start TEXT;
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = migrations.length;

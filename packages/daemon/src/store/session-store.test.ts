@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../errors.js";
 import { sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import type { OwnerProbe } from "./owner.js";
 import { SessionStore } from "./session-store.js";
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
@@ -158,6 +159,48 @@ describe("SessionStore", () => {
       expect(store.sessionsWithUncountedEntries()).toEqual([]);
       target.finish();
       expect(store.sessionsWithUncountedEntries()).toEqual(["importing"]);
+    });
+  });
+
+  describe("imports left by a process that is gone", () => {
+    const half = () => {
+      const target = store.beginImport({ id: "half", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      target.insertBatch([{ line: 2, entry: { type: "session_info", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" }, tokens: null }]);
+    };
+    const reopen = (probe: OwnerProbe) =>
+      new SessionStore({ path: join(folder.path, "store.db"), ids: sequentialIds(), checkpoints: "sqlite", ownerProbe: probe });
+    const newSession = { id: "half", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 };
+
+    it("keeps a live importer's session id taken", () => {
+      half();
+      expect(appError(() => store.createSession(newSession)).code).toBe("session_exists");
+      expect(store.reclaimAbandonedImports()).toBe(0);
+    });
+
+    it("removes them when a store opens (the importer's pid is gone)", async () => {
+      half();
+      const other = reopen({ exists: () => false, startOf: () => null });
+      try {
+        expect(other.getSession("half")).toBeUndefined();
+        expect(other.createSession(newSession).id).toBe("half");
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("removes them on demand, when the id is asked for again (the pid now belongs to another process)", async () => {
+      const other = reopen({ exists: () => true, startOf: () => "another-process:1" });
+      try {
+        half();
+        // Created by `store` after `other` opened: found when the id is taken again, not at start.
+        expect(other.createSession(newSession).id).toBe("half");
+        expect(other.path("half")).toEqual([]);
+        // session/import's path: the id of a half-import is taken over the same way.
+        store.beginImport({ ...newSession, id: "again" });
+        expect(other.beginImport({ ...newSession, id: "again" }).sessionId).toBe("again");
+      } finally {
+        await other.close();
+      }
     });
   });
 

@@ -14,11 +14,13 @@ import { EntryWriter } from "./entry-writer.js";
 import { Forker } from "./fork.js";
 import { CompactionJobs } from "./jobs.js";
 import { ImportWriter, type ImportTarget } from "./import-writer.js";
+import { currentOwner, isOwnerAlive, systemProbe, type OwnerProbe } from "./owner.js";
 import { pathRows } from "./paths.js";
-import { ENTRY_COLUMNS, toSessionRecord, toStoredEntry, type EntryRow, type SessionRecord, type StoredEntry } from "./records.js";
+import { ENTRY_COLUMNS, toSessionRecord, toStoredEntry, type EntryRow, type SessionRecord, type SessionRow, type StoredEntry } from "./records.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import { Statements } from "./statements.js";
+import { createWriteRunner, type WriteRunner } from "./write-lock.js";
 
 export interface SessionStoreOptions {
   /** Database file; defaults to `defaultDatabasePath()` (its folder is created). */
@@ -27,6 +29,8 @@ export interface SessionStoreOptions {
   /** "worker" (default): PASSIVE checkpoints in a worker thread; "sqlite": SQLite's automatic ones. */
   checkpoints?: "worker" | "sqlite";
   busyTimeoutMs?: number;
+  /** How the owners of imports are checked for liveness (tests replace it). */
+  ownerProbe?: OwnerProbe;
 }
 
 /** What a context is built from: the path suffix that matters, with stored token counts. */
@@ -85,9 +89,15 @@ const LEAF_COLUMNS = `
   FROM entries e LEFT JOIN entries c ON c.session_id = e.session_id AND c.id = e.compaction_id
   WHERE e.session_id = ? AND e.id = ?`;
 
+/** How long a write waits for another process's transaction before SQLITE_BUSY. */
+const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
 /** Requests are retried within minutes; their stored results are kept for a week. */
 const REQUEST_RESULT_TTL_MS = 7 * 24 * 3600_000;
-/** An import runs for seconds; one still flagged after an hour belongs to a daemon that died. */
+/**
+ * An import with no recorded owner (written by an older daemon) still flagged after an hour
+ * belongs to a daemon that died. Imports with an owner are reclaimed as soon as it is gone.
+ */
 const STALE_IMPORT_MS = 3600_000;
 
 /** Entries an append wrote, and the session's leaf after it (what `entry/didAppend` reports). */
@@ -109,23 +119,29 @@ export class SessionStore {
   private readonly importer: ImportWriter;
   private readonly checkpointer: WalCheckpointer | undefined;
   private readonly ids: IdSource;
+  private readonly ownerProbe: OwnerProbe;
   private readonly appendListeners = new Set<(event: AppendedEntries) => void>();
   /** Compaction jobs (store/jobs.ts). */
   readonly jobs: CompactionJobs;
-  /** Runs a function in a transaction (`.immediate` to write, `.deferred` to read). */
+  /** Runs a function in a (deferred) read transaction. */
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
+  /** Runs a function in an IMMEDIATE write transaction (store/write-lock.ts). */
+  private readonly writeTransaction: WriteRunner;
 
   constructor(options: SessionStoreOptions = {}) {
     this.databasePath = options.path ?? defaultDatabasePath();
     this.ids = options.ids ?? defaultIds;
+    this.ownerProbe = options.ownerProbe ?? systemProbe;
     const useWorker = (options.checkpoints ?? "worker") === "worker" && this.databasePath !== ":memory:";
-    this.db = openDatabase(this.databasePath, { busyTimeoutMs: options.busyTimeoutMs, manualCheckpoints: useWorker });
+    const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    this.db = openDatabase(this.databasePath, { busyTimeoutMs, manualCheckpoints: useWorker });
+    this.writeTransaction = createWriteRunner(this.db, busyTimeoutMs);
     this.sql = new Statements(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.sessions = new SessionsTable(this.sql);
     this.writer = new EntryWriter(this.sql, this.ids);
     this.requests = new RequestResults(this.sql);
-    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids);
+    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, this.writeTransaction);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, (work) => this.write(work));
     this.importer = new ImportWriter(this.writer, this.sessions, (work) => this.write(work));
     this.jobs = new CompactionJobs(this.sql, (work) => this.write(work));
@@ -145,6 +161,7 @@ export class SessionStore {
 
   createSession(session: NewSession): SessionRecord {
     return this.write(() => {
+      this.reclaimImport(session.id);
       this.sessions.insert(session, session.modifiedMs);
       return toSessionRecord(this.sessions.require(session.id));
     });
@@ -202,7 +219,35 @@ export class SessionStore {
 
   /** Starts an import; the session is invisible until `finish()` on the returned target. */
   beginImport(session: NewSession): ImportTarget {
-    return this.importer.begin(session, timeMs(this.ids.now()));
+    return this.importer.begin({ ...session, importing: currentOwner() }, timeMs(this.ids.now()), (id) => this.reclaimImport(id));
+  }
+
+  /**
+   * Removes every half-imported session whose importing process is gone (run when the store
+   * opens; callable at any time). Returns how many were removed.
+   */
+  reclaimAbandonedImports(): number {
+    const now = timeMs(this.ids.now());
+    return this.write(() => {
+      let removed = 0;
+      for (const row of this.sessions.importing()) if (this.isAbandonedImport(row, now) && this.sessions.delete(row.id)) removed++;
+      if (removed > 0) log("warn", `removed ${removed} half-imported session(s) left by a process that ended`);
+      return removed;
+    });
+  }
+
+  /** Inside a write: removes the session `id` if it is a half-import whose process is gone. */
+  private reclaimImport(id: string): void {
+    const row = this.sessions.row(id);
+    if (row && row.import_started_ms !== null && this.isAbandonedImport(row, timeMs(this.ids.now()))) {
+      log("warn", `session "${id}" was half-imported by process ${row.import_owner_pid ?? "(unknown)"}, which is gone: removed`);
+      this.sessions.delete(id);
+    }
+  }
+
+  private isAbandonedImport(row: SessionRow, nowMs: number): boolean {
+    if (row.import_owner_pid === null) return row.import_started_ms! < nowMs - STALE_IMPORT_MS;
+    return !isOwnerAlive({ pid: row.import_owner_pid, start: row.import_owner_start }, this.ownerProbe);
   }
 
   // ---- entries -------------------------------------------------------------------------------
@@ -260,7 +305,7 @@ export class SessionStore {
     return row && toStoredEntry(row);
   }
 
-  /** Whether the session has the entry (without reading and parsing its JSON). */
+  /** Whether the session (complete or still being imported) has the entry, without reading and parsing its JSON. */
   hasEntry(sessionId: string, entryId: string): boolean {
     return this.writer.exists(sessionId, entryId);
   }
@@ -412,7 +457,7 @@ export class SessionStore {
 
   private write<T>(work: () => T): T {
     const before = this.totalChanges();
-    const result = this.transaction.immediate(work) as T;
+    const result = this.writeTransaction(work);
     // A transaction that changed nothing (start-up housekeeping, usually) left nothing to checkpoint.
     if (this.totalChanges() !== before) this.checkpointer?.noteWrite();
     return result;
@@ -431,7 +476,7 @@ export class SessionStore {
     const now = timeMs(this.ids.now());
     this.write(() => {
       this.requests.prune(now - REQUEST_RESULT_TTL_MS);
-      this.sessions.deleteStaleImports(now - STALE_IMPORT_MS);
+      this.reclaimAbandonedImports();
     });
   }
 }

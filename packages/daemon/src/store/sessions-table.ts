@@ -3,6 +3,7 @@
  */
 import { AppError, sessionNotFound } from "../errors.js";
 import { SESSION_COLUMNS, toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
+import type { ProcessOwner } from "./owner.js";
 import type { Statements } from "./statements.js";
 
 export interface NewSession {
@@ -13,8 +14,8 @@ export interface NewSession {
   /** Extra header fields, in order; a `name` here is the session's initial display name. */
   headerExtra?: Record<string, unknown>;
   modifiedMs: number;
-  /** Set for a session being imported: it stays invisible until `finishImport`. */
-  importing?: boolean;
+  /** Set for a session being imported (by this process): it stays invisible until `finishImport`. */
+  importing?: ProcessOwner;
 }
 
 export interface ListQuery {
@@ -28,12 +29,12 @@ export interface ListQuery {
 
 const SELECT_SESSION = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`;
 const INSERT_SESSION = `
-  INSERT INTO sessions (id, cwd, created_at, modified_ms, parent_session, name, header_extra, import_started_ms)
-  VALUES (@id, @cwd, @createdAt, @modifiedMs, @parentSession, @name, @headerExtra, @importStartedMs)`;
+  INSERT INTO sessions (id, cwd, created_at, modified_ms, parent_session, name, header_extra, import_started_ms, import_owner_pid, import_owner_start)
+  VALUES (@id, @cwd, @createdAt, @modifiedMs, @parentSession, @name, @headerExtra, @importStartedMs, @ownerPid, @ownerStart)`;
 const DELETE_SESSION = "DELETE FROM sessions WHERE id = ?";
 const SET_LEAF = "UPDATE sessions SET leaf_id = ? WHERE id = ?";
-const FINISH_IMPORT = "UPDATE sessions SET import_started_ms = NULL WHERE id = ?";
-const DELETE_STALE_IMPORTS = "DELETE FROM sessions WHERE import_started_ms IS NOT NULL AND import_started_ms < ?";
+const FINISH_IMPORT = "UPDATE sessions SET import_started_ms = NULL, import_owner_pid = NULL, import_owner_start = NULL WHERE id = ?";
+const IMPORTING = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE import_started_ms IS NOT NULL`;
 
 export class SessionsTable {
   constructor(private readonly sql: Statements) {}
@@ -68,6 +69,8 @@ export class SessionsTable {
       name: typeof extra.name === "string" && extra.name.length > 0 ? extra.name : null,
       headerExtra: JSON.stringify(extra),
       importStartedMs: session.importing ? nowMs : null,
+      ownerPid: session.importing?.pid ?? null,
+      ownerStart: session.importing?.start ?? null,
     });
   }
 
@@ -105,9 +108,9 @@ export class SessionsTable {
     this.sql.get(FINISH_IMPORT).run(id);
   }
 
-  /** Removes sessions whose import started before `olderThanMs` and never finished (a crashed daemon). */
-  deleteStaleImports(olderThanMs: number): number {
-    return this.sql.get(DELETE_STALE_IMPORTS).run(olderThanMs).changes;
+  /** Rows of sessions being imported (or left half-imported by a process that died). */
+  importing(): SessionRow[] {
+    return this.sql.get<SessionRow>(IMPORTING).all();
   }
 }
 

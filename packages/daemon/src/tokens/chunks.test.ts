@@ -13,7 +13,8 @@ const texts: Record<string, string> = {
   tricky: "};\n// comment\n/* block */\n\n\n  indented\r\n\r\nword\n=====\n-----\n漢字\n😀\n'quote\n".repeat(400),
   oneLineJson: JSON.stringify(Array.from({ length: 800 }, (_, i) => ({ id: `a${i}b`, name: "Zoë's item", tags: ["x-1", "y/2"] }))),
   oneLineMinified: "function a(b,c){return b.map(function(d){return d*c}).filter(Boolean)}var e=a([1,2,3],4);".repeat(600),
-  oneLineBase64: CORPUS.base64!.repeat(500),
+  // Base64 in stretches shorter than LONG_STRETCH_MIN_CHARS (longer ones are never split).
+  base64Words: `${CORPUS.base64!.repeat(15)} `.repeat(40),
   contractionsAndMarks: "don't DON'T we'll I'M café e\u0301te\u0301 naïve l'été ".repeat(800),
 };
 
@@ -52,6 +53,16 @@ describe("splitAtPieceBoundaries", () => {
   it("keeps a long run of one character whole", () => {
     const run = "=".repeat(40_000);
     expect(splitAtPieceBoundaries(run, 1000)).toEqual([run]);
+  });
+
+  it("never splits inside a long whitespace-free stretch, and splits right after one", () => {
+    const stretch = CORPUS.base64!.repeat(500);
+    const text = `${stretch} and more words after it ${"word ".repeat(400)}`;
+    const chunks = splitAtPieceBoundaries(text, 1000);
+    // The first split after the stretch is the next letter boundary (after " and").
+    expect(chunks[0]).toBe(`${stretch} and`);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.join("")).toBe(text);
   });
 
   it("prefers a line start near the target to a letter boundary", () => {

@@ -12,11 +12,15 @@
  *   letter piece can only go on with letters, marks, or a contraction (`'s`, `'ll`, …).
  * tokens/chunks.test.ts checks the sums on both encodings.
  *
- * A text with no such place (a long run of one character) stays one chunk.
+ * A text with no such place (a long run of one character) stays one chunk. Nor is a text split
+ * inside a long whitespace-free stretch (LONG_STRETCH_MIN_CHARS): the counter estimates such a
+ * stretch as a whole (exact-count.ts), so a chunk must hold all of it for the sums to agree.
  *
  * Searching is done window by window, so a caller can split a 10 MB text in slices of bounded
  * work and let the event loop run in between (create-counter.ts does).
  */
+
+import { LONG_STRETCH_MIN_CHARS } from "./encodings.js";
 
 const CONTINUES_AFTER_LINE_BREAK = /[\s/]/;
 const LETTER_THEN_OTHER = /\p{L}(?=[^\p{L}\p{M}'])/u;
@@ -38,7 +42,16 @@ export function* safeSplits(text: string, targetChars: number): Generator<number
     // Line starts are preferred; letter boundaries serve text without line breaks nearby, such
     // as minified code or a base64 blob.
     let split = lineStart !== NONE && lineStart <= windowEnd ? lineStart : NONE;
-    if (split === NONE) split = letterEndWithin(text, from, windowEnd);
+    if (split === NONE) {
+      split = letterEndWithin(text, from, windowEnd);
+      const stretchEnd = split === NONE ? NONE : endOfLongStretch(text, split);
+      if (stretchEnd !== NONE) {
+        // Inside a stretch the counter estimates whole: search again after it.
+        yield null;
+        from = stretchEnd;
+        continue;
+      }
+    }
     if (split === NONE) {
       yield null;
       from = windowEnd;
@@ -71,6 +84,24 @@ function nextLineStart(text: string, from: number): number {
     lineBreak = text.indexOf("\n", split);
   }
   return NONE;
+}
+
+const SPACE = /\s/;
+const NEXT_SPACE = /\s/g;
+
+/**
+ * When `split` lies strictly inside a whitespace-free stretch of LONG_STRETCH_MIN_CHARS or more,
+ * the end of that stretch; else NONE. (Line-start splits are never inside one: a line break is
+ * whitespace.)
+ */
+function endOfLongStretch(text: string, split: number): number {
+  if (split >= text.length || SPACE.test(text[split]!)) return NONE;
+  let start = split;
+  while (start > 0 && split - start < LONG_STRETCH_MIN_CHARS && !SPACE.test(text[start - 1]!)) start--;
+  NEXT_SPACE.lastIndex = split;
+  const space = NEXT_SPACE.exec(text);
+  const end = space ? space.index : text.length;
+  return end - start >= LONG_STRETCH_MIN_CHARS ? end : NONE;
 }
 
 /** The first split after a letter in [from, end), or NONE; looks at no character from `end` on. */

@@ -18,6 +18,13 @@ import { mergeLongPiece } from "./long-piece-merge.js";
  */
 export const LONG_PIECE_MIN_CHARS = 128;
 
+/**
+ * Stretches of this many characters that are all whitespace or all non-whitespace are estimated
+ * from samples instead of counted (exact-count.ts). Ordinary text has none: a word, a URL or a
+ * line of code is far shorter, and even minified code has spaces. chunks.ts never splits inside one.
+ */
+export const LONG_STRETCH_MIN_CHARS = 2048;
+
 const ENTRY_POINTS: Record<Encoding, string> = {
   o200k_base: "gpt-tokenizer/encoding/o200k_base",
   cl100k_base: "gpt-tokenizer/encoding/cl100k_base",
@@ -36,7 +43,7 @@ export function loadExactCount(encoding: Encoding): CountExact {
   let count = loaded.get(encoding);
   if (!count) {
     const module = requireFromHere(ENTRY_POINTS[encoding]) as { default: EncodingApi };
-    count = createExactCount(module.default, mergeLongPiece, LONG_PIECE_MIN_CHARS);
+    count = createExactCount(module.default, mergeLongPiece, LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS);
     loaded.set(encoding, count);
   }
   return count;

@@ -14,7 +14,7 @@
  * one count per text, or the error that stopped it.
  */
 import type { Encoding } from "./counter.js";
-import { encodingModulePath, LONG_PIECE_MIN_CHARS } from "./encodings.js";
+import { encodingModulePath, LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS } from "./encodings.js";
 import { createExactCount } from "./exact-count.js";
 import { mergeLongPiece } from "./long-piece-merge.js";
 
@@ -38,7 +38,7 @@ const { parentPort } = require("node:worker_threads");
 const mergeLongPiece = ${mergeLongPiece.toString()};
 const createExactCount = ${createExactCount.toString()};
 const loadStarted = performance.now();
-const count = createExactCount(require(${JSON.stringify(encodingModulePath(encoding))}).default, mergeLongPiece, ${LONG_PIECE_MIN_CHARS});
+const count = createExactCount(require(${JSON.stringify(encodingModulePath(encoding))}).default, mergeLongPiece, ${LONG_PIECE_MIN_CHARS}, ${LONG_STRETCH_MIN_CHARS});
 parentPort.postMessage({ loadMs: performance.now() - loadStarted });
 parentPort.on("message", ({ id, texts }) => {
   let reply;

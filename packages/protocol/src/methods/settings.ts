@@ -40,11 +40,16 @@ export const SettingsFile = z
       })
       .partial()
       .strict(),
+    /** Upper bounds on what the daemon accepts (docs/guarantees.md). */
     limits: z
       .object({
         maxMessageBytes: z.number().int().min(1024),
         maxEntryBytes: z.number().int().min(1024),
         maxSummaryBytes: z.number().int().min(1024),
+        /** Longest line `session/import` reads from a file, in bytes. */
+        maxImportLineBytes: z.number().int().positive(),
+        /** Largest file `session/import` reads, in bytes. */
+        maxImportFileBytes: z.number().int().positive(),
       })
       .partial()
       .strict(),
@@ -76,11 +81,18 @@ export const Settings = z.object({
     isolation: z.enum(["worker", "process"]),
   }),
   /**
-   * Sizes the daemon accepts (bytes): the largest JSON-RPC message, the largest entry and the largest
-   * stored summary (compaction or branch summary, in UTF-8 bytes). The daemon applies the global
-   * settings' values for the message and entry sizes; a project's settings file does not change them.
+   * Sizes the daemon accepts (bytes): the largest JSON-RPC message, the largest entry, the largest
+   * stored summary (compaction or branch summary, in UTF-8 bytes), and the longest line and largest
+   * file an import reads. The daemon applies the global settings' values for the message, entry and
+   * import sizes; a project's settings file does not change them.
    */
-  limits: z.object({ maxMessageBytes: z.number().int(), maxEntryBytes: z.number().int(), maxSummaryBytes: z.number().int() }),
+  limits: z.object({
+    maxMessageBytes: z.number().int(),
+    maxEntryBytes: z.number().int(),
+    maxSummaryBytes: z.number().int(),
+    maxImportLineBytes: z.number().int(),
+    maxImportFileBytes: z.number().int(),
+  }),
 });
 
 export const SettingsError = z.object({ source: z.enum(["global", "project"]), path: z.string(), message: z.string() });

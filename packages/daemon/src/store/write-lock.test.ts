@@ -1,0 +1,83 @@
+/**
+ * The write runner: it waits for another connection's write lock by polling (SQLite's busy
+ * handler would sleep up to 100 ms at a time), gives up with SQLITE_BUSY after the busy timeout,
+ * leaves the busy timeout as it was, and nests as a savepoint. Latency under contention is a
+ * benchmark (bench/contention.mjs), not a test.
+ */
+import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { createWriteRunner } from "./write-lock.js";
+
+/** A worker thread that takes the write lock on `path`, says so, and commits after `holdMs`. */
+function holdLock(path: string, holdMs: number): Promise<Worker> {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require("node:worker_threads");
+     const Database = require(workerData.module);
+     const db = new Database(workerData.path);
+     db.exec("BEGIN IMMEDIATE; INSERT INTO t VALUES ('held')");
+     parentPort.postMessage("locked");
+     setTimeout(() => { db.exec("COMMIT"); db.close(); parentPort.postMessage("released"); }, workerData.holdMs);`,
+    { eval: true, workerData: { module: createRequire(import.meta.url).resolve("better-sqlite3"), path, holdMs } },
+  );
+  return new Promise((resolve) => worker.once("message", () => resolve(worker)));
+}
+
+describe("createWriteRunner", () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let db: Database.Database;
+  let path: string;
+  beforeEach(() => {
+    folder = temporaryFolder();
+    path = join(folder.path, "lock.db");
+    db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    db.exec("CREATE TABLE t (v TEXT)");
+  });
+  afterEach(() => {
+    db.close();
+    folder.cleanup();
+  });
+
+  it("waits for another connection's transaction, then writes", async () => {
+    const write = createWriteRunner(db, 5000);
+    const worker = await holdLock(path, 50);
+    const released = new Promise((resolve) => worker.once("message", resolve));
+    write(() => db.prepare("INSERT INTO t VALUES ('mine')").run());
+    expect(db.prepare("SELECT v FROM t ORDER BY rowid").pluck().all()).toEqual(["held", "mine"]);
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    await released;
+    await worker.terminate();
+  });
+
+  it("fails with SQLITE_BUSY once the busy timeout has passed", async () => {
+    db.pragma("busy_timeout = 30");
+    const write = createWriteRunner(db, 30);
+    const worker = await holdLock(path, 1000);
+    expect(() => write(() => db.prepare("INSERT INTO t VALUES ('late')").run())).toThrow(expect.objectContaining({ code: "SQLITE_BUSY" }));
+    expect(db.inTransaction).toBe(false);
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(30);
+    await worker.terminate();
+  });
+
+  it("runs a nested write as a savepoint: its failure undoes only its own changes", () => {
+    const write = createWriteRunner(db, 5000);
+    write(() => {
+      db.prepare("INSERT INTO t VALUES ('outer')").run();
+      expect(() =>
+        write(() => {
+          db.prepare("INSERT INTO t VALUES ('inner')").run();
+          throw new Error("inner failed");
+        }),
+      ).toThrow("inner failed");
+    });
+    expect(db.prepare("SELECT v FROM t").pluck().all()).toEqual(["outer"]);
+    expect(() => write(() => { db.prepare("INSERT INTO t VALUES ('x')").run(); throw new Error("outer failed"); })).toThrow("outer failed");
+    expect(db.prepare("SELECT v FROM t").pluck().all()).toEqual(["outer"]);
+    expect(db.inTransaction).toBe(false);
+  });
+});

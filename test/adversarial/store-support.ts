@@ -1,0 +1,100 @@
+/**
+ * Shared pieces of the store's adversarial tests: a read-only look at a daemon's database, the
+ * integrity checks run after every kill, a seeded PRNG, and pi files to import.
+ */
+import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type BetterSqlite3 from "better-sqlite3";
+
+const requireFromDaemon = createRequire(fileURLToPath(new URL("../../packages/daemon/package.json", import.meta.url)));
+const Database = requireFromDaemon("better-sqlite3") as typeof BetterSqlite3;
+
+/** Runs `look` on a read-only connection to `<home>/sessions.db`. */
+export function inspectDatabase<T>(home: string, look: (db: BetterSqlite3.Database) => T): T {
+  const db = new Database(join(home, "sessions.db"), { readonly: true, fileMustExist: true });
+  try {
+    db.pragma("busy_timeout = 5000");
+    return look(db);
+  } finally {
+    db.close();
+  }
+}
+
+export interface StoredRow {
+  id: string;
+  parent_id: string | null;
+  json: string;
+}
+
+/** PRAGMA integrity_check's verdict ("ok" when the file is sound). */
+export function integrity(home: string): string {
+  return inspectDatabase(home, (db) => db.pragma("integrity_check", { simple: true }) as string);
+}
+
+/** A session's rows in insertion order (importing or not). */
+export function sessionRows(home: string, sessionId: string): StoredRow[] {
+  return inspectDatabase(home, (db) =>
+    db.prepare("SELECT id, parent_id, json FROM entries WHERE session_id = ? ORDER BY seq").all(sessionId) as StoredRow[],
+  );
+}
+
+/** Whether `sessionId` has a row flagged as still importing. */
+export function isImporting(home: string, sessionId: string): boolean {
+  return inspectDatabase(home, (db) => {
+    const row = db.prepare("SELECT import_started_ms FROM sessions WHERE id = ?").get(sessionId) as { import_started_ms: number | null } | undefined;
+    return row !== undefined && row.import_started_ms !== null;
+  });
+}
+
+/** mulberry32: the same "random" delays on every run. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Writes a pi v3 file of one chain of `count` messages; returns its session id. */
+export function writePiFile(path: string, sessionId: string, count: number, pad = 300): void {
+  const lines = [JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: "2026-03-01T12:00:00.000Z", cwd: "/adversarial" })];
+  let parentId: string | null = null;
+  for (let index = 0; index < count; index++) {
+    const id = `e${index.toString(16).padStart(7, "0")}`;
+    const role = index % 2 === 0 ? "user" : "assistant";
+    const message =
+      role === "user"
+        ? { role, content: `question ${index} ${"x".repeat(pad)}`, timestamp: 1 }
+        : { role, content: [{ type: "text", text: `answer ${index} ${"y".repeat(pad)}` }], provider: "p", model: "m", timestamp: 1 };
+    lines.push(JSON.stringify({ type: "message", id, parentId, timestamp: "2026-03-01T12:00:01.000Z", message }));
+    parentId = id;
+  }
+  writeFileSync(path, `${lines.join("\n")}\n`);
+}
+
+/**
+ * The checks after every kill, for one session written by one writer at a time: every entry's
+ * parent is the entry before it (one chain), every acknowledged id is there exactly once. Returns
+ * the problems found (empty when none) and how many acknowledged entries are missing.
+ */
+export function checkChain(rows: readonly StoredRow[], acknowledged: readonly string[]): { problems: string[]; missing: number } {
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  rows.forEach((row, index) => {
+    seen.set(row.id, (seen.get(row.id) ?? 0) + 1);
+    const expectedParent = index === 0 ? null : rows[index - 1]!.id;
+    if (row.parent_id !== expectedParent) problems.push(`entry ${row.id} has parent ${row.parent_id}, expected ${expectedParent}`);
+  });
+  let missing = 0;
+  for (const id of acknowledged) {
+    const times = seen.get(id) ?? 0;
+    if (times !== 1) problems.push(`acknowledged entry ${id} is stored ${times} times`);
+    if (times === 0) missing++;
+  }
+  return { problems, missing };
+}
