@@ -92,7 +92,7 @@ for (const isolation of ["worker", "process"] as const) {
     });
 
     /** Compacts `rounds` fresh sessions of the scenario, then checks the daemon answers and each session holds what it acknowledged. */
-    async function attack(name: string, rounds = 1): Promise<Outcome> {
+    async function attack(name: string, rounds = 1, row: string = name): Promise<Outcome> {
       const outcome: Outcome = { tried: 0, survived: 0, lost: 0, summaries: [], kinds: [] };
       const errorsBefore = news.errors.length;
       const { client } = d;
@@ -115,7 +115,7 @@ for (const isolation of ["worker", "process"] as const) {
         .slice(errorsBefore)
         .filter((error) => error.pluginId === `global:${folderOf(name)}`)
         .map((error) => error.kind);
-      recordScore({ area: `plugins (${isolation})`, scenario: name, tried: outcome.tried, survived: outcome.survived, lost: outcome.lost });
+      recordScore({ area: `plugins (${isolation})`, scenario: row, tried: outcome.tried, survived: outcome.survived, lost: outcome.lost });
       return outcome;
     }
 
@@ -170,7 +170,7 @@ for (const isolation of ["worker", "process"] as const) {
 
     if (isolation === "process") {
       it("plugin processes end with the daemon", async () => {
-        const outcome = await attack("writes to fd 1");
+        const outcome = await attack("writes to fd 1", 1, "runs on, then the daemon is SIGKILLed");
         const pid = Number(/^pid (\d+)/.exec(outcome.summaries[0] ?? "")?.[1]);
         expect(pid).toBeGreaterThan(0);
         d.process.kill("SIGKILL");

@@ -142,10 +142,12 @@ export function startProcess(options: ProcessOptions): PluginChannel & { readonl
   child.stderr!.on("data", (chunk: Buffer) => {
     if (OUT_OF_MEMORY_OUTPUT.test(chunk.toString("utf8"))) sawOutOfMemory = true;
   });
-  child.on("error", (error) => {
-    spawnError = error;
-  });
   const exited = new Promise<ChannelExit>((resolve) => {
+    child.on("error", (error) => {
+      spawnError = error;
+      // A process that never started has no exit to wait for.
+      if (child.pid === undefined) resolve({ cause: "crash", message: `the plugin's process did not start: ${error.message}` });
+    });
     child.once("exit", (code, signal) => {
       if (sawOutOfMemory) resolve({ cause: "oom", message: "the plugin ran out of memory (its process's limits) and was terminated" });
       else if (spawnError !== undefined) resolve({ cause: "crash", message: `the plugin's process did not start: ${spawnError.message}` });

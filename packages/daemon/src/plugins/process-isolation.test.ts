@@ -7,7 +7,7 @@ import type { PluginError } from "@base-context/protocol";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PluginHost, type PluginHostOptions } from "./host.js";
-import { compactEvent, pluginModule, settings, temporaryDir, writePlugin } from "./test-support.js";
+import { compactEvent, eventually, pluginModule, settings, temporaryDir, writePlugin } from "./test-support.js";
 
 const disposers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -108,8 +108,22 @@ describe("a misbehaving plugin in a process", () => {
 
   it("a throw is an exception, a hang a timeout after which its process group is killed", async () => {
     expect((await run(hooks("throw new TypeError('nope');"))).result.errors).toEqual([expect.objectContaining({ kind: "exception", message: "TypeError: nope" })]);
-    const hung = await run(hooks("for (;;) {}"), { hookTimeoutMs: 300 });
+    const { addLogSink } = await import("../log.js");
+    const lines: string[] = [];
+    disposers.push(addLogSink((_level, message) => lines.push(message)));
+    const hung = await run(hooks('ctx.log("info", "pid " + process.pid); for (;;) {}'), { hookTimeoutMs: 300 });
     expect(hung.result.errors).toEqual([expect.objectContaining({ kind: "timeout" })]);
+    const pid = Number(lines.map((line) => /^\[plugin bad\] pid (\d+)$/.exec(line)?.[1]).find((found) => found !== undefined));
+    expect(pid).toBeGreaterThan(0);
+    const gone = () => {
+      try {
+        process.kill(pid, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    };
+    await eventually(gone, 5_000, "the hung plugin's process to be killed");
   });
 
   it("a 64 MB result is refused in the process: too-large", async () => {
