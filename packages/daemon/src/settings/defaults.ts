@@ -1,5 +1,5 @@
 /** Default settings (PRODUCT.md §9) and the list of keys the settings have. */
-import { Settings } from "@base-context/protocol";
+import { DEFAULT_MAX_MESSAGE_BYTES, Settings } from "@base-context/protocol";
 
 export const DEFAULT_SETTINGS: Settings = {
   compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
@@ -12,7 +12,7 @@ export const DEFAULT_SETTINGS: Settings = {
   // 64 MiB per JSON-RPC message (header checked before the body is read), 16 MiB per entry:
   // far above any context window's worth of text, low enough that a runaway client cannot
   // exhaust the daemon's memory. docs/guarantees.md, "Protocol and connections".
-  limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024 },
+  limits: { maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES, maxEntryBytes: 16 * 1024 * 1024 },
 };
 
 export type SectionName = keyof Settings;
