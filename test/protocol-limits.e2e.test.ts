@@ -4,7 +4,7 @@
  * a request id reused while in flight; an unreadable frame closing its connection (stdio: the
  * daemon exits 1) and no other; broken socket connections releasing their file descriptors.
  */
-import { EntryAppend, EntryAppendMany, ErrorCodes, SessionCreate, SessionGet, TurnEnd } from "@base-context/protocol";
+import { EntryAppend, EntryAppendMany, ErrorCodes, SessionCreate, SessionGet, SessionImport, TurnEnd } from "@base-context/protocol";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -69,6 +69,22 @@ describe("limits", () => {
     );
     expect(turn).toMatchObject({ code: ErrorCodes.InvalidParams, data: { code: "entry_too_large" } });
     expect((await d.client.request(SessionGet, { sessionId: session.id })).entryCount).toBe(1);
+  });
+
+  it("skips an imported entry over limits.maxEntryBytes, saying why, and imports the others", async () => {
+    const d = await startDaemon({ home: homeWith({ limits: { maxEntryBytes: 4096 } }) });
+    closeable.push(d);
+    const line = (id: string, parentId: string | null, text: string) =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: 1 } });
+    const content = [
+      JSON.stringify({ type: "session", version: 3, id: "big-import", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" }),
+      line("e1", null, "small"),
+      line("e2", "e1", "x".repeat(5000)),
+      line("e3", "e1", "also small"),
+    ].join("\n");
+    const result = await d.client.request(SessionImport, { format: "pi-jsonl", content });
+    expect(result.entryCount).toBe(2);
+    expect(result.skippedLines).toEqual([{ line: 3, reason: "the entry is larger than the largest accepted (4096 bytes, setting limits.maxEntryBytes)" }]);
   });
 
   it("refuses params nested deeper than 128 levels with -32602 nesting_too_deep, and serves on", async () => {

@@ -22,6 +22,11 @@ const RANDOM_SOCKET_FRAMES = 120;
 const RANDOM_STDIO_FRAMES = 24;
 /** Stdio daemons started at once for the frames that end them (each case needs its own). */
 const STDIO_PARALLEL = 5;
+/**
+ * The stdio tests start a daemon per frame that ends one (about ten each), ~1 s apiece on a busy
+ * machine: their time is bounded by that count, not by waiting on anything.
+ */
+const STDIO_TEST_TIMEOUT_MS = 90_000;
 /** Token counts by characters: loading a tokenizer in every short-lived daemon would be most of the run. */
 const SETTINGS = { tokens: { estimator: "chars4" } };
 /**
@@ -141,7 +146,7 @@ describe("framing fuzzer over stdio", () => {
       recordScore({ area: area === "framing" ? "framing (stdio)" : "json-rpc", scenario: `catalogue over stdio (${cases.length} kinds)`, tried: cases.length, survived, lost });
       expect(results.filter((result) => !result.ok || result.hung).map((result) => result.why)).toEqual([]);
     }
-  });
+  }, STDIO_TEST_TIMEOUT_MS);
 
   async function runCase(daemon: Awaited<ReturnType<typeof freshDaemon>>, testCase: FramingCase) {
     const before = daemon.connection.responses().length;
@@ -188,7 +193,7 @@ describe("framing fuzzer over stdio", () => {
     expect(failures).toEqual([]);
     expect(missing).toEqual([]);
     expect(lost).toBe(0);
-  });
+  }, STDIO_TEST_TIMEOUT_MS);
 });
 
 describe("framing fuzzer over a socket", () => {

@@ -57,9 +57,10 @@ export class Daemon {
     this.counter = createTokenCounter(global.tokens);
     this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
     // Limits are the global settings' (a project's file cannot raise them).
+    const maxEntryBytes = () => this.settings.get().settings.limits.maxEntryBytes;
     this.sessions = new SessionService(this.store, this.counter, {
-      maxEntryBytes: () => this.settings.get().settings.limits.maxEntryBytes,
-      import: { limits: () => this.settings.get().settings.limits },
+      maxEntryBytes,
+      import: { maxEntryBytes, limits: () => this.settings.get().settings.limits },
     });
     this.plugins = new DaemonPlugins({ env, settings: this.settings, counter: this.counter, watch: options.watchSettings !== false });
     this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });

@@ -114,9 +114,9 @@ export function startServer(options: ServerOptions): RunningServer {
   connection.onError(([error]) => {
     if (error instanceof FramingError) {
       // Nothing after an unreadable frame can be trusted to start at a message boundary: the
-      // client was told (if it still listens) and the connection ends, not the others.
-      // On a shared daemon, "info": warnings reach every client (log/message), and one client's
-      // garbage is none of the others' business.
+      // client was told (if it still listens) and its connection ends. Over stdio that is the
+      // daemon's end, an error; on a shared daemon (a peerName) only "info", since warnings reach
+      // every client as log/message and one client's garbage is none of the others' business.
       log(options.peerName === undefined ? "error" : "info", `protocol error from ${peerName}, closing the connection: ${error.message}`);
       exit(1);
     } else if (error instanceof InvalidMessageError) {

@@ -6,9 +6,11 @@
  * count that is still missing computes it then (TokenLedger), so every count a reader gets is exact.
  * The session stays invisible until the last batch; any failure deletes what was written.
  */
+import type { SessionEntry } from "@base-context/protocol";
 import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
+import { jsonBytes } from "./entry-size.js";
 import { timeMs, type ImportedEntry, type ImportTarget, type SessionRecord, type SessionStore } from "../store/index.js";
 import { fileLines, stringLines, type FileLimits } from "./line-source.js";
 import { PiLineParser } from "./pi-line-parser.js";
@@ -41,6 +43,8 @@ export interface ImportOptions {
   batchSize?: number;
   /** The limits on files to import, read at each import (the settings may change). */
   limits?: () => ImportLimits;
+  /** The largest entry imported, in bytes of its JSON (`limits.maxEntryBytes`); a larger one is a skipped line. */
+  maxEntryBytes?: () => number;
 }
 
 /** A garbage file could have millions of bad lines; the reply lists this many and summarizes the rest. */
@@ -57,6 +61,16 @@ export class PiImporter {
   ) {
     this.batchSize = options.batchSize ?? 1000;
     this.limits = options.limits;
+    this.maxEntryBytes = options.maxEntryBytes;
+  }
+
+  private readonly maxEntryBytes: (() => number) | undefined;
+
+  /** The same limit as on append (entry-size.ts): the line's own bytes when it is stored as is. */
+  private tooLarge(entry: string | SessionEntry): boolean {
+    if (this.maxEntryBytes === undefined) return false;
+    const limit = this.maxEntryBytes();
+    return (typeof entry === "string" ? Buffer.byteLength(entry, "utf8") : jsonBytes(entry, limit)) > limit;
   }
 
   /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
@@ -112,6 +126,8 @@ export class PiImporter {
             headerExtra: header.extra,
             modifiedMs: Number.isNaN(createdMs) ? timeMs(this.ids.now()) : createdMs,
           });
+        } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
+          addSkip({ line: lineNumber, reason: `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)` });
         } else if (parsed.kind === "entry") {
           batch.push({ line: lineNumber, entry: parsed.entry, json: parsed.json, tokens: null });
           if (batch.length >= this.batchSize) writeBatch();

@@ -1,5 +1,5 @@
 /** Default settings (docs/design.md#files-and-merge) and the list of keys the settings have. */
-import { Settings } from "@base-context/protocol";
+import { DEFAULT_MAX_MESSAGE_BYTES, Settings } from "@base-context/protocol";
 
 export const DEFAULT_SETTINGS: Settings = {
   compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
@@ -15,7 +15,7 @@ export const DEFAULT_SETTINGS: Settings = {
   // A pi line holds one entry (a big tool result, an image in base64); a real session file can
   // pass 1 GB: the import sizes bound what an import may read (docs/guarantees.md).
   limits: {
-    maxMessageBytes: 64 * 1024 * 1024,
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     maxEntryBytes: 16 * 1024 * 1024,
     maxSummaryBytes: 1024 * 1024,
     maxImportLineBytes: 64 * 2 ** 20,

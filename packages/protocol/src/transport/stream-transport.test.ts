@@ -166,6 +166,17 @@ describe("unreadable frames", () => {
     expect(read).toHaveLength(1); // nothing is read after an unreadable frame
   });
 
+  it("sets no size limit unless its owner does (a client reads whatever its daemon sends)", () => {
+    const stream = new PassThrough();
+    const reader = new StreamFrameReader(stream);
+    const errors: Error[] = [];
+    reader.onError((error) => errors.push(error));
+    reader.listen(() => undefined);
+    stream.emit("data", Buffer.from(`Content-Length: ${2 ** 40}\r\n\r\n{"jsonrpc":`));
+    expect(errors).toEqual([]);
+    expect(reader.bufferedBytes()).toBe(11);
+  });
+
   it("lets go of a half-sent frame when the stream closes", () => {
     const stream = new PassThrough();
     const reader = new StreamFrameReader(stream);

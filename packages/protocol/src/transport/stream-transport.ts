@@ -11,6 +11,11 @@
  *
  * A context of 500 KB crossed stdio in ~11 ms before and ~7 ms after, on a machine where
  * fresh memory pages are expensive; small messages are unaffected.
+ *
+ * A frame that cannot be read (see FramingError: a bad or missing Content-Length, bare-LF header
+ * lines, a header over 8 KB, a body over `maxMessageBytes`) is reported once and nothing after it
+ * is read: its owner closes the connection. On the serving end, messages that are not JSON-RPC
+ * requests are answered here (message-guard.ts).
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Readable, Writable } from "node:stream";
@@ -33,13 +38,14 @@ const HEADER_END = "\r\n\r\n";
 const MAX_HEADER_CHARS = 8 * 1024;
 /** Pieces are gathered into writes of about this many characters. */
 const WRITE_CHARS = 32 * 1024;
-/** The largest message body read when the owner sets no limit (the daemon's `limits.maxMessageBytes` default). */
+/** The daemon's default `limits.maxMessageBytes`: the largest message body it reads. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export interface StreamFrameReaderOptions {
   /**
    * The largest message body accepted, in bytes, looked up at each header: a larger Content-Length
-   * is a FramingError before any of the body is buffered. Default DEFAULT_MAX_MESSAGE_BYTES.
+   * is a FramingError before any of the body is buffered. Default: no limit (a client reading its
+   * own daemon's replies, which may be a whole exported session); the daemon sets one.
    */
   maxMessageBytes?: number | (() => number);
   /** The receiving end of a server: answers messages that are not JSON-RPC requests itself (see message-guard.ts). */
@@ -177,7 +183,7 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
 
   private bodyLength(header: string): number {
     const length = contentLength(header);
-    const limit = typeof this.options.maxMessageBytes === "function" ? this.options.maxMessageBytes() : (this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    const limit = typeof this.options.maxMessageBytes === "function" ? this.options.maxMessageBytes() : (this.options.maxMessageBytes ?? Number.POSITIVE_INFINITY);
     if (length > limit) {
       throw new FramingError("message_too_large", `message of ${length} bytes refused: the largest accepted is ${limit} bytes (setting limits.maxMessageBytes)`);
     }
