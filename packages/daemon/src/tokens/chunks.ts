@@ -44,11 +44,21 @@ export function* safeSplits(text: string, targetChars: number): Generator<number
     let split = lineStart !== NONE && lineStart <= windowEnd ? lineStart : NONE;
     if (split === NONE) {
       split = letterEndWithin(text, from, windowEnd);
-      const stretchEnd = split === NONE ? NONE : endOfLongStretch(text, split);
-      if (stretchEnd !== NONE) {
-        // Inside a stretch the counter estimates whole: search again after it.
+      if (split !== NONE && isInLongStretch(text, split)) {
+        // Inside a stretch the counter estimates whole: search again after it, whose end is
+        // looked for a window at a time (a 10 MB stretch must not be scanned in one go).
+        let at = split;
+        for (;;) {
+          const end = Math.min(text.length, at + targetChars);
+          const space = text.slice(at, end).search(SPACE);
+          if (space !== -1 || end === text.length) {
+            from = space === -1 ? end : at + space;
+            break;
+          }
+          yield null;
+          at = end;
+        }
         yield null;
-        from = stretchEnd;
         continue;
       }
     }
@@ -87,21 +97,19 @@ function nextLineStart(text: string, from: number): number {
 }
 
 const SPACE = /\s/;
-const NEXT_SPACE = /\s/g;
 
 /**
- * When `split` lies strictly inside a whitespace-free stretch of LONG_STRETCH_MIN_CHARS or more,
- * the end of that stretch; else NONE. (Line-start splits are never inside one: a line break is
- * whitespace.)
+ * Whether `split` lies strictly inside a whitespace-free stretch of LONG_STRETCH_MIN_CHARS or
+ * more. (Line-start splits are never inside one: a line break is whitespace.) Looks at no more
+ * than LONG_STRETCH_MIN_CHARS characters on either side.
  */
-function endOfLongStretch(text: string, split: number): number {
-  if (split >= text.length || SPACE.test(text[split]!)) return NONE;
+function isInLongStretch(text: string, split: number): boolean {
+  if (split >= text.length || SPACE.test(text[split]!)) return false;
   let start = split;
   while (start > 0 && split - start < LONG_STRETCH_MIN_CHARS && !SPACE.test(text[start - 1]!)) start--;
-  NEXT_SPACE.lastIndex = split;
-  const space = NEXT_SPACE.exec(text);
-  const end = space ? space.index : text.length;
-  return end - start >= LONG_STRETCH_MIN_CHARS ? end : NONE;
+  let end = split;
+  while (end < text.length && end - start < LONG_STRETCH_MIN_CHARS && !SPACE.test(text[end]!)) end++;
+  return end - start >= LONG_STRETCH_MIN_CHARS;
 }
 
 /** The first split after a letter in [from, end), or NONE; looks at no character from `end` on. */
