@@ -13,10 +13,17 @@ import { latestCompactionIndex } from "../context-selection.js";
 import { entryToContextMessage } from "../entry-messages.js";
 import { addFileOpsFromDetails, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
 import type { CountedEntry } from "../types.js";
+import { planFrom, planTailPrune, prunedOutputs, withPlan, withPrunedCounts, type PrunePlan } from "../prune.js";
 import { estimateContextTokens } from "../usage.js";
 import { findCutPoint } from "./cut-point.js";
 
 export type PrepareCompactionResult = { preparation: CompactionPreparation } | { nothing: string };
+
+/** Pruning alongside the summary (docs/compaction-rungs.md); absent: no new pruning. */
+export interface PrepareCompactionOptions {
+  /** Tool results above this many tokens in the kept tail are hidden in the same step. */
+  readonly pruneMinTokens?: number;
+}
 
 /** Why nothing would be compacted (the `nothing` of the result). */
 export const NothingToCompact = {
@@ -60,7 +67,11 @@ function collectMessages(path: readonly CountedEntry[], start: number, end: numb
  * @param path root → leaf, or a suffix starting at or before the latest compaction's
  *   firstKeptEntryId, each entry with its stored token count.
  */
-export function prepareCompaction(path: readonly CountedEntry[], settings: CompactionSettings): PrepareCompactionResult {
+export function prepareCompaction(
+  path: readonly CountedEntry[],
+  settings: CompactionSettings,
+  options: PrepareCompactionOptions = {},
+): PrepareCompactionResult {
   const leaf = path[path.length - 1];
   if (!leaf) return { nothing: NothingToCompact.emptySession };
   if (leaf.entry.type === "compaction") return { nothing: NothingToCompact.alreadyCompacted };
@@ -69,8 +80,16 @@ export function prepareCompaction(path: readonly CountedEntry[], settings: Compa
   const previous = previousIndex >= 0 ? (path[previousIndex]!.entry as CompactionEntry) : undefined;
   const rangeStart = compactionRangeStart(path, previousIndex);
 
-  const cut = findCutPoint(path, rangeStart, path.length, settings.keepRecentTokens);
+  // The cut is found on what the context would hold: hidden outputs (already, or by this step's
+  // pruning) count their stubs, so the kept tail keeps conversation, not one large output.
+  const hidden = prunedOutputs(path);
+  const tailPlan: PrunePlan | undefined =
+    options.pruneMinTokens !== undefined ? planTailPrune(path, options.pruneMinTokens, rangeStart) : undefined;
+  const counted = tailPlan ? withPrunedCounts(path, withPlan(hidden, tailPlan)) : withPrunedCounts(path, hidden);
+  const cut = findCutPoint(counted, rangeStart, path.length, settings.keepRecentTokens);
   if (!cut) return { nothing: NothingToCompact.noCutPoint };
+  // Outputs before the cut are summarized, not hidden: only the kept tail's are pruned.
+  const prune = tailPlan ? planFrom(path, tailPlan, cut.firstKeptIndex) : undefined;
 
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
   const history = collectMessages(path, rangeStart, historyEnd);
@@ -107,6 +126,7 @@ export function prepareCompaction(path: readonly CountedEntry[], settings: Compa
       ...(previous ? { previousSummary: previous.summary } : {}),
       fileOps: computeFileLists(fileOps),
       settings,
+      ...(prune && prune.hidden.length > 0 ? { prune: { hidden: [...prune.hidden], tokensSaved: prune.tokensSaved } } : {}),
     },
   };
 }
