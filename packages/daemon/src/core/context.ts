@@ -49,6 +49,8 @@ export interface BuiltContext {
   tokens: number;
   /** Ids of the tool results shown as a stub, because a prune entry on the path hides them. */
   prunedEntryIds: string[];
+  /** Their tool call ids, same order (how a client finds them among the messages). */
+  prunedToolCallIds: string[];
   /** What the stubs save against the full outputs. */
   prunedTokens: number;
 }
@@ -88,6 +90,7 @@ export function buildContext(input: BuildContextInput): BuiltContext {
   const messages: ContextMessage[] = [];
   const entryIds: string[] = [];
   const prunedEntryIds: string[] = [];
+  const prunedToolCallIds: string[] = [];
   let prunedTokens = 0;
 
   if (selection.compaction) {
@@ -100,6 +103,7 @@ export function buildContext(input: BuildContextInput): BuiltContext {
       messages.push(prunedToolResult(item.entry.message, pruned));
       entryIds.push(item.entry.id);
       prunedEntryIds.push(item.entry.id);
+      prunedToolCallIds.push(item.entry.message.toolCallId);
       prunedTokens += Math.max(0, pruned.tokens - pruned.stubTokens);
       continue;
     }
@@ -118,6 +122,7 @@ export function buildContext(input: BuildContextInput): BuiltContext {
     ...(selection.compaction ? { compactionId: selection.compaction.entry.id } : {}),
     tokens: selectionTokens(selection),
     prunedEntryIds,
+    prunedToolCallIds,
     prunedTokens,
   };
 }

@@ -59,6 +59,8 @@ export const CompactionReason = z.enum(["manual", "threshold", "overflow"]);
 export const CompactionStrategy = z.enum(["auto", "prune", "summarize"]);
 /** The rung a run took. */
 export const CompactionRung = z.enum(["prune", "summarize"]);
+export type CompactionStrategy = z.infer<typeof CompactionStrategy>;
+export type CompactionRung = z.infer<typeof CompactionRung>;
 export const CompactionStatus = z.enum(["committed", "nothing_to_compact", "cancelled", "stale", "disabled"]);
 
 /** What a run did, for clients that show it (counts are of context messages). */
