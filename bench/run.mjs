@@ -19,6 +19,7 @@ const AREAS = [
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },
+  { name: "prune", file: "prune.mjs", what: "the prune rung: tokens saved next to summaries, model calls auto avoids" },
 ];
 
 const REPORT_FD = 3;

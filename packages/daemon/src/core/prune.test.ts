@@ -155,6 +155,22 @@ describe("prepareCompaction with tail pruning", () => {
     expect(JSON.stringify(pruned.preparation.messagesToSummarize)).not.toContain("pruned:");
   });
 
+  it("still summarizes when the stubs would make everything fit: the old cut, its kept tail pruned", () => {
+    const s = new PathBuilder();
+    s.exchanges(3, 1_000);
+    s.user("list everything", 30);
+    s.assistant({ toolCalls: [toolCall("f", "bash", { command: "find ." })] }, 30);
+    s.toolResult("f", "listing", 30_000, "bash"); // e9
+    s.assistant({ text: "here it is" }, 60);
+    s.user("thanks", 30);
+    s.assistant({ text: "you are welcome" }, 60);
+    const plain = prepareCompaction(s.path, settings);
+    const pruned = prepareCompaction(s.path, settings, { pruneMinTokens: 1_000 });
+    if (!("preparation" in plain) || !("preparation" in pruned)) throw new Error("expected preparations");
+    expect(pruned.preparation.firstKeptEntryId).toBe(plain.preparation.firstKeptEntryId);
+    expect(pruned.preparation.messagesToSummarize).toEqual(plain.preparation.messagesToSummarize);
+  });
+
   it("without the option the cut is exactly the old one", () => {
     const s = dumpAtTheEnd();
     expect(prepareCompaction(s.path, settings, {})).toEqual(prepareCompaction(s.path, settings));

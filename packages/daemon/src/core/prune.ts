@@ -44,7 +44,12 @@ export function prunedOutputs(path: readonly CountedEntry[]): PrunedOutputs {
 /** The stub the model reads in place of a hidden output. */
 export function pruneStub(item: Pick<PrunedOutput, "toolName" | "args" | "tokens">): string {
   const call = item.args ? `${item.toolName} ${item.args}` : item.toolName;
-  return `[output of ${call} pruned: ${item.tokens.toLocaleString("en-US")} tokens — call the tool again to see it]`;
+  return `[output of ${call} pruned: ${thousands(item.tokens)} tokens — call the tool again to see it]`;
+}
+
+/** 12345 → "12,345" (what toLocaleString("en-US") gives, without its cost on 100k outputs). */
+function thousands(value: number): string {
+  return String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /**
