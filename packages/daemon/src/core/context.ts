@@ -87,6 +87,8 @@ function thinkingLevelInForce(input: BuildContextInput): string {
 export function buildContext(input: BuildContextInput): BuiltContext {
   const hidden = prunedOutputs(input.path);
   const selection = selectContextEntries(withPrunedCounts(input.path, hidden));
+  // What a stub saves is measured on the stored count, not on what the prune entry claims.
+  const storedTokens = hidden.size > 0 ? new Map(input.path.map((item) => [item.entry.id, item.tokens])) : undefined;
   const messages: ContextMessage[] = [];
   const entryIds: string[] = [];
   const prunedEntryIds: string[] = [];
@@ -104,7 +106,7 @@ export function buildContext(input: BuildContextInput): BuiltContext {
       entryIds.push(item.entry.id);
       prunedEntryIds.push(item.entry.id);
       prunedToolCallIds.push(item.entry.message.toolCallId);
-      prunedTokens += Math.max(0, pruned.tokens - pruned.stubTokens);
+      prunedTokens += Math.max(0, (storedTokens?.get(item.entry.id) ?? 0) - item.tokens);
       continue;
     }
     const message = entryToContextMessage(item.entry);

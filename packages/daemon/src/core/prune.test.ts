@@ -113,6 +113,30 @@ describe("buildContext with a prune entry", () => {
   });
 });
 
+describe("a prune entry written by a client", () => {
+  it("hides only tool results, and saves what the stored counts say, whatever it claims", () => {
+    const s = agentRun([{ path: "a.ts", tokens: 5_000 }]);
+    s.assistant({ text: "done", usage: { input: 6_000, output: 10 } }, 10);
+    const before = buildContext({ path: s.path });
+    const estimateBefore = estimateContextTokens(s.path).tokens;
+    s.add({
+      type: "prune",
+      hidden: [
+        { entryId: "e1", toolName: "user", args: "", tokens: 1_000_000, stubTokens: 1 }, // a user message: ignored
+        { entryId: "e3", toolName: "read", args: "a.ts", tokens: 1_000_000, stubTokens: 20 },
+        { entryId: "nope", toolName: "read", args: "", tokens: 1_000_000, stubTokens: 1 }, // not on the path
+      ],
+      tokensSaved: 3_000_000,
+    });
+    const after = buildContext({ path: s.path });
+    expect(after.prunedEntryIds).toEqual(["e3"]);
+    expect(after.prunedTokens).toBe(5_000 - 20);
+    expect(after.tokens).toBe(before.tokens - (5_000 - 20));
+    expect(after.messages[0]).toEqual(before.messages[0]);
+    expect(estimateContextTokens(s.path).tokens).toBe(estimateBefore - (5_000 - 20));
+  });
+});
+
 describe("chooseRung", () => {
   it("prunes only when that alone leaves minSavings under the threshold", () => {
     const plan = { hidden: [{ entryId: "x", toolName: "t", args: "", tokens: 50_000, stubTokens: 20 }], tokensSaved: 49_980 };

@@ -8,7 +8,7 @@
  */
 import type { AssistantMessage, Settings, Usage } from "@base-context/protocol";
 import { selectContextEntries, selectionTokens, sumTokens } from "./context-selection.js";
-import { prunedOutputs, withPrunedCounts } from "./prune.js";
+import { isToolResultEntry, prunedOutputs, withPrunedCounts } from "./prune.js";
 import type { CountedEntry } from "./types.js";
 
 /** Total tokens of a usage report: `totalTokens`, or the sum of its parts when that is absent or 0. */
@@ -62,24 +62,27 @@ export function estimateContextTokens(path: readonly CountedEntry[]): ContextTok
  * the trailing counts, already counted as stubs).
  */
 function savedByPrunesAfter(path: readonly CountedEntry[], entryId: string): number {
-  let saved = 0;
   let prunesAfter: CountedEntry[] | undefined;
   let index = path.length - 1;
   for (; index >= 0 && path[index]!.entry.id !== entryId; index--) {
     if (path[index]!.entry.type === "prune") (prunesAfter ??= []).push(path[index]!);
   }
   if (!prunesAfter || index < 0) return 0;
-  const before = new Set<string>();
-  for (let i = 0; i < index; i++) before.add(path[i]!.entry.id);
-  const seen = new Set<string>();
-  // Oldest prune entry first: the first to name an output decides it, as in prunedOutputs.
+  // Tool results before the reply, with their stored counts (what the reply's usage measured).
+  const before = new Map<string, number>();
+  for (let i = 0; i < index; i++) if (isToolResultEntry(path[i]!.entry)) before.set(path[i]!.entry.id, path[i]!.tokens);
+  // Those a prune entry before the reply hid were measured as stubs already.
   const earlier = prunedOutputs(path.slice(0, index));
+  const seen = new Set<string>();
+  let saved = 0;
+  // Oldest prune entry first: the first to name an output decides its stub, as in prunedOutputs.
   for (const { entry } of prunesAfter.reverse()) {
     if (entry.type !== "prune") continue;
     for (const item of entry.hidden) {
-      if (!before.has(item.entryId) || earlier.has(item.entryId) || seen.has(item.entryId)) continue;
+      const stored = before.get(item.entryId);
+      if (stored === undefined || earlier.has(item.entryId) || seen.has(item.entryId)) continue;
       seen.add(item.entryId);
-      saved += Math.max(0, item.tokens - item.stubTokens);
+      saved += Math.max(0, stored - item.stubTokens);
     }
   }
   return saved;
