@@ -59,6 +59,21 @@ describe("compaction/run strategy prune", () => {
     expect(h.service.status({ sessionId: h.sessionId }).jobs[0]).toMatchObject({ state: "committed", result: { rung: "prune", pruned: result.pruned } });
   });
 
+  it("a later summary still reads the pruned output in full and lists the pruned read among the files", async () => {
+    await h.append(user("look at the code"));
+    await readFile("src/big.ts", 3_000);
+    await h.conversation(4);
+    await h.service.run(manual({ strategy: "prune" }));
+    await h.conversation(2, "later");
+
+    const result = await h.service.run(manual({ strategy: "summarize" }));
+
+    expect(result).toMatchObject({ status: "committed", rung: "summarize" });
+    const entry = result.entry as CompactionEntry;
+    expect(entry.details).toMatchObject({ readFiles: ["src/big.ts"] });
+    expect(JSON.stringify(h.summarizer.requests[0]!.messages)).toContain(dump(3_000));
+  });
+
   it("pruning twice hides nothing twice", async () => {
     await h.append(user("look"));
     await readFile("a.ts", 3_000);
