@@ -180,6 +180,7 @@ describe("turn/end chooses the rung", () => {
     await h.conversation(4);
     const answer = await turns().end({ sessionId: h.sessionId, contextWindow: WINDOW, assistant: replyWithUsage(9_500) });
     expect(answer.checkpoint).toMatchObject({ status: "committed", rung: "prune", entry: { type: "prune" } });
+    expect(answer.message).toMatch(/pruned 1 old tool output \(\d+ tokens\), no model call/);
     expect(h.summarizer.requests).toHaveLength(0);
   });
 
