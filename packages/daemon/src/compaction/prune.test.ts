@@ -138,6 +138,8 @@ describe("the summarize rung prunes the kept tail in the same step", () => {
     const prune = path.find((entry): entry is PruneEntry => entry.type === "prune")!;
     expect(prune.hidden.map((item) => item.entryId)).toEqual([listing]);
     expect(result.pruned).toEqual({ entryId: prune.id, outputs: 1, tokensSaved: prune.tokensSaved });
+    expect(result.stats!.tokensSaved).toBe(result.stats!.tokensBefore! - result.stats!.tokensAfter!);
+    expect(result.stats!.tokensAfter).toBeLessThan(h.settings.compaction.keepRecentTokens + 200);
     expect(leaf()).toBe(compaction.id);
     const built = await context();
     expect(built.prunedEntryIds).toEqual([listing]);
