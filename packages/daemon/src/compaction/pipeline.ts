@@ -115,6 +115,7 @@ export async function runCompaction(
     throw error;
   }
   // Committed (or stale): from here on nothing may turn the run into a failure.
+  if (result.pruned && result.pruned.entryId !== result.entry?.id) await countTokens(deps.sessions, sessionId, result.pruned.entryId);
   if (result.entry) await countTokens(deps.sessions, sessionId, result.entry.id);
   return reporter.ended(result);
 }

@@ -141,6 +141,8 @@ describe("the summarize rung prunes the kept tail in the same step", () => {
     expect(result.stats!.tokensSaved).toBe(result.stats!.tokensBefore! - result.stats!.tokensAfter!);
     expect(result.stats!.tokensAfter).toBeLessThan(h.settings.compaction.keepRecentTokens + 200);
     expect(leaf()).toBe(compaction.id);
+    // Both entries have their counts stored before the reply (the path cache keeps only counted paths).
+    expect(h.store.getEntry(h.sessionId, prune.id)!.tokens).not.toBeNull();
     const built = await context();
     expect(built.prunedEntryIds).toEqual([listing]);
     expect(JSON.stringify(h.summarizer.requests.map((request) => request.messages))).not.toContain("pruned:");
