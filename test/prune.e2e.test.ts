@@ -12,6 +12,7 @@ import {
   SessionExport,
   SessionImport,
   SessionPath,
+  TurnEnd,
   type ContextMessage,
   type PruneEntry,
 } from "@base-context/protocol";
@@ -26,7 +27,7 @@ import { tempDirs } from "./support/temp-dir.js";
 
 /** Small limits, so a few KB of session exercise the rung. */
 const SETTINGS = {
-  compaction: { prune: { protectTokens: 1_500, minTokens: 300 } },
+  compaction: { reserveTokens: 1_000, prune: { protectTokens: 1_500, minTokens: 300, minSavings: 1_000 } },
   summarizer: { provider: "extractive" },
 };
 const d = useDaemon({ settings: SETTINGS });
@@ -102,6 +103,29 @@ describe("compaction/run with strategy prune", () => {
     const reimported = await d.client.request(ContextBuild, { sessionId, format: "native" });
     expect(reimported.messages).toEqual(after.messages);
     expect(reimported.tokens).toBe(after.tokens);
+    await d.client.request(SessionDelete, { sessionId });
+  });
+});
+
+describe("turn/end", () => {
+  it("over the threshold, prunes instead of summarizing when that alone is enough: no model call", async () => {
+    const { sessionId, listingId } = await sessionWithOldListing();
+    // Window 20,000 − reserveTokens 1,000: threshold 19,000; the reply measured 19,500.
+    const answer = await d.client.request(TurnEnd, {
+      sessionId,
+      contextWindow: 20_000,
+      assistant: {
+        role: "assistant",
+        content: [{ type: "text", text: "all done" }],
+        stopReason: "stop",
+        usage: { input: 19_500, output: 0, cacheRead: 0, cacheWrite: 0 },
+      },
+    });
+    expect(answer.usage).toEqual({ tokens: 19_500, threshold: 19_000 });
+    expect(answer.checkpoint).toMatchObject({ status: "committed", rung: "prune", entry: { type: "prune", hidden: [{ entryId: listingId }] } });
+    expect(answer.message).toMatch(/pruned 1 old tool output \(\d+ tokens\), no model call/);
+    const usageAfter = await d.client.request(ContextBuild, { sessionId });
+    expect(usageAfter.pruned?.entryIds).toEqual([listingId]);
     await d.client.request(SessionDelete, { sessionId });
   });
 });
