@@ -21,6 +21,7 @@ const AREAS = [
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },
   { name: "protocol", file: "protocol.mjs", what: "limits: memory of a large entry, a refused one, a refused 2^40 Content-Length" },
+  { name: "prune", file: "prune.mjs", what: "the prune rung: tokens saved next to summaries, model calls auto avoids" },
 ];
 
 const REPORT_FD = 3;

@@ -32,7 +32,7 @@ describe("settings", () => {
     const home = dirs.make("bc-settings-home-");
     const project = dirs.make("bc-settings-project-");
     writeJson(join(home, "settings.json"), { compaction: { reserveTokens: 8000 } });
-    writeJson(join(project, ".base-context", "settings.json"), { compaction: { keepRecentTokens: 5000 } });
+    writeJson(join(project, ".base-context", "settings.json"), { compaction: { keepRecentTokens: 5000, prune: { minTokens: 2000 } } });
 
     const text = await runCli(["settings", "--project", project], { home });
     expect(text.code).toBe(0);
@@ -40,10 +40,18 @@ describe("settings", () => {
     expect(text.stdout).toMatch(/^compaction\.reserveTokens\s+8000\s+global$/m);
     expect(text.stdout).toMatch(/^compaction\.keepRecentTokens\s+5000\s+project$/m);
     expect(text.stdout).toMatch(/^summarizer\.baseURL\s+\(not set\)\s+default$/m);
+    // The nested prune group, key by key.
+    expect(text.stdout).toMatch(/^compaction\.prune\.minTokens\s+2000\s+project$/m);
+    expect(text.stdout).toMatch(/^compaction\.prune\.protectTokens\s+40000\s+default$/m);
     expect(text.stdout).toMatch(new RegExp(`global\\s+${join(home, "settings.json")}\\s+applied`));
 
     const json = JSON.parse((await runCli(["settings", "--project", project, "--json"], { home })).stdout) as SettingsJson;
-    expect(json.settings.compaction).toEqual({ enabled: true, reserveTokens: 8000, keepRecentTokens: 5000 });
+    expect(json.settings.compaction).toEqual({
+      enabled: true,
+      reserveTokens: 8000,
+      keepRecentTokens: 5000,
+      prune: { enabled: true, protectTokens: 40000, minTokens: 2000, minSavings: 20000 },
+    });
     expect(json.sources).toMatchObject({ "compaction.enabled": "default", "compaction.reserveTokens": "global", "compaction.keepRecentTokens": "project" });
     expect(json.files.map((file) => [file.source, file.exists, file.valid])).toEqual([
       ["global", true, true],

@@ -182,7 +182,9 @@ describe("serve --socket", () => {
     });
     expect(received(b, CompactionDidStart.method)).toEqual([{ sessionId: session.id, reason: "manual" }]);
     expect(received(b, CompactionDidEnd.method)).toEqual([expect.objectContaining({ sessionId: session.id, status: "committed", entryId: result.entry!.id })]);
-    expect(received(b, EntryDidAppend.method)).toEqual([{ sessionId: session.id, entryIds: [result.entry!.id], leafId: result.entry!.id }]);
+    // With the kept part's large tool outputs pruned in the same step, the prune entry comes first.
+    const written = [...(result.pruned ? [result.pruned.entryId] : []), result.entry!.id];
+    expect(received(b, EntryDidAppend.method)).toEqual([{ sessionId: session.id, entryIds: written, leafId: result.entry!.id }]);
     expect(received(a, CompactionDidEnd.method)).toHaveLength(1);
   });
 

@@ -114,3 +114,62 @@ export async function writePiSession(path, entryCount, { bytesPerEntry = 700, se
   await once(out, "close");
   return bytes;
 }
+
+/**
+ * A long coding-agent run as counted path entries (`{ entry, tokens }`, what the pure core reads),
+ * for the prune benches: each user prompt starts 1–6 tool rounds (assistant call → tool result),
+ * then a final answer. Tool outputs follow a coding agent's spread — mostly small greps and reads,
+ * some file dumps and test logs, a few huge listings — drawn from a seeded generator, so every run
+ * is the same. Texts are short: the token counts are what the algorithms decide with.
+ * Returns `{ rounds }`: an iterable of rounds, each the entries up to an assistant reply (a turn end).
+ */
+export function agentRun(turns, { seed = 7, startMs = 1_767_225_600_000 } = {}) {
+  let state = seed >>> 0;
+  const random = () => {
+    // mulberry32
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const between = (min, max) => Math.round(min + random() * (max - min));
+  const toolOutputTokens = () => {
+    const roll = random();
+    if (roll < 0.5) return between(100, 900); // grep hits, short reads, ls
+    if (roll < 0.85) return between(1_000, 6_000); // a source file, a test log
+    return between(8_000, 30_000); // find ., a generated file, a full build log
+  };
+  const TOOLS = [
+    ["read", (i) => ({ path: `src/module${i % 97}.ts` })],
+    ["bash", (i) => ({ command: i % 5 === 0 ? "find . -type f" : `npm test -- module${i % 97}` })],
+    ["grep", (i) => ({ pattern: `symbol${i % 211}` })],
+  ];
+  let id = 0;
+  let parentId = null;
+  const entry = (body, tokens) => {
+    const current = { ...body, id: `g${(++id).toString(16).padStart(7, "0")}`, parentId, timestamp: new Date(startMs + id * 1000).toISOString() };
+    parentId = current.id;
+    return { entry: current, tokens };
+  };
+  const message = (msg, tokens) => entry({ type: "message", message: { ...msg, timestamp: startMs + id * 1000 } }, tokens);
+  function* rounds() {
+    for (let turn = 0; turn < turns; turn++) {
+      const prompt = message({ role: "user", content: `task ${turn}` }, between(30, 300));
+      const toolRounds = between(1, 6);
+      let pending = [prompt];
+      for (let r = 0; r < toolRounds; r++) {
+        const [name, args] = TOOLS[(turn + r) % TOOLS.length];
+        const callId = `call_${turn}_${r}`;
+        pending.push(
+          message({ role: "assistant", content: [{ type: "toolCall", id: callId, name, arguments: args(turn * 7 + r) }], stopReason: "toolUse" }, between(60, 400)),
+        );
+        yield pending;
+        pending = [message({ role: "toolResult", toolCallId: callId, toolName: name, content: [{ type: "text", text: "…" }], isError: false }, toolOutputTokens())];
+      }
+      pending.push(message({ role: "assistant", content: [{ type: "text", text: `done with task ${turn}` }], stopReason: "stop" }, between(100, 800)));
+      yield pending;
+    }
+  }
+  return { rounds };
+}

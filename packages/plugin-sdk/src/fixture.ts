@@ -23,7 +23,12 @@ import type {
 /** The daemon's default settings (docs/design.md#files-and-merge), with any sections replaced by `overrides`. */
 export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settings[K]> } = {}): Settings {
   const defaults: Settings = {
-    compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
+    compaction: {
+      enabled: true,
+      reserveTokens: 16384,
+      keepRecentTokens: 20000,
+      prune: { enabled: true, protectTokens: 40_000, minTokens: 1_000, minSavings: 20_000 },
+    },
     branchSummary: { reserveTokens: 16384 },
     context: { mode: "on" },
     tokens: { encoding: "o200k_base", estimator: "exact" },

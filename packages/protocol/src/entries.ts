@@ -112,6 +112,24 @@ export const FileOpsDetails = z
   .object({ readFiles: z.array(z.string()), modifiedFiles: z.array(z.string()) })
   .loose();
 
+/**
+ * One tool result a `prune` entry hides: the context shows a one-line stub in its place (see
+ * docs/compaction-rungs.md). The stored tool result itself never changes.
+ */
+export const PrunedOutput = z
+  .object({
+    /** The hidden tool result's entry. */
+    entryId: z.string().min(1),
+    toolName: z.string(),
+    /** The call's arguments as the stub shows them (e.g. a path or a command). */
+    args: z.string(),
+    /** The stored token count of the full tool result. */
+    tokens: z.number().int().nonnegative(),
+    /** Token count of the stub that replaces it in the context. */
+    stubTokens: z.number().int().nonnegative(),
+  })
+  .loose();
+
 // ---- entries -------------------------------------------------------------------------------
 
 /** Fields the daemon assigns; a client may supply them (e.g. on import) but usually does not. */
@@ -161,6 +179,18 @@ const bodies = {
       details: z.unknown().optional(),
     })
     .loose(),
+  /**
+   * Hides old tool output from the context (the cheap compaction rung): every tool result listed
+   * is shown as a stub from here on, on this branch. In pi files it travels as a `custom` entry.
+   */
+  prune: z
+    .object({
+      type: z.literal("prune"),
+      hidden: z.array(PrunedOutput).min(1),
+      /** Σ (tokens − stubTokens) of `hidden`: what the context shrank by. */
+      tokensSaved: z.number().int().nonnegative(),
+    })
+    .loose(),
 } as const;
 
 /** An entry as a client appends it: the body, optionally with id/parentId/timestamp. */
@@ -174,6 +204,7 @@ export const EntryInput = z.discriminatedUnion("type", [
   bodies.session_info.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
   bodies.compaction.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
   bodies.branch_summary.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
+  bodies.prune.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
 ]);
 
 export const MessageEntry = bodies.message.extend(EntryBase.shape);
@@ -185,6 +216,7 @@ export const LabelEntry = bodies.label.extend(EntryBase.shape);
 export const SessionInfoEntry = bodies.session_info.extend(EntryBase.shape);
 export const CompactionEntry = bodies.compaction.extend(EntryBase.shape);
 export const BranchSummaryEntry = bodies.branch_summary.extend(EntryBase.shape);
+export const PruneEntry = bodies.prune.extend(EntryBase.shape);
 
 export const SessionEntry = z.discriminatedUnion("type", [
   MessageEntry,
@@ -196,6 +228,7 @@ export const SessionEntry = z.discriminatedUnion("type", [
   SessionInfoEntry,
   CompactionEntry,
   BranchSummaryEntry,
+  PruneEntry,
 ]);
 
 export const EntryType = z.enum([
@@ -208,6 +241,7 @@ export const EntryType = z.enum([
   "session_info",
   "compaction",
   "branch_summary",
+  "prune",
 ]);
 
 export const SessionHeader = z
@@ -245,6 +279,8 @@ export type LabelEntry = z.infer<typeof LabelEntry>;
 export type SessionInfoEntry = z.infer<typeof SessionInfoEntry>;
 export type CompactionEntry = z.infer<typeof CompactionEntry>;
 export type BranchSummaryEntry = z.infer<typeof BranchSummaryEntry>;
+export type PruneEntry = z.infer<typeof PruneEntry>;
+export type PrunedOutput = z.infer<typeof PrunedOutput>;
 export type SessionEntry = z.infer<typeof SessionEntry>;
 export type EntryType = z.infer<typeof EntryType>;
 export type SessionHeader = z.infer<typeof SessionHeader>;

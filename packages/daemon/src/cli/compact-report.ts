@@ -16,6 +16,10 @@ export interface CompactReport {
   summarizer?: string;
   entry?: SessionEntry;
   stats?: CompactionStats;
+  /** The rung that ran (prune: no model call). */
+  rung?: CompactionResult["rung"];
+  /** The prune entry written, alone or with the summary. */
+  pruned?: CompactionResult["pruned"];
   /** Stored token counts of the context (what context/build reports), before and after. */
   contextTokens: { before: number; after: number };
   contextMessages: { before: number; after: number };
@@ -44,6 +48,11 @@ export function printCompactReport(io: CliIo, report: CompactReport): void {
     out(rule(style, " Summary ", width));
     out(renderSummary(report.entry.summary, style));
     out(rule(style, "", width));
+  } else if (report.status === "committed" && report.entry?.type === "prune") {
+    out(rule(style, " Pruned tool outputs ", width));
+    out(table(report.entry.hidden.map((item) => [`${style.cyan(item.toolName)} ${item.args}`, style.dim(`${formatCount(item.tokens)} tokens`)])));
+    out(rule(style, "", width));
+    out(`${style.green("Pruned")} ${plural(report.entry.hidden.length, "old tool output")}: ${formatCount(report.entry.tokensSaved)} tokens hidden, no model call. The stored entries are unchanged.`);
   } else {
     out(`${headline(report, style)}`);
   }
@@ -106,8 +115,9 @@ function facts(report: CompactReport, style: Style): string[][] {
   } else {
     rows.push([label("Context"), `${formatCount(before)} tokens in ${plural(report.contextMessages.before, "message")}`]);
   }
+  if (report.rung !== undefined && report.status === "committed") rows.push([label("Rung"), describeRung(report)]);
   const stats = report.stats;
-  if (stats) {
+  if (stats && report.rung !== "prune") {
     const prefix = `the first ${plural(stats.turnPrefixMessages, "message")} of a long turn`;
     const summarized =
       !stats.isSplitTurn ? plural(stats.summarizedMessages, "message")
@@ -121,6 +131,12 @@ function facts(report: CompactReport, style: Style): string[][] {
   rows.push([label("Time"), `${(report.durationMs / 1000).toFixed(2)} s`]);
   rows.push([label("Session"), `${style.bold(report.sessionId)}${report.sessionName !== undefined ? ` "${report.sessionName}"` : ""}`]);
   return rows;
+}
+
+function describeRung(report: CompactReport): string {
+  const pruned = report.pruned ? `${plural(report.pruned.outputs, "tool output")} hidden (${formatCount(report.pruned.tokensSaved)} tokens)` : "";
+  if (report.rung === "prune") return `prune: ${pruned}, no model call`;
+  return pruned ? `summarize + prune: ${pruned} in the kept part` : "summarize";
 }
 
 function describeSummarizer(report: CompactReport): string {
@@ -143,6 +159,8 @@ function baseSteps(report: CompactReport): [string, string][] {
   if (report.status === "committed") {
     steps.push([`base-context show ${id} --brief`, "see the context the LLM gets now: the summary, then the kept messages"]);
     steps.push([`base-context tree ${id}`, "see the session tree with the compaction entry"]);
+  } else if (report.status === "nothing_to_compact" && report.rung === "prune") {
+    steps.push([`base-context compact ${id}`, "summarize instead: nothing old and large enough to prune"]);
   } else if (report.status === "nothing_to_compact") {
     steps.push([`base-context compact ${id} --keep-recent 2000`, "keep fewer recent tokens verbatim"]);
     steps.push([`base-context show ${id} --brief`, "see the context as it is"]);

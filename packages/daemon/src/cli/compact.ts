@@ -1,14 +1,14 @@
 /**
  * `base-context compact <pi-session.jsonl | session> [--instructions text] [--keep-recent n]
- * [--reserve n] [--json]`: compaction now, in-process, on the user's database. A file is imported
+ * [--reserve n] [--strategy auto|prune|summarize] [--json]`: compaction now, in-process, on the user's database. A file is imported
  * first; the summary is written by the configured summarizer (the offline extractive one when no
  * model is configured), committed like `compaction/run` does, and shown with what it changed.
  */
-import type { CompactionResult, CompactionSettings } from "@base-context/protocol";
+import { CompactionStrategy, type CompactionResult, type CompactionSettings } from "@base-context/protocol";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Daemon } from "../daemon.js";
-import { flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
+import { choiceOption, flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import { importSessionFile, type ImportedFile } from "./compact-import.js";
 import { printCompactReport, type CompactReport } from "./compact-report.js";
 import { withDaemon } from "./open-daemon.js";
@@ -29,12 +29,18 @@ export const COMPACT_SPEC: CommandSpec = {
     { name: "instructions", short: "i", value: "text", description: "what the summary should focus on, with high priority" },
     { name: "keep-recent", value: "n", description: "tokens kept verbatim at the end (default: compaction.keepRecentTokens, 20000)" },
     { name: "reserve", value: "n", description: "compaction.reserveTokens; the summary may use 80 % of it (default 16384)" },
+    {
+      name: "strategy",
+      value: "rung",
+      description: "prune: only hide old large tool outputs (no model call); summarize or auto (default): summarize, hiding the kept part's large outputs",
+    },
     JSON_OPTION,
   ],
   examples: [
     "base-context compact examples/sessions/refactor-auth.jsonl",
     'base-context compact 5b0c --instructions "keep the exact migration commands"',
     "base-context compact session.jsonl --keep-recent 4000 --json",
+    "base-context compact 5b0c --strategy prune",
   ],
   exitStatus: "Exit status: 0 compacted or nothing to compact, 1 failure (nothing written), 2 usage error.",
 };
@@ -49,10 +55,11 @@ export function compactCommand(argv: string[], io: CliIo = processIo()): Promise
     if (keepRecent !== undefined) overrides.keepRecentTokens = keepRecent;
     if (reserve !== undefined) overrides.reserveTokens = reserve;
     const instructions = stringOption(args, "instructions");
+    const strategy = choiceOption(args, "strategy", CompactionStrategy.options);
 
     // Ctrl-C stops the model call; nothing is written.
     const report = await interruptible(io, "Opening the session database", (signal, spinner) =>
-      withDaemon(io, (daemon) => compact(daemon, { target: args.arguments[0]!, overrides, instructions, signal, spinner, env: io.env })),
+      withDaemon(io, (daemon) => compact(daemon, { target: args.arguments[0]!, overrides, instructions, strategy, signal, spinner, env: io.env })),
     );
 
     // Run from a package script (the README's `pnpm demo`), the CLI is not on the PATH: hint the path.
@@ -67,6 +74,7 @@ interface CompactOptions {
   target: string;
   overrides: Partial<CompactionSettings>;
   instructions: string | undefined;
+  strategy: CompactionStrategy | undefined;
   signal: AbortSignal;
   spinner: Spinner;
   env: NodeJS.ProcessEnv;
@@ -92,6 +100,7 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
       sessionId,
       reason: "manual",
       workDoneToken: "cli",
+      ...(options.strategy !== undefined ? { strategy: options.strategy } : {}),
       ...(options.instructions !== undefined ? { customInstructions: options.instructions } : {}),
       ...(Object.keys(options.overrides).length > 0 ? { settings: options.overrides } : {}),
     },
@@ -116,6 +125,8 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
     ...(result.summarizer !== undefined ? { summarizer: result.summarizer } : {}),
     ...(result.entry ? { entry: result.entry } : {}),
     ...(result.stats ? { stats: result.stats } : {}),
+    ...(result.rung !== undefined ? { rung: result.rung } : {}),
+    ...(result.pruned ? { pruned: result.pruned } : {}),
     contextTokens: { before: before.tokens, after: after.tokens },
     contextMessages: { before: before.messages.length, after: after.messages.length },
     durationMs,

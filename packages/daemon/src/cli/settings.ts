@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SettingsError, SettingsSource } from "@base-context/protocol";
-import { SettingsManager, SETTING_KEYS, type SettingsSnapshot } from "../settings/index.js";
+import { SettingsManager, SETTING_KEYS, valueAt, type SettingsSnapshot } from "../settings/index.js";
 import { flag, JSON_OPTION, stringOption, UsageError, type CommandSpec } from "./args.js";
 import { displayPath, processIo, quietDaemonLogs, styleFor, table, writeJson, type CliIo, type Style } from "./output.js";
 import { EXIT, runCommand } from "./run.js";
@@ -75,7 +75,7 @@ function printSettings(io: CliIo, view: SettingsView): void {
 
   const rows = SETTING_KEYS.map(([section, key]) => {
     const dotted = `${section}.${key}`;
-    const value = view.settings[section]?.[key];
+    const value = valueAt(view.settings[section], key);
     const source = view.sources[dotted] ?? "default";
     return [dotted, value === undefined ? style.dim("(not set)") : JSON.stringify(value), source === "default" ? style.dim(source) : style.cyan(source)];
   });

@@ -38,8 +38,26 @@ interface ShownContext {
   model?: { provider: string; modelId: string };
   thinkingLevel: string;
   compactionId?: string;
-  messages: Array<{ index: number; role: string; label: string; tokens: number; message: ContextMessage | OpenAIChatMessage; text: string }>;
+  messages: Array<{
+    index: number;
+    role: string;
+    label: string;
+    tokens: number;
+    message: ContextMessage | OpenAIChatMessage;
+    text: string;
+    /** A tool output a prune entry hides: the message holds its stub. */
+    pruned?: true;
+  }>;
   tokens: number;
+  /** What the pruned outputs' stubs save (absent when nothing is pruned). */
+  pruned?: { outputs: number; tokensSaved: number };
+}
+
+/** The tool call id of a tool result message, in either format. */
+function toolCallIdOf(message: ContextMessage | OpenAIChatMessage): string | undefined {
+  if (message.role === "toolResult" && "toolCallId" in message) return message.toolCallId;
+  if (message.role === "tool" && "tool_call_id" in message) return message.tool_call_id;
+  return undefined;
 }
 
 export function showCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -50,6 +68,7 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
       const sessionId = await resolveSessionId(daemon, args.arguments[0]!);
       const { session, leafId: currentLeaf } = await daemon.sessions.get({ sessionId });
       const context = await daemon.context.build({ sessionId, format, ...(leafId !== undefined ? { leafId } : {}) });
+      const prunedCalls = new Set(context.pruned?.toolCallIds ?? []);
       const views: MessageView[] = [];
       for (const message of context.messages) {
         views.push(
@@ -67,14 +86,20 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
         ...(context.model ? { model: context.model } : {}),
         thinkingLevel: context.thinkingLevel,
         ...(context.compactionId ? { compactionId: context.compactionId } : {}),
-        messages: context.messages.map((message, i) => ({
-          index: i + 1,
-          role: message.role,
-          label: views[i]!.label,
-          tokens: views[i]!.tokens,
-          message,
-          text: views[i]!.text,
-        })),
+        messages: context.messages.map((message, i) => {
+          const callId = toolCallIdOf(message);
+          const pruned = callId !== undefined && prunedCalls.has(callId);
+          return {
+            index: i + 1,
+            role: message.role,
+            label: pruned ? `${views[i]!.label} (pruned)` : views[i]!.label,
+            tokens: views[i]!.tokens,
+            message,
+            text: views[i]!.text,
+            ...(pruned ? { pruned: true as const } : {}),
+          };
+        }),
+        ...(context.pruned ? { pruned: { outputs: context.pruned.entryIds.length, tokensSaved: context.pruned.tokensSaved } } : {}),
         // Native: the stored counts the daemon decides with. OpenAI: what these messages count.
         tokens: format === "native" ? context.tokens : views.reduce((sum, view) => sum + view.tokens, 0),
       };
@@ -117,4 +142,9 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
   }
   if (brief) io.stdout.write("\n");
   io.stdout.write(`${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")}\n`);
+  if (shown.pruned) {
+    io.stdout.write(
+      `${style.dim(`${plural(shown.pruned.outputs, "tool output")} pruned (marked "(pruned)"): their stubs save ${formatCount(shown.pruned.tokensSaved)} tokens; the stored outputs are unchanged`)}\n`,
+    );
+  }
 }

@@ -12,7 +12,23 @@ import {
   type Settings,
   type ValidParamsOf,
 } from "@base-context/protocol";
-import { capSummary, prepareCompaction } from "../core/index.js";
+import {
+  capSummary,
+  chooseRung,
+  estimateContextTokens,
+  planPrune,
+  prepareCompaction,
+  pruneEntryInput,
+  withPrunedCounts,
+  withPlan,
+  prunedOutputs,
+  planFrom,
+  EMPTY_PRUNE_PLAN,
+  isContextVisible,
+  stubTokenCount,
+  compactionSummaryText,
+  type PrunePlan,
+} from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { AppendOutcome, SessionStore } from "../store/index.js";
@@ -22,7 +38,10 @@ import type { RunReporter } from "./reporter.js";
 import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
 
-export type CompactionRunParams = ValidParamsOf<typeof CompactionRun>;
+/** `compaction/run`'s params; `strategy` defaults to `auto` for callers inside the daemon too. */
+export type CompactionRunParams = Omit<ValidParamsOf<typeof CompactionRun>, "strategy"> & {
+  strategy?: ValidParamsOf<typeof CompactionRun>["strategy"] | undefined;
+};
 
 export interface PipelineDeps {
   readonly sessions: SessionService;
@@ -62,26 +81,42 @@ export async function runCompaction(
 
     const path = await deps.sessions.getContextPath(sessionId);
     throwIfAborted(signal);
-    const prepared = prepareCompaction(path.entries, compaction);
-    if ("nothing" in prepared) return finish(reporter, { status: "nothing_to_compact", message: prepared.nothing });
-    const { preparation } = prepared;
-    reporter.createJob("prepared", preparation.leafId);
+    const prune = settings.compaction.prune;
+    const rung = chooseRunRung(params, settings, path.entries);
+    if (rung.kind === "prune") {
+      if (rung.plan.hidden.length === 0) {
+        return finish(reporter, { status: "nothing_to_compact", rung: "prune", message: NOTHING_TO_PRUNE(prune.protectTokens, prune.minTokens) });
+      }
+      const leafId = path.entries[path.entries.length - 1]!.entry.id;
+      reporter.createJob("prepared", leafId);
+      reporter.report(`Hiding ${rung.plan.hidden.length} old tool output(s)`, 50);
+      throwIfAborted(signal);
+      result = commitPrune(deps.store, params, leafId, rung.plan, path.entries, reporter);
+    } else {
+      const prepared = prepareCompaction(path.entries, compaction, prune.enabled ? { pruneMinTokens: prune.minTokens } : {});
+      if ("nothing" in prepared) return finish(reporter, { status: "nothing_to_compact", rung: "summarize", message: prepared.nothing });
+      const { preparation } = prepared;
+      reporter.createJob("prepared", preparation.leafId);
 
-    const produced = await produce(deps, params, settings, preparation, reporter, signal);
-    if (produced.kind === "cancel") {
-      const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
-      return finish(reporter, { status: "cancelled", message: `cancelled by plugin ${produced.pluginId}`, stats });
+      const produced = await produce(deps, params, settings, preparation, reporter, signal);
+      if (produced.kind === "cancel") {
+        const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
+        return finish(reporter, { status: "cancelled", rung: "summarize", message: `cancelled by plugin ${produced.pluginId}`, stats });
+      }
+      // The last moment a cancel can still mean "nothing written": the commit below is synchronous.
+      throwIfAborted(signal);
+      reporter.report("Committing the summary", 90);
+      // A plugin may keep another tail than prepared: only outputs it keeps are hidden.
+      const tailPrune = keptPrune(preparation, produced.firstKeptEntryId, path.entries);
+      const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter, { summary: produced.summary, prune: tailPrune });
+      result = commit(deps.store, params, preparation, produced, tailPrune, stats, reporter);
     }
-    // The last moment a cancel can still mean "nothing written": the commit below is synchronous.
-    throwIfAborted(signal);
-    reporter.report("Committing the summary", 90);
-    const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter);
-    result = commit(deps.store, params, preparation, produced, stats, reporter);
   } catch (error) {
     reporter.failed(error);
     throw error;
   }
   // Committed (or stale): from here on nothing may turn the run into a failure.
+  if (result.pruned && result.pruned.entryId !== result.entry?.id) await countTokens(deps.sessions, sessionId, result.pruned.entryId);
   if (result.entry) await countTokens(deps.sessions, sessionId, result.entry.id);
   return reporter.ended(result);
 }
@@ -156,6 +191,7 @@ function commit(
   params: CompactionRunParams,
   preparation: CompactionPreparation,
   produced: ProducedCompaction,
+  tailPrune: PrunePlan,
   stats: CompactionStats,
   reporter: RunReporter,
 ): CompactionResult {
@@ -169,24 +205,27 @@ function commit(
     ...(produced.fromHook ? { fromHook: true } : {}),
     ...(params.customInstructions !== undefined ? { customInstructions: params.customInstructions } : {}),
   };
+  // The prune entry goes first, so the compaction stays the leaf (what "already compacted" and
+  // overflow recovery look for); it lies in the kept part, where the context reads it.
+  const entries: EntryInput[] = tailPrune.hidden.length > 0 ? [pruneEntryInput(tailPrune), entry] : [entry];
   let result: CompactionResult | undefined;
   store.appendRecorded(
     {
       sessionId: params.sessionId,
-      entries: [entry],
+      entries,
       onlyIfOnPath: preparation.leafId,
       // Also in request_results: a second process retrying the same requestId replays this entry.
       request: params.requestId !== undefined ? { id: params.requestId, method: CompactionRun.method, extra: { jobId } } : undefined,
     },
     (outcome) => {
-      result = resultOf(outcome, produced, stats, jobId);
+      result = resultOf(outcome, produced, tailPrune, stats, jobId);
       store.jobs.update(jobId, reporter.finalUpdate(result));
     },
   );
   return result!;
 }
 
-function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, stats: CompactionStats, jobId: string): CompactionResult {
+function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, tailPrune: PrunePlan, stats: CompactionStats, jobId: string): CompactionResult {
   if (outcome.status === "stale") {
     return {
       status: "stale",
@@ -194,10 +233,108 @@ function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, stats: C
       summarizer: produced.summarizer,
       jobId,
       stats,
+      rung: "summarize",
     };
   }
-  const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : produced.message;
-  return { status: "committed", entry: outcome.entries[0]!.entry, summarizer: produced.summarizer, message, jobId, stats };
+  const pruneText = tailPrune.hidden.length > 0 ? `; ${describePrune(tailPrune)} of the kept part` : "";
+  const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : produced.message + pruneText;
+  const compactionEntry = outcome.entries[outcome.entries.length - 1]!.entry;
+  const pruneEntry = outcome.entries.length > 1 ? outcome.entries[0]!.entry : undefined;
+  return {
+    status: "committed",
+    entry: compactionEntry,
+    summarizer: produced.summarizer,
+    message,
+    jobId,
+    stats,
+    rung: "summarize",
+    ...(pruneEntry ? { pruned: { entryId: pruneEntry.id, outputs: tailPrune.hidden.length, tokensSaved: tailPrune.tokensSaved } } : {}),
+  };
+}
+
+/**
+ * The rung of this run: `prune` or `summarize` when asked; for `auto`, pruning when it alone
+ * brings the context `minSavings` under the threshold. Auto needs the context window to know the
+ * threshold (turn/end gives it); an overflow always summarizes (the context did not fit at all).
+ */
+function chooseRunRung(
+  params: CompactionRunParams,
+  settings: Settings,
+  path: readonly CountedEntry[],
+): { kind: "prune"; plan: PrunePlan } | { kind: "summarize" } {
+  const strategy = params.strategy ?? "auto";
+  const prune = settings.compaction.prune;
+  if (strategy === "prune") return { kind: "prune", plan: planPrune(path, prune) };
+  if (strategy === "summarize" || !prune.enabled || params.contextWindow === undefined || params.reason === "overflow") {
+    return { kind: "summarize" };
+  }
+  const plan = planPrune(path, prune);
+  if (plan.hidden.length === 0) return { kind: "summarize" };
+  const compaction = effectiveCompactionSettings(settings, params.settings);
+  const threshold = params.contextWindow - compaction.reserveTokens;
+  const tokens = estimateContextTokens(path).tokens;
+  return chooseRung(tokens, threshold, plan, prune.minSavings) === "prune" ? { kind: "prune", plan } : { kind: "summarize" };
+}
+
+function NOTHING_TO_PRUNE(protectTokens: number, minTokens: number): string {
+  return `nothing to prune: no tool output above ${minTokens} tokens lies before the newest ${protectTokens} tokens of the context`;
+}
+
+function describePrune(plan: PrunePlan): string {
+  const count = plan.hidden.length;
+  return `hid ${count} tool output${count === 1 ? "" : "s"} (${plan.tokensSaved.toLocaleString("en-US")} tokens)`;
+}
+
+/** The prune entry alone, under the leaf the plan was made for, with the job's outcome. */
+function commitPrune(
+  store: SessionStore,
+  params: CompactionRunParams,
+  leafId: string,
+  plan: PrunePlan,
+  path: readonly CountedEntry[],
+  reporter: RunReporter,
+): CompactionResult {
+  const jobId = reporter.job!;
+  const estimate = estimateContextTokens(path);
+  const tokensBefore = estimate.measurable ? estimate.tokens : null;
+  const stats: CompactionStats = {
+    summarizedMessages: 0,
+    turnPrefixMessages: 0,
+    keptEntries: path.length,
+    isSplitTurn: false,
+    tokensBefore,
+    durationMs: reporter.elapsedMs(),
+    ...(tokensBefore !== null ? { tokensAfter: Math.max(0, tokensBefore - plan.tokensSaved), tokensSaved: plan.tokensSaved } : {}),
+  };
+  let result: CompactionResult | undefined;
+  store.appendRecorded(
+    {
+      sessionId: params.sessionId,
+      entries: [pruneEntryInput(plan)],
+      onlyIfOnPath: leafId,
+      request: params.requestId !== undefined ? { id: params.requestId, method: CompactionRun.method, extra: { jobId } } : undefined,
+    },
+    (outcome) => {
+      if (outcome.status === "stale") {
+        result = { status: "stale", message: "the session moved to another branch meanwhile: nothing was pruned", jobId, stats, rung: "prune" };
+      } else {
+        const entry = outcome.entries[0]!.entry;
+        const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : `${describePrune(plan)}, no model call`;
+        result = { status: "committed", entry, message, jobId, stats, rung: "prune", pruned: { entryId: entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved } };
+      }
+      store.jobs.update(jobId, reporter.finalUpdate(result));
+    },
+  );
+  return result!;
+}
+
+/** The preparation's tail pruning, limited to the tail actually kept (a plugin may keep another). */
+function keptPrune(preparation: CompactionPreparation, firstKeptEntryId: string, path: readonly CountedEntry[]): PrunePlan {
+  const planned = preparation.prune;
+  if (!planned || planned.hidden.length === 0) return EMPTY_PRUNE_PLAN;
+  if (firstKeptEntryId === preparation.firstKeptEntryId) return planned;
+  const firstKept = path.findIndex((item) => item.entry.id === firstKeptEntryId);
+  return firstKept < 0 ? EMPTY_PRUNE_PLAN : planFrom(path, planned, firstKept);
 }
 
 /** Records a result that wrote nothing and notifies its end. */
@@ -214,9 +351,10 @@ function statsOf(
   firstKeptEntryId: string,
   path: readonly CountedEntry[],
   reporter: RunReporter,
+  after?: { summary: string; prune: PrunePlan },
 ): CompactionStats {
   const firstKept = path.findIndex((item) => item.entry.id === firstKeptEntryId);
-  return {
+  const stats: CompactionStats = {
     summarizedMessages: preparation.messagesToSummarize.length,
     turnPrefixMessages: preparation.turnPrefixMessages.length,
     keptEntries: firstKept >= 0 ? path.length - firstKept : 0,
@@ -224,6 +362,16 @@ function statsOf(
     tokensBefore: preparation.tokensBefore,
     durationMs: reporter.elapsedMs(),
   };
+  if (after && preparation.tokensBefore !== null && firstKept >= 0) {
+    // The kept part as the context will hold it (hidden outputs as stubs), plus the summary.
+    const counted = withPrunedCounts(path, withPlan(prunedOutputs(path), after.prune));
+    let kept = 0;
+    for (let i = firstKept; i < counted.length; i++) if (isContextVisible(counted[i]!.entry)) kept += counted[i]!.tokens;
+    const tokensAfter = kept + stubTokenCount(compactionSummaryText(after.summary));
+    stats.tokensAfter = tokensAfter;
+    stats.tokensSaved = preparation.tokensBefore - tokensAfter;
+  }
+  return stats;
 }
 
 function describeRange(preparation: CompactionPreparation): string {

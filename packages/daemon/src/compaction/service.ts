@@ -89,7 +89,9 @@ export class CompactionService {
     const disabled = compactionDisabledReason(settings.context.mode, compaction, "manual");
     if (disabled !== undefined) return { nothing: disabled };
     const path = await this.sessions.getContextPath(sessionId);
-    return prepareCompaction(path.entries, compaction);
+    // As `run` summarizes: with the kept tail's large tool outputs hidden when pruning is on.
+    const prune = settings.compaction.prune;
+    return prepareCompaction(path.entries, compaction, prune.enabled ? { pruneMinTokens: prune.minTokens } : {});
   }
 
   /**

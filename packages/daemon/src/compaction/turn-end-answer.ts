@@ -64,7 +64,7 @@ function resolve(plan: TurnEndPlan, checkpoint: CheckpointOutcome | undefined): 
 
   switch (checkpoint.kind) {
     case "committed":
-      notes.push(overflow ? "compacted; retry the request" : "compacted");
+      notes.push(overflow ? "compacted; retry the request" : committedNote(checkpoint.result));
       return overflow
         ? { outcome: { kind: "overflow_recovered" }, notes, checkpoint: checkpoint.result, overflowRecovered: true }
         : { outcome: { kind: "completed", checkpoint: true }, notes, checkpoint: checkpoint.result };
@@ -88,4 +88,11 @@ function resolve(plan: TurnEndPlan, checkpoint: CheckpointOutcome | undefined): 
         ...(overflow ? { overflowRecovered: true } : {}),
       };
   }
+}
+
+/** What a threshold checkpoint did: the prune rung says so (no model call), a summary is "compacted". */
+function committedNote(result: CompactionResult): string {
+  if (result.rung !== "prune" || !result.pruned) return "compacted";
+  const { outputs, tokensSaved } = result.pruned;
+  return `pruned ${outputs} old tool output${outputs === 1 ? "" : "s"} (${tokensSaved} tokens), no model call`;
 }

@@ -33,6 +33,8 @@ export interface CheckpointRequest {
   /** The failed reply to set aside (overflow). */
   readonly failedEntryId?: string | undefined;
   readonly workDoneToken?: string | number | undefined;
+  /** The turn's context window: the threshold `auto` compares against. */
+  readonly contextWindow: number;
 }
 
 export type CheckpointOutcome =
@@ -66,7 +68,8 @@ export async function runCheckpoint(
   const watched = watchNotifications(ctx);
   let result: CompactionResult;
   try {
-    const params: CompactionRunParams = { sessionId, reason: request.reason, requestId };
+    // `auto` with the turn's window: the cheap prune rung when it alone is enough (docs/compaction-rungs.md).
+    const params: CompactionRunParams = { sessionId, reason: request.reason, requestId, strategy: "auto", contextWindow: request.contextWindow };
     if (request.workDoneToken !== undefined) params.workDoneToken = request.workDoneToken;
     result = await compaction.run(params, watched.ctx);
   } catch (error) {

@@ -85,6 +85,7 @@ export class TurnEndService {
           requestId: `${base}#checkpoint`,
           failedEntryId: plan.reason === "overflow" ? plan.failedEntryId : undefined,
           workDoneToken: params.workDoneToken,
+          contextWindow: params.contextWindow,
         },
         ctx,
       );

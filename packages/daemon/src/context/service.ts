@@ -33,6 +33,9 @@ export class ContextService {
       thinkingLevel: built.thinkingLevel,
       ...(built.compactionId ? { compactionId: built.compactionId } : {}),
       tokens: built.tokens,
+      ...(built.prunedEntryIds.length > 0
+        ? { pruned: { entryIds: built.prunedEntryIds, toolCallIds: built.prunedToolCallIds, tokensSaved: built.prunedTokens } }
+        : {}),
     };
   }
 

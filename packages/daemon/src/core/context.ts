@@ -11,6 +11,7 @@ import type {
 } from "@base-context/protocol";
 import { selectContextEntries, selectionTokens } from "./context-selection.js";
 import { compactionSummaryMessage, entryToContextMessage } from "./entry-messages.js";
+import { isToolResultEntry, prunedOutputs, prunedToolResult, withPrunedCounts } from "./prune.js";
 import type { CountedEntry } from "./types.js";
 
 export interface BuildContextInput {
@@ -44,8 +45,14 @@ export interface BuiltContext {
   thinkingLevel: string;
   /** The compaction whose summary opens the context. */
   compactionId?: string;
-  /** Sum of the stored token counts of what the context holds. */
+  /** Sum of the stored token counts of what the context holds (a hidden output counts its stub). */
   tokens: number;
+  /** Ids of the tool results shown as a stub, because a prune entry on the path hides them. */
+  prunedEntryIds: string[];
+  /** Their tool call ids, same order (how a client finds them among the messages). */
+  prunedToolCallIds: string[];
+  /** What the stubs save against the full outputs. */
+  prunedTokens: number;
 }
 
 /**
@@ -78,15 +85,30 @@ function thinkingLevelInForce(input: BuildContextInput): string {
 }
 
 export function buildContext(input: BuildContextInput): BuiltContext {
-  const selection = selectContextEntries(input.path);
+  const hidden = prunedOutputs(input.path);
+  const selection = selectContextEntries(withPrunedCounts(input.path, hidden));
+  // What a stub saves is measured on the stored count, not on what the prune entry claims.
+  const storedTokens = hidden.size > 0 ? new Map(input.path.map((item) => [item.entry.id, item.tokens])) : undefined;
   const messages: ContextMessage[] = [];
   const entryIds: string[] = [];
+  const prunedEntryIds: string[] = [];
+  const prunedToolCallIds: string[] = [];
+  let prunedTokens = 0;
 
   if (selection.compaction) {
     messages.push(compactionSummaryMessage(selection.compaction.entry));
     entryIds.push(selection.compaction.entry.id);
   }
   for (const item of [...selection.keptBeforeCompaction, ...selection.afterCompaction]) {
+    const pruned = hidden.size > 0 && isToolResultEntry(item.entry) ? hidden.get(item.entry.id) : undefined;
+    if (pruned && isToolResultEntry(item.entry)) {
+      messages.push(prunedToolResult(item.entry.message, pruned));
+      entryIds.push(item.entry.id);
+      prunedEntryIds.push(item.entry.id);
+      prunedToolCallIds.push(item.entry.message.toolCallId);
+      prunedTokens += Math.max(0, (storedTokens?.get(item.entry.id) ?? 0) - item.tokens);
+      continue;
+    }
     const message = entryToContextMessage(item.entry);
     if (!message) continue;
     messages.push(message);
@@ -101,5 +123,8 @@ export function buildContext(input: BuildContextInput): BuiltContext {
     thinkingLevel: thinkingLevelInForce(input),
     ...(selection.compaction ? { compactionId: selection.compaction.entry.id } : {}),
     tokens: selectionTokens(selection),
+    prunedEntryIds,
+    prunedToolCallIds,
+    prunedTokens,
   };
 }

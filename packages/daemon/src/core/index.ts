@@ -21,6 +21,26 @@ export {
   type CountedCompaction,
 } from "./context-selection.js";
 export { buildContext, modelInForce, type BuildContextInput, type BuiltContext, type ModelRef } from "./context.js";
+export {
+  chooseRung,
+  describeArguments,
+  EMPTY_PRUNE_PLAN,
+  isToolResultEntry,
+  planFrom,
+  planPrune,
+  planTailPrune,
+  pruneEntryInput,
+  prunedOutputs,
+  prunedToolResult,
+  pruneStub,
+  savedBy,
+  stubTokenCount,
+  withPlan,
+  withPrunedCounts,
+  type PruneLimits,
+  type PrunePlan,
+  type PrunedOutputs,
+} from "./prune.js";
 export { convertToLlm, toLlmMessages } from "./convert-to-llm.js";
 export { toOpenAIChat } from "./openai-chat.js";
 export {

@@ -8,6 +8,7 @@
  */
 import type { AssistantMessage, Settings, Usage } from "@base-context/protocol";
 import { selectContextEntries, selectionTokens, sumTokens } from "./context-selection.js";
+import { isToolResultEntry, prunedOutputs, withPrunedCounts } from "./prune.js";
 import type { CountedEntry } from "./types.js";
 
 /** Total tokens of a usage report: `totalTokens`, or the sum of its parts when that is absent or 0. */
@@ -37,7 +38,8 @@ export interface ContextTokenEstimate {
 }
 
 export function estimateContextTokens(path: readonly CountedEntry[]): ContextTokenEstimate {
-  const selection = selectContextEntries(path);
+  // Hidden tool outputs count their stubs: that is what the context holds.
+  const selection = selectContextEntries(withPrunedCounts(path, prunedOutputs(path)));
   const measurable = selection.firstKeptFound;
   // Only replies after the latest compaction measured the context as it is now.
   const candidates = selection.afterCompaction;
@@ -47,10 +49,43 @@ export function estimateContextTokens(path: readonly CountedEntry[]): ContextTok
     const usageTokens = usableAssistantUsage(entry.message);
     if (usageTokens === undefined) continue;
     const trailingTokens = sumTokens(candidates.slice(i + 1));
-    return { tokens: usageTokens + trailingTokens, usageTokens, trailingTokens, usageEntryId: entry.id, measurable };
+    // A prune after the reply hid outputs the reply's usage still measured in full.
+    const prunedSince = savedByPrunesAfter(path, entry.id);
+    return { tokens: Math.max(0, usageTokens - prunedSince) + trailingTokens, usageTokens, trailingTokens, usageEntryId: entry.id, measurable };
   }
   const all = selectionTokens(selection);
   return { tokens: all, usageTokens: null, trailingTokens: all, measurable };
+}
+
+/**
+ * What prune entries after `entryId` save on outputs that lie before it (outputs after it are in
+ * the trailing counts, already counted as stubs).
+ */
+function savedByPrunesAfter(path: readonly CountedEntry[], entryId: string): number {
+  let prunesAfter: CountedEntry[] | undefined;
+  let index = path.length - 1;
+  for (; index >= 0 && path[index]!.entry.id !== entryId; index--) {
+    if (path[index]!.entry.type === "prune") (prunesAfter ??= []).push(path[index]!);
+  }
+  if (!prunesAfter || index < 0) return 0;
+  // Tool results before the reply, with their stored counts (what the reply's usage measured).
+  const before = new Map<string, number>();
+  for (let i = 0; i < index; i++) if (isToolResultEntry(path[i]!.entry)) before.set(path[i]!.entry.id, path[i]!.tokens);
+  // Those a prune entry before the reply hid were measured as stubs already.
+  const earlier = prunedOutputs(path.slice(0, index));
+  const seen = new Set<string>();
+  let saved = 0;
+  // Oldest prune entry first: the first to name an output decides its stub, as in prunedOutputs.
+  for (const { entry } of prunesAfter.reverse()) {
+    if (entry.type !== "prune") continue;
+    for (const item of entry.hidden) {
+      const stored = before.get(item.entryId);
+      if (stored === undefined || earlier.has(item.entryId) || seen.has(item.entryId)) continue;
+      seen.add(item.entryId);
+      saved += Math.max(0, stored - item.stubTokens);
+    }
+  }
+  return saved;
 }
 
 export type UsageSettings = Pick<Settings, "compaction" | "context">;

@@ -1,6 +1,7 @@
 /**
  * `session/export` as pi JSONL: the header line, then every entry in insertion order exactly as
- * stored (so exporting twice gives the same bytes). To a path it streams page by page into a
+ * stored (so exporting twice gives the same bytes), except that a prune entry is written as the
+ * `custom` entry pi reads (pi-format.ts). To a path it streams page by page into a
  * temporary file renamed into place, so a failed export never leaves a truncated file behind.
  */
 import { randomBytes } from "node:crypto";
@@ -9,7 +10,7 @@ import { rename, rm } from "node:fs/promises";
 import { once } from "node:events";
 import { AppError } from "../errors.js";
 import type { SessionStore } from "../store/index.js";
-import { headerLine } from "./pi-format.js";
+import { exportLine, headerLine } from "./pi-format.js";
 
 /** Entries per page read while streaming to a file: bounds memory even with megabyte-sized entries. */
 const EXPORT_PAGE_SIZE = 128;
@@ -24,7 +25,7 @@ export async function exportToPath(store: SessionStore, sessionId: string, path:
     await writeChunk(out, `${headerLine(session)}\n`);
     for (const page of store.entryJsonPages(sessionId, EXPORT_PAGE_SIZE)) {
       if (streamError) throw streamError;
-      await writeChunk(out, `${page.join("\n")}\n`);
+      await writeChunk(out, `${page.map(exportLine).join("\n")}\n`);
     }
     out.end();
     await once(out, "finish");
@@ -44,7 +45,7 @@ export function exportToString(store: SessionStore, sessionId: string): string {
   const session = store.requireSession(sessionId);
   const parts = [`${headerLine(session)}\n`];
   try {
-    for (const page of store.entryJsonPages(sessionId)) parts.push(`${page.join("\n")}\n`);
+    for (const page of store.entryJsonPages(sessionId)) parts.push(`${page.map(exportLine).join("\n")}\n`);
     return parts.join("");
   } catch (error) {
     if (error instanceof RangeError) {

@@ -97,6 +97,42 @@ describe("pi JSONL import and export", () => {
       expect(readdirSync(folder.path).filter((name) => name.endsWith(".tmp"))).toEqual([]);
     });
 
+    it("exports a prune entry as a custom entry pi ignores, and imports it back as the prune entry", async () => {
+      const { session } = await sessions.import({ format: "pi-jsonl", path: examplePiSession });
+      const toolResult = entriesOf(session.id).find((entry) => entry.type === "message" && entry.message.role === "toolResult")!;
+      const hidden = [{ entryId: toolResult.id, toolName: "read", args: "src/auth.ts", tokens: 1500, stubTokens: 25 }];
+      const { entry: prune } = await sessions.append({ sessionId: session.id, entry: { type: "prune", hidden, tokensSaved: 1475 } });
+
+      const exported = (await sessions.export({ sessionId: session.id, format: "pi-jsonl" })).content!;
+      const line = JSON.parse(exported.trimEnd().split("\n").at(-1)!);
+      expect(line).toEqual({
+        type: "custom",
+        id: prune.id,
+        parentId: prune.parentId,
+        timestamp: prune.timestamp,
+        customType: "base-context.prune",
+        data: { hidden, tokensSaved: 1475 },
+      });
+
+      const second = open("second.db");
+      try {
+        const again = await second.sessions.import({ format: "pi-jsonl", content: exported });
+        expect(again.skippedLines).toEqual([]);
+        const reimported = [...second.store.entriesInOrder(session.id)].flat().map((stored) => stored.entry).at(-1);
+        expect(reimported).toEqual(prune);
+        expect((await second.sessions.export({ sessionId: session.id, format: "pi-jsonl" })).content).toBe(exported);
+      } finally {
+        await second.store.close();
+      }
+    });
+
+    it("keeps a custom entry of the prune type whose data is not a prune entry as the custom entry it is", async () => {
+      const header = JSON.stringify({ type: "session", version: 3, id: "odd-prune", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" });
+      const odd = { type: "custom", id: "a1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", customType: "base-context.prune", data: { hidden: "x" } };
+      await sessions.import({ format: "pi-jsonl", content: `${header}\n${JSON.stringify(odd)}\n` });
+      expect(entriesOf("odd-prune")).toEqual([odd]);
+    });
+
     it("uses the cwd param over the header's", async () => {
       const { session } = await sessions.import({ format: "pi-jsonl", path: fixture("pi-v3.jsonl"), cwd: "/elsewhere" });
       expect(session.cwd).toBe("/elsewhere");

@@ -91,3 +91,27 @@ export function entryProblem(line: JsonObject): string | undefined {
   const where = issue && issue.path.length > 0 ? ` at "${issue.path.map(String).join(".")}"` : "";
   return `not a valid ${typeof line.type === "string" ? `"${line.type}" ` : ""}entry${where}: ${issue?.message ?? "rejected"}`;
 }
+
+/**
+ * pi has no `prune` entry: an export writes it as a `custom` entry of this type (which pi keeps
+ * and ignores), its fields under `data`; an import turns such a line back into a `prune` entry.
+ */
+export const PRUNE_CUSTOM_TYPE = "base-context.prune";
+
+/** A stored entry's JSON as its export line: the same, except a prune entry, as a `custom` one. */
+export function exportLine(json: string): string {
+  // Cheap test first: only lines that could be a prune entry are parsed.
+  if (!json.includes('"prune"')) return json;
+  const entry = JSON.parse(json) as JsonObject;
+  if (entry.type !== "prune") return json;
+  const { type: _type, id, parentId, timestamp, ...data } = entry;
+  return JSON.stringify({ type: "custom", id, parentId, timestamp, customType: PRUNE_CUSTOM_TYPE, data });
+}
+
+/** A `custom` line an export wrote for a prune entry, as that entry again; other lines unchanged. */
+export function importPruneLine(line: JsonObject): JsonObject {
+  if (line.type !== "custom" || line.customType !== PRUNE_CUSTOM_TYPE || !isJsonObject(line.data)) return line;
+  const candidate: JsonObject = { type: "prune", id: line.id, parentId: line.parentId, timestamp: line.timestamp, ...line.data };
+  // Not a valid prune entry (a hand-edited file): kept as the custom entry it is, nothing lost.
+  return SessionEntry.safeParse(candidate).success ? candidate : line;
+}

@@ -6,7 +6,16 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
-import { entryProblem, isHeader, isJsonObject, migrateV1Line, migrateV2Line, readHeader, type PiHeader } from "./pi-format.js";
+import {
+  entryProblem,
+  importPruneLine,
+  isHeader,
+  isJsonObject,
+  migrateV1Line,
+  migrateV2Line,
+  readHeader,
+  type PiHeader,
+} from "./pi-format.js";
 
 export type ParsedLine =
   | { kind: "blank" }
@@ -70,7 +79,7 @@ export class PiLineParser {
       migrated = migrateV1Line(line, id, this.previousId, (at) => (at >= 1 && at < index ? this.givenIds[at] : undefined));
     }
     if (this.header!.version < 3) migrateV2Line(migrated);
-    return migrated;
+    return importPruneLine(migrated);
   }
 
   private freshId(): string {

@@ -66,6 +66,18 @@ describe("parseSettingsText", () => {
     ]);
   });
 
+  it("suggests the near miss inside the compaction.prune group too", () => {
+    const result = parseSettingsText('{"compaction": {"prune": {"minTokns": 500}}}', PATH, "project");
+    expect(result.values).toBeUndefined();
+    expect(result.errors.map((e) => e.message)).toEqual([
+      'line 1, column 27: compaction.prune.minTokns: unknown setting (did you mean "minTokens"?)',
+    ]);
+    expect(parseSettingsText('{"compaction": {"prune": {"minTokens": 500}}}', PATH, "project")).toEqual({
+      values: { compaction: { prune: { minTokens: 500 } } },
+      errors: [],
+    });
+  });
+
   it("rejects wrong types and values, and the whole file with them", () => {
     const result = parseSettingsText('{"compaction": {"enabled": false, "reserveTokens": "lots"}, "context": {"mode": "auto"}}', PATH, "global");
     expect(result.values).toBeUndefined();

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Settings, SettingsFile, type SettingsError } from "@base-context/protocol";
+import { z } from "zod";
 import { SECTION_NAMES, type SectionName } from "./defaults.js";
 import { parseJsonWithLocations, type Position } from "./json-locations.js";
 
@@ -104,8 +105,13 @@ function dotted(path: readonly PropertyKey[]): string {
 function suggestion(parentPath: readonly PropertyKey[], key: string): string {
   let known: readonly string[] = [];
   if (parentPath.length === 0) known = SECTION_NAMES;
-  else if (parentPath.length === 1 && (SECTION_NAMES as readonly PropertyKey[]).includes(parentPath[0]!)) {
-    known = Object.keys(Settings.shape[parentPath[0] as SectionName].shape);
+  else if ((SECTION_NAMES as readonly PropertyKey[]).includes(parentPath[0]!)) {
+    // Down the schema to the object the key was found in (a section, or a group such as compaction.prune).
+    let schema: unknown = Settings.shape[parentPath[0] as SectionName];
+    for (const part of parentPath.slice(1)) {
+      schema = schema instanceof z.ZodObject ? (schema.shape as Record<string, unknown>)[String(part)] : undefined;
+    }
+    if (schema instanceof z.ZodObject) known = Object.keys(schema.shape);
   }
   const best = known
     .map((candidate) => ({ candidate, distance: editDistance(candidate.toLowerCase(), key.toLowerCase()) }))

@@ -6,7 +6,7 @@ export {
   type SettingsManagerOptions,
   type SettingsSnapshot,
 } from "./manager.js";
-export { DEFAULT_SETTINGS, SETTING_KEYS, defaultSettings } from "./defaults.js";
+export { DEFAULT_SETTINGS, SETTING_KEYS, defaultSettings, valueAt } from "./defaults.js";
 export { mergeSettings, type ResolvedSettings, type SettingsLayer } from "./merge.js";
 export { parseSettingsText, readSettingsFile, PROJECT_FORBIDDEN_KEYS, type FileSource, type LoadedSettingsFile } from "./file.js";
 export { watchSettingsFile, type FileWatch } from "./watch.js";

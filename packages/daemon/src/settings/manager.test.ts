@@ -40,7 +40,7 @@ function start(options: { watch?: boolean } = {}): SettingsManager {
 describe("SettingsManager", () => {
   it("returns the defaults when there are no files, from 'default', with no errors", () => {
     const { settings, sources, errors } = start({ watch: false }).get(project);
-    expect(settings.compaction).toEqual({ enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 });
+    expect(settings.compaction).toEqual({ enabled: true, reserveTokens: 16384, keepRecentTokens: 20000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } });
     expect(settings.summarizer.provider).toBe("auto");
     expect(errors).toEqual([]);
     expect(new Set(Object.values(sources))).toEqual(new Set(["default"]));
@@ -52,7 +52,7 @@ describe("SettingsManager", () => {
     const m = start({ watch: false });
 
     const { settings, sources } = m.get(project);
-    expect(settings.compaction).toEqual({ enabled: false, reserveTokens: 16384, keepRecentTokens: 5000 });
+    expect(settings.compaction).toEqual({ enabled: false, reserveTokens: 16384, keepRecentTokens: 5000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } });
     expect(settings.tokens.estimator).toBe("chars4");
     expect(settings.summarizer.baseURL).toBe("http://127.0.0.1:9/v1");
     expect(sources["compaction.enabled"]).toBe("global");

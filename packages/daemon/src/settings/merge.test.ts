@@ -6,7 +6,7 @@ describe("mergeSettings", () => {
   it("gives the documented defaults, every key from 'default'", () => {
     const { settings, sources } = mergeSettings([]);
     expect(settings).toEqual({
-      compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
+      compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } },
       branchSummary: { reserveTokens: 16384 },
       context: { mode: "on" },
       tokens: { encoding: "o200k_base", estimator: "exact" },
@@ -17,7 +17,7 @@ describe("mergeSettings", () => {
     expect(Object.values(sources).every((s) => s === "default")).toBe(true);
     expect(Object.keys(sources)).toContain("summarizer.baseURL");
     expect(Object.keys(sources)).toContain("summarizer.model");
-    expect(Object.keys(sources)).toHaveLength(24);
+    expect(Object.keys(sources)).toHaveLength(28);
   });
 
   it("merges one level deep: the project wins per nested key, other keys keep their value", () => {
@@ -25,7 +25,7 @@ describe("mergeSettings", () => {
       { source: "global", values: { compaction: { enabled: false, reserveTokens: 8000 }, summarizer: { model: "gpt-4.1-mini" } } },
       { source: "project", values: { compaction: { reserveTokens: 4000 }, plugins: { order: ["b", "a"] } } },
     ]);
-    expect(settings.compaction).toEqual({ enabled: false, reserveTokens: 4000, keepRecentTokens: 20000 });
+    expect(settings.compaction).toEqual({ enabled: false, reserveTokens: 4000, keepRecentTokens: 20000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } });
     expect(settings.summarizer.model).toBe("gpt-4.1-mini");
     expect(settings.plugins.order).toEqual(["b", "a"]);
     expect(sources).toMatchObject({
@@ -36,6 +36,20 @@ describe("mergeSettings", () => {
       "summarizer.baseURL": "default",
       "plugins.order": "project",
     });
+  });
+
+  it("merges the nested compaction.prune group key by key, each key with its own source", () => {
+    const { settings, sources } = mergeSettings([
+      { source: "global", values: { compaction: { prune: { enabled: false, minTokens: 500 } } } },
+      { source: "project", values: { compaction: { prune: { minTokens: 2000 } } } },
+    ]);
+    expect(settings.compaction.prune).toEqual({ enabled: false, protectTokens: 40000, minTokens: 2000, minSavings: 20000 });
+    expect(sources).toMatchObject({
+      "compaction.prune.enabled": "global",
+      "compaction.prune.minTokens": "project",
+      "compaction.prune.protectTokens": "default",
+    });
+    expect(DEFAULT_SETTINGS.compaction.prune.minTokens).toBe(1000);
   });
 
   it("skips layers without values (missing or ignored files) and never shares the defaults", () => {

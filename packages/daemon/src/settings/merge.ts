@@ -1,10 +1,11 @@
 /**
  * Defaults ← global file ← project file, merged one level deep: a file replaces single keys of a
  * section, never a whole section (`{"compaction": {"enabled": false}}` keeps the default
- * reserveTokens). Arrays are values, replaced whole (`plugins.order`).
+ * reserveTokens); a nested group is merged key by key too (`compaction.prune.minTokens`). Arrays
+ * are values, replaced whole (`plugins.order`).
  */
 import type { Settings, SettingsFile, SettingsSource } from "@base-context/protocol";
-import { defaultSettings, SETTING_KEYS } from "./defaults.js";
+import { defaultSettings, SETTING_KEYS, setValueAt, valueAt } from "./defaults.js";
 
 export interface ResolvedSettings {
   readonly settings: Settings;
@@ -26,9 +27,9 @@ export function mergeSettings(layers: readonly SettingsLayer[]): ResolvedSetting
   for (const layer of layers) {
     if (!layer.values) continue;
     for (const [section, key] of SETTING_KEYS) {
-      const values = layer.values[section] as Record<string, unknown> | undefined;
-      if (values === undefined || !(key in values) || values[key] === undefined) continue;
-      (settings[section] as Record<string, unknown>)[key] = structuredClone(values[key]);
+      const value = valueAt(layer.values[section], key);
+      if (value === undefined) continue;
+      setValueAt(settings[section] as Record<string, unknown>, key, structuredClone(value));
       sources[`${section}.${key}`] = layer.source;
     }
   }

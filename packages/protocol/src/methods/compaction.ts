@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { notification, request } from "../declare.js";
-import { AssistantMessage, SessionEntry } from "../entries.js";
+import { AssistantMessage, PrunedOutput, SessionEntry } from "../entries.js";
 import { RequestId } from "./sessions.js";
 import { ContextMessage } from "./context.js";
 
@@ -28,6 +28,12 @@ export const CompactionPreparation = z.object({
   previousSummary: z.string().optional(),
   fileOps: FileOps,
   settings: CompactionSettings,
+  /**
+   * Tool results of the kept part hidden in the same step (the prune rung alongside the summary,
+   * docs/compaction-rungs.md): recorded as a `prune` entry with the compaction. The summarizer
+   * still reads every output it summarizes in full.
+   */
+  prune: z.object({ hidden: z.array(PrunedOutput), tokensSaved: z.number().int() }).optional(),
 });
 
 export type CompactionSettings = z.infer<typeof CompactionSettings>;
@@ -44,6 +50,17 @@ export const CompactionPrepare = request(
 );
 
 export const CompactionReason = z.enum(["manual", "threshold", "overflow"]);
+/**
+ * Which rung a run may take (docs/compaction-rungs.md): `prune` hides old tool output (no model
+ * call), `summarize` writes a summary (pruning the kept tail's large outputs in the same step when
+ * `compaction.prune.enabled`), `auto` prunes when that alone brings the context
+ * `compaction.prune.minSavings` under the threshold (needs `contextWindow`), else summarizes.
+ */
+export const CompactionStrategy = z.enum(["auto", "prune", "summarize"]);
+/** The rung a run took. */
+export const CompactionRung = z.enum(["prune", "summarize"]);
+export type CompactionStrategy = z.infer<typeof CompactionStrategy>;
+export type CompactionRung = z.infer<typeof CompactionRung>;
 export const CompactionStatus = z.enum(["committed", "nothing_to_compact", "cancelled", "stale", "disabled"]);
 
 /** What a run did, for clients that show it (counts are of context messages). */
@@ -59,6 +76,13 @@ export const CompactionStats = z.object({
   tokensBefore: z.number().int().nullable(),
   /** Wall time of the run, preparation to commit. */
   durationMs: z.number().int(),
+  /**
+   * Estimate of the context after the run: the kept part (hidden outputs as their stubs) plus the
+   * summary at four characters a token. Absent when tokensBefore is null.
+   */
+  tokensAfter: z.number().int().optional(),
+  /** `tokensBefore − tokensAfter`. */
+  tokensSaved: z.number().int().optional(),
 });
 export type CompactionStats = z.infer<typeof CompactionStats>;
 
@@ -71,6 +95,13 @@ export const CompactionResult = z.object({
   jobId: z.string().optional(),
   /** Present once a preparation existed (committed, cancelled by a plugin, stale). */
   stats: CompactionStats.optional(),
+  /** The rung the run took (absent when it ended before choosing: disabled). */
+  rung: CompactionRung.optional(),
+  /**
+   * The `prune` entry written, alone (rung `prune`) or with the summary: how many tool outputs it
+   * hides and the tokens that saves.
+   */
+  pruned: z.object({ entryId: z.string(), outputs: z.number().int(), tokensSaved: z.number().int() }).optional(),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 
@@ -84,6 +115,17 @@ export const CompactionRun = request(
     workDoneToken: z.union([z.string(), z.number()]).optional(),
     /** Overrides of the session's `compaction.*` settings for this run only (e.g. keepRecentTokens). */
     settings: CompactionSettings.partial().optional(),
+    strategy: CompactionStrategy.default("auto").describe(
+      "auto (default): prune when that alone brings the context compaction.prune.minSavings under the threshold " +
+        "(contextWindow − reserveTokens; without contextWindow auto summarizes), else summarize. " +
+        "prune: only hide old tool output. summarize: write a summary (and hide the kept tail's large outputs when compaction.prune.enabled).",
+    ),
+    contextWindow: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("The model's context window, for `auto` to compare against the threshold (turn/end passes its own)."),
   }),
   CompactionResult,
 );

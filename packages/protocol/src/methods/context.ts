@@ -51,8 +51,16 @@ export const ContextBuild = request(
     model: z.object({ provider: z.string(), modelId: z.string() }).optional(),
     thinkingLevel: z.string(),
     compactionId: z.string().optional(),
-    /** Sum of the stored token counts of what the context holds. */
+    /** Sum of the stored token counts of what the context holds (a pruned output counts its stub). */
     tokens: z.number().int(),
+    /**
+     * Tool results shown as a stub because a `prune` entry on the path hides them (absent when
+     * none): their entries, their tool call ids (to find them among `messages`), and the tokens
+     * the stubs save against the full outputs.
+     */
+    pruned: z
+      .object({ entryIds: z.array(z.string()), toolCallIds: z.array(z.string()), tokensSaved: z.number().int() })
+      .optional(),
   }),
 );
 

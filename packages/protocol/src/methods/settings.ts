@@ -9,6 +9,16 @@ export const SettingsFile = z
         enabled: z.boolean(),
         reserveTokens: z.number().int().nonnegative(),
         keepRecentTokens: z.number().int().nonnegative(),
+        /** The prune rung (docs/compaction-rungs.md); a file sets single keys of it. */
+        prune: z
+          .object({
+            enabled: z.boolean(),
+            protectTokens: z.number().int().nonnegative(),
+            minTokens: z.number().int().nonnegative(),
+            minSavings: z.number().int().nonnegative(),
+          })
+          .partial()
+          .strict(),
       })
       .partial()
       .strict(),
@@ -57,8 +67,26 @@ export const SettingsFile = z
   .partial()
   .strict();
 
+/**
+ * `compaction.prune`: tool results older than the newest `protectTokens` of the context and larger
+ * than `minTokens` may be hidden behind a stub; turn/end prunes instead of summarizing when that
+ * alone brings the context `minSavings` under the threshold. `enabled: false` never prunes.
+ */
+export const PruneSettings = z.object({
+  enabled: z.boolean(),
+  protectTokens: z.number().int(),
+  minTokens: z.number().int(),
+  minSavings: z.number().int(),
+});
+export type PruneSettings = z.infer<typeof PruneSettings>;
+
 export const Settings = z.object({
-  compaction: z.object({ enabled: z.boolean(), reserveTokens: z.number().int(), keepRecentTokens: z.number().int() }),
+  compaction: z.object({
+    enabled: z.boolean(),
+    reserveTokens: z.number().int(),
+    keepRecentTokens: z.number().int(),
+    prune: PruneSettings,
+  }),
   branchSummary: z.object({ reserveTokens: z.number().int() }),
   context: z.object({ mode: z.enum(["on", "off"]) }),
   tokens: z.object({ encoding: z.enum(["o200k_base", "cl100k_base"]), estimator: z.enum(["exact", "chars4"]) }),

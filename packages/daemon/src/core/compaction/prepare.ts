@@ -13,10 +13,17 @@ import { latestCompactionIndex } from "../context-selection.js";
 import { entryToContextMessage } from "../entry-messages.js";
 import { addFileOpsFromDetails, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
 import type { CountedEntry } from "../types.js";
+import { planFrom, planTailPrune, prunedOutputs, withPlan, withPrunedCounts, type PrunePlan } from "../prune.js";
 import { estimateContextTokens } from "../usage.js";
-import { findCutPoint } from "./cut-point.js";
+import { findCutPoint, type CutPoint } from "./cut-point.js";
 
 export type PrepareCompactionResult = { preparation: CompactionPreparation } | { nothing: string };
+
+/** Pruning alongside the summary (docs/compaction-rungs.md); absent: no new pruning. */
+export interface PrepareCompactionOptions {
+  /** Tool results above this many tokens in the kept tail are hidden in the same step. */
+  readonly pruneMinTokens?: number;
+}
 
 /** Why nothing would be compacted (the `nothing` of the result). */
 export const NothingToCompact = {
@@ -56,11 +63,35 @@ function collectMessages(path: readonly CountedEntry[], start: number, end: numb
   return { messages, entryIds };
 }
 
+interface Split {
+  cut: CutPoint;
+  history: CollectedMessages;
+  turnPrefix: CollectedMessages;
+}
+
+/** The cut on `counted` (the path with the counts the context would have) and what it summarizes. */
+function splitAt(path: readonly CountedEntry[], rangeStart: number, counted: readonly CountedEntry[], settings: CompactionSettings): Split | undefined {
+  const cut = findCutPoint(counted, rangeStart, path.length, settings.keepRecentTokens);
+  if (!cut) return undefined;
+  const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
+  const history = collectMessages(path, rangeStart, historyEnd);
+  const turnPrefix = cut.isSplitTurn ? collectMessages(path, cut.turnStartIndex, cut.firstKeptIndex) : { messages: [], entryIds: [] };
+  return { cut, history, turnPrefix };
+}
+
+function isEmptySplit(split: Split): boolean {
+  return split.history.messages.length === 0 && split.turnPrefix.messages.length === 0;
+}
+
 /**
  * @param path root → leaf, or a suffix starting at or before the latest compaction's
  *   firstKeptEntryId, each entry with its stored token count.
  */
-export function prepareCompaction(path: readonly CountedEntry[], settings: CompactionSettings): PrepareCompactionResult {
+export function prepareCompaction(
+  path: readonly CountedEntry[],
+  settings: CompactionSettings,
+  options: PrepareCompactionOptions = {},
+): PrepareCompactionResult {
   const leaf = path[path.length - 1];
   if (!leaf) return { nothing: NothingToCompact.emptySession };
   if (leaf.entry.type === "compaction") return { nothing: NothingToCompact.alreadyCompacted };
@@ -69,17 +100,20 @@ export function prepareCompaction(path: readonly CountedEntry[], settings: Compa
   const previous = previousIndex >= 0 ? (path[previousIndex]!.entry as CompactionEntry) : undefined;
   const rangeStart = compactionRangeStart(path, previousIndex);
 
-  const cut = findCutPoint(path, rangeStart, path.length, settings.keepRecentTokens);
-  if (!cut) return { nothing: NothingToCompact.noCutPoint };
-
-  const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
-  const history = collectMessages(path, rangeStart, historyEnd);
-  const turnPrefix = cut.isSplitTurn
-    ? collectMessages(path, cut.turnStartIndex, cut.firstKeptIndex)
-    : { messages: [], entryIds: [] };
-  if (history.messages.length === 0 && turnPrefix.messages.length === 0) {
-    return { nothing: NothingToCompact.nothingToSummarize };
-  }
+  // The cut is found on what the context would hold: hidden outputs (already, or by this step's
+  // pruning) count their stubs, so the kept tail keeps conversation, not one large output.
+  const hidden = prunedOutputs(path);
+  const tailPlan: PrunePlan | undefined =
+    options.pruneMinTokens !== undefined ? planTailPrune(path, options.pruneMinTokens, rangeStart) : undefined;
+  let split = tailPlan && tailPlan.hidden.length > 0 ? splitAt(path, rangeStart, withPrunedCounts(path, withPlan(hidden, tailPlan)), settings) : undefined;
+  // When the stubs make everything fit in the kept part there is nothing left to summarize: a
+  // summary was asked for, so cut as without this step's pruning (the kept tail is still pruned).
+  if (!split || isEmptySplit(split)) split = splitAt(path, rangeStart, withPrunedCounts(path, hidden), settings);
+  if (!split) return { nothing: NothingToCompact.noCutPoint };
+  const { cut, history, turnPrefix } = split;
+  if (isEmptySplit(split)) return { nothing: NothingToCompact.nothingToSummarize };
+  // Outputs before the cut are summarized, not hidden: only the kept tail's are pruned.
+  const prune = tailPlan ? planFrom(path, tailPlan, cut.firstKeptIndex) : undefined;
 
   // File lists are cumulative: the previous daemon-made summary's lists, daemon-made branch
   // summaries being summarized now, then the tool calls themselves. A plugin's `details` are
@@ -107,6 +141,7 @@ export function prepareCompaction(path: readonly CountedEntry[], settings: Compa
       ...(previous ? { previousSummary: previous.summary } : {}),
       fileOps: computeFileLists(fileOps),
       settings,
+      ...(prune && prune.hidden.length > 0 ? { prune: { hidden: [...prune.hidden], tokensSaved: prune.tokensSaved } } : {}),
     },
   };
 }

@@ -13,6 +13,7 @@ export type EntryKind =
   | "bash"
   | "custom"
   | "custom message"
+  | "pruned"
   | "plugin data"
   | "model"
   | "thinking level"
@@ -49,6 +50,8 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
       return { kind: "compaction", text: summaryGist(entry.summary) };
     case "branch_summary":
       return { kind: "branch summary", text: summaryGist(entry.summary.startsWith(BRANCH_SUMMARY_PREAMBLE) ? entry.summary.slice(BRANCH_SUMMARY_PREAMBLE.length) : entry.summary) };
+    case "prune":
+      return { kind: "pruned", text: `${entry.hidden.length} tool output${entry.hidden.length === 1 ? "" : "s"} hidden, ${entry.tokensSaved.toLocaleString("en-US")} tokens saved` };
   }
 }
 
