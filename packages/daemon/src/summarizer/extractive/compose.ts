@@ -14,7 +14,7 @@ import { cap, chronological, dedupe, latestPerShape, Scorer } from "./items.js";
 import type { ParsedSummary } from "./previous.js";
 import { actionItems, fixedItems, unresolvedErrors } from "./progress.js";
 import { KEEP, type Block, type Item } from "./render.js";
-import { clip, code, OrderedSet } from "./text.js";
+import { clip, code, OrderedSet } from "../../core/retention/text.js";
 
 export interface ComposeInput {
   readonly kind: SummaryKind;

@@ -5,8 +5,8 @@
  * open request, and the exact names (paths, code spans, identifiers, URLs) worth keeping.
  */
 import type { ContextMessage, UserContentBlock } from "@base-context/protocol";
-import { classifyToolCall, errorExcerpt, reportedExitCode, type ActionKind } from "./tools.js";
-import { clip, extractCodeSpans, extractIdentifiers, extractPaths, extractUrls, firstLine, OrderedSet, sentences } from "./text.js";
+import { classifyToolCall, errorExcerpt, reportedExitCode, type ActionKind } from "../../core/retention/tools.js";
+import { clip, extractCodeSpans, extractIdentifiers, extractPaths, extractUrls, firstLine, OrderedSet, sentences } from "../../core/retention/text.js";
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */
 export interface Noted {

@@ -2,7 +2,7 @@
 import type { Action, ErrorFact, Facts, Noted } from "./facts.js";
 import { latestAndRest, listed, type Scorer } from "./items.js";
 import type { Item } from "./render.js";
-import { code } from "./text.js";
+import { code } from "../../core/retention/text.js";
 
 /**
  * One line per changed file and per command, the most recent ones; older ones, reads, searches
