@@ -17,4 +17,4 @@ export {
 } from "./probes.js";
 export { checkRetention, formatRetention, isKept, normalizeForMatch, SummaryIndex, MAX_MISSING, type KindCount, type RetentionReport } from "./check.js";
 export { junkKind, junkLines, summaryItems, type JunkKind } from "./junk.js";
-export { carriedProbes, repairBudgetTokens, repairSummary, retainSummary, type RepairResult } from "./repair.js";
+export { carriedProbes, detailsWithRetention, repairBudgetTokens, repairSummary, retainSummary, type RepairResult } from "./repair.js";

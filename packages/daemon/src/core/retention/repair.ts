@@ -144,3 +144,15 @@ export function retainSummary(
   const repaired = repairSummary(summary, probes, options.budgetTokens);
   return { summary: repaired.summary, retention: { ...checkRetention(repaired.summary, probes), repaired: repaired.added } };
 }
+
+/**
+ * A summary entry's `details` with the report added as `retention`: an object keeps its other
+ * fields (file lists, summarizer, a plugin's own data), absent details become `{ retention }`.
+ * Details of another shape (a plugin's array or string) are left as they are: the report is then
+ * only in the reply.
+ */
+export function detailsWithRetention(details: unknown, retention: RetentionReport): unknown {
+  if (details === undefined) return { retention };
+  if (typeof details === "object" && details !== null && !Array.isArray(details)) return { ...(details as Record<string, unknown>), retention };
+  return details;
+}
