@@ -20,6 +20,8 @@ const STRONG_ERROR_WORD = /\berror\b|\bpanic(?:ked)?\b|\bfatal\b|\bsegmentation 
 const STRONG_ERROR_NAME = /\b\w*(?:Error|Exception)\b|\bE[A-Z]{3,}\b/;
 const STRONG_ERROR = { test: (line: string): boolean => STRONG_ERROR_WORD.test(line) || STRONG_ERROR_NAME.test(line) };
 const WEAK_ERROR = /\b(?:failed|failure|FAIL|cannot|can't|could not|not found|no such file|denied|refused|timed? ?out|assertion)\b/i;
+/** A compiler or linter diagnostic: `path:line[:col]: message`. */
+const DIAGNOSTIC = /^\s*[\w./@-]+:\d+(?::\d+)?:\s+\S/;
 const STACK_FRAME = /^\s+at\s+\S.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+)\s*$/;
 const PY_TRACEBACK = /^Traceback \(most recent call last\):/;
 const PY_ERROR_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$/;
@@ -93,7 +95,8 @@ export function errorLine(text: string): string {
       for (let j = i - 1; j >= 0; j--) if (lines[j]!.trim().length > 0 && !STACK_FRAME.test(lines[j]!)) return tidyErrorLine(lines[j]!);
     }
   }
-  const named = lines.find((l) => STRONG_ERROR.test(l)) ?? lines.find((l) => WEAK_ERROR.test(l)) ?? lines.find((l) => l.trim().length > 0) ?? "";
+  const named =
+    lines.find((l) => STRONG_ERROR.test(l)) ?? lines.find((l) => DIAGNOSTIC.test(l)) ?? lines.find((l) => WEAK_ERROR.test(l)) ?? lines.find((l) => l.trim().length > 0) ?? "";
   return tidyErrorLine(named);
 }
 

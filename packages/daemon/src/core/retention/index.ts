@@ -1,6 +1,8 @@
 export { commandProgram, errorLine, exitedAsDesigned, foundNothing, hasStackTrace, tidyErrorLine, ERROR_LINE_MAX } from "./errors.js";
 export {
+  bashFailed,
   constraintSentences,
+  toolResultFailed,
   contentText,
   emptyProbes,
   isGoalRequest,
@@ -18,3 +20,4 @@ export {
 export { checkRetention, formatRetention, isKept, normalizeForMatch, SummaryIndex, MAX_MISSING, type KindCount, type RetentionReport } from "./check.js";
 export { junkKind, junkLines, summaryItems, type JunkKind } from "./junk.js";
 export { carriedProbes, detailsWithRetention, repairBudgetTokens, repairSummary, retainSummary, type RepairResult } from "./repair.js";
+export { classifyToolCall, reportedExitCode, type ActionKind, type ToolAction } from "./tools.js";

@@ -32,7 +32,7 @@ const TRIVIAL =
 // "Great. Now also…": acknowledgements before the actual request.
 const LEADING_FILLER = /^(?:(?:great|thanks|thank you|ok|okay|nice|perfect|cool|good|awesome|sure|alright|yes|yep)\b[.!,]*\s+)+/i;
 const CONSTRAINT =
-  /\b(?:never|always|don't|dont|do not|must|mustn't|must not|only|prefer|avoid|make sure|shouldn't|should not|can't|cannot|no need to|not allowed|instead of|keep it|stick to|without)\b/i;
+  /\b(?:never|always|don't|dont|do not|must|mustn't|must not|only|prefer|avoid|make sure|should|shouldn't|should not|can't|cannot|no need to|not allowed|instead of|stick to|without)\b|^(?:please\s+)?keep\b|^(?:please\s+)?use\b[^.]*,\s*not\b/i;
 const PLAN =
   /^(?:next,?\s+|then,?\s+|now,?\s+|after that,?\s+|first,?\s+)?(?:i'll|i will|we'll|we will|i'm going to|we're going to|i need to|we need to|i still need|we still need|still need|still to do|todo|to do:|remaining|next step|the plan is|plan:)\b/i;
 
@@ -70,6 +70,31 @@ export function contentText(content: string | readonly UserContentBlock[]): stri
   let text = "";
   for (const block of content) if (block.type === "text") text += (text ? "\n" : "") + block.text;
   return text;
+}
+
+/**
+ * A tool result that reports a failure: flagged `isError`, a non-zero exit, or a stack trace —
+ * unless the command exited non-zero as designed (an empty search, `test`, `diff`, `sleep`) or a
+ * search tool only found nothing.
+ */
+export function toolResultFailed(
+  call: { readonly kind: string; readonly target: string } | undefined,
+  message: Extract<ContextMessage, { role: "toolResult" }>,
+): boolean {
+  const text = contentText(message.content);
+  const trace = hasStackTrace(text);
+  if (trace) return true;
+  const exitCode = call?.kind === "run" ? reportedExitCode(text) : undefined;
+  if (message.isError !== true && (exitCode === undefined || exitCode === 0)) return false;
+  if (call?.kind === "run") return !exitedAsDesigned(call.target, exitCode ?? 1, text);
+  return !(call?.kind === "search" || call === undefined) || !foundNothing(text);
+}
+
+/** A `!command` the user ran that failed (not cancelled, not as designed). */
+export function bashFailed(message: Extract<ContextMessage, { role: "bashExecution" }>): boolean {
+  if (message.excludeFromContext === true || message.cancelled) return false;
+  const code = typeof message.exitCode === "number" ? message.exitCode : 0;
+  return (code !== 0 && !exitedAsDesigned(message.command, code, message.output)) || hasStackTrace(message.output);
 }
 
 /** Collects probes in one pass; `add*` keep the first occurrence of each item. */
@@ -119,31 +144,22 @@ class ProbeCollector {
     if (message.stopReason === "error" && message.errorMessage) {
       this.add("errors", { text: errorLine(message.errorMessage), index, detail: "model call" });
     }
+    if (text.trim().length === 0) return;
+    // The latest text decides: a plan stated earlier was overtaken by the work after it.
     const said = sentences(text);
     const final = said[said.length - 1];
-    if (final?.endsWith("?")) this.lastPlan = { text: clip(final, 240), index };
-    else {
-      const plan = said.filter(isPlanSentence).pop();
-      if (plan) this.lastPlan = { text: clip(plan, 240), index };
-    }
+    const plan = final?.endsWith("?") ? final : said.filter(isPlanSentence).pop();
+    this.lastPlan = plan === undefined ? undefined : { text: clip(plan, 240), index };
   }
 
   toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
-    const text = contentText(message.content);
     const call = this.calls.get(message.toolCallId);
-    const exitCode = call?.kind === "run" ? reportedExitCode(text) : undefined;
-    let failed = message.isError === true || (exitCode !== undefined && exitCode !== 0) || hasStackTrace(text);
-    if (failed && call?.kind === "run" && exitCode !== undefined && exitedAsDesigned(call.target, exitCode, text)) failed = false;
-    if (failed && (call?.kind === "search" || call === undefined) && foundNothing(text)) failed = false;
-    if (failed && !hasStackTrace(text) && call?.kind === "run" && exitCode === undefined && exitedAsDesigned(call.target, 1, text)) failed = false;
-    if (failed) this.add("errors", { text: errorLine(text), index, detail: call?.target ? call.target : message.toolName });
+    if (!toolResultFailed(call, message)) return;
+    this.add("errors", { text: errorLine(contentText(message.content)), index, detail: call?.target ? call.target : message.toolName });
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
-    if (message.excludeFromContext === true || message.cancelled) return;
-    const code = typeof message.exitCode === "number" ? message.exitCode : 0;
-    const failed = (code !== 0 && !exitedAsDesigned(message.command, code, message.output)) || hasStackTrace(message.output);
-    if (failed) this.add("errors", { text: errorLine(message.output), index, detail: message.command });
+    if (bashFailed(message)) this.add("errors", { text: errorLine(message.output), index, detail: message.command });
   }
 
   finish(): RetentionProbes {
