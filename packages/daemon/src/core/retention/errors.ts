@@ -17,7 +17,8 @@ const NOTHING_FOUND = /^(?:no (?:matches|results|files|match)(?: found)?|0 (?:ma
 // The line that names an error: a typed exception or an "error" word, then weaker signals.
 // Case matters for the typed names (`TypeError`, `ENOENT`); "exited" is not an errno.
 const STRONG_ERROR_WORD = /\berror\b|\bpanic(?:ked)?\b|\bfatal\b|\bsegmentation fault\b/i;
-const STRONG_ERROR_NAME = /\b\w*(?:Error|Exception)\b|\bE[A-Z]{3,}\b/;
+// No leading \w*: that pattern backtracks at every position of a long line.
+const STRONG_ERROR_NAME = /(?:Error|Exception)\b|\bE[A-Z]{3,}\b/;
 const STRONG_ERROR = { test: (line: string): boolean => STRONG_ERROR_WORD.test(line) || STRONG_ERROR_NAME.test(line) };
 const WEAK_ERROR = /\b(?:failed|failure|FAIL|cannot|can't|could not|not found|no such file|denied|refused|timed? ?out|assertion)\b/i;
 /** A compiler or linter diagnostic: `path:line[:col]: message`. */
@@ -45,13 +46,18 @@ export function commandProgram(command: string): string {
   return program.replace(/^.*\//, "");
 }
 
+/** A command that only waits (`sleep 5`, `sleep 5 && echo done`). */
+export function isSleep(command: string): boolean {
+  return commandProgram(command) === "sleep" || /^\s*sleep\b/.test(command);
+}
+
 /**
  * A command that exited non-zero as designed: an answering program with status 1 and no error
  * line in its output, or any `sleep`.
  */
 export function exitedAsDesigned(command: string, exitCode: number, output: string): boolean {
   const program = commandProgram(command);
-  if (program === "sleep" || /^\s*sleep\b/.test(command)) return true;
+  if (isSleep(command)) return true;
   if (!ANSWERING_PROGRAMS.has(program) || exitCode !== 1) return false;
   return !hasStrongErrorLine(output);
 }
@@ -69,6 +75,8 @@ export function foundNothing(text: string): boolean {
 
 /** A stack trace (JavaScript frames or a Python traceback) anywhere in the output. */
 export function hasStackTrace(text: string): boolean {
+  // Cheap test first: most outputs have neither an indented "at " frame nor a traceback.
+  if (!/\n[ \t]+at /.test(text) && !text.includes("Traceback (most recent call last):")) return false;
   const lines = head(text);
   for (let i = 0; i < lines.length; i++) {
     if (PY_TRACEBACK.test(lines[i]!)) return true;

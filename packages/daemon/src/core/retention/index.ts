@@ -1,4 +1,4 @@
-export { commandProgram, errorLine, exitedAsDesigned, foundNothing, hasStackTrace, tidyErrorLine, ERROR_LINE_MAX } from "./errors.js";
+export { commandProgram, isSleep, errorLine, exitedAsDesigned, foundNothing, hasStackTrace, tidyErrorLine, ERROR_LINE_MAX } from "./errors.js";
 export {
   bashFailed,
   constraintSentences,

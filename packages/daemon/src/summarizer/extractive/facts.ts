@@ -230,7 +230,8 @@ class FactCollector {
     // The latest run's status: a success that reports no code exited 0.
     if (action?.kind === "run") action.exitCode = exitCode ?? (message.isError === true ? 1 : 0);
     const what = action ? describeAction(action) : `\`${message.toolName}\``;
-    this.recordOutcome(key ?? `other:${message.toolName}:`, !failed, index, { what: exitCode ? `${what} (exit ${exitCode})` : what, message: errorLine(text) });
+    const error = failed ? { what: exitCode ? `${what} (exit ${exitCode})` : what, message: errorLine(text) } : undefined;
+    this.recordOutcome(key ?? `other:${message.toolName}:`, !failed, index, error);
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
@@ -243,7 +244,9 @@ class FactCollector {
       this.notes.push({ text: `User cancelled \`${clip(message.command, 120)}\``, index });
       return;
     }
-    this.recordOutcome(key, !bashFailed(message), index, { what: `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`, message: errorLine(message.output) });
+    const failed = bashFailed(message);
+    const error = failed ? { what: `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`, message: errorLine(message.output) } : undefined;
+    this.recordOutcome(key, !failed, index, error);
   }
 
   custom(customType: string, text: string, index: number): void {

@@ -1,6 +1,6 @@
 /** The Done items built from tool calls, and the errors: fixed ones and those still standing. */
 import type { Action, ErrorFact, Facts, Noted } from "./facts.js";
-import { commandProgram } from "../../core/index.js";
+import { isSleep } from "../../core/index.js";
 import { latestAndRest, listed, type Scorer } from "./items.js";
 import type { Item } from "./render.js";
 import { code } from "../../core/retention/text.js";
@@ -28,7 +28,7 @@ export function actionItems(facts: Facts, s: Scorer): Item[] {
       case "run":
         // Failing commands are blockers; they are reported there, not as progress.
         // A `sleep` is waiting, not progress.
-        if (action.outcome !== "error" && commandProgram(action.target) !== "sleep") {
+        if (action.outcome !== "error" && !isSleep(action.target)) {
           const times = action.count > 1 ? ` ×${action.count}` : "";
           const asDesigned = action.exitCode !== undefined && action.exitCode !== 0 ? ` (exit ${action.exitCode}, as designed: not a failure)` : "";
           const result = asDesigned || (action.outcome === "ok" ? (action.exitCode === 0 ? " (exit 0)" : " (ok)") : "");
