@@ -19,6 +19,7 @@ const AREAS = [
   { name: "contention", file: "contention.mjs", what: "four daemons appending to one database: append latency" },
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
+  { name: "retention", file: "retention.mjs", what: "what summaries keep of the retention corpus (docs/retention.md)" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },
   { name: "protocol", file: "protocol.mjs", what: "limits: memory of a large entry, a refused one, a refused 2^40 Content-Length" },
   { name: "prune", file: "prune.mjs", what: "the prune rung: tokens saved next to summaries, model calls auto avoids" },

@@ -33,6 +33,7 @@ export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settin
     context: { mode: "on" },
     tokens: { encoding: "o200k_base", estimator: "exact" },
     summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
+    summary: { repair: true },
     plugins: { hookTimeoutMs: 30_000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
     limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024, maxImportLineBytes: 64 * 2 ** 20, maxImportFileBytes: 4 * 2 ** 30 },
   };

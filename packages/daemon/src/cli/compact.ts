@@ -127,6 +127,7 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
     ...(result.stats ? { stats: result.stats } : {}),
     ...(result.rung !== undefined ? { rung: result.rung } : {}),
     ...(result.pruned ? { pruned: result.pruned } : {}),
+    ...(result.retention ? { retention: result.retention } : {}),
     contextTokens: { before: before.tokens, after: after.tokens },
     contextMessages: { before: before.messages.length, after: after.messages.length },
     durationMs,

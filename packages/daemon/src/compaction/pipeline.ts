@@ -9,11 +9,13 @@ import {
   type CompactionResult,
   type CompactionStats,
   type EntryInput,
+  type RetentionReport,
   type Settings,
   type ValidParamsOf,
 } from "@base-context/protocol";
 import {
   capSummary,
+  detailsWithRetention,
   chooseRung,
   estimateContextTokens,
   planPrune,
@@ -35,6 +37,7 @@ import type { AppendOutcome, SessionStore } from "../store/index.js";
 import type { Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
 import type { RunReporter } from "./reporter.js";
+import { retainCompactionSummary } from "./retention.js";
 import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
 
@@ -60,6 +63,8 @@ interface ProducedCompaction {
   fromHook: boolean;
   summarizer: string;
   message: string;
+  /** Set once the summary was checked (and repaired) against what it replaces. */
+  retention?: RetentionReport;
 }
 
 type Produced = { kind: "cancel"; pluginId: string } | ({ kind: "compaction" } & ProducedCompaction);
@@ -99,6 +104,7 @@ export async function runCompaction(
       reporter.createJob("prepared", preparation.leafId);
 
       const produced = await produce(deps, params, settings, preparation, reporter, signal);
+      if (produced.kind === "compaction") retain(produced, preparation, settings);
       if (produced.kind === "cancel") {
         const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
         return finish(reporter, { status: "cancelled", rung: "summarize", message: `cancelled by plugin ${produced.pluginId}`, stats });
@@ -182,6 +188,15 @@ async function produce(
   };
 }
 
+/** Checks the summary, whoever wrote it, and repairs it when `summary.repair` is on. */
+function retain(produced: ProducedCompaction, preparation: CompactionPreparation, settings: Settings): void {
+  const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair);
+  // Repair lengthens the summary: the stored-summary cap applies to what is stored.
+  produced.summary = capSummary(retained.summary, settings.limits.maxSummaryBytes);
+  produced.retention = retained.retention;
+  produced.details = detailsWithRetention(produced.details, retained.retention);
+}
+
 /**
  * Appends the compaction under the current leaf if the prepared leaf is still on its path, and
  * records the job's outcome in the same transaction. Entries appended meanwhile stay kept.
@@ -234,6 +249,7 @@ function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, tailPrun
       jobId,
       stats,
       rung: "summarize",
+      ...(produced.retention ? { retention: produced.retention } : {}),
     };
   }
   const pruneText = tailPrune.hidden.length > 0 ? `; ${describePrune(tailPrune)} of the kept part` : "";
@@ -248,6 +264,7 @@ function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, tailPrun
     jobId,
     stats,
     rung: "summarize",
+    ...(produced.retention ? { retention: produced.retention } : {}),
     ...(pruneEntry ? { pruned: { entryId: pruneEntry.id, outputs: tailPrune.hidden.length, tokensSaved: tailPrune.tokensSaved } } : {}),
   };
 }

@@ -14,6 +14,7 @@ export const DEFAULT_SETTINGS: Settings = {
   tokens: { encoding: "o200k_base", estimator: "exact" },
   // baseURL and model have no default here: the summarizer picks the SDK's URL and its own model.
   summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
+  summary: { repair: true },
   plugins: { hookTimeoutMs: 30_000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
   // 64 MiB per JSON-RPC message (header checked before the body is read), 16 MiB per entry:
   // far above any context window's worth of text, low enough that a runaway client cannot

@@ -11,13 +11,15 @@ describe("mergeSettings", () => {
       context: { mode: "on" },
       tokens: { encoding: "o200k_base", estimator: "exact" },
       summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120000, maxRetries: 3 },
+      summary: { repair: true },
       plugins: { hookTimeoutMs: 30000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
       limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024, maxImportLineBytes: 64 * 2 ** 20, maxImportFileBytes: 4 * 2 ** 30 },
     });
     expect(Object.values(sources).every((s) => s === "default")).toBe(true);
     expect(Object.keys(sources)).toContain("summarizer.baseURL");
     expect(Object.keys(sources)).toContain("summarizer.model");
-    expect(Object.keys(sources)).toHaveLength(28);
+    expect(Object.keys(sources)).toContain("summary.repair");
+    expect(Object.keys(sources)).toHaveLength(29);
   });
 
   it("merges one level deep: the project wins per nested key, other keys keep their value", () => {

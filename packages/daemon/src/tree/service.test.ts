@@ -67,6 +67,41 @@ describe("TreeService.navigate", () => {
     expect(summary).toMatch(/## Goal\nb+\n\n\[summary cut at 2048 bytes: limits\.maxSummaryBytes\]$/);
   });
 
+  it("a branch summary carries its retention report, on the entry and in the reply, after repair", async () => {
+    const u1 = await f.append(user("fix the login bug"));
+    const other = await f.append(user("try memcached instead"));
+    await f.append(assistant("on it"), u1.id);
+    await f.append(user("try redis for the sessions, but never store tokens in plain text"));
+    await f.append(assistant("redis works", [{ name: "write", path: "src/cache.ts" }]));
+
+    const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: other.id, summarize: true });
+
+    const summary = result.summaryEntry as Extract<SessionEntry, { type: "branch_summary" }>;
+    expect(summary.summary).toContain("\n## Critical Context\n- User constraint: try redis for the sessions, but never store tokens in plain text");
+    expect(result.retention).toMatchObject({
+      files: { kept: 1, total: 1 },
+      constraints: { kept: 1, total: 1 },
+      // The request is the constraint's sentence: the repaired line keeps it too.
+      requests: { kept: 1, total: 1 },
+      repaired: { files: 0, errors: 0, constraints: 1 },
+    });
+    expect(result.retention!.missing.requests).toEqual([]);
+    expect((summary.details as { retention?: unknown }).retention).toEqual(result.retention);
+  });
+
+  it("with summary.repair off, a branch summary is stored as written and its report shows the loss", async () => {
+    f.settings.summary.repair = false;
+    const u1 = await f.append(user("fix the login bug"));
+    const other = await f.append(user("try memcached instead"));
+    await f.append(user("try redis, but never store tokens in plain text"), u1.id);
+
+    const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: other.id, summarize: true });
+
+    expect((result.summaryEntry as { summary: string }).summary).not.toContain("User constraint");
+    expect(result.retention!.constraints).toEqual({ kept: 0, total: 1 });
+    expect(result.retention!.repaired).toBeUndefined();
+  });
+
   it("gives plugins the preparation even without a summary, with the session's project and settings", async () => {
     const s = await branchedSession(f);
     hooks.answer = { summary: { summary: "ignored: no summary asked" }, pluginId: "p@1" };
@@ -99,13 +134,20 @@ describe("TreeService.navigate", () => {
     expect(f.summarizer.requests).toHaveLength(0);
   });
 
-  it("writes a plugin's summary with fromHook and its details as returned, without asking the model", async () => {
+  it("writes a plugin's summary with fromHook and its details, repaired and with its retention report, without asking the model", async () => {
     const s = await branchedSession(f);
     hooks.answer = { summary: { summary: "custom", details: { mine: 1 } }, pluginId: "sum@2" };
     const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: s.a4.id, summarize: true });
 
     expect(result.pluginId).toBe("sum@2");
-    expect(result.summaryEntry).toMatchObject({ type: "branch_summary", summary: "custom", fromHook: true, details: { mine: 1 }, parentId: s.a4.id });
+    expect(result.summaryEntry).toMatchObject({
+      type: "branch_summary",
+      summary: "custom\n\n## Critical Context\n- File modified: `src/cache.ts`",
+      fromHook: true,
+      details: { mine: 1, retention: { files: { kept: 1, total: 1 }, repaired: { files: 1, errors: 0, constraints: 0 } } },
+      parentId: s.a4.id,
+    });
+    expect(result.retention?.files).toEqual({ kept: 1, total: 1 });
     expect(f.summarizer.requests).toHaveLength(0);
   });
 

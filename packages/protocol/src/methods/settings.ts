@@ -40,6 +40,7 @@ export const SettingsFile = z
       })
       .partial()
       .strict(),
+    summary: z.object({ repair: z.boolean() }).partial().strict(),
     plugins: z
       .object({
         hookTimeoutMs: z.number().int().positive(),
@@ -98,6 +99,10 @@ export const Settings = z.object({
     fallback: z.boolean(),
     timeoutMs: z.number().int(),
     maxRetries: z.number().int(),
+  }),
+  /** `repair`: append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md). */
+  summary: z.object({
+    repair: z.boolean().describe('Append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md).'),
   }),
   plugins: z.object({
     hookTimeoutMs: z.number().int(),
