@@ -191,7 +191,9 @@ export class TreeService {
   private retain(params: NavigateParams, plan: NavigationPlan, summary: SummaryToWrite): SummaryToWrite {
     const settings = this.deps.settings.forSession(params.sessionId);
     const retained = retainBranchSummary(plan.entriesToSummarize, this.tokenBudget(params), summary.summary, settings.summary.repair);
-    return { ...summary, summary: retained.summary, retention: retained.retention, details: detailsWithRetention(summary.details, retained.retention) };
+    // Repair lengthens the summary: the stored-summary cap applies to what is stored.
+    const stored = capSummary(retained.summary, settings.limits.maxSummaryBytes);
+    return { ...summary, summary: stored, retention: retained.retention, details: detailsWithRetention(summary.details, retained.retention) };
   }
 
   private tokenBudget(params: NavigateParams): number {
