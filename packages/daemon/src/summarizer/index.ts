@@ -34,3 +34,4 @@ export {
 } from "./create.js";
 export { isReasoningModel, stripThinking } from "./model-output.js";
 export { DEFAULT_BACKOFF, type BackoffOptions } from "./retry.js";
+export { describeSummarizerSetup, type SetupOptions, type SummarizerSetup } from "./setup.js";
