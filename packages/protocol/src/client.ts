@@ -23,6 +23,9 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** Throw it from an `onRequest` handler to answer with this code, message and `data`. */
+export { ResponseError };
+
 /** A handler for a request the daemon sends (`model/complete`). */
 export type RequestHandler<P extends z.ZodType, R extends z.ZodType> = (
   params: z.output<P>,
