@@ -75,13 +75,15 @@ export function summarizerChain(summarizer: Summarizer): Summarizer[] {
   return chain;
 }
 
-/** `client → openai:gpt-4o-mini at https://… → extractive`: what a run will try, for logs and doctor. */
+/**
+ * `client, then openai:gpt-4o-mini at https://…, then extractive`: what a run will try, in order,
+ * for progress and logs. A model host is always named: no surprise hosts.
+ */
 export function describeChain(summarizer: Summarizer, fallback: boolean): string {
-  const chain = summarizerChain(summarizer).map((member) => member.description ?? member.id);
-  if (fallback && summarizer.id !== EXTRACTIVE_SUMMARIZER_ID && !chain.some((member) => member.startsWith(EXTRACTIVE_SUMMARIZER_ID))) {
-    chain.push(new ExtractiveSummarizer().description);
-  }
-  return chain.join(", then ");
+  const chain = summarizerChain(summarizer);
+  const names = chain.map((member) => (member instanceof OpenAISummarizer ? member.description : member.id));
+  if (fallback && !chain.some((member) => member.id === EXTRACTIVE_SUMMARIZER_ID)) names.push(EXTRACTIVE_SUMMARIZER_ID);
+  return names.join(", then ");
 }
 
 export interface FallbackRecord {
