@@ -12,6 +12,7 @@ import {
   type PluginCompleteResult,
   type PluginErrorKind,
 } from "@base-context/protocol";
+import { AsyncResource } from "node:async_hooks";
 import { z } from "zod";
 import { utf8ByteLength } from "../core/index.js";
 import type { LogLevel } from "../log.js";
@@ -73,6 +74,11 @@ interface RunningCall {
   settle(outcome: CallOutcome): void;
   /** Aborts the daemon-side services (a model call) working for this call. */
   services: AbortController;
+  /**
+   * The async context of whoever started the call: the plugin's requests (they arrive as worker
+   * messages) are served in it, so a model call reaches the client whose request ran the hook.
+   */
+  scope: AsyncResource;
   timers: NodeJS.Timeout[];
   /** `plugins.maxMessageBytes` for this call. */
   maxBytes: number;
@@ -199,6 +205,7 @@ export class PluginWorker {
         hook,
         settled: false,
         services: new AbortController(),
+        scope: new AsyncResource("PluginHookCall"),
         timers: [],
         maxBytes: limits.maxMessageBytes,
         settle: (outcome) => {
@@ -318,7 +325,7 @@ export class PluginWorker {
       const value =
         method === "countTokens"
           ? await this.options.services.countTokens(CountTokensParams.parse(params).text, caller)
-          : await this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller);
+          : await call.scope.runInAsyncScope(() => this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller));
       const reply = JSON.stringify({ t: "reply", requestId, value } satisfies HostToWorker);
       if (isOver(reply, call.maxBytes)) {
         this.send({ t: "reply", requestId, error: { name: "RangeError", message: tooLargeMessage(`the answer to ctx.${method}`, utf8ByteLength(reply), call.maxBytes) } });

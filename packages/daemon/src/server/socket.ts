@@ -91,6 +91,7 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
     capabilities: options.capabilities,
     maxMessageBytes: () => options.daemon.settings.get().settings.limits.maxMessageBytes,
     peerName: `socket client ${connection.id}`,
+    connectionId: connection.id,
     onExit: (code) => {
       hub.remove(connection);
       registration?.dispose();
