@@ -11,11 +11,13 @@ export interface CliIo {
   stdout: Pick<NodeJS.WriteStream, "write"> & { isTTY?: boolean; columns?: number };
   stderr: Pick<NodeJS.WriteStream, "write"> & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+  /** Keys for interactive commands (the tree picker); absent in tests that do not type. */
+  stdin?: NodeJS.ReadStream;
 }
 
 export function processIo(): CliIo {
   quietOnClosedPipe();
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin };
 }
 
 let pipeGuarded = false;
