@@ -5,6 +5,7 @@
  */
 import { homedir } from "node:os";
 import { sep } from "node:path";
+import { cutVisible } from "../tree/view/render.js";
 
 /** Where a command writes and what environment it sees; tests pass their own. */
 export interface CliIo {
@@ -90,10 +91,9 @@ export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }
 
-/** A line cut to `width` visible characters (with an ellipsis); lines with colour codes are kept whole. */
+/** A line cut to `width` visible characters (with an ellipsis); colour codes do not count and are closed. */
 export function fitWidth(line: string, width: number): string {
-  if (!Number.isFinite(width) || line.length <= width || line.includes("\u001b[")) return line;
-  return `${line.slice(0, Math.max(0, width - 1))}…`;
+  return cutVisible(line, width);
 }
 
 /** 12345 → "12,345" whatever the machine's locale, so output is the same everywhere. */

@@ -18,6 +18,7 @@ import { pathRows } from "./paths.js";
 import { ENTRY_COLUMNS, toSessionRecord, toStoredEntry, type EntryRow, type SessionRecord, type StoredEntry } from "./records.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
+import { searchSessions, type SearchQuery, type SessionMatch } from "./search.js";
 import { Statements } from "./statements.js";
 
 export interface SessionStoreOptions {
@@ -161,6 +162,11 @@ export class SessionStore {
 
   listSessions(query: ListQuery): SessionRecord[] {
     return this.sessions.list(query);
+  }
+
+  /** Full-text search over what sessions say (store/search.ts), in one read transaction. */
+  searchSessions(query: SearchQuery): SessionMatch[] {
+    return this.transaction.deferred(() => searchSessions(this.sql, query)) as SessionMatch[];
   }
 
   /** False when there was no such session. */
