@@ -40,8 +40,9 @@ export function sessionsCommand(argv: string[], io: CliIo = processIo()): Promis
     const query = args.arguments[0];
     if (query !== undefined && query.trim().length > 0) {
       const { results } = await withDaemon(io, (daemon) => daemon.sessions.search({ query, ...(cwd !== undefined ? { cwd } : {}), limit: Math.min(limit, PAGE_SIZE) }));
-      if (flag(args, "json")) writeJson(io, { results });
-      else printSearchResults(io, results, query);
+      // `sessions` as without a query (the same shape for scripts), with the hits in `results`.
+      if (flag(args, "json")) writeJson(io, { sessions: results.map((result) => result.session), more: false, results });
+      else printSearchResults(io, results);
       return;
     }
 
@@ -66,10 +67,10 @@ export function sessionsCommand(argv: string[], io: CliIo = processIo()): Promis
 
 type SearchResult = ResultOf<typeof SessionSearch>["results"][number];
 
-function printSearchResults(io: CliIo, results: readonly SearchResult[], query: string): void {
+function printSearchResults(io: CliIo, results: readonly SearchResult[]): void {
   const style = styleFor(io.stdout, io.env);
   if (results.length === 0) {
-    io.stdout.write(`Nothing found for "${query}".\n`);
+    io.stdout.write("No sessions match.\n");
     return;
   }
   const width = lineWidth(io);

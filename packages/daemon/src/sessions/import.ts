@@ -18,6 +18,8 @@ export interface ImportSource {
   content?: string | undefined;
   /** Overrides the header's cwd. */
   cwd?: string | undefined;
+  /** A fresh session id instead of the header's. */
+  newId?: boolean | undefined;
 }
 
 export interface SkippedLine {
@@ -80,7 +82,7 @@ export class PiImporter {
           const createdAt = header.createdAt ?? this.ids.now();
           const createdMs = Date.parse(createdAt);
           target = this.store.beginImport({
-            id: header.id,
+            id: source.newId ? this.ids.sessionId() : header.id,
             cwd: source.cwd ?? header.cwd ?? "",
             createdAt,
             parentSession: header.parentSession,

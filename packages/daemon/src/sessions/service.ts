@@ -174,9 +174,8 @@ export class SessionService implements SessionsApi {
   }
 
   async export(params: Params<"export">): Result<"export"> {
-    if (params.path === undefined) return { content: exportToString(this.store, params.sessionId) };
-    await exportToPath(this.store, params.sessionId, params.path);
-    return { path: params.path };
+    if (params.path === undefined) return exportToString(this.store, params.sessionId);
+    return { path: params.path, ...(await exportToPath(this.store, params.sessionId, params.path)) };
   }
 
   // ---- entries -------------------------------------------------------------------------------

@@ -113,6 +113,12 @@ export const SessionImport = request(
       path: z.string().optional(),
       content: z.string().optional(),
       cwd: z.string().optional(),
+      /**
+       * Give the session a fresh id instead of the header's: imports a copy of a file whose
+       * session is already here (an export imported again). Without it such an import fails with
+       * `session_exists`.
+       */
+      newId: z.boolean().optional(),
     })
     .refine((p) => (p.path === undefined) !== (p.content === undefined), {
       message: "give exactly one of `path` or `content`",
@@ -128,7 +134,16 @@ export const SessionImport = request(
 export const SessionExport = request(
   "session/export",
   z.object({ sessionId: SessionId, format: z.literal("pi-jsonl"), path: z.string().optional() }),
-  z.object({ content: z.string().optional(), path: z.string().optional() }),
+  z.object({
+    content: z.string().optional(),
+    path: z.string().optional(),
+    /**
+     * Set when the file cannot record the session's current position. A pi file has no leaf
+     * pointer (its last line is the leaf), so the entries are written with the current leaf
+     * last; a leaf with entries under it, or no leaf at all, cannot be last.
+     */
+    warning: z.string().optional(),
+  }),
 );
 
 export const EntryAppend = request(
