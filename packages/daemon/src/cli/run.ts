@@ -6,7 +6,7 @@ import { AppError, CancelledError } from "../errors.js";
 import { commandHelp, parseCommandArgs, UsageError, type CommandSpec, type ParsedArgs } from "./args.js";
 import { CliError, EXIT } from "./cli-error.js";
 import { toCliError } from "./messages.js";
-import { styleFor, type CliIo } from "./output.js";
+import { runnableHint, styleFor, type CliIo } from "./output.js";
 import { startSpinner, type Spinner } from "./spinner.js";
 
 export { CliError, EXIT } from "./cli-error.js";
@@ -32,7 +32,8 @@ export async function runCommand(spec: CommandSpec, argv: readonly string[], io:
     if (error instanceof UsageError) return usageFailure(spec, io, error.message);
     const failure = toCliError(error);
     const style = styleFor(io.stderr, io.env);
-    const hints = failure.hints.map((hint) => `  ${hint}\n`).join("");
+    const cli = io.cli ?? "base-context";
+    const hints = failure.hints.map((hint) => `  ${runnableHint(hint, cli)}\n`).join("");
     io.stderr.write(`${style.red(`base-context ${spec.name}:`)} ${failure.message}\n${hints}`);
     if (!(error instanceof CliError || error instanceof AppError) && io.env.BASE_CONTEXT_LOG === "debug" && error instanceof Error) {
       io.stderr.write(`${error.stack ?? ""}\n`);

@@ -10,6 +10,10 @@ import { withDaemon } from "./open-daemon.js";
 import { displayPath, formatCount, lineWidth, oneLine, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
 import { runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
+import { countMethod, ESTIMATE_METHOD } from "./token-words.js";
+
+/** context/usage needs a window to say whether to compact; the estimate it returns does not depend on it. */
+const ESTIMATE_WINDOW = 128_000;
 
 const FORMATS = ["native", "openai-chat"] as const;
 
@@ -40,6 +44,10 @@ interface ShownContext {
   compactionId?: string;
   messages: Array<{ index: number; role: string; label: string; tokens: number; message: ContextMessage | OpenAIChatMessage; text: string }>;
   tokens: number;
+  /** How `tokens` was counted. */
+  countMethod: string;
+  /** pi's estimate of the same context (token-words.ts); only for the current leaf. */
+  estimatedTokens?: number;
 }
 
 export function showCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -77,6 +85,11 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
         })),
         // Native: the stored counts the daemon decides with. OpenAI: what these messages count.
         tokens: format === "native" ? context.tokens : views.reduce((sum, view) => sum + view.tokens, 0),
+        countMethod: countMethod(daemon.settingsForSession(sessionId).tokens),
+        // The other total (token-words.ts), for the current position only: context/usage reads the leaf.
+        ...(leafId === undefined || leafId === currentLeaf
+          ? { estimatedTokens: (await daemon.context.usage({ sessionId, contextWindow: ESTIMATE_WINDOW })).tokens }
+          : {}),
       };
     });
 
@@ -116,5 +129,8 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
     io.stdout.write(`${style.cyan(heading + "─".repeat(Math.max(3, width - heading.length)))}\n${message.text}\n\n`);
   }
   if (brief) io.stdout.write("\n");
-  io.stdout.write(`${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")}\n`);
+  io.stdout.write(`${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")} (${shown.countMethod})\n`);
+  if (shown.estimatedTokens !== undefined) {
+    io.stdout.write(style.dim(`Estimate: ${plural(shown.estimatedTokens, "token")} (${ESTIMATE_METHOD})`) + "\n");
+  }
 }

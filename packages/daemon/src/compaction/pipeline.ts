@@ -8,6 +8,7 @@ import {
   type CompactionPreparation,
   type CompactionResult,
   type CompactionStats,
+  type HookFailure,
   type EntryInput,
   type Settings,
   type ValidParamsOf,
@@ -43,7 +44,8 @@ interface ProducedCompaction {
   message: string;
 }
 
-type Produced = { kind: "cancel"; pluginId: string } | ({ kind: "compaction" } & ProducedCompaction);
+type Failures = { failures: HookFailure[] };
+type Produced = ({ kind: "cancel"; pluginId: string } | ({ kind: "compaction" } & ProducedCompaction)) & Failures;
 
 export async function runCompaction(
   deps: PipelineDeps,
@@ -70,13 +72,13 @@ export async function runCompaction(
     const produced = await produce(deps, params, settings, preparation, reporter, signal);
     if (produced.kind === "cancel") {
       const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
-      return finish(reporter, { status: "cancelled", message: `cancelled by plugin ${produced.pluginId}`, stats });
+      return finish(reporter, { status: "cancelled", message: `cancelled by plugin ${produced.pluginId}`, stats, ...failuresOf(produced) });
     }
     // The last moment a cancel can still mean "nothing written": the commit below is synchronous.
     throwIfAborted(signal);
     reporter.report("Committing the summary", 90);
     const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter);
-    result = commit(deps.store, params, preparation, produced, stats, reporter);
+    result = { ...commit(deps.store, params, preparation, produced, stats, reporter), ...failuresOf(produced) };
   } catch (error) {
     reporter.failed(error);
     throw error;
@@ -84,6 +86,10 @@ export async function runCompaction(
   // Committed (or stale): from here on nothing may turn the run into a failure.
   if (result.entry) await countTokens(deps.sessions, sessionId, result.entry.id);
   return reporter.ended(result);
+}
+
+function failuresOf(produced: Failures): { pluginFailures?: HookFailure[] } {
+  return produced.failures.length > 0 ? { pluginFailures: produced.failures } : {};
 }
 
 /** A plugin's decision, else the summarizers' summary. */
@@ -97,6 +103,7 @@ async function produce(
 ): Promise<Produced> {
   const { sessionId, customInstructions } = params;
   const { hooks } = deps;
+  const failures: HookFailure[] = [];
   if (hooks) {
     const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings };
     if (hooks.hasCompactHook?.(context) !== false) {
@@ -106,10 +113,12 @@ async function produce(
       const event = { preparation, branchEntries, ...(customInstructions !== undefined ? { customInstructions } : {}) };
       const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
       throwIfAborted(signal);
-      if (outcome && "cancel" in outcome) return { kind: "cancel", pluginId: outcome.pluginId };
-      if (outcome) {
+      failures.push(...(outcome?.failures ?? []).map(({ pluginId, kind, message }) => ({ pluginId, kind, message })));
+      if (outcome && "cancel" in outcome) return { kind: "cancel", pluginId: outcome.pluginId, failures };
+      if (outcome && "compaction" in outcome) {
         const { compaction, pluginId } = outcome;
         return {
+          failures,
           kind: "compaction",
           summary: compaction.summary,
           firstKeptEntryId: compaction.firstKeptEntryId,
@@ -134,6 +143,7 @@ async function produce(
   });
   const { fallback } = summarized.details;
   return {
+    failures,
     kind: "compaction",
     summary: summarized.summary,
     firstKeptEntryId: preparation.firstKeptEntryId,

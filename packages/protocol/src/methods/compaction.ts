@@ -62,6 +62,17 @@ export const CompactionStats = z.object({
 });
 export type CompactionStats = z.infer<typeof CompactionStats>;
 
+/** A plugin that failed while a compaction asked it (it was skipped; the run went on without it). */
+export const HookFailure = z.object({
+  pluginId: z.string(),
+  /** timeout, crash, oom, invalid-result, exception, activation. */
+  kind: z.string(),
+  /** What went wrong; for an exception, where in the plugin's files: "… (at index.ts:12:11)". */
+  message: z.string(),
+});
+
+export type HookFailure = z.infer<typeof HookFailure>;
+
 export const CompactionResult = z.object({
   status: CompactionStatus,
   entry: SessionEntry.optional(),
@@ -71,6 +82,8 @@ export const CompactionResult = z.object({
   jobId: z.string().optional(),
   /** Present once a preparation existed (committed, cancelled by a plugin, stale). */
   stats: CompactionStats.optional(),
+  /** Plugins that failed during this run; the summary then came from another plugin or the summarizer. */
+  pluginFailures: z.array(HookFailure).optional(),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 
