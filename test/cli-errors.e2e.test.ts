@@ -53,6 +53,19 @@ describe("the same words for the same problem in every command", () => {
   });
 });
 
+describe("hints that run where the user is", () => {
+  it("name the command as run from a clone when base-context is not on the PATH", async () => {
+    const home = dirs.make();
+    const repo = join(import.meta.dirname, "..");
+    const run = await runCli(["show", "d7d7"], { home, cwd: repo, env: { PATH: "/usr/bin:/bin" } });
+    expect(run.stderr).toContain("List the sessions with: node packages/daemon/dist/cli/main.js sessions");
+    const compacted = await runCli(["compact", EXAMPLE], { home, cwd: repo, env: { PATH: "/usr/bin:/bin" } });
+    expect(compacted.stdout).toContain(`  node packages/daemon/dist/cli/main.js show ${EXAMPLE_ID} --brief`);
+    const installed = await runCli(["show", "d7d7"], { home, cwd: repo });
+    expect(installed.stderr).toContain("List the sessions with: base-context sessions");
+  });
+});
+
 describe("import of a session that is already here", () => {
   it("says so, offers --new-id, and --new-id imports a copy", async () => {
     const home = dirs.make();

@@ -27,7 +27,7 @@ export function toCliError(error: unknown): CliError {
         ]);
       case "entry_not_found":
         if (sessionId === undefined) break;
-        return new CliError(error.message, [`See the session's entries with: base-context tree ${sessionId} --print`]);
+        return new CliError(error.message, [`See the session's entries with: base-context tree ${sessionId}`]);
       case "session_busy":
         return new CliError(error.message, ["Wait for it to finish, then run the command again."]);
     }

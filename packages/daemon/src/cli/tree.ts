@@ -12,7 +12,7 @@ import { resolveSessionId } from "./session-ref.js";
 
 export const TREE_SPEC: CommandSpec = {
   name: "tree",
-  summary: "draw a session's tree (branches, labels, compactions, the current leaf); pick an entry on a terminal",
+  summary: "draw a session's tree; on a terminal, pick an entry to go to",
   description:
     "One line per entry with the start of what it says, cut to the terminal width. Box lines\n" +
     "show where the conversation branched; the current leaf, labels, compactions and branch\n" +
@@ -113,7 +113,7 @@ export function resolveEntryId(nodes: readonly FlatNode[], given: string, sessio
   const matches = given.length === 0 ? [] : nodes.filter((node) => node.entry.id.startsWith(given)).map((node) => node.entry.id);
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) throw new CliError(`"${given}" is the start of more than one entry id: ${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", …" : ""}`, ["Give more of the id."]);
-  throw new CliError(`session ${sessionId} has no entry "${given}"`, [`See its entries with: base-context tree ${sessionId} --print`]);
+  throw new CliError(`session ${sessionId} has no entry "${given}"`, [`See its entries with: base-context tree ${sessionId}`]);
 }
 
 export type { TreeFilter };
