@@ -149,7 +149,10 @@ describe("show", () => {
     const json = JSON.parse((await cli("show", SAMPLE_ID, "--json")).stdout) as { tokens: number; messages: { index: number; tokens: number; role: string }[] };
     // Per-message counts are the stored counts the total is made of.
     expect(json.messages.reduce((sum, message) => sum + message.tokens, 0)).toBe(json.tokens);
-    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(`Total: ${json.tokens.toLocaleString("en-US")} tokens in ${json.messages.length} messages`);
+    // Both totals, each saying what it is: the count, and pi's estimate that the threshold uses.
+    const [total, estimate] = run.stdout.trimEnd().split("\n").slice(-2);
+    expect(total).toBe(`Total: ${json.tokens.toLocaleString("en-US")} tokens in ${json.messages.length} messages (counted with o200k_base)`);
+    expect(estimate).toMatch(/^Estimate: [\d,]+ tokens \(pi's estimate: the model's last reported usage \+ 4 characters a token after it; the compaction threshold is checked against it\)$/);
   });
 
   it("shows the OpenAI chat messages a client would send, one line each with --brief", async () => {

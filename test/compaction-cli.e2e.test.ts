@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
+import { pathWithCli } from "./support/cli-on-path.js";
 import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 
@@ -39,7 +40,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const started = Date.now();
   const home = env.BASE_CONTEXT_HOME ?? dirs.make("bc-cli-home-");
   const child = spawn(process.execPath, [DAEMON_MAIN, "compact", ...args], {
-    env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home, ...env },
+    env: { PATH: pathWithCli(), BASE_CONTEXT_HOME: home, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -65,7 +66,8 @@ describe("base-context compact, offline", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Imported");
     expect(run.stdout).toContain("69 entries");
-    expect(run.stdout).toMatch(/Context\s+[\d,]+ → [\d,]+ tokens \(\d+% smaller\)/);
+    expect(run.stdout).toMatch(/Context\s+[\d,]+ → [\d,]+ tokens \(\d+% smaller, counted with o200k_base\)/);
+    expect(run.stdout).toMatch(/Estimate\s+[\d,]+ tokens before \(pi's estimate: /);
     expect(run.stdout).toMatch(/Summarizer\s+extractive \(built in, offline\)/);
     // What the summary kept of what it replaced: the demo's summary keeps everything.
     expect(run.stdout).toMatch(/Retention\s+kept (\d+)\/\1 files, (\d+)\/\2 errors, (\d+)\/\3 constraints/);

@@ -18,6 +18,8 @@ import {
   SessionGet,
   SessionList,
   SessionPath,
+  SessionRename,
+  SessionSearch,
   SessionTree,
   type SessionEntry,
 } from "@base-context/protocol";
@@ -99,6 +101,31 @@ describe("session/create, get, list, delete", () => {
     const again = await rpcError(d.client.request(SessionDelete, { sessionId }));
     expect(again.code).toBe(ErrorCodes.SessionNotFound);
     expect(again.data?.code).toBe("session_not_found");
+  });
+});
+
+describe("session/search and session/rename", () => {
+  it("searches every message as it is appended, best match first; a rename is a session_info entry and matches first", async () => {
+    const cwd = `/search-${Date.now()}`;
+    const themes = await createSession(d.client, cwd);
+    await appendAll(d.client, themes, [user("/mode"), assistant("ok"), user("Which colour themes do we ship?"), assistant("Two themes: dark and light themes.")]);
+    const other = await createSession(d.client, cwd);
+    await appendAll(d.client, other, [user("Fix the build. By the way, the theme switcher flickers on startup in some browsers sometimes.")]);
+
+    const { results } = await d.client.request(SessionSearch, { query: "theme", cwd });
+    expect(results.map((result) => result.session.id)).toEqual([themes, other]);
+    expect(results[0]!.hitCount).toBe(2);
+    expect(results[0]!.hits[0]).toMatchObject({ type: "message", role: "assistant", snippet: "Two themes: dark and light themes." });
+
+    const renamed = await d.client.request(SessionRename, { sessionId: other, name: "Build fixes" });
+    expect(renamed.entry).toMatchObject({ type: "session_info", name: "Build fixes" });
+    expect(renamed.session.name).toBe("Build fixes");
+    const byName = await d.client.request(SessionSearch, { query: "build", cwd });
+    expect(byName.results[0]).toMatchObject({ session: { id: other, name: "Build fixes" }, nameMatches: true });
+    expect((await d.client.request(SessionGet, { sessionId: other })).session.name).toBe("Build fixes");
+
+    const missing = await rpcError(d.client.request(SessionRename, { sessionId: "nope", name: "x" }));
+    expect(missing.data).toMatchObject({ code: "session_not_found" });
   });
 });
 

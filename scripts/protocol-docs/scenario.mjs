@@ -109,6 +109,7 @@ async function stdioStory(recorder, { daemonMain, env }) {
   await rpc.request(P.SessionGet, { sessionId });
   await rpc.request(P.SessionList, { cwd: PROJECT, limit: 10 });
   await rpc.request(P.SessionList, { query: "password" }, { title: "Search by name or first message" });
+  await rpc.request(P.SessionSearch, { query: "empty password", limit: 5 });
   await rpc.request(P.SessionPath, { sessionId });
   await rpc.request(P.ContextBuild, { sessionId, format: "openai-chat" }, { title: "OpenAI chat-completions messages" });
   await rpc.request(P.ContextBuild, { sessionId, format: "native" }, { title: "Native messages" });
@@ -117,6 +118,7 @@ async function stdioStory(recorder, { daemonMain, env }) {
   await rpc.request(P.SessionTree, { sessionId });
 
   const { session: fork } = await rpc.request(P.SessionFork, { sessionId, entryId: read.entry.id });
+  await rpc.request(P.SessionRename, { sessionId: fork.id, name: "Login fix, reading first" });
   await rpc.request(P.SessionExport, { sessionId: fork.id, format: "pi-jsonl" });
   await rpc.request(P.SessionDelete, { sessionId: fork.id });
   await rpc.request(P.SessionImport, { format: "pi-jsonl", content: PI_FILE, cwd: PROJECT }, { title: "A file with a broken line" });

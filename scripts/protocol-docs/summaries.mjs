@@ -37,6 +37,8 @@ export const METHOD_SUMMARIES = {
   "log/message": "A warning or error the daemon logged, for the client to show.",
   "session/create": "Creates an empty session.",
   "session/list": "Lists sessions, most recently modified first; filter by `cwd` or search name and first message with `query`; paged with `cursor`.",
+  "session/search": "Full-text search of what sessions say (SQLite FTS5): sessions best match first, each with its matching entries and a snippet.",
+  "session/rename": "Names a session by appending a `session_info` entry (pi's way), so the name survives export.",
   "session/get": "A session's header, current leaf and entry count.",
   "session/delete": "Deletes a session and all its entries.",
   "session/fork": "A new session holding the path root → `entryId` of another one.",

@@ -3,6 +3,7 @@
  * returns what it printed and its exit status.
  */
 import { spawn } from "node:child_process";
+import { pathWithCli } from "./cli-on-path.js";
 import { DAEMON_MAIN } from "./daemon.js";
 
 export interface CliRun {
@@ -20,7 +21,7 @@ export interface CliOptions {
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: options.home, OPENAI_API_KEY: undefined, NO_COLOR: undefined, ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithCli(), BASE_CONTEXT_HOME: options.home, OPENAI_API_KEY: undefined, NO_COLOR: undefined, ...options.env };
   return runNodeProgram(DAEMON_MAIN, args, { ...options, env });
 }
 

@@ -3,11 +3,9 @@
  * before keeps its session (the user may have worked on it since); the file is imported again
  * as a fresh copy with a new id, so compacting a file always compacts what the file holds.
  */
-import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import type { Daemon } from "../daemon.js";
 import { AppError } from "../errors.js";
-import { CliError } from "./run.js";
+import { checkSessionFile } from "./messages.js";
 
 export interface ImportedFile {
   path: string;
@@ -19,33 +17,14 @@ export interface ImportedFile {
 }
 
 export async function importSessionFile(daemon: Daemon, path: string): Promise<ImportedFile> {
+  checkSessionFile(path);
   try {
     const result = await daemon.sessions.import({ format: "pi-jsonl", path });
     return { path, sessionId: result.session.id, entryCount: result.entryCount, skippedLines: result.skippedLines?.length ?? 0 };
   } catch (error) {
-    if (!(error instanceof AppError && error.code === "session_exists" && typeof error.data.sessionId === "string")) throw describe(error, path);
+    if (!(error instanceof AppError && error.code === "session_exists" && typeof error.data.sessionId === "string")) throw error;
     const copyOf = error.data.sessionId;
-    const result = await daemon.sessions.import({ format: "pi-jsonl", content: withNewSessionId(await readFile(path, "utf8"), path) });
+    const result = await daemon.sessions.import({ format: "pi-jsonl", path, newId: true });
     return { path, sessionId: result.session.id, entryCount: result.entryCount, skippedLines: result.skippedLines?.length ?? 0, copyOf };
   }
-}
-
-/** The file's text with a new id in its header line (the first line). */
-function withNewSessionId(content: string, path: string): string {
-  const end = content.indexOf("\n");
-  const firstLine = end < 0 ? content : content.slice(0, end);
-  let header: Record<string, unknown>;
-  try {
-    header = JSON.parse(firstLine) as Record<string, unknown>;
-  } catch {
-    throw new CliError(`${path} does not start with a pi session header line`);
-  }
-  return JSON.stringify({ ...header, id: randomUUID() }) + (end < 0 ? "" : content.slice(end));
-}
-
-function describe(error: unknown, path: string): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return new CliError(`no such file: ${path}`, ["Give a pi session file (.jsonl) or a session id: base-context sessions lists them."]);
-  if (code === "EISDIR") return new CliError(`${path} is a folder, not a session file`);
-  return error;
 }

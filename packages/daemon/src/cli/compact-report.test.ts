@@ -80,10 +80,36 @@ describe("printCompactReport", () => {
     expect(text).not.toContain("export OPENAI_API_KEY");
   });
 
-  it("explains nothing to compact and suggests keeping less", () => {
+  it("explains nothing to compact and suggests keeping less than what just found nothing", () => {
     const { entry: _entry, stats: _stats, summarizer: _summarizer, ...rest } = base;
-    const text = printed({ ...rest, status: "nothing_to_compact", message: "nothing to summarize: everything fits in the kept part" });
+    const nothing = { ...rest, status: "nothing_to_compact" as const, message: "nothing to summarize: everything fits in the kept part" };
+    const text = printed({ ...nothing, contextTokens: { before: 50_000, after: 50_000 }, keepRecentTokens: 2000 });
     expect(text).toContain("Nothing to compact: nothing to summarize: everything fits in the kept part.");
-    expect(text).toContain("--keep-recent 2000");
+    expect(text).toContain("--keep-recent 1000");
+    expect(text).not.toContain("--keep-recent 2000");
+    expect(printed({ ...nothing, contextTokens: { before: 52_907, after: 52_907 }, keepRecentTokens: 20_000 })).toContain("--keep-recent 10000");
+    expect(printed({ ...nothing, contextTokens: { before: 9_000, after: 9_000 }, keepRecentTokens: 20_000 })).toContain("--keep-recent 4500");
+    // Nothing smaller is worth trying: no --keep-recent hint at all.
+    expect(printed({ ...nothing, contextTokens: { before: 150, after: 150 }, keepRecentTokens: 20_000 })).not.toContain("--keep-recent");
+    expect(printed({ ...nothing, contextTokens: { before: 50_000, after: 50_000 }, keepRecentTokens: 100 })).not.toContain("--keep-recent");
+  });
+
+  it("says which token total is which: the count and pi's estimate", () => {
+    const text = printed({ ...base, countMethod: "counted with o200k_base" });
+    expect(text).toMatch(/Context\s+1,000 → 250 tokens \(75% smaller, counted with o200k_base\)/);
+    expect(text).toMatch(/Estimate\s+900 tokens before \(pi's estimate: the model's last reported usage \+ 4 characters a token after it; .*stored as tokensBefore\)/);
+  });
+
+  it("names a plugin that failed, with where, next to the summarizer that wrote the summary instead", () => {
+    const text = printed({ ...base, pluginFailures: [{ pluginId: "global:boom", kind: "exception", message: "TypeError: no (at index.mjs:2:9)" }] });
+    expect(text).toMatch(/Summarizer\s+extractive \(plugin global:boom failed: TypeError: no \(at index.mjs:2:9\); built in, offline\)/);
+    const timeout = printed({ ...base, pluginFailures: [{ pluginId: "global:slow", kind: "timeout", message: "no answer within 30000 ms" }] });
+    expect(timeout).toContain("plugin global:slow failed: timeout: no answer within 30000 ms");
+  });
+
+  it("prints hints as commands that run here", () => {
+    const text = printed({ ...base, cli: "node packages/daemon/dist/cli/main.js" });
+    expect(text).toContain("  node packages/daemon/dist/cli/main.js show s-1 --brief");
+    expect(text).not.toMatch(/^ {2}base-context /m);
   });
 });

@@ -7,6 +7,7 @@ import { NO_PRIOR_HISTORY } from "../core/index.js";
 import type { ImportedFile } from "./compact-import.js";
 import { lostLine, retentionLine, retentionOf } from "./retention-line.js";
 import { displayPath, formatCount, lineWidth, plural, styleFor, table, type CliIo, type Style } from "./output.js";
+import { ESTIMATE_METHOD } from "./token-words.js";
 
 export interface CompactReport {
   sessionId: string;
@@ -25,6 +26,12 @@ export interface CompactReport {
   retention?: RetentionReport;
   /** Stored token counts of the context (what context/build reports), before and after. */
   contextTokens: { before: number; after: number };
+  /** How contextTokens were counted (token-words.ts). */
+  countMethod?: string;
+  /** compaction.keepRecentTokens this run used (for the hint when there was nothing to compact). */
+  keepRecentTokens?: number;
+  /** Plugins that failed during the run (the summary came from elsewhere). */
+  pluginFailures?: CompactionResult["pluginFailures"];
   contextMessages: { before: number; after: number };
   durationMs: number;
   jobId?: string;
@@ -113,11 +120,14 @@ function facts(report: CompactReport, style: Style): string[][] {
   const rows: string[][] = [];
   const label = (text: string) => style.dim(text);
   const { before, after } = report.contextTokens;
+  const how = report.countMethod !== undefined ? `, ${report.countMethod}` : "";
   if (report.status === "committed") {
-    const saved = before > 0 ? ` (${Math.round((100 * (before - after)) / before)}% smaller)` : "";
-    rows.push([label("Context"), `${formatCount(before)} → ${style.bold(formatCount(after))} tokens${saved}`]);
+    const saved = before > 0 ? `${Math.round((100 * (before - after)) / before)}% smaller` : "";
+    rows.push([label("Context"), `${formatCount(before)} → ${style.bold(formatCount(after))} tokens (${saved}${how})`.replace("(, ", "(").replace(" ()", "")]);
+    const estimate = report.entry?.type === "compaction" ? report.entry.tokensBefore : null;
+    if (typeof estimate === "number") rows.push([label("Estimate"), `${formatCount(estimate)} tokens before (${ESTIMATE_METHOD}; stored as tokensBefore)`]);
   } else {
-    rows.push([label("Context"), `${formatCount(before)} tokens in ${plural(report.contextMessages.before, "message")}`]);
+    rows.push([label("Context"), `${formatCount(before)} tokens in ${plural(report.contextMessages.before, "message")}${how ? ` (${how.slice(2)})` : ""}`]);
   }
   if (report.rung !== undefined && report.status === "committed") rows.push([label("Rung"), describeRung(report)]);
   const stats = report.stats;
@@ -137,7 +147,8 @@ function facts(report: CompactReport, style: Style): string[][] {
     const lost = lostLine(retention);
     if (lost) rows.push([label("Lost"), style.yellow(lost)]);
   }
-  if (report.summarizer !== undefined) rows.push([label("Summarizer"), describeSummarizer(report)]);
+  if (report.summarizer !== undefined) rows.push([label("Summarizer"), describeSummarizer(report, style)]);
+  else if (report.pluginFailures?.length) rows.push([label("Plugins"), describeFailures(report, style)]);
   rows.push([label("Time"), `${(report.durationMs / 1000).toFixed(2)} s`]);
   rows.push([label("Session"), `${style.bold(report.sessionId)}${report.sessionName !== undefined ? ` "${report.sessionName}"` : ""}`]);
   return rows;
@@ -149,12 +160,20 @@ function describeRung(report: CompactReport): string {
   return pruned ? `summarize + prune: ${pruned} in the kept part` : "summarize";
 }
 
-function describeSummarizer(report: CompactReport): string {
+function describeSummarizer(report: CompactReport, style: Style): string {
   const summarizer = report.summarizer!;
   const details = report.entry?.type === "compaction" ? (report.entry.details as { fallback?: { from: string; error: string } } | undefined) : undefined;
-  if (details?.fallback) return `${summarizer} (fallback: ${details.fallback.error})`;
-  if (summarizer === "extractive") return "extractive (built in, offline)";
-  return summarizer;
+  const failed = report.pluginFailures?.length ? describeFailures(report, style) : undefined;
+  const notes = [
+    ...(failed !== undefined ? [failed] : []),
+    ...(details?.fallback ? [`fallback: ${details.fallback.error}`] : summarizer === "extractive" ? ["built in, offline"] : []),
+  ];
+  return notes.length > 0 ? `${summarizer} (${notes.join("; ")})` : summarizer;
+}
+
+/** "plugin X failed: TypeError: boom (at index.ts:3:11)", one per failed plugin. */
+function describeFailures(report: CompactReport, style: Style): string {
+  return report.pluginFailures!.map((failure) => style.red(`plugin ${failure.pluginId} failed: ${failure.kind === "exception" ? "" : `${failure.kind}: `}${failure.message}`)).join("; ");
 }
 
 function nextSteps(report: CompactReport): [string, string][] {
@@ -172,7 +191,8 @@ function baseSteps(report: CompactReport): [string, string][] {
   } else if (report.status === "nothing_to_compact" && report.rung === "prune") {
     steps.push([`base-context compact ${id}`, "summarize instead: nothing old and large enough to prune"]);
   } else if (report.status === "nothing_to_compact") {
-    steps.push([`base-context compact ${id} --keep-recent 2000`, "keep fewer recent tokens verbatim"]);
+    const keepLess = smallerKeepRecent(report);
+    if (keepLess !== undefined) steps.push([`base-context compact ${id} --keep-recent ${keepLess}`, "keep fewer recent tokens verbatim"]);
     steps.push([`base-context show ${id} --brief`, "see the context as it is"]);
   } else if (report.status === "disabled") {
     steps.push(["base-context settings", 'see where context.mode comes from; set it to "on" to compact']);
@@ -196,6 +216,18 @@ function baseSteps(report: CompactReport): [string, string][] {
     steps.push([`base-context compact ${id} --instructions "focus on …"`, "compact again, telling the summary what to focus on"]);
   }
   return steps;
+}
+
+/**
+ * A --keep-recent worth trying after "nothing to compact": about half of what the context holds
+ * (never the value that just found nothing), rounded; none when the context is tiny.
+ */
+export function smallerKeepRecent(report: Pick<CompactReport, "contextTokens" | "keepRecentTokens">): number | undefined {
+  const current = report.keepRecentTokens ?? Number.POSITIVE_INFINITY;
+  const half = Math.min(current, report.contextTokens.before) / 2;
+  const step = half >= 10_000 ? 1000 : half >= 1000 ? 100 : 10;
+  const suggestion = Math.floor(half / step) * step;
+  return suggestion >= 100 && suggestion < current ? suggestion : undefined;
 }
 
 function rule(style: Style, title: string, width: number): string {

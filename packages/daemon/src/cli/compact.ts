@@ -16,6 +16,7 @@ import { processIo, writeJson, type CliIo } from "./output.js";
 import { EXIT, interruptible, runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
 import type { Spinner } from "./spinner.js";
+import { countMethod } from "./token-words.js";
 
 export const COMPACT_SPEC: CommandSpec = {
   name: "compact",
@@ -63,8 +64,8 @@ export function compactCommand(argv: string[], io: CliIo = processIo()): Promise
       withDaemon(io, (daemon) => compact(daemon, { target: args.arguments[0]!, overrides, instructions, strategy, signal, spinner, env: io.env })),
     );
 
-    // Run from a package script (the README's `pnpm demo`), the CLI is not on the PATH: hint the path.
-    if (io.env.npm_lifecycle_event !== undefined) report.cli = "node packages/daemon/dist/cli/main.js";
+    // Hints name the command as it runs here: `base-context` when that is on the PATH, else `node <main.js>`.
+    if (io.cli !== undefined) report.cli = io.cli;
     if (flag(args, "json")) writeJson(io, report);
     else printCompactReport(io, report);
     return report.status === "committed" || report.status === "nothing_to_compact" ? EXIT.ok : EXIT.failure;
@@ -130,6 +131,9 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
     ...(result.pruned ? { pruned: result.pruned } : {}),
     ...(result.retention ? { retention: result.retention } : {}),
     contextTokens: { before: before.tokens, after: after.tokens },
+    countMethod: countMethod(settings.tokens),
+    keepRecentTokens: options.overrides.keepRecentTokens ?? settings.compaction.keepRecentTokens,
+    ...(result.pluginFailures !== undefined ? { pluginFailures: result.pluginFailures } : {}),
     contextMessages: { before: before.messages.length, after: after.messages.length },
     durationMs,
     ...(result.jobId !== undefined ? { jobId: result.jobId } : {}),

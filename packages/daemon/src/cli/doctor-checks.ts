@@ -6,8 +6,10 @@
 import Database from "better-sqlite3";
 import { accessSync, constants as fsConstants, existsSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Settings, SettingsError } from "@base-context/protocol";
+import type { PluginError, PluginInfo, Settings, SettingsError } from "@base-context/protocol";
 import { PluginHost } from "../plugins/index.js";
+import { defaultSettings } from "../settings/index.js";
+import { trialRunPlugins } from "./doctor-plugin-trial.js";
 import { SCHEMA_VERSION } from "../store/index.js";
 import { createTokenCounter } from "../tokens/index.js";
 import { databaseFailure } from "./open-daemon.js";
@@ -94,17 +96,28 @@ export async function checkTokenizer(tokens: Settings["tokens"]): Promise<CheckR
 }
 
 /** Starts the plugins the daemon would start (without watching) and reports each one's state. */
-export async function checkPlugins(home: string, projectDir: string | undefined): Promise<CheckResult> {
+export async function checkPlugins(home: string, projectDir: string | undefined, settings: Settings = defaultSettings()): Promise<CheckResult> {
   const host = new PluginHost({ home, watch: false });
   try {
     await host.start();
-    const plugins = await host.list(projectDir);
+    let plugins = await host.list(projectDir);
     if (plugins.length === 0) return check("plugins", "ok", "none installed");
-    const broken = plugins.filter((plugin) => plugin.status === "error" || plugin.status === "disabled");
+    // A plugin that loads can still fail when asked: try its hooks on a sample session.
+    const trialFailures = await trialRunPlugins(host, settings, projectDir);
+    plugins = await host.list(projectDir);
+    // Each plugin's first failure (the compaction hook is tried before the tree hook).
+    const failedTrial = new Map<string, PluginError>();
+    for (const failure of trialFailures) if (!failedTrial.has(failure.pluginId)) failedTrial.set(failure.pluginId, failure);
+    const broken = plugins.filter((plugin) => plugin.status === "error" || plugin.status === "disabled" || failedTrial.has(plugin.id));
     const untrusted = plugins.filter((plugin) => plugin.status === "untrusted");
-    const states = plugins.map((plugin) => `${plugin.name}@${plugin.version} ${plugin.status}`).join(", ");
+    const states = plugins.map((plugin) => `${plugin.name}@${plugin.version} ${failedTrial.has(plugin.id) && plugin.status === "active" ? "failed when tried" : plugin.status}`).join(", ");
+    const why = (plugin: PluginInfo) => {
+      const failure = failedTrial.get(plugin.id);
+      if (failure) return `${failure.kind} in ${failure.hook ?? "loading"}: ${failure.message}`;
+      return plugin.lastError?.message ?? plugin.status;
+    };
     const fixes = [
-      ...broken.map((plugin) => `${plugin.name}: ${plugin.lastError?.message ?? plugin.status} — fix ${displayPath(plugin.path)}; a running daemon reloads it when the files change (or on plugins/reload)`),
+      ...broken.map((plugin) => `${plugin.name}: ${why(plugin)} — fix ${displayPath(plugin.path)}; a running daemon reloads it when the files change (or on plugins/reload)`),
       ...(untrusted.length > 0 && projectDir !== undefined
         ? [`Project plugins run once you trust the project (${untrusted.map((plugin) => plugin.name).join(", ")}): project/trust { projectDir: "${projectDir}", trusted: true }`]
         : []),

@@ -66,7 +66,7 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
       );
 
       progress.update("starting the plugins");
-      checks.push(await checkPlugins(home, projectDir));
+      checks.push(await checkPlugins(home, projectDir, project.settings));
     } finally {
       progress.done();
     }

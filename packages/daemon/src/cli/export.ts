@@ -3,14 +3,17 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
-import { plural, processIo, writeJson, type CliIo } from "./output.js";
+import { plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
 import { CliError, runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
 
 export const EXPORT_SPEC: CommandSpec = {
   name: "export",
   summary: "write a session as a pi JSONL file (or to stdout)",
-  description: "The header line, then every entry in the order it was written: pi reads the file as it is.",
+  description:
+    "The header line, then every entry. pi opens a file at its last line, so the session's current\n" +
+    "position is written last (after a navigation the entries are reordered, parents still before\n" +
+    "children); when it cannot be last (it has later entries under it), a warning says so.",
   arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
   options: [
     { name: "output", short: "o", value: "file", description: "write to this file instead of stdout" },
@@ -34,6 +37,9 @@ export function exportCommand(argv: string[], io: CliIo = processIo()): Promise<
       return { sessionId, entryCount, ...result };
     });
 
+    if (exported.warning !== undefined && !flag(args, "json")) {
+      io.stderr.write(`${styleFor(io.stderr, io.env).yellow("warning:")} ${exported.warning}\n`);
+    }
     if (flag(args, "json")) {
       writeJson(io, exported);
     } else if (path === undefined) {

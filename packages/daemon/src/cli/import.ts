@@ -1,10 +1,10 @@
 /** `base-context import <file.jsonl> [--cwd dir] [--json]`: a pi session file into the database. */
-import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
 import { displayPath, plural, processIo, startProgress, styleFor, writeJson, type CliIo } from "./output.js";
-import { CliError, runCommand } from "./run.js";
+import { checkSessionFile } from "./messages.js";
+import { runCommand } from "./run.js";
 
 export const IMPORT_SPEC: CommandSpec = {
   name: "import",
@@ -15,6 +15,7 @@ export const IMPORT_SPEC: CommandSpec = {
   arguments: [{ name: "file.jsonl", description: "the session file" }],
   options: [
     { name: "cwd", value: "dir", description: "record this folder as the session's cwd instead of the one in the file" },
+    { name: "new-id", description: "give the session a new id (to import a copy of a session that is already here)" },
     JSON_OPTION,
   ],
   examples: ["base-context import ~/.pi/agent/sessions/…/2026-01-05_session.jsonl", "base-context import session.jsonl --cwd ~/src/app"],
@@ -24,12 +25,13 @@ export const IMPORT_SPEC: CommandSpec = {
 export function importCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
   return runCommand(IMPORT_SPEC, argv, io, async (args) => {
     const path = resolve(args.arguments[0]!);
-    checkReadableFile(path);
+    checkSessionFile(path);
     const cwdOption = stringOption(args, "cwd");
+    const newId = flag(args, "new-id");
 
     const progress = startProgress(io, `importing ${basename(path)}`);
     const result = await withDaemon(io, (daemon) =>
-      daemon.sessions.import({ format: "pi-jsonl", path, ...(cwdOption !== undefined ? { cwd: resolve(cwdOption) } : {}) }),
+      daemon.sessions.import({ format: "pi-jsonl", path, ...(newId ? { newId } : {}), ...(cwdOption !== undefined ? { cwd: resolve(cwdOption) } : {}) }),
     ).finally(() => progress.done());
     const skipped = result.skippedLines ?? [];
 
@@ -47,15 +49,4 @@ export function importCommand(argv: string[], io: CliIo = processIo()): Promise<
     }
     io.stdout.write(`${style.dim(`See its context with: base-context show ${result.session.id}`)}\n`);
   });
-}
-
-function checkReadableFile(path: string): void {
-  let isFile: boolean;
-  try {
-    isFile = statSync(path).isFile();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(code === "ENOENT" ? `no such file: ${path}` : `cannot read ${path}: ${(error as Error).message}`);
-  }
-  if (!isFile) throw new CliError(`${path} is not a file`);
 }

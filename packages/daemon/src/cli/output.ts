@@ -4,18 +4,24 @@
  * (no-color.org); progress only when stderr is a terminal, so logs and pipes stay clean.
  */
 import { homedir } from "node:os";
-import { sep } from "node:path";
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join, relative, sep } from "node:path";
+import { cutVisible } from "../tree/view/render.js";
 
 /** Where a command writes and what environment it sees; tests pass their own. */
 export interface CliIo {
   stdout: Pick<NodeJS.WriteStream, "write"> & { isTTY?: boolean; columns?: number };
   stderr: Pick<NodeJS.WriteStream, "write"> & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+  /** Keys for interactive commands (the tree picker); absent in tests that do not type. */
+  stdin?: NodeJS.ReadStream;
+  /** How hints name this CLI (cliInvocation); "base-context" when absent. */
+  cli?: string;
 }
 
 export function processIo(): CliIo {
   quietOnClosedPipe();
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin, cli: cliInvocation(process.env) };
 }
 
 let pipeGuarded = false;
@@ -88,10 +94,9 @@ export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }
 
-/** A line cut to `width` visible characters (with an ellipsis); lines with colour codes are kept whole. */
+/** A line cut to `width` visible characters (with an ellipsis); colour codes do not count and are closed. */
 export function fitWidth(line: string, width: number): string {
-  if (!Number.isFinite(width) || line.length <= width || line.includes("\u001b[")) return line;
-  return `${line.slice(0, Math.max(0, width - 1))}…`;
+  return cutVisible(line, width);
 }
 
 /** 12345 → "12,345" whatever the machine's locale, so output is the same everywhere. */
@@ -149,4 +154,30 @@ export function startProgress(io: CliIo, message: string): Progress {
  */
 export function quietDaemonLogs(): void {
   process.env.BASE_CONTEXT_LOG ??= "error";
+}
+
+/**
+ * How to run this CLI again from here, for the commands a hint prints: `base-context` when that
+ * is on the PATH, else `node <path to the script that is running>` (in a clone, where nothing was
+ * installed: `node packages/daemon/dist/cli/main.js`).
+ */
+export function cliInvocation(env: NodeJS.ProcessEnv, script: string | undefined = process.argv[1], cwd: string = process.cwd()): string {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir.length === 0) continue;
+    try {
+      accessSync(join(dir, "base-context"), constants.X_OK);
+      return "base-context";
+    } catch {
+      // not in this folder
+    }
+  }
+  if (script === undefined) return "base-context";
+  const fromHere = relative(cwd, script);
+  const path = fromHere.length > 0 && !fromHere.startsWith("..") && !isAbsolute(fromHere) ? fromHere : script;
+  return `node ${/^[\w@%+=:,./~-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`}`;
+}
+
+/** Commands in a hint (`base-context show …`) as they run here (cliInvocation). */
+export function runnableHint(hint: string, cli: string): string {
+  return cli === "base-context" ? hint : hint.replace(/\bbase-context (?=[a-z])/g, `${cli} `);
 }

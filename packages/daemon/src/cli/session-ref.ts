@@ -4,15 +4,13 @@
  */
 import { sessionNotFound } from "../errors.js";
 import type { Daemon } from "../daemon.js";
-import { CliError } from "./run.js";
-
-/** Shorter prefixes match too much to be meant. */
-const MIN_PREFIX = 4;
+import { CliError } from "./cli-error.js";
+import { idTooShort, MIN_ID_PREFIX } from "./messages.js";
 const PAGE_SIZE = 1000;
 
 export async function resolveSessionId(daemon: Daemon, given: string): Promise<string> {
   if (daemon.store.getSession(given)) return given;
-  if (given.length < MIN_PREFIX) throw sessionNotFound(given);
+  if (given.length < MIN_ID_PREFIX) throw idTooShort(given);
   const matches: string[] = [];
   let cursor: string | undefined;
   do {

@@ -11,6 +11,10 @@ import { displayPath, formatCount, lineWidth, oneLine, plural, processIo, styleF
 import { lostLine, retentionLine, retentionOf } from "./retention-line.js";
 import { runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
+import { countMethod, ESTIMATE_METHOD } from "./token-words.js";
+
+/** context/usage needs a window to say whether to compact; the estimate it returns does not depend on it. */
+const ESTIMATE_WINDOW = 128_000;
 
 const FORMATS = ["native", "openai-chat"] as const;
 
@@ -52,6 +56,10 @@ interface ShownContext {
     pruned?: true;
   }>;
   tokens: number;
+  /** How `tokens` was counted. */
+  countMethod: string;
+  /** pi's estimate of the same context (token-words.ts); only for the current leaf. */
+  estimatedTokens?: number;
   /** What the pruned outputs' stubs save (absent when nothing is pruned). */
   pruned?: { outputs: number; tokensSaved: number };
 }
@@ -108,6 +116,11 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
         ...(context.pruned ? { pruned: { outputs: context.pruned.entryIds.length, tokensSaved: context.pruned.tokensSaved } } : {}),
         // Native: the stored counts the daemon decides with. OpenAI: what these messages count.
         tokens: format === "native" ? context.tokens : views.reduce((sum, view) => sum + view.tokens, 0),
+        countMethod: countMethod(daemon.settingsForSession(sessionId).tokens),
+        // The other total (token-words.ts), for the current position only: context/usage reads the leaf.
+        ...(leafId === undefined || leafId === currentLeaf
+          ? { estimatedTokens: (await daemon.context.usage({ sessionId, contextWindow: ESTIMATE_WINDOW })).tokens }
+          : {}),
       };
     });
 
@@ -152,7 +165,10 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
     io.stdout.write(`${style.cyan(heading + "─".repeat(Math.max(3, width - heading.length)))}\n${message.text}\n\n`);
   }
   if (brief) io.stdout.write("\n");
-  io.stdout.write(`${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")}\n`);
+  io.stdout.write(`${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")} (${shown.countMethod})\n`);
+  if (shown.estimatedTokens !== undefined) {
+    io.stdout.write(style.dim(`Estimate: ${plural(shown.estimatedTokens, "token")} (${ESTIMATE_METHOD})`) + "\n");
+  }
   if (shown.pruned) {
     io.stdout.write(
       `${style.dim(`${plural(shown.pruned.outputs, "tool output")} pruned (marked "(pruned)"): their stubs save ${formatCount(shown.pruned.tokensSaved)} tokens; the stored outputs are unchanged`)}\n`,

@@ -3,7 +3,7 @@
  * service knows nothing of workers: whatever implements `CompactHooks` (the plugin host, through
  * a small adapter) runs the plugins and reports which one decided.
  */
-import type { CompactHookEvent, HookCompaction, Settings } from "@base-context/protocol";
+import type { CompactHookEvent, HookCompaction, PluginError, Settings } from "@base-context/protocol";
 import type { ClientModel } from "../summarizer/index.js";
 
 /** What the decision is about, beyond the event plugins see. */
@@ -17,10 +17,14 @@ export interface CompactHookContext {
   readonly clientModel?: ClientModel | undefined;
 }
 
-/** A plugin cancelled the compaction, or produced it, or (undefined) left it to the daemon. */
+/**
+ * A plugin cancelled the compaction, or produced it, or (undefined, or only `failures`) left it
+ * to the daemon. `failures`: plugins that failed on the way (skipped), for the result to report.
+ */
 export type CompactHookOutcome =
-  | { readonly cancel: true; readonly pluginId: string }
-  | { readonly compaction: HookCompaction; readonly pluginId: string }
+  | { readonly cancel: true; readonly pluginId: string; readonly failures?: readonly PluginError[] }
+  | { readonly compaction: HookCompaction; readonly pluginId: string; readonly failures?: readonly PluginError[] }
+  | { readonly failures: readonly PluginError[] }
   | undefined;
 
 export interface CompactHooks {

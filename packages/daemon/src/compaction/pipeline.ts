@@ -8,6 +8,7 @@ import {
   type CompactionPreparation,
   type CompactionResult,
   type CompactionStats,
+  type HookFailure,
   type EntryInput,
   type RetentionReport,
   type Settings,
@@ -68,7 +69,8 @@ interface ProducedCompaction {
   retention?: RetentionReport;
 }
 
-type Produced = { kind: "cancel"; pluginId: string } | ({ kind: "compaction" } & ProducedCompaction);
+type Failures = { failures: HookFailure[] };
+type Produced = ({ kind: "cancel"; pluginId: string } | ({ kind: "compaction" } & ProducedCompaction)) & Failures;
 
 export async function runCompaction(
   deps: PipelineDeps,
@@ -109,7 +111,7 @@ export async function runCompaction(
       if (produced.kind === "compaction") retain(produced, preparation, settings);
       if (produced.kind === "cancel") {
         const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
-        return finish(reporter, { status: "cancelled", rung: "summarize", message: `cancelled by plugin ${produced.pluginId}`, stats });
+        return finish(reporter, { status: "cancelled", rung: "summarize", message: `cancelled by plugin ${produced.pluginId}`, stats, ...failuresOf(produced) });
       }
       // The last moment a cancel can still mean "nothing written": the commit below is synchronous.
       throwIfAborted(signal);
@@ -117,7 +119,7 @@ export async function runCompaction(
       // A plugin may keep another tail than prepared: only outputs it keeps are hidden.
       const tailPrune = keptPrune(preparation, produced.firstKeptEntryId, path.entries);
       const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter, { summary: produced.summary, prune: tailPrune });
-      result = commit(deps.store, params, preparation, produced, tailPrune, stats, reporter);
+      result = { ...commit(deps.store, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) };
     }
   } catch (error) {
     reporter.failed(error);
@@ -127,6 +129,10 @@ export async function runCompaction(
   if (result.pruned && result.pruned.entryId !== result.entry?.id) await countTokens(deps.sessions, sessionId, result.pruned.entryId);
   if (result.entry) await countTokens(deps.sessions, sessionId, result.entry.id);
   return reporter.ended(result);
+}
+
+function failuresOf(produced: Failures): { pluginFailures?: HookFailure[] } {
+  return produced.failures.length > 0 ? { pluginFailures: produced.failures } : {};
 }
 
 /** A plugin's decision, else the summarizers' summary. */
@@ -141,6 +147,7 @@ async function produce(
   const { sessionId, customInstructions } = params;
   const { signal, clientModel } = ctx;
   const { hooks } = deps;
+  const failures: HookFailure[] = [];
   if (hooks) {
     const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings, clientModel };
     if (hooks.hasCompactHook?.(context) !== false) {
@@ -150,10 +157,12 @@ async function produce(
       const event = { preparation, branchEntries, ...(customInstructions !== undefined ? { customInstructions } : {}) };
       const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
       throwIfAborted(signal);
-      if (outcome && "cancel" in outcome) return { kind: "cancel", pluginId: outcome.pluginId };
-      if (outcome) {
+      failures.push(...(outcome?.failures ?? []).map(({ pluginId, kind, message }) => ({ pluginId, kind, message })));
+      if (outcome && "cancel" in outcome) return { kind: "cancel", pluginId: outcome.pluginId, failures };
+      if (outcome && "compaction" in outcome) {
         const { compaction, pluginId } = outcome;
         return {
+          failures,
           kind: "compaction",
           summary: compaction.summary,
           firstKeptEntryId: compaction.firstKeptEntryId,
@@ -179,6 +188,7 @@ async function produce(
   });
   const { fallback } = summarized.details;
   return {
+    failures,
     kind: "compaction",
     summary: capSummary(summarized.summary, settings.limits.maxSummaryBytes),
     firstKeptEntryId: preparation.firstKeptEntryId,

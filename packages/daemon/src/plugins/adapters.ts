@@ -14,10 +14,17 @@ function outcome<V, K extends string>(run: HookRun<V>, key: K): { cancel: true; 
   return undefined;
 }
 
+/** The outcome with the plugins that failed on the way, so the result can say so. */
+function withFailures<V, K extends string>(run: HookRun<V>, key: K) {
+  const decided = outcome(run, key);
+  if (run.errors.length === 0) return decided;
+  return decided === undefined ? { failures: run.errors } : { ...decided, failures: run.errors };
+}
+
 export function compactHooks(host: PluginHost): CompactHooks {
   return {
     runCompactHook: async (event, signal, context) =>
-      outcome(await host.runCompactHook(event, { settings: context.settings, projectDir: context.projectDir, signal }), "compaction"),
+      withFailures(await host.runCompactHook(event, { settings: context.settings, projectDir: context.projectDir, signal }), "compaction"),
     hasCompactHook: (context) => host.hasHook("session_before_compact", context),
   };
 }

@@ -82,11 +82,11 @@ describe("PluginHost hook results", () => {
     });
     const run = await host.runCompactHook(compactEvent(), { settings: settings() });
     expect(run.kind === "result" && run.value.summary).toBe("from b");
-    const expected = { pluginId: "global:a", version: "1.0.0", generation: 1, hook: "session_before_compact", kind: "exception", message: "TypeError: bad input" };
+    const expected = { pluginId: "global:a", version: "1.0.0", generation: 1, hook: "session_before_compact", kind: "exception", message: expect.stringMatching(/^TypeError: bad input \(at index\.js:\d+:\d+\)$/) };
     expect(run.errors).toEqual([expected]);
     expect(errors).toEqual([expected]);
     const [info] = await host.list();
-    expect(info!.lastError).toMatchObject({ kind: "exception", hook: "session_before_compact", message: "TypeError: bad input" });
+    expect(info!.lastError).toMatchObject({ kind: "exception", hook: "session_before_compact", message: expect.stringMatching(/^TypeError: bad input \(at index\.js:\d+:\d+\)$/) });
     expect(info!.status).toBe("active");
   });
 

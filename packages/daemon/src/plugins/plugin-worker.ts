@@ -18,7 +18,12 @@ import { utf8ByteLength } from "../core/index.js";
 import type { LogLevel } from "../log.js";
 import type { ChannelExit, PluginChannel } from "./channel.js";
 import { forwardLines } from "./output.js";
-import { describeWireError, toWireError, type HostToWorker, type WorkerBoot, type WorkerToHost } from "./wire.js";
+import { describeWireError, stackLocation, toWireError, type HostToWorker, type WorkerBoot, type WorkerToHost } from "./wire.js";
+
+/** "message (at index.ts:12:11)": where in the plugin's files it failed, when the stack says. */
+function withLocation(message: string, location: string | undefined): string {
+  return location === undefined ? message : `${message} (at ${location})`;
+}
 
 /** Which plugin asks, for the daemon's services (attribution, per-plugin limits). */
 export interface PluginCaller {
@@ -282,7 +287,7 @@ export class PluginWorker {
         this.onReady = undefined;
         break;
       case "activation-failed":
-        this.onReady?.reject(new PluginActivationError(describeWireError(message.error)));
+        this.onReady?.reject(new PluginActivationError(withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir))));
         this.onReady = undefined;
         void this.terminate();
         break;
@@ -291,7 +296,7 @@ export class PluginWorker {
         break;
       case "throw":
         if (message.error.stack !== undefined) this.options.onLog("debug", message.error.stack);
-        this.finishCall(message.callId, { ok: false, kind: "exception", message: describeWireError(message.error) });
+        this.finishCall(message.callId, { ok: false, kind: "exception", message: withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir)) });
         break;
       case "unserializable":
         this.finishCall(message.callId, { ok: false, kind: "invalid-result", message: message.message });

@@ -65,6 +65,29 @@ export function describeWireError(wire: WireError): string {
   return wire.name && wire.name !== "Error" ? `${wire.name}: ${wire.message}` : wire.message;
 }
 
+/**
+ * Where in the plugin's own files an error was thrown: the first stack frame under its folder,
+ * as `file:line:column` relative to it (`index.ts:12:11`), or undefined when no frame is.
+ */
+export function stackLocation(stack: string | undefined, dir: string): string | undefined {
+  if (stack === undefined) return undefined;
+  const folder = dir.endsWith("/") ? dir : `${dir}/`;
+  for (const line of stack.split("\n").slice(1)) {
+    const match = /\(?((?:file:\/\/)?[^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
+    if (!match) continue;
+    let file = match[1]!;
+    if (file.startsWith("file://")) {
+      try {
+        file = decodeURIComponent(new URL(file).pathname);
+      } catch {
+        continue;
+      }
+    }
+    if (file.startsWith(folder)) return `${file.slice(folder.length)}:${match[2]}:${match[3]}`;
+  }
+  return undefined;
+}
+
 function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);

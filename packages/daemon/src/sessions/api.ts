@@ -16,6 +16,8 @@ import {
   SessionImport,
   SessionList,
   SessionPath,
+  SessionRename,
+  SessionSearch,
   SessionTree,
   type ResultOf,
   type ValidParamsOf,
@@ -25,6 +27,8 @@ import {
 export const SESSION_METHODS = {
   create: SessionCreate,
   list: SessionList,
+  search: SessionSearch,
+  rename: SessionRename,
   get: SessionGet,
   delete: SessionDelete,
   fork: SessionFork,

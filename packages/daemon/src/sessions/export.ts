@@ -1,7 +1,7 @@
 /**
- * `session/export` as pi JSONL: the header line, then every entry in insertion order exactly as
- * stored (so exporting twice gives the same bytes), except that a prune entry is written as the
- * `custom` entry pi reads (pi-format.ts). To a path it streams page by page into a
+ * `session/export` as pi JSONL: the header line, then every entry exactly as stored, in insertion
+ * order unless the current leaf must be moved to the end (export-order.ts), except that a prune
+ * entry is written as the `custom` entry pi reads (pi-format.ts). To a path it streams page by page into a
  * temporary file renamed into place, so a failed export never leaves a truncated file behind.
  */
 import { randomBytes } from "node:crypto";
@@ -10,20 +10,34 @@ import { rename, rm } from "node:fs/promises";
 import { once } from "node:events";
 import { AppError } from "../errors.js";
 import type { SessionStore } from "../store/index.js";
+import { exportOrder } from "./export-order.js";
 import { exportLine, headerLine } from "./pi-format.js";
 
 /** Entries per page read while streaming to a file: bounds memory even with megabyte-sized entries. */
 const EXPORT_PAGE_SIZE = 128;
 
-export async function exportToPath(store: SessionStore, sessionId: string, path: string): Promise<void> {
+/** What an export says besides the file (see export-order.ts). */
+export interface ExportNote {
+  warning?: string;
+}
+
+/** The entries' JSON pages in the order they are written, and the warning that goes with it. */
+function plannedPages(store: SessionStore, sessionId: string, leafId: string | null, pageSize?: number): { pages: Iterable<string[]>; note: ExportNote } {
+  const plan = exportOrder(store.entryLinks(sessionId), leafId);
+  const pages = plan.order ? store.entryJsonBySeq(sessionId, plan.order, pageSize) : store.entryJsonPages(sessionId, pageSize);
+  return { pages, note: plan.warning !== undefined ? { warning: plan.warning } : {} };
+}
+
+export async function exportToPath(store: SessionStore, sessionId: string, path: string): Promise<ExportNote> {
   const session = store.requireSession(sessionId);
+  const { pages, note } = plannedPages(store, sessionId, session.leafId, EXPORT_PAGE_SIZE);
   const temporary = `${path}.${randomBytes(4).toString("hex")}.tmp`;
   const out = createWriteStream(temporary, { encoding: "utf8" });
   let streamError: Error | undefined;
   out.on("error", (error) => (streamError = error));
   try {
     await writeChunk(out, `${headerLine(session)}\n`);
-    for (const page of store.entryJsonPages(sessionId, EXPORT_PAGE_SIZE)) {
+    for (const page of pages) {
       if (streamError) throw streamError;
       await writeChunk(out, `${page.map(exportLine).join("\n")}\n`);
     }
@@ -31,6 +45,7 @@ export async function exportToPath(store: SessionStore, sessionId: string, path:
     await once(out, "finish");
     if (streamError) throw streamError;
     await rename(temporary, path);
+    return note;
   } catch (error) {
     out.destroy();
     await rm(temporary, { force: true });
@@ -41,12 +56,13 @@ export async function exportToPath(store: SessionStore, sessionId: string, path:
   }
 }
 
-export function exportToString(store: SessionStore, sessionId: string): string {
+export function exportToString(store: SessionStore, sessionId: string): { content: string } & ExportNote {
   const session = store.requireSession(sessionId);
+  const { pages, note } = plannedPages(store, sessionId, session.leafId);
   const parts = [`${headerLine(session)}\n`];
   try {
-    for (const page of store.entryJsonPages(sessionId)) parts.push(`${page.map(exportLine).join("\n")}\n`);
-    return parts.join("");
+    for (const page of pages) parts.push(`${page.map(exportLine).join("\n")}\n`);
+    return { content: parts.join(""), ...note };
   } catch (error) {
     if (error instanceof RangeError) {
       throw new AppError("export_failed", `session "${sessionId}" is too large to return as content; export it to a path`, {

@@ -20,6 +20,8 @@ export interface ImportSource {
   content?: string | undefined;
   /** Overrides the header's cwd. */
   cwd?: string | undefined;
+  /** A fresh session id instead of the header's. */
+  newId?: boolean | undefined;
 }
 
 export interface SkippedLine {
@@ -119,7 +121,7 @@ export class PiImporter {
           const createdAt = header.createdAt ?? this.ids.now();
           const createdMs = Date.parse(createdAt);
           target = this.store.beginImport({
-            id: header.id,
+            id: source.newId ? this.ids.sessionId() : header.id,
             cwd: source.cwd ?? header.cwd ?? "",
             createdAt,
             parentSession: header.parentSession,

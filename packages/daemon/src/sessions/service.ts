@@ -10,6 +10,7 @@ import {
   EntryAppend,
   EntryAppendMany,
   type EntryInput,
+  type SessionEntry,
   type SessionHeader,
   type SessionSummary,
 } from "@base-context/protocol";
@@ -28,6 +29,7 @@ import { PiImporter, type ImportOptions } from "./import.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { TokenBackfill, type TokenBackfillOptions } from "./token-backfill.js";
 import { TokenLedger, type CountedEntry } from "./token-ledger.js";
+import { searchHit } from "./search-hit.js";
 import { flatTree, nestTree } from "./tree.js";
 
 type Params<K extends keyof SessionsApi> = Parameters<SessionsApi[K]>[0];
@@ -48,6 +50,7 @@ export type CountedAppendOutcome =
   | { status: "stale"; leafId: string | null };
 
 const DEFAULT_LIST_LIMIT = 50;
+const DEFAULT_SEARCH_HITS = 3;
 
 /** Entries were written to a session (not a replayed requestId): what `entry/didAppend` reports. */
 export type AppendEvent = AppendedEntries;
@@ -120,6 +123,30 @@ export class SessionService implements SessionsApi {
     return result;
   }
 
+  async search(params: Params<"search">): Result<"search"> {
+    const matches = this.store.searchSessions({ text: params.query, cwd: params.cwd, limit: params.limit ?? DEFAULT_LIST_LIMIT, hitsPerSession: params.hits ?? DEFAULT_SEARCH_HITS });
+    const results: Resolved<"search">["results"] = [];
+    for (const match of matches) {
+      const record = this.store.getSession(match.sessionId);
+      if (!record) continue;
+      results.push({
+        session: toSummary(record),
+        hitCount: match.hitCount,
+        nameMatches: match.nameMatches,
+        hits: match.hits.map((hit) => searchHit(hit.entryId, JSON.parse(hit.json) as SessionEntry, params.query)),
+      });
+    }
+    return { results };
+  }
+
+  /** A `session_info` entry under the current leaf, as pi names a session. */
+  async rename(params: Params<"rename">): Result<"rename"> {
+    this.store.requireSession(params.sessionId);
+    const outcome = await this.appendEntries({ sessionId: params.sessionId, entries: [{ type: "session_info", name: params.name }] });
+    if (outcome.status === "stale") throw new Error("unreachable: session_info append was stale");
+    return { entry: outcome.entries[0]!.entry, session: toSummary(this.store.requireSession(params.sessionId)) };
+  }
+
   async get(params: Params<"get">): Result<"get"> {
     const record = this.store.requireSession(params.sessionId);
     return { session: toHeader(record), leafId: record.leafId, entryCount: record.entryCount };
@@ -152,9 +179,8 @@ export class SessionService implements SessionsApi {
   }
 
   async export(params: Params<"export">): Result<"export"> {
-    if (params.path === undefined) return { content: exportToString(this.store, params.sessionId) };
-    await exportToPath(this.store, params.sessionId, params.path);
-    return { path: params.path };
+    if (params.path === undefined) return exportToString(this.store, params.sessionId);
+    return { path: params.path, ...(await exportToPath(this.store, params.sessionId, params.path)) };
   }
 
   // ---- entries -------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import {
   sessionInfoName,
   type PathColumns,
 } from "./path-columns.js";
+import { indexEntry } from "./search.js";
 import type { Statements } from "./statements.js";
 
 const SELECT_PATH_COLUMNS = `
@@ -120,6 +121,7 @@ export class EntryWriter {
       json: options.json ?? JSON.stringify(entry),
     });
     if (entry.type === "label") this.applyLabel(sessionId, entry.targetId, entry.label, entry.id);
+    indexEntry(this.sql, Number(lastInsertRowid), entry);
     tally.added += 1;
     tally.leafId = entry.id;
     tally.name = sessionInfoName(entry) ?? tally.name;

@@ -12,6 +12,7 @@ import { emptyTally, type EntryWriter, type SessionTally } from "./entry-writer.
 import { firstMessageText, sessionInfoName, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord } from "./records.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
+import { indexSession } from "./search.js";
 import type { Statements } from "./statements.js";
 
 const COPY_PATH = `
@@ -54,6 +55,7 @@ export class Forker {
       if (!target) throw entryNotFound(sourceId, entryId);
       this.sessions.insert(fork, fork.modifiedMs);
       const copied = this.sql.get(COPY_PATH).run({ sourceId, entryId, forkId: fork.id }).changes;
+      indexSession(this.sql, fork.id);
 
       const tally = emptyTally(entryId, fork.modifiedMs);
       tally.added = copied;

@@ -9,3 +9,5 @@ export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
 export { SCHEMA_VERSION } from "./schema.js";
 export { CompactionJobs, RUNNING_JOB_STATES, type JobRecord, type JobState, type JobUpdate, type NewJob } from "./jobs.js";
 export { currentOwner, isOwnerAlive, isProcessAlive, processStartIdentity, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
+export { ftsQuery, type SearchQuery, type SessionMatch, type SearchHitRow } from "./search.js";
+export { searchText } from "./search-text.js";

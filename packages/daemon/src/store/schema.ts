@@ -2,7 +2,9 @@
  * Schema and migrations. `PRAGMA user_version` holds the number of migration steps applied; a
  * step is never edited once released — a change to the schema is a new step at the end.
  */
+import type { SessionEntry } from "@base-context/protocol";
 import type { Database } from "better-sqlite3";
+import { searchText } from "./search-text.js";
 
 export interface Migration {
   /** What the step does, for error messages. */
@@ -129,6 +131,35 @@ export const migrations: readonly Migration[] = [
         -- A job's owner start identity, so a reused pid is not taken for the job's daemon.
         ALTER TABLE compaction_jobs ADD COLUMN owner_start TEXT;
       `);
+    },
+  },
+  {
+    description: "full-text index of what entries say",
+    up(db) {
+      db.exec(`
+        -- Contentless: only the index is stored (the text is in entries.json), keyed by entries.seq.
+        -- Porter stemming and prefix queries let "theme" find "themes" (store/search.ts).
+        CREATE VIRTUAL TABLE entries_fts USING fts5(
+          text, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+          DELETE FROM entries_fts WHERE rowid = old.seq;
+        END;
+      `);
+      // Existing entries, page by page (one statement at a time on the connection).
+      const page = db.prepare(
+        "SELECT seq, json FROM entries WHERE seq > ? AND type IN ('message', 'custom_message', 'compaction', 'branch_summary', 'session_info') ORDER BY seq LIMIT 1000",
+      );
+      const insert = db.prepare("INSERT INTO entries_fts (rowid, text) VALUES (?, ?)");
+      for (let after = 0; ; ) {
+        const rows = page.all(after) as { seq: number; json: string }[];
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const text = searchText(JSON.parse(row.json) as SessionEntry);
+          if (text !== undefined) insert.run(row.seq, text);
+        }
+        after = rows[rows.length - 1]!.seq;
+      }
     },
   },
 ];

@@ -19,6 +19,7 @@ import { pathRows } from "./paths.js";
 import { ENTRY_COLUMNS, toSessionRecord, toStoredEntry, type EntryRow, type SessionRecord, type SessionRow, type StoredEntry } from "./records.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
+import { searchSessions, type SearchQuery, type SessionMatch } from "./search.js";
 import { Statements } from "./statements.js";
 import { createWriteRunner, type WriteRunner } from "./write-lock.js";
 
@@ -70,6 +71,8 @@ export interface KnownContextPath {
 const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id = ?`;
 const ENTRIES_PAGE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`;
 const LAST_SEQ = "SELECT max(seq) FROM entries WHERE session_id = ?";
+const ENTRY_LINKS = "SELECT seq, id, parent_id AS parentId FROM entries WHERE session_id = ? ORDER BY seq";
+const ENTRIES_BY_SEQ = "SELECT seq, json FROM entries WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))";
 const SET_TOKENS = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ?";
 const TOTAL_CHANGES = "SELECT total_changes()";
 // Both use the partial index entries_uncounted (rows with tokens NULL only).
@@ -178,6 +181,11 @@ export class SessionStore {
 
   listSessions(query: ListQuery): SessionRecord[] {
     return this.sessions.list(query);
+  }
+
+  /** Full-text search over what sessions say (store/search.ts), in one read transaction. */
+  searchSessions(query: SearchQuery): SessionMatch[] {
+    return this.transaction.deferred(() => searchSessions(this.sql, query)) as SessionMatch[];
   }
 
   /** False when there was no such session. */
@@ -408,6 +416,24 @@ export class SessionStore {
   /** The stored JSON of a session's entries in insertion order, a page at a time (for export). */
   *entryJsonPages(sessionId: string, pageSize = 1000): Generator<string[]> {
     for (const rows of this.rowPages(sessionId, pageSize)) yield rows.map((row) => row.json);
+  }
+
+  /** Every entry's seq, id and parent, in insertion order (no JSON: cheap even for large sessions). */
+  entryLinks(sessionId: string): { seq: number; id: string; parentId: string | null }[] {
+    return this.sql.get<{ seq: number; id: string; parentId: string | null }>(ENTRY_LINKS).all(sessionId);
+  }
+
+  /** The stored JSON of the entries with these seqs, in the order given, a page at a time. */
+  *entryJsonBySeq(sessionId: string, seqs: readonly number[], pageSize = 1000): Generator<string[]> {
+    for (let start = 0; start < seqs.length; start += pageSize) {
+      const page = seqs.slice(start, start + pageSize);
+      const rows = this.sql.get<{ seq: number; json: string }>(ENTRIES_BY_SEQ).all(sessionId, JSON.stringify(page));
+      const bySeq = new Map(rows.map((row) => [row.seq, row.json] as const));
+      yield page.flatMap((seq) => {
+        const json = bySeq.get(seq);
+        return json === undefined ? [] : [json];
+      });
+    }
   }
 
   // ---- labels and request results -------------------------------------------------------------

@@ -121,6 +121,17 @@ export const RetentionReport = z
   .describe("Kept / total per probe kind (files, errors, requests, constraints, plan) and the items lost.");
 export type RetentionReport = z.infer<typeof RetentionReport>;
 
+/** A plugin that failed while a compaction asked it (it was skipped; the run went on without it). */
+export const HookFailure = z.object({
+  pluginId: z.string(),
+  /** timeout, crash, oom, invalid-result, exception, activation. */
+  kind: z.string(),
+  /** What went wrong; for an exception, where in the plugin's files: "… (at index.ts:12:11)". */
+  message: z.string(),
+});
+
+export type HookFailure = z.infer<typeof HookFailure>;
+
 export const CompactionResult = z.object({
   status: CompactionStatus,
   entry: SessionEntry.optional(),
@@ -142,6 +153,8 @@ export const CompactionResult = z.object({
     "What the summary kept of the messages it replaced: files, error lines, user requests, user constraints, the last plan " +
       "(counted after repair, see docs/retention.md); also stored as entry.details.retention.",
   ),
+  /** Plugins that failed during this run; the summary then came from another plugin or the summarizer. */
+  pluginFailures: z.array(HookFailure).optional(),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

@@ -40,6 +40,57 @@ export const SessionList = request(
   z.object({ sessions: z.array(SessionSummary), nextCursor: z.string().optional() }),
 );
 
+/** One entry that matched a search: where it is and the words around the match. */
+export const SearchHit = z.object({
+  entryId: z.string(),
+  /** The entry's type, and for a message its role. */
+  type: z.string(),
+  role: z.string().optional(),
+  /** The matched text with some context, on one line. */
+  snippet: z.string(),
+});
+
+export const SessionSearch = request(
+  "session/search",
+  z.object({
+    /**
+     * Words to find in what the sessions say (user and assistant text, shell commands, custom
+     * messages, summaries, names). Every word must appear; each also matches as the start of a
+     * word and by its stem ("theme" finds "themes"). Tool results and thinking are not searched.
+     */
+    query: z.string().min(1).max(1000),
+    cwd: z.string().optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    /** Hits listed per session (default 3). */
+    hits: z.number().int().min(0).max(100).optional(),
+  }),
+  z.object({
+    /**
+     * Best first: sessions whose name contains the query (newest first), then by the rank of
+     * their best matching entry (SQLite FTS5 bm25).
+     */
+    results: z.array(
+      z.object({
+        session: SessionSummary,
+        /** Entries that matched, in all. */
+        hitCount: z.number().int(),
+        nameMatches: z.boolean(),
+        hits: z.array(SearchHit),
+      }),
+    ),
+  }),
+);
+
+/**
+ * Names a session: appends a `session_info` entry (pi's way of naming a session, so the name
+ * survives export), which becomes the name in session/list and session/get.
+ */
+export const SessionRename = request(
+  "session/rename",
+  z.object({ sessionId: SessionId, name: z.string().trim().min(1).max(500) }),
+  z.object({ entry: SessionEntry, session: SessionSummary }),
+);
+
 export const SessionGet = request(
   "session/get",
   z.object({ sessionId: SessionId }),
@@ -62,6 +113,12 @@ export const SessionImport = request(
       path: z.string().optional(),
       content: z.string().optional(),
       cwd: z.string().optional(),
+      /**
+       * Give the session a fresh id instead of the header's: imports a copy of a file whose
+       * session is already here (an export imported again). Without it such an import fails with
+       * `session_exists`.
+       */
+      newId: z.boolean().optional(),
     })
     .refine((p) => (p.path === undefined) !== (p.content === undefined), {
       message: "give exactly one of `path` or `content`",
@@ -77,7 +134,16 @@ export const SessionImport = request(
 export const SessionExport = request(
   "session/export",
   z.object({ sessionId: SessionId, format: z.literal("pi-jsonl"), path: z.string().optional() }),
-  z.object({ content: z.string().optional(), path: z.string().optional() }),
+  z.object({
+    content: z.string().optional(),
+    path: z.string().optional(),
+    /**
+     * Set when the file cannot record the session's current position. A pi file has no leaf
+     * pointer (its last line is the leaf), so the entries are written with the current leaf
+     * last; a leaf with entries under it, or no leaf at all, cannot be last.
+     */
+    warning: z.string().optional(),
+  }),
 );
 
 export const EntryAppend = request(

@@ -47,9 +47,9 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
     case "session_info":
       return { kind: "session name", text: entry.name ?? "(cleared)" };
     case "compaction":
-      return { kind: "compaction", text: summaryGist(entry.summary) };
+      return { kind: "compaction", text: summaryGoal(entry.summary) };
     case "branch_summary":
-      return { kind: "branch summary", text: summaryGist(entry.summary.startsWith(BRANCH_SUMMARY_PREAMBLE) ? entry.summary.slice(BRANCH_SUMMARY_PREAMBLE.length) : entry.summary) };
+      return { kind: "branch summary", text: summaryGoal(entry.summary.startsWith(BRANCH_SUMMARY_PREAMBLE) ? entry.summary.slice(BRANCH_SUMMARY_PREAMBLE.length) : entry.summary) };
     case "prune":
       return { kind: "pruned", text: `${entry.hidden.length} tool output${entry.hidden.length === 1 ? "" : "s"} hidden, ${entry.tokensSaved.toLocaleString("en-US")} tokens saved` };
   }
@@ -90,6 +90,19 @@ function contentText(content: string | readonly { type: string; text?: unknown }
 }
 
 /**
+ * What a summary is about: the text of its "## Goal" section (a summary's first line is often a
+ * quoted command such as "/mode", the same in every summary of a session), else its gist.
+ */
+export function summaryGoal(summary: string): string {
+  const goal = /^##\s*Goal\s*$([\s\S]*?)(?=^##\s|(?![\s\S]))/m.exec(summary);
+  if (goal) {
+    const text = summaryGist(goal[1]!);
+    if (text.length > 0 && !/^\(.*\)$/.test(text)) return text;
+  }
+  return summaryGist(summary) || oneLine(summary);
+}
+
+/**
  * The first line of a structured summary that says something: not a heading, not a file-list tag,
  * not a placeholder such as "(none)". List markers are dropped.
  */
@@ -99,7 +112,7 @@ function summaryGist(summary: string): string {
     if (line.length === 0 || /^#+\s/.test(line) || /^<\/?[\w-]+>$/.test(line) || /^\(.*\)$/.test(line)) continue;
     return oneLine(line);
   }
-  return oneLine(summary);
+  return "";
 }
 
 function oneLine(text: string): string {

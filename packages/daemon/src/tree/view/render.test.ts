@@ -44,10 +44,10 @@ describe("renderTree", () => {
       … 8 more entries …
       e000000f user: Step 6: tighten the tests
       e0000010 assistant: Done with step 6.
-      e0000011 [compaction] Fix the login bug and harden the tests.
+      e0000011 [compaction] Fix the login bug and harden the tests.  (replaced 15 entries)
       ├─ e0000012 user: Now try redis for the session store
       │  e0000013 assistant: Added a redis store. → write src/session-store.ts
-      └─ e0000014 [branch summary] Explored the branch (1 messages)  [label: redis attempt]
+      └─ e0000014 [branch summary] Explored the branch (1 messages)  (replaced 2 entries) [label: redis attempt]
          e0000015 label: e0000014 = "redis attempt"
          e0000016 user: Use an in-memory store instead, with a TTL
          e0000017 model: openai/gpt-4.1-mini
@@ -72,13 +72,28 @@ describe("renderTree", () => {
     expect(coloured.replace(/\x1b\[[0-9;]*m/g, "")).toBe(renderTree(nodes));
   });
 
-  it("cuts previews to the width, never below a readable minimum", () => {
+  it("cuts every line to the width, whatever makes it long: the preview, the indentation, the tags", () => {
     const nodes: FlatNode[] = [node("a", null, "word ".repeat(100))];
     const [line] = renderTree(nodes, { width: 40 }).split("\n");
     expect(line).toBe("a user: word word word word word word w…");
     expect(Array.from(line!).length).toBe(40);
     const [narrow] = renderTree(nodes, { width: 5 }).split("\n");
-    expect(narrow).toBe("a user: word word word…");
+    expect(narrow).toBe("a us…");
+
+    // A 46,000-character file read deep in nested branches, labelled, the current leaf.
+    const deep: FlatNode[] = [node("r", null, "root")];
+    for (let level = 0; level < 30; level++) {
+      deep.push(node(`x${level}`, level === 0 ? "r" : `b${level - 1}`, "side"));
+      deep.push(node(`b${level}`, level === 0 ? "r" : `b${level - 1}`, "main"));
+    }
+    deep.push({ ...node("big", "b29", "x".repeat(46_000)), label: "a long label ".repeat(20), isLeaf: true });
+    for (const color of [false, true]) {
+      for (const width of [20, 60, 120]) {
+        for (const text of renderTree(deep, { width, color }).trimEnd().split("\n")) {
+          expect(Array.from(text.replace(/\x1b\[[0-9;]*m/g, "")).length).toBeLessThanOrEqual(width);
+        }
+      }
+    }
   });
 
   it("draws several roots as branches, orphans as roots, and an empty session", () => {
