@@ -118,10 +118,18 @@ function repositoryFiles(): string[] {
   }
 }
 
-/** Every text file worth reading (sessions in JSONL are data). */
+/**
+ * Session data: pi JSONL files, and the generator of the retention corpus, whose strings are the
+ * conversations of made-up projects (their "docs/…" are that project's files, not ours).
+ */
+function isSessionData(file: string): boolean {
+  return file.endsWith(".jsonl") || file.startsWith("examples/sessions/corpus/");
+}
+
+/** Every text file worth reading. */
 function trackedFiles(): string[] {
   return repositoryFiles()
-    .filter((file) => file !== "" && file !== SELF && !file.endsWith(".jsonl") && existsSync(join(ROOT, file)))
+    .filter((file) => file !== "" && file !== SELF && !isSessionData(file) && existsSync(join(ROOT, file)))
     .filter((file) => !/\.(png|jpe?g|gif|ico|woff2?|lockb)$/i.test(file));
 }
 

@@ -13,6 +13,8 @@ export interface Terminal {
   keys(keys: readonly string[], options?: { literal?: boolean }): void;
   /** The visible screen, lines joined by "\n". */
   screen(): string;
+  /** Everything printed in the main screen so far, scrolled-off lines included. */
+  transcript(): string;
   /** Waits until the screen matches, and returns it; fails with the last screen shown. */
   waitForScreen(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
   close(): void;
@@ -47,6 +49,7 @@ export function openTerminal(dir: string, command: readonly string[], env: Recor
   return {
     keys: (keys, options = {}) => void tmux("send-keys", "-t", "t", ...(options.literal ? ["-l"] : []), ...keys),
     screen,
+    transcript: () => tmux("capture-pane", "-p", "-S", "-", "-t", "t"),
     async waitForScreen(pattern, timeoutMs = 20_000) {
       let last = "";
       try {

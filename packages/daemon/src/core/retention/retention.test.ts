@@ -169,12 +169,12 @@ describe("repair", () => {
   });
 
   it("carries a previous summary's constraints, repaired lines and file lists, not its placeholders", () => {
-    const previous = "## Constraints & Preferences\n- None stated\n- Keep the API stable\n\n## Critical Context\n- Error (pnpm test): `AssertionError: expected 1 to be 2`\n- File read: `docs/a.md`\n\n<modified-files>\nsrc/b.ts\n</modified-files>";
+    const previous = "## Constraints & Preferences\n- None stated\n- Keep the API stable\n\n## Critical Context\n- Error (pnpm test): `AssertionError: expected 1 to be 2`\n- File read: `notes/a.md`\n\n<modified-files>\nsrc/b.ts\n</modified-files>";
     const carried = carriedProbes(previous);
     expect(carried.constraints.map((c) => c.text)).toEqual(["Keep the API stable"]);
     expect(carried.errors.map((e) => [e.text, e.detail])).toEqual([["AssertionError: expected 1 to be 2", "pnpm test"]]);
     expect(carried.files.map((f) => [f.text, f.detail])).toEqual([
-      ["docs/a.md", "read"],
+      ["notes/a.md", "read"],
       ["src/b.ts", "modified"],
     ]);
   });
