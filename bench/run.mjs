@@ -18,6 +18,7 @@ const AREAS = [
   { name: "daemon", file: "daemon.mjs", what: "the daemon over stdio: appends, context/build, memory, import" },
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
+  { name: "retention", file: "retention.mjs", what: "what summaries keep of the retention corpus (docs/retention.md)" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },
 ];
 

@@ -28,6 +28,7 @@ export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settin
     context: { mode: "on" },
     tokens: { encoding: "o200k_base", estimator: "exact" },
     summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
+    summary: { repair: true },
     plugins: { hookTimeoutMs: 30_000, enabled: true, order: [] },
   };
   const merged = { ...defaults } as Record<keyof Settings, unknown>;

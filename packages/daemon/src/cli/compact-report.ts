@@ -2,9 +2,10 @@
  * What `base-context compact` prints: the summary (headings highlighted, file lists as lists),
  * then what happened in numbers, then what to try next. `--json` prints the report object as is.
  */
-import type { CompactionResult, CompactionStats, SessionEntry, Settings } from "@base-context/protocol";
+import type { CompactionResult, CompactionStats, RetentionReport, SessionEntry, Settings } from "@base-context/protocol";
 import { NO_PRIOR_HISTORY } from "../core/index.js";
 import type { ImportedFile } from "./compact-import.js";
+import { lostLine, retentionLine, retentionOf } from "./retention-line.js";
 import { displayPath, formatCount, lineWidth, plural, styleFor, table, type CliIo, type Style } from "./output.js";
 
 export interface CompactReport {
@@ -16,6 +17,8 @@ export interface CompactReport {
   summarizer?: string;
   entry?: SessionEntry;
   stats?: CompactionStats;
+  /** What the summary kept of what it replaced (the result's, else the entry's `details.retention`). */
+  retention?: RetentionReport;
   /** Stored token counts of the context (what context/build reports), before and after. */
   contextTokens: { before: number; after: number };
   contextMessages: { before: number; after: number };
@@ -116,6 +119,12 @@ function facts(report: CompactReport, style: Style): string[][] {
     rows.push([label("Summarized"), summarized]);
     rows.push([label("Kept"), `${plural(stats.keptEntries, "entry", "entries")} verbatim${report.entry?.type === "compaction" ? `, from ${report.entry.firstKeptEntryId}` : ""}`]);
     rows.push([label("Split turn"), stats.isSplitTurn ? "yes: the cut fell inside a turn; its start is summarized separately" : "no"]);
+  }
+  const retention = report.retention ?? retentionOf(report.entry?.type === "compaction" ? report.entry.details : undefined);
+  if (retention) {
+    rows.push([label("Retention"), retentionLine(retention)]);
+    const lost = lostLine(retention);
+    if (lost) rows.push([label("Lost"), style.yellow(lost)]);
   }
   if (report.summarizer !== undefined) rows.push([label("Summarizer"), describeSummarizer(report)]);
   rows.push([label("Time"), `${(report.durationMs / 1000).toFixed(2)} s`]);

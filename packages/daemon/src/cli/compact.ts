@@ -116,6 +116,7 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
     ...(result.summarizer !== undefined ? { summarizer: result.summarizer } : {}),
     ...(result.entry ? { entry: result.entry } : {}),
     ...(result.stats ? { stats: result.stats } : {}),
+    ...(result.retention ? { retention: result.retention } : {}),
     contextTokens: { before: before.tokens, after: after.tokens },
     contextMessages: { before: before.messages.length, after: after.messages.length },
     durationMs,

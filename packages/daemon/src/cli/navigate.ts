@@ -7,7 +7,9 @@ import type { TreeNavigateProgress } from "@base-context/protocol";
 import type { NavigateParams, NavigateResult } from "../tree/index.js";
 import { flag, integerOption, JSON_OPTION, stringOption, UsageError, type CommandSpec, type ParsedArgs } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
-import { processIo, writeJson, type CliIo } from "./output.js";
+import { renderSummary } from "./compact-report.js";
+import { processIo, styleFor, writeJson, type CliIo, type Style } from "./output.js";
+import { lostLine, retentionLine, retentionOf } from "./retention-line.js";
 import { EXIT, interruptible, runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
 
@@ -56,7 +58,7 @@ export function navigateCommand(argv: string[], io: CliIo = processIo()): Promis
     );
 
     if (flag(args, "json")) writeJson(io, result);
-    else io.stdout.write(describeResult(result, targetId));
+    else io.stdout.write(describeResult(result, targetId, styleFor(io.stdout, io.env)));
     return result.status === "moved" || result.status === "unchanged" ? EXIT.ok : EXIT.failure;
   });
 }
@@ -76,8 +78,13 @@ function navigateOptions(args: ParsedArgs): Omit<NavigateParams, "sessionId" | "
   };
 }
 
-/** The result for people: where the leaf is, what was written, and the text to send again. */
-export function describeResult(result: NavigateResult, targetId: string): string {
+const PLAIN_STYLE: Style = { bold: (t) => t, dim: (t) => t, red: (t) => t, green: (t) => t, yellow: (t) => t, cyan: (t) => t };
+
+/**
+ * The result for people: where the leaf is, the branch summary written (as `compact` shows its
+ * summary, with what it kept of the branch), and the text to send again.
+ */
+export function describeResult(result: NavigateResult, targetId: string, style: Style = PLAIN_STYLE): string {
   const lines: string[] = [];
   switch (result.status) {
     case "unchanged":
@@ -94,7 +101,14 @@ export function describeResult(result: NavigateResult, targetId: string): string
       const summary = result.summaryEntry;
       if (summary?.type === "branch_summary") {
         const by = summary.fromHook ? `plugin ${result.pluginId ?? "(unknown)"}` : summarizerOf(summary.details);
-        lines.push(`Branch summary ${summary.id} of the branch left at ${summary.fromId}, written by ${by}.`);
+        lines.push(`Branch summary ${summary.id} of the branch left at ${summary.fromId}, written by ${by}:`, "");
+        lines.push(renderSummary(summary.summary, style), "");
+        const retention = result.retention ?? retentionOf(summary.details);
+        if (retention) {
+          lines.push(`Retention: ${retentionLine(retention)}`);
+          const lost = lostLine(retention);
+          if (lost) lines.push(`Lost: ${style.yellow(lost)}`);
+        }
       }
       if (result.editorText !== undefined) lines.push("", "Text to edit and send again:", ...result.editorText.split("\n").map((line) => `  ${line}`));
       break;

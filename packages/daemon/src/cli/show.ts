@@ -3,11 +3,12 @@
  * the context exactly as the daemon would hand it to a client for the LLM, message by message,
  * with token counts and the total.
  */
-import type { ContextMessage, OpenAIChatMessage } from "@base-context/protocol";
+import type { ContextMessage, OpenAIChatMessage, RetentionReport } from "@base-context/protocol";
 import { choiceOption, flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import { viewNativeMessage, viewOpenAIMessage, type MessageView } from "./context-view.js";
 import { withDaemon } from "./open-daemon.js";
 import { displayPath, formatCount, lineWidth, oneLine, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
+import { lostLine, retentionLine, retentionOf } from "./retention-line.js";
 import { runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
 
@@ -38,6 +39,8 @@ interface ShownContext {
   model?: { provider: string; modelId: string };
   thinkingLevel: string;
   compactionId?: string;
+  /** What the compaction in force kept of what it replaced (its `details.retention`). */
+  retention?: RetentionReport;
   messages: Array<{ index: number; role: string; label: string; tokens: number; message: ContextMessage | OpenAIChatMessage; text: string }>;
   tokens: number;
 }
@@ -50,6 +53,8 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
       const sessionId = await resolveSessionId(daemon, args.arguments[0]!);
       const { session, leafId: currentLeaf } = await daemon.sessions.get({ sessionId });
       const context = await daemon.context.build({ sessionId, format, ...(leafId !== undefined ? { leafId } : {}) });
+      const compaction = context.compactionId ? await daemon.sessions.getEntry({ sessionId, entryId: context.compactionId }) : undefined;
+      const retention = compaction?.entry.type === "compaction" ? retentionOf(compaction.entry.details) : undefined;
       const views: MessageView[] = [];
       for (const message of context.messages) {
         views.push(
@@ -67,6 +72,7 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
         ...(context.model ? { model: context.model } : {}),
         thinkingLevel: context.thinkingLevel,
         ...(context.compactionId ? { compactionId: context.compactionId } : {}),
+        ...(retention ? { retention } : {}),
         messages: context.messages.map((message, i) => ({
           index: i + 1,
           role: message.role,
@@ -98,7 +104,12 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
     shown.compactionId ? `compaction ${shown.compactionId}` : undefined,
     `format ${shown.format}`,
   ].filter((fact) => fact !== undefined);
-  io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n\n`);
+  io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n`);
+  if (shown.retention) {
+    const lost = lostLine(shown.retention);
+    io.stdout.write(`${style.dim(`compaction ${shown.compactionId}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`);
+  }
+  io.stdout.write("\n");
 
   if (shown.messages.length === 0) io.stdout.write("The context is empty.\n\n");
   const width = Math.min(lineWidth(io), 80);

@@ -9,16 +9,18 @@ import {
   type CompactionResult,
   type CompactionStats,
   type EntryInput,
+  type RetentionReport,
   type Settings,
   type ValidParamsOf,
 } from "@base-context/protocol";
-import { prepareCompaction } from "../core/index.js";
+import { detailsWithRetention, prepareCompaction } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { AppendOutcome, SessionStore } from "../store/index.js";
 import type { Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
 import type { RunReporter } from "./reporter.js";
+import { retainCompactionSummary } from "./retention.js";
 import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
 
@@ -41,6 +43,8 @@ interface ProducedCompaction {
   fromHook: boolean;
   summarizer: string;
   message: string;
+  /** Set once the summary was checked (and repaired) against what it replaces. */
+  retention?: RetentionReport;
 }
 
 type Produced = { kind: "cancel"; pluginId: string } | ({ kind: "compaction" } & ProducedCompaction);
@@ -68,6 +72,7 @@ export async function runCompaction(
     reporter.createJob("prepared", preparation.leafId);
 
     const produced = await produce(deps, params, settings, preparation, reporter, signal);
+    if (produced.kind === "compaction") retain(produced, preparation, settings);
     if (produced.kind === "cancel") {
       const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
       return finish(reporter, { status: "cancelled", message: `cancelled by plugin ${produced.pluginId}`, stats });
@@ -147,6 +152,14 @@ async function produce(
   };
 }
 
+/** Checks the summary, whoever wrote it, and repairs it when `summary.repair` is on. */
+function retain(produced: ProducedCompaction, preparation: CompactionPreparation, settings: Settings): void {
+  const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair);
+  produced.summary = retained.summary;
+  produced.retention = retained.retention;
+  produced.details = detailsWithRetention(produced.details, retained.retention);
+}
+
 /**
  * Appends the compaction under the current leaf if the prepared leaf is still on its path, and
  * records the job's outcome in the same transaction. Entries appended meanwhile stay kept.
@@ -194,10 +207,19 @@ function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, stats: C
       summarizer: produced.summarizer,
       jobId,
       stats,
+      ...(produced.retention ? { retention: produced.retention } : {}),
     };
   }
   const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : produced.message;
-  return { status: "committed", entry: outcome.entries[0]!.entry, summarizer: produced.summarizer, message, jobId, stats };
+  return {
+    status: "committed",
+    entry: outcome.entries[0]!.entry,
+    summarizer: produced.summarizer,
+    message,
+    jobId,
+    stats,
+    ...(produced.retention ? { retention: produced.retention } : {}),
+  };
 }
 
 /** Records a result that wrote nothing and notifies its end. */

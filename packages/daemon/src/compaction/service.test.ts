@@ -30,7 +30,10 @@ describe("compaction/run", () => {
     expect(entry).toMatchObject({ type: "compaction", parentId: leaf, customInstructions: "focus on the config" });
     expect(entry.summary).toContain("## Goal\nhistory summary 1");
     expect(entry.summary).toContain("<read-files>\nsrc/config.ts\n</read-files>");
-    expect(entry.details).toEqual({ readFiles: ["src/config.ts"], modifiedFiles: [], summarizer: "openai:scripted" });
+    expect(entry.details).toMatchObject({ readFiles: ["src/config.ts"], modifiedFiles: [], summarizer: "openai:scripted" });
+    // The retention report, also in the reply; the file is in the appended file list.
+    expect((entry.details as { retention: unknown }).retention).toEqual(result.retention);
+    expect(result.retention?.files).toEqual({ kept: 1, total: 1 });
     expect(entry.fromHook).toBeUndefined();
     expect(result.summarizer).toBe("openai:scripted");
     expect(result.stats).toMatchObject({ isSplitTurn: false, turnPrefixMessages: 0 });

@@ -55,3 +55,4 @@ export {
 } from "./file-ops.js";
 export * from "./compaction/index.js";
 export * from "./branch/index.js";
+export * from "./retention/index.js";

@@ -4,3 +4,4 @@ export type { ContextPath } from "./context-path.js";
 export type { CountedEntry } from "./token-ledger.js";
 export type { ImportOptions, ImportResult, SkippedLine } from "./import.js";
 export type { SessionsApi } from "./api.js";
+export { piSessionMessages } from "./pi-messages.js";

@@ -8,6 +8,7 @@ export const DEFAULT_SETTINGS: Settings = {
   tokens: { encoding: "o200k_base", estimator: "exact" },
   // baseURL and model have no default here: the summarizer picks the SDK's URL and its own model.
   summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
+  summary: { repair: true },
   plugins: { hookTimeoutMs: 30_000, enabled: true, order: [] },
 };
 

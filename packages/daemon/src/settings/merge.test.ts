@@ -11,12 +11,14 @@ describe("mergeSettings", () => {
       context: { mode: "on" },
       tokens: { encoding: "o200k_base", estimator: "exact" },
       summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120000, maxRetries: 3 },
+      summary: { repair: true },
       plugins: { hookTimeoutMs: 30000, enabled: true, order: [] },
     });
     expect(Object.values(sources).every((s) => s === "default")).toBe(true);
     expect(Object.keys(sources)).toContain("summarizer.baseURL");
     expect(Object.keys(sources)).toContain("summarizer.model");
-    expect(Object.keys(sources)).toHaveLength(17);
+    expect(Object.keys(sources)).toContain("summary.repair");
+    expect(Object.keys(sources)).toHaveLength(18);
   });
 
   it("merges one level deep: the project wins per nested key, other keys keep their value", () => {

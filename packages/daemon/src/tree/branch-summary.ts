@@ -3,11 +3,18 @@
  * prepare within the token budget, ask the summarizer with the branch prompt, assemble the
  * preamble, the model's text and the cumulative file lists.
  */
-import type { FileOps } from "@base-context/protocol";
+import type { FileOps, RetentionReport } from "@base-context/protocol";
 import {
   assembleBranchSummary,
   buildBranchSummaryRequest,
+  BRANCH_SUMMARY_MAX_TOKENS,
+  carriedProbes,
+  emptyProbes,
   formatFileOps,
+  mergeProbes,
+  probeMessages,
+  repairBudgetTokens,
+  retainSummary,
   NO_BRANCH_CONTENT,
   prepareBranchEntries,
   type CountedEntry,
@@ -96,4 +103,26 @@ export async function summarizeBranch(input: BranchSummaryInput): Promise<Writte
     details: { ...assembled.details, ...summarizerDetails([outcome]) },
     summarizedEntryIds: preparation.entryIds,
   };
+}
+
+/**
+ * Checks a branch summary (whoever wrote it) against the branch it replaces, and repairs it when
+ * asked (docs/retention.md). The probes are read from the messages a branch summary is written
+ * from (tool results are not among them), the branch's file lists and the summaries inside it.
+ */
+export function retainBranchSummary(
+  entries: readonly CountedEntry[],
+  tokenBudget: number,
+  summary: string,
+  repair: boolean,
+): { summary: string; retention: RetentionReport } {
+  const preparation = prepareBranchEntries(entries, tokenBudget);
+  const listed = emptyProbes();
+  for (const file of preparation.fileOps.modifiedFiles) listed.files.push({ text: file, index: -1, detail: "modified" });
+  for (const file of preparation.fileOps.readFiles) listed.files.push({ text: file, index: -1, detail: "read" });
+  const carried = preparation.messages
+    .filter((message) => message.role === "compactionSummary" || message.role === "branchSummary")
+    .map((message) => carriedProbes(message.summary));
+  const probes = mergeProbes(...carried, listed, probeMessages(preparation.messages));
+  return retainSummary(summary, probes, { repair, budgetTokens: repairBudgetTokens(BRANCH_SUMMARY_MAX_TOKENS) });
 }

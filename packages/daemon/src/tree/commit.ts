@@ -7,7 +7,7 @@
  * so no other request of this daemon can slip in. The append also carries `onlyIfOnPath` (checked
  * inside its transaction) against another daemon process moving the leaf elsewhere meanwhile.
  */
-import type { EntryInput } from "@base-context/protocol";
+import type { EntryInput, RetentionReport } from "@base-context/protocol";
 import type { IdSource } from "../ids.js";
 import type { SessionService } from "../sessions/index.js";
 import { findNavigation, NAVIGATE_METHOD, type NavigateResult, type StoredNavigation } from "./replay.js";
@@ -17,6 +17,8 @@ export interface SummaryToWrite {
   details?: unknown;
   /** Written by a plugin. */
   fromHook?: boolean;
+  /** What the summary kept of the branch (also in `details.retention` when details is an object). */
+  retention?: RetentionReport;
 }
 
 export interface NavigationCommit {
@@ -51,6 +53,7 @@ export class NavigationCommitter {
     const base: NavigateResult = { status: "moved", leafId: lastDraft?.id ?? input.newLeafId };
     if (input.editorText !== undefined) base.editorText = input.editorText;
     if (input.pluginId !== undefined) base.pluginId = input.pluginId;
+    if (input.summary?.retention) base.retention = input.summary.retention;
 
     if (!lastDraft) {
       // The move and its request result in one transaction, still only from the old leaf.

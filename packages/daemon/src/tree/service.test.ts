@@ -89,13 +89,20 @@ describe("TreeService.navigate", () => {
     expect(f.summarizer.requests).toHaveLength(0);
   });
 
-  it("writes a plugin's summary with fromHook and its details as returned, without asking the model", async () => {
+  it("writes a plugin's summary with fromHook and its details, repaired and with its retention report, without asking the model", async () => {
     const s = await branchedSession(f);
     hooks.answer = { summary: { summary: "custom", details: { mine: 1 } }, pluginId: "sum@2" };
     const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: s.a4.id, summarize: true });
 
     expect(result.pluginId).toBe("sum@2");
-    expect(result.summaryEntry).toMatchObject({ type: "branch_summary", summary: "custom", fromHook: true, details: { mine: 1 }, parentId: s.a4.id });
+    expect(result.summaryEntry).toMatchObject({
+      type: "branch_summary",
+      summary: "custom\n\n## Critical Context\n- File modified: `src/cache.ts`",
+      fromHook: true,
+      details: { mine: 1, retention: { files: { kept: 1, total: 1 }, repaired: { files: 1, errors: 0, constraints: 0 } } },
+      parentId: s.a4.id,
+    });
+    expect(result.retention?.files).toEqual({ kept: 1, total: 1 });
     expect(f.summarizer.requests).toHaveLength(0);
   });
 

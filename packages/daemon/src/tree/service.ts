@@ -15,7 +15,8 @@ import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
 import type { SessionLocks } from "../compaction/session-locks.js";
 import { createSummarizer, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
-import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, summarizeBranch } from "./branch-summary.js";
+import { detailsWithRetention } from "../core/index.js";
+import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
 import { NavigationCommitter, type SummaryToWrite } from "./commit.js";
 import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "./hooks.js";
 import { planNavigation, type NavigationPlan } from "./plan.js";
@@ -110,6 +111,7 @@ export class TreeService {
         } else if (plan.entriesToSummarize.length > 0) {
           summary = await this.summarize(params, plan, signal, progress);
         }
+        if (summary) summary = this.retain(params, plan, summary);
       }
       if (signal.aborted) throw new CancelledError();
 
@@ -184,6 +186,18 @@ export class TreeService {
     }
   }
 
+  /** Checks the summary against the branch, repairs it when `summary.repair` is on, records the report. */
+  private retain(params: NavigateParams, plan: NavigationPlan, summary: SummaryToWrite): SummaryToWrite {
+    const settings = this.deps.settings.forSession(params.sessionId);
+    const retained = retainBranchSummary(plan.entriesToSummarize, this.tokenBudget(params), summary.summary, settings.summary.repair);
+    return { ...summary, summary: retained.summary, retention: retained.retention, details: detailsWithRetention(summary.details, retained.retention) };
+  }
+
+  private tokenBudget(params: NavigateParams): number {
+    const settings = this.deps.settings.forSession(params.sessionId);
+    return branchTokenBudget(params.contextWindow ?? DEFAULT_CONTEXT_WINDOW, settings.branchSummary.reserveTokens);
+  }
+
   private async summarize(
     params: NavigateParams,
     plan: NavigationPlan,
@@ -195,7 +209,7 @@ export class TreeService {
     const summarizer = (this.deps.summarizerFor ?? createSummarizer)(settings.summarizer, env);
     const written = await summarizeBranch({
       entries: plan.entriesToSummarize,
-      tokenBudget: branchTokenBudget(params.contextWindow ?? DEFAULT_CONTEXT_WINDOW, settings.branchSummary.reserveTokens),
+      tokenBudget: this.tokenBudget(params),
       customInstructions: params.customInstructions,
       replaceInstructions: params.replaceInstructions,
       summarizer,

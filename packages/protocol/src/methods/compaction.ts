@@ -62,6 +62,36 @@ export const CompactionStats = z.object({
 });
 export type CompactionStats = z.infer<typeof CompactionStats>;
 
+/** Kept / total items of one probe kind. */
+export const RetentionCount = z.object({ kept: z.number().int().nonnegative(), total: z.number().int().nonnegative() });
+
+/**
+ * What a summary kept of the messages it replaces (docs/retention.md): every file read or
+ * modified, the first line of every error, each user request, each user constraint, the last
+ * stated plan or open question. Stored on the summary entry as `details.retention` (when the
+ * entry's `details` is an object, or absent) and returned by `compaction/run`, `turn/end`
+ * checkpoints and `tree/navigate`. Counted after repair (`summary.repair`), which appends missing
+ * files, errors and constraints verbatim under "## Critical Context".
+ */
+export const RetentionReport = z.object({
+  files: RetentionCount,
+  errors: RetentionCount,
+  requests: RetentionCount,
+  constraints: RetentionCount,
+  plan: RetentionCount,
+  /** The items the summary lost, per kind (at most 50 each; the counts are exact). */
+  missing: z.object({
+    files: z.array(z.string()),
+    errors: z.array(z.string()),
+    requests: z.array(z.string()),
+    constraints: z.array(z.string()),
+    plan: z.array(z.string()),
+  }),
+  /** How many items repair appended, per kind; absent when `summary.repair` is off. */
+  repaired: z.object({ files: z.number().int(), errors: z.number().int(), constraints: z.number().int() }).optional(),
+});
+export type RetentionReport = z.infer<typeof RetentionReport>;
+
 export const CompactionResult = z.object({
   status: CompactionStatus,
   entry: SessionEntry.optional(),
@@ -71,6 +101,8 @@ export const CompactionResult = z.object({
   jobId: z.string().optional(),
   /** Present once a preparation existed (committed, cancelled by a plugin, stale). */
   stats: CompactionStats.optional(),
+  /** What the summary kept (committed and stale results): also `entry.details.retention`. */
+  retention: RetentionReport.optional(),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

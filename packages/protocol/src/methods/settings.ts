@@ -30,6 +30,7 @@ export const SettingsFile = z
       })
       .partial()
       .strict(),
+    summary: z.object({ repair: z.boolean() }).partial().strict(),
     plugins: z
       .object({
         hookTimeoutMs: z.number().int().positive(),
@@ -56,6 +57,8 @@ export const Settings = z.object({
     timeoutMs: z.number().int(),
     maxRetries: z.number().int(),
   }),
+  /** `repair`: append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md). */
+  summary: z.object({ repair: z.boolean() }),
   plugins: z.object({ hookTimeoutMs: z.number().int(), enabled: z.boolean(), order: z.array(z.string()) }),
 });
 

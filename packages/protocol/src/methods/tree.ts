@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { notification, request } from "../declare.js";
 import { SessionEntry } from "../entries.js";
+import { RetentionReport } from "./compaction.js";
 import { RequestId } from "./sessions.js";
 
 /**
@@ -44,6 +45,8 @@ export const TreeNavigate = request(
     /** The session's leaf afterwards: the summary entry, or the label entry written after it. */
     leafId: z.string().nullable(),
     summaryEntry: SessionEntry.optional(),
+    /** What the branch summary kept of the branch (also `summaryEntry.details.retention`). */
+    retention: RetentionReport.optional(),
     /** The target's text when it is a user or custom message (the client's input box gets it back). */
     editorText: z.string().optional(),
     /** Which plugin cancelled or wrote the summary, when one did. */

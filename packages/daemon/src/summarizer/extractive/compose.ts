@@ -6,7 +6,10 @@
  * - In Progress / Blocked: the previous items stay while no turn in the new range finished; once
  *   one did, previous in-progress items move to Done and previous blockers to Critical Context
  *   as possibly resolved (the extractive summarizer cannot tell for sure);
- * - Next Steps: rewritten from the new range; the previous ones only when it brings none.
+ * - Next Steps: rewritten from the new range (the latest plan, the question the user owes an
+ *   answer to, the request still open: never a failed command, which is under Blocked); the
+ *   previous ones only when the range brings none.
+ * Every item passes the junk filter (core/retention/junk.ts): no code, data, headings or empty items.
  */
 import type { SummaryKind } from "../types.js";
 import { isTrivialRequest, type Facts } from "./facts.js";
@@ -14,7 +17,8 @@ import { cap, chronological, dedupe, latestPerShape, Scorer } from "./items.js";
 import type { ParsedSummary } from "./previous.js";
 import { actionItems, fixedItems, unresolvedErrors } from "./progress.js";
 import { KEEP, type Block, type Item } from "./render.js";
-import { clip, code, OrderedSet } from "./text.js";
+import { junkKind } from "../../core/index.js";
+import { clip, code, OrderedSet } from "../../core/retention/text.js";
 
 export interface ComposeInput {
   readonly kind: SummaryKind;
@@ -28,7 +32,16 @@ const CAP = { followUps: 8, constraints: 25, done: 40, inProgress: 6, blocked: 1
 
 export function composeBlocks(input: ComposeInput): Block[] {
   const scorer = new Scorer(input.facts.messageCount, input.customInstructions);
-  return input.kind === "turnPrefix" ? turnPrefixBlocks(input, scorer) : structuredBlocks(input, scorer);
+  const blocks = input.kind === "turnPrefix" ? turnPrefixBlocks(input, scorer) : structuredBlocks(input, scorer);
+  return withoutJunk(blocks);
+}
+
+/** Drops items that are code, data, headings or empty, wherever they came from (a previous summary too). */
+function withoutJunk(blocks: Block[]): Block[] {
+  for (const block of blocks) {
+    if (block.kind === "list") block.items = block.items.filter((item) => junkKind(item.text.replace(/^- /, "")) === undefined);
+  }
+  return blocks;
 }
 
 // ---- the structured format (history and branch) --------------------------------------------------
@@ -59,7 +72,6 @@ function structuredBlocks(input: ComposeInput, s: Scorer): Block[] {
   if (facts.question) nextSteps.push(s.noted({ text: `Get the user's answer to: ${code(facts.question.text)}`, index: facts.question.index }, 86));
   nextSteps.push(...facts.plans.slice(0, 5).map((n) => s.noted(n, 80)));
   if (facts.openRequest && facts.plans.length === 0) nextSteps.push(s.noted({ text: `Continue: ${clip(facts.openRequest.text, 200)}`, index: facts.openRequest.index }, 82));
-  nextSteps.push(...unresolvedErrors(facts).map((e) => s.noted({ text: `Fix ${e.what}: ${code(e.message)}`, index: e.index }, 78)));
   if (nextSteps.length === 0) nextSteps.push(...previous.nextSteps.map((t) => s.item(t, 60)));
 
   const critical: Item[] = criticalItems(input, s);
@@ -140,10 +152,10 @@ function decisionItems(input: ComposeInput, s: Scorer): Item[] {
   return dedupe([...input.previous.decisions.map((t) => s.item(t, 58)), ...fresh]);
 }
 
-/** `**What**: why` when the sentence gives its reason, as the format asks; else the sentence in bold. */
+/** `**What**: why` when the sentence gives its reason, as the format asks; else the sentence as written. */
 function formatDecision(sentence: string): string {
   const match = /^(.{8,}?)[\s,;]+(because|since|so that|as it|to avoid|which means)\b\s*(.*)$/i.exec(sentence);
-  if (!match) return `**${sentence.replace(/[.:]$/, "")}**`;
+  if (!match) return sentence;
   return `**${match[1]!.trim()}**: ${match[2]!} ${match[3]!}`.trim();
 }
 

@@ -1,8 +1,9 @@
 /** The Done items built from tool calls, and the errors: fixed ones and those still standing. */
 import type { Action, ErrorFact, Facts, Noted } from "./facts.js";
+import { isSleep } from "../../core/index.js";
 import { latestAndRest, listed, type Scorer } from "./items.js";
 import type { Item } from "./render.js";
-import { code } from "./text.js";
+import { code } from "../../core/retention/text.js";
 
 /**
  * One line per changed file and per command, the most recent ones; older ones, reads, searches
@@ -26,9 +27,11 @@ export function actionItems(facts: Facts, s: Scorer): Item[] {
       }
       case "run":
         // Failing commands are blockers; they are reported there, not as progress.
-        if (action.outcome !== "error") {
+        // A `sleep` is waiting, not progress.
+        if (action.outcome !== "error" && !isSleep(action.target)) {
           const times = action.count > 1 ? ` ×${action.count}` : "";
-          const result = action.outcome === "ok" ? (action.exitCode === 0 ? " (exit 0)" : " (ok)") : "";
+          const asDesigned = action.exitCode !== undefined && action.exitCode !== 0 ? ` (exit ${action.exitCode}, as designed: not a failure)` : "";
+          const result = asDesigned || (action.outcome === "ok" ? (action.exitCode === 0 ? " (exit 0)" : " (ok)") : "");
           runs.push({ text: `Ran ${code(action.target)}${times}${result}`, index: action.lastIndex });
         }
         break;
@@ -54,11 +57,12 @@ export function actionItems(facts: Facts, s: Scorer): Item[] {
     return { text: `Modified ${code(path)} (${how})`, index: entry.lastIndex, path };
   });
   items.push(
-    ...latestAndRest(changes, 10, s, 56, (rest) => `Modified ${rest.length} other files earlier: ${listed(rest.map((c) => code(c.path)), 8)}`),
+    // Every changed file is named: a successor must not lose one (the older ones on one line).
+    ...latestAndRest(changes, 10, s, 56, (rest) => `Modified ${rest.length} other files earlier: ${rest.map((c) => code(c.path)).join(", ")}`),
     ...latestAndRest(runs, 6, s, 50, (rest) => `Ran ${rest.length} other commands without errors, e.g. ${listed(rest.map((r) => r.text.replace(/^Ran /, "")), 3)}`),
   );
   if (reads.length > 0) {
-    items.push(s.noted({ text: `Read ${listed(reads.map((a) => code(a.target)), 10)}`, index: reads[reads.length - 1]!.lastIndex }, 36));
+    items.push(s.noted({ text: `Read ${reads.map((a) => code(a.target)).join(", ")}`, index: reads[reads.length - 1]!.lastIndex }, 36));
   }
   if (searches.length > 0) {
     const shown = searches.slice(-6).map((a) => (a.target ? code(a.target) : code(a.toolName)));
@@ -76,7 +80,8 @@ export function fixedItems(facts: Facts, s: Scorer): Item[] {
     .filter((e) => e.resolved)
     .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then succeeded`, index: e.resolvedIndex ?? e.index, what: e.what }))
     .sort((a, b) => a.index - b.index);
-  return latestAndRest(fixed, 5, s, 46, (rest) => `${rest.length} earlier failures were fixed, e.g. ${listed(rest.map((r) => r.what), 3)}`);
+  // Each error line stays (a successor may meet it again); the oldest beyond the cap are named by command.
+  return latestAndRest(fixed, 30, s, 46, (rest) => `${rest.length} earlier failures were fixed, e.g. ${listed(rest.map((r) => r.what), 3)}`);
 }
 
 export function unresolvedErrors(facts: Facts): ErrorFact[] {

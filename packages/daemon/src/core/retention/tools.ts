@@ -89,20 +89,3 @@ export function reportedExitCode(text: string): number | undefined {
   const match = EXIT_CODE_RE.exec(tail);
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
-
-// Strong signals first (an exception, "error"), weaker ones after ("FAIL", "not found"): the
-// line naming the actual error is worth more than the test runner's "FAIL file" header.
-const STRONG_ERROR_RE = /\w+(?:Error|Exception)\b|\berror\b|\btraceback\b|\bpanic\w*|\bfatal\b|\bE[A-Z]{3,}\b/i;
-const WEAK_ERROR_RE = /\b(?:failed|failure|fail|cannot|can't|could not|not found|no such|denied|refused|expected|assert\w*|timed? ?out|undefined)\b/i;
-
-/** The most telling line of an error output, verbatim. */
-export function errorExcerpt(text: string): string {
-  const head = text.length > 8000 ? text.slice(0, 8000) : text;
-  // Lines are cut before matching: patterns like \w+Error backtrack on very long lines.
-  const lines = head
-    .split("\n")
-    .filter((line) => line.trim().length > 3)
-    .map((line) => (line.length > 500 ? line.slice(0, 500) : line));
-  const line = lines.find((l) => STRONG_ERROR_RE.test(l)) ?? lines.find((l) => WEAK_ERROR_RE.test(l)) ?? lines[0] ?? "";
-  return clip(line, 240);
-}

@@ -1,0 +1,37 @@
+/**
+ * What a compaction summary must keep (docs/retention.md): the probes of everything it replaces —
+ * the summarized messages, the split turn's prefix, the file lists, and what the previous summary
+ * carried — then the check, and the repair when `summary.repair` is on.
+ */
+import type { CompactionPreparation, RetentionReport } from "@base-context/protocol";
+import {
+  carriedProbes,
+  emptyProbes,
+  mergeProbes,
+  probeMessages,
+  repairBudgetTokens,
+  retainSummary,
+  summaryMaxTokens,
+  type RetentionProbes,
+} from "../core/index.js";
+
+export function compactionProbes(preparation: CompactionPreparation): RetentionProbes {
+  const listed = emptyProbes();
+  for (const file of preparation.fileOps.modifiedFiles) listed.files.push({ text: file, index: -1, detail: "modified" });
+  for (const file of preparation.fileOps.readFiles) listed.files.push({ text: file, index: -1, detail: "read" });
+  return mergeProbes(
+    carriedProbes(preparation.previousSummary),
+    listed,
+    probeMessages(preparation.messagesToSummarize),
+    probeMessages(preparation.turnPrefixMessages),
+  );
+}
+
+export function retainCompactionSummary(
+  preparation: CompactionPreparation,
+  summary: string,
+  repair: boolean,
+): { summary: string; retention: RetentionReport } {
+  const budgetTokens = repairBudgetTokens(summaryMaxTokens("history", preparation.settings.reserveTokens));
+  return retainSummary(summary, compactionProbes(preparation), { repair, budgetTokens });
+}

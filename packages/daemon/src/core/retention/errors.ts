@@ -1,0 +1,128 @@
+/**
+ * Which outputs are errors, and the line that names each one (docs/retention.md "Errors").
+ *
+ * An error is a tool result flagged `isError`, a command that exited non-zero, a stack trace in
+ * any output, or a model call that failed. Not every non-zero exit is a failure: a search that
+ * found nothing (grep exits 1), `test`/`[`, `diff` reporting differences and `sleep` interrupted
+ * by a timeout all exit non-zero as designed; they are not errors unless the output says one.
+ */
+import { clip } from "./text.js";
+
+/** Programs whose exit status 1 is an answer ("no match", "false", "different"), not a failure. */
+const ANSWERING_PROGRAMS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep", "test", "[", "[[", "diff", "cmp", "which", "type", "pgrep", "sleep", "false"]);
+
+/** Outputs of search tools that found nothing. */
+const NOTHING_FOUND = /^(?:no (?:matches|results|files|match)(?: found)?|0 (?:matches|results)|nothing found|no such pattern)\b/i;
+
+// The line that names an error: a typed exception or an "error" word, then weaker signals.
+// Case matters for the typed names (`TypeError`, `ENOENT`); "exited" is not an errno.
+const STRONG_ERROR_WORD = /\berror\b|\bpanic(?:ked)?\b|\bfatal\b|\bsegmentation fault\b/i;
+// No leading \w*: that pattern backtracks at every position of a long line.
+const STRONG_ERROR_NAME = /(?:Error|Exception)\b|\bE[A-Z]{3,}\b/;
+const STRONG_ERROR = { test: (line: string): boolean => STRONG_ERROR_WORD.test(line) || STRONG_ERROR_NAME.test(line) };
+const WEAK_ERROR = /\b(?:failed|failure|FAIL|cannot|can't|could not|not found|no such file|denied|refused|timed? ?out|assertion)\b/i;
+/** A compiler or linter diagnostic: `path:line[:col]: message`. */
+const DIAGNOSTIC = /^\s*[\w./@-]+:\d+(?::\d+)?:\s+\S/;
+const STACK_FRAME = /^\s+at\s+\S.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+)\s*$/;
+const PY_TRACEBACK = /^Traceback \(most recent call last\):/;
+const PY_ERROR_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$/;
+/** Longest run without spaces kept in an error line; longer runs are minified code or data. */
+const MAX_RUN = 60;
+/** An error line is kept up to this many characters (the probe and the summaries use the same cut). */
+export const ERROR_LINE_MAX = 200;
+
+/** The program a shell command's exit status comes from: the last one of `a && b`, `a; b`, `a | b`. */
+export function commandProgram(command: string): string {
+  const segments = command.split(/&&|\|\||;|\||\n/);
+  const last = segments.map((s) => s.trim()).filter((s) => s.length > 0).pop() ?? "";
+  // Skip variable assignments, `env`, `sudo`, `time`, `timeout N`.
+  const words = last.split(/\s+/).filter((w) => !/^\w+=/.test(w));
+  while (words.length > 0 && /^(?:env|sudo|time|nice|timeout|exec|npx|xargs)$/.test(words[0]!)) {
+    words.shift();
+    if (words.length > 0 && /^\d+[smh]?$/.test(words[0]!)) words.shift();
+  }
+  const program = words[0] ?? "";
+  if (program === "git" && words[1] === "grep") return "git-grep";
+  return program.replace(/^.*\//, "");
+}
+
+/** A command that only waits (`sleep 5`, `sleep 5 && echo done`). */
+export function isSleep(command: string): boolean {
+  return commandProgram(command) === "sleep" || /^\s*sleep\b/.test(command);
+}
+
+/**
+ * A command that exited non-zero as designed: an answering program with status 1 and no error
+ * line in its output, or any `sleep`.
+ */
+export function exitedAsDesigned(command: string, exitCode: number, output: string): boolean {
+  const program = commandProgram(command);
+  if (isSleep(command)) return true;
+  if (!ANSWERING_PROGRAMS.has(program) || exitCode !== 1) return false;
+  return !hasStrongErrorLine(output);
+}
+
+function hasStrongErrorLine(text: string): boolean {
+  for (const line of head(text)) if (STRONG_ERROR.test(line)) return true;
+  return false;
+}
+
+/** A tool result that only says "found nothing". */
+export function foundNothing(text: string): boolean {
+  const first = text.trim().split("\n", 1)[0] ?? "";
+  return first.length === 0 || NOTHING_FOUND.test(first);
+}
+
+/** A stack trace (JavaScript frames or a Python traceback) anywhere in the output. */
+export function hasStackTrace(text: string): boolean {
+  // Cheap test first: most outputs have neither an indented "at " frame nor a traceback.
+  if (!/\n[ \t]+at /.test(text) && !text.includes("Traceback (most recent call last):")) return false;
+  const lines = head(text);
+  for (let i = 0; i < lines.length; i++) {
+    if (PY_TRACEBACK.test(lines[i]!)) return true;
+    if (STACK_FRAME.test(lines[i]!) && i + 1 < lines.length && STACK_FRAME.test(lines[i + 1]!)) return true;
+  }
+  return false;
+}
+
+/**
+ * The first line of the error in an output, as it reads there (whitespace collapsed, long
+ * unbroken runs shortened, cut at ERROR_LINE_MAX): the message line above a JavaScript stack, the
+ * exception line after a Python traceback, else the first line naming an error, else the first
+ * line with text.
+ */
+export function errorLine(text: string): string {
+  const lines = head(text);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (PY_TRACEBACK.test(line)) {
+      const exception = lines.slice(i + 1).find((l) => PY_ERROR_LINE.test(l.trim()));
+      if (exception) return tidyErrorLine(exception);
+    }
+    if (STACK_FRAME.test(line)) {
+      for (let j = i - 1; j >= 0; j--) if (lines[j]!.trim().length > 0 && !STACK_FRAME.test(lines[j]!)) return tidyErrorLine(lines[j]!);
+    }
+  }
+  const named =
+    lines.find((l) => STRONG_ERROR.test(l)) ?? lines.find((l) => DIAGNOSTIC.test(l)) ?? lines.find((l) => WEAK_ERROR.test(l)) ?? lines.find((l) => l.trim().length > 0) ?? "";
+  return tidyErrorLine(named);
+}
+
+/** Collapses whitespace, shortens unbroken runs (minified code, base64) and cuts the line. */
+export function tidyErrorLine(line: string): string {
+  const words = line
+    .replace(/`/g, "'")
+    .split(/\s+/)
+    .filter((w) => w.length > 0)
+    .map((w) => (w.length > MAX_RUN ? `${w.slice(0, 40)}…` : w));
+  return clip(words.join(" "), ERROR_LINE_MAX);
+}
+
+/** The first 400 lines of the first 16 KB, each cut to 500 characters (bounded regex work). */
+function head(text: string): string[] {
+  const start = text.length > 16_000 ? text.slice(0, 16_000) : text;
+  return start
+    .split("\n", 400)
+    .map((line) => (line.length > 500 ? line.slice(0, 500) : line))
+    .filter((line) => line.trim().length > 0);
+}

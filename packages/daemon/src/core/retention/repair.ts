@@ -1,0 +1,158 @@
+/**
+ * Repair (docs/retention.md "Repair"): what a summary lost of files, errors and constraints is
+ * appended verbatim under `## Critical Context`, within a token budget, so a weak model or plugin
+ * summary never drops them. The appended lines have fixed prefixes: a later summary that carries
+ * them keeps them, and `carriedProbes` reads them back from a previous summary, so an item is
+ * never appended twice and never lost by a later summarizer that ignores it.
+ */
+import { checkRetention, isKept, SummaryIndex, type RetentionReport } from "./check.js";
+import { emptyProbes, type ProbeItem, type RetentionProbes } from "./probes.js";
+import { clip } from "./text.js";
+
+const FILE_READ = "File read: ";
+const FILE_MODIFIED = "File modified: ";
+const ERROR = "Error";
+const CONSTRAINT = "User constraint: ";
+const REPAIR_LINE = /^- (File read: |File modified: |Error(?: \(([^)]*)\))?: |User constraint: )(.*)$/;
+const CRITICAL_HEADING = /^## Critical Context\s*$/m;
+const TRAILING_FILE_SECTIONS = /(?:\n\n<(read-files|modified-files)>\n[\s\S]*?\n<\/\1>)+$/;
+const CHARS_PER_TOKEN = 4;
+
+/** Tokens repair may add: a quarter of the summary's own budget, at least 1,024. */
+export function repairBudgetTokens(summaryMaxTokens: number): number {
+  return Math.max(1024, Math.floor(summaryMaxTokens / 4));
+}
+
+function unquote(text: string): string {
+  const m = /^`(.*)`$/.exec(text.trim());
+  return m ? m[1]! : text.trim();
+}
+
+/**
+ * The probes a previous summary carries: its repaired lines, its constraints section, its file
+ * lists. Checked again in the summary that replaces it, so a later summarizer cannot drop them.
+ */
+export function carriedProbes(previousSummary: string | undefined): RetentionProbes {
+  const probes = emptyProbes();
+  if (!previousSummary) return probes;
+  const item = (text: string, detail?: string): ProbeItem => ({ text, index: -1, ...(detail !== undefined ? { detail } : {}) });
+  let section = "";
+  let fileList = "";
+  for (const raw of previousSummary.split("\n")) {
+    const line = raw.trim();
+    const tag = /^<(\/?)(read-files|modified-files)>$/.exec(line);
+    if (tag) {
+      fileList = tag[1] ? "" : tag[2]!;
+      continue;
+    }
+    if (fileList) {
+      if (line) probes.files.push(item(line, fileList === "read-files" ? "read" : "modified"));
+      continue;
+    }
+    const heading = /^#{2,4}\s+(.*)$/.exec(line);
+    if (heading) {
+      section = heading[1]!.toLowerCase();
+      continue;
+    }
+    const repaired = REPAIR_LINE.exec(line);
+    if (repaired) {
+      const [, prefix, detail, text] = repaired;
+      if (prefix === FILE_READ || prefix === FILE_MODIFIED) probes.files.push(item(unquote(text!), prefix === FILE_READ ? "read" : "modified"));
+      else if (prefix === CONSTRAINT) probes.constraints.push(item(text!.trim()));
+      else probes.errors.push(item(unquote(text!), detail));
+      continue;
+    }
+    if (section.startsWith("constraints") && /^[-*]\s+/.test(line)) {
+      const text = line.replace(/^[-*]\s+/, "").trim();
+      if (text.length > 0 && !/^\(none/i.test(text)) probes.constraints.push(item(text));
+    }
+  }
+  return probes;
+}
+
+export interface RepairResult {
+  summary: string;
+  /** How many lines were appended, per kind. */
+  added: { files: number; errors: number; constraints: number };
+  /** Items that did not fit the budget. */
+  skipped: number;
+}
+
+/**
+ * Appends the missing files, errors and constraints of `probes` to `summary` under
+ * `## Critical Context` (created when absent), before any trailing file lists. Constraints first,
+ * then errors, then modified and read files, while the budget lasts. Idempotent: what the summary
+ * already holds is not appended again.
+ */
+export function repairSummary(summary: string, probes: RetentionProbes, budgetTokens: number): RepairResult {
+  const index = new SummaryIndex(summary);
+  const missing = {
+    constraints: probes.constraints.filter((item) => !isKept("constraints", item, index)),
+    errors: probes.errors.filter((item) => !isKept("errors", item, index)),
+    files: probes.files.filter((item) => !isKept("files", item, index)),
+  };
+  missing.files.sort((a, b) => Number(b.detail === "modified") - Number(a.detail === "modified"));
+  const added = { files: 0, errors: 0, constraints: 0 };
+  const lines: string[] = [];
+  let budget = budgetTokens * CHARS_PER_TOKEN;
+  let skipped = 0;
+  const push = (kind: keyof typeof added, line: string): void => {
+    if (line.length + 1 > budget) {
+      skipped++;
+      return;
+    }
+    budget -= line.length + 1;
+    lines.push(line);
+    added[kind]++;
+  };
+  for (const item of missing.constraints) push("constraints", `- ${CONSTRAINT}${item.text}`);
+  for (const item of missing.errors) push("errors", `- ${ERROR}${item.detail ? ` (${clip(item.detail.replace(/[()]/g, ""), 80)})` : ""}: \`${item.text}\``);
+  for (const item of missing.files) push("files", `- ${item.detail === "modified" ? FILE_MODIFIED : FILE_READ}\`${item.text}\``);
+  if (lines.length === 0) return { summary, added, skipped };
+  return { summary: insertCritical(summary, lines), added, skipped };
+}
+
+/** Appends lines at the end of the first `## Critical Context` section (its "(none)" placeholder goes). */
+function insertCritical(summary: string, lines: readonly string[]): string {
+  const files = TRAILING_FILE_SECTIONS.exec(summary);
+  const body = files ? summary.slice(0, files.index) : summary;
+  const tail = files ? files[0] : "";
+  const heading = CRITICAL_HEADING.exec(body);
+  if (!heading) return `${body.trimEnd()}\n\n## Critical Context\n${lines.join("\n")}${tail}`;
+  const sectionStart = heading.index + heading[0].length;
+  const rest = body.slice(sectionStart);
+  // The section ends at the next heading or the split-turn separator.
+  const next = /\n(?=#{1,6}\s|---\s*$|\*\*Turn Context)/m.exec(rest);
+  const sectionEnd = next ? sectionStart + next.index : body.length;
+  const section = body
+    .slice(sectionStart, sectionEnd)
+    .split("\n")
+    .filter((line) => !/^-\s*\((?:none|nothing)[^)]*\)\s*$/i.test(line.trim()));
+  while (section.length > 0 && section[section.length - 1]!.trim() === "") section.pop();
+  const rebuilt = [...section, ...lines].join("\n");
+  const after = body.slice(sectionEnd);
+  return `${body.slice(0, sectionStart)}${rebuilt.startsWith("\n") ? "" : "\n"}${rebuilt}${after.length > 0 && !after.startsWith("\n\n") ? "\n" : ""}${after}${tail}`;
+}
+
+/** Checks, repairs when asked, and reports after the repair (with what it added). */
+export function retainSummary(
+  summary: string,
+  probes: RetentionProbes,
+  options: { repair: boolean; budgetTokens: number },
+): { summary: string; retention: RetentionReport } {
+  if (!options.repair) return { summary, retention: checkRetention(summary, probes) };
+  const repaired = repairSummary(summary, probes, options.budgetTokens);
+  return { summary: repaired.summary, retention: { ...checkRetention(repaired.summary, probes), repaired: repaired.added } };
+}
+
+/**
+ * A summary entry's `details` with the report added as `retention`: an object keeps its other
+ * fields (file lists, summarizer, a plugin's own data), absent details become `{ retention }`.
+ * Details of another shape (a plugin's array or string) are left as they are: the report is then
+ * only in the reply.
+ */
+export function detailsWithRetention(details: unknown, retention: RetentionReport): unknown {
+  if (details === undefined) return { retention };
+  if (typeof details === "object" && details !== null && !Array.isArray(details)) return { ...(details as Record<string, unknown>), retention };
+  return details;
+}
