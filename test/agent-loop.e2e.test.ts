@@ -18,7 +18,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Inbox, openSession, runAgentLoop, workspaceTools, type AgentEvent, type TurnEndAnswer } from "../examples/agent-loop/dist/loop.js";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "@base-context/daemon/core";
+import { answerSummaryRequests, Inbox, openSession, runAgentLoop, workspaceTools, type AgentEvent, type TurnEndAnswer } from "../examples/agent-loop/dist/loop.js";
 import { startDaemon } from "./support/daemon.js";
 import { runNodeProgram } from "./support/run-cli.js";
 import { defaultSummary, reply, startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from "./support/fake-openai.js";
@@ -227,6 +228,85 @@ describe("the agent loop", () => {
       const now = await d.client.request(ContextBuild, { sessionId, format: "openai-chat" });
       expect(path.at(-1)?.id).toBe(finalReply.entryId);
       expect(now.messages).toEqual([...sentContext.messages, { role: "assistant", content: "Meetings 9-12 closed the plan. MARK-ANSWER-3" }]);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
+describe("the agent loop writes the daemon's summaries with its own model", () => {
+  it("threshold compactions and an overflow recovery with no summarizer settings: the summaries come from the agent's model", { timeout: 120_000 }, async () => {
+    // Only compaction settings: the daemon is told nothing about a summarizer.
+    const home = dirs.make("bc-agent-loop-own-model-");
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP } }));
+    const d = await startDaemon({ home, env: { OPENAI_API_KEY: "test-key" }, initialize: false });
+    try {
+      const script: FakeReply[] = [
+        reply.toolCalls([{ name: "ls", arguments: { path: "notes" } }]),
+        ...[1, 2, 3, 4].map(readNote),
+        reply.text("Meetings 1-4 were about deployment steps. MARK-ANSWER-1"),
+        ...[5, 6, 7, 8].map(readNote),
+        reply.error(400, OVERFLOW_ERROR, { type: "invalid_request_error", code: "context_length_exceeded" }),
+        reply.text("Meetings 5-8 assigned owners. MARK-ANSWER-2"),
+      ];
+      const agentRequests: RecordedRequest[] = [];
+      const summaryRequests: RecordedRequest[] = [];
+      const before = fake.requests.length;
+      fake.setHandler((request) => {
+        // The agent's own calls offer tools; the daemon's summary requests (through the loop) do not.
+        if (request.body?.tools === undefined) {
+          summaryRequests.push(request);
+          return reply.text(`## Goal\nSummary ${summaryRequests.length} written by the agent's own model.`);
+        }
+        agentRequests.push(request);
+        return script.shift() ?? reply.serverError("the test script has no reply left");
+      });
+      const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: "test-key", maxRetries: 0 });
+      const purposes: string[] = [];
+      answerSummaryRequests(d.client, { openai, model: AGENT_MODEL }, (event) => purposes.push(event.purpose));
+      await d.client.initialize({ clientInfo: { name: "agent-loop-test" } });
+
+      const { sessionId } = await openSession(d.client, { cwd: workspace, provider: "openai-compatible", model: AGENT_MODEL });
+      const inbox = new Inbox(["Summarize meetings 1 to 4 (list the notes folder first). MARK-PROMPT-1", "Now meetings 5 to 8. MARK-PROMPT-2"]);
+      inbox.close();
+      const result = await runAgentLoop(
+        {
+          daemon: d.client,
+          sessionId,
+          openai,
+          model: AGENT_MODEL,
+          contextWindow: WINDOW,
+          tools: workspaceTools(workspace),
+          systemPrompt: "You answer questions about meeting notes. Read them with the tools.",
+        },
+        inbox,
+      );
+      expect(result).toMatchObject({ ok: true, failures: 0, unsent: [] });
+
+      const { jobs } = await d.client.request(CompactionStatusRequest, { sessionId, limit: 50 });
+      const committed = jobs.filter((job) => job.state === "committed");
+      expect(committed.filter((job) => job.reason === "threshold").length).toBeGreaterThanOrEqual(1);
+      expect(committed.filter((job) => job.reason === "overflow")).toHaveLength(1);
+      // Every compaction was written by the agent's model, asked through model/complete.
+      for (const job of committed) expect(job.summarizer).toBe(`client:${AGENT_MODEL}`);
+      const { entries } = await d.client.request(SessionPath, { sessionId });
+      const compactions = entries.filter((entry): entry is CompactionEntry => entry.type === "compaction");
+      expect(compactions.length).toBeGreaterThanOrEqual(1);
+      for (const compaction of compactions) {
+        expect(compaction.summary).toMatch(/Summary \d+ written by the agent's own model\./);
+        expect(compaction.details).toMatchObject({ summarizer: `client:${AGENT_MODEL}` });
+      }
+      expect(summaryRequests.length).toBeGreaterThanOrEqual(committed.length);
+      expect(purposes.length).toBe(summaryRequests.length);
+      for (const request of summaryRequests) {
+        expect(request.body?.model).toBe(AGENT_MODEL);
+        expect(request.headers.authorization).toBe("Bearer test-key");
+        expect(request.body?.messages?.[0]).toMatchObject({ role: "system", content: SUMMARIZATION_SYSTEM_PROMPT });
+      }
+      // No other model was asked for anything.
+      const seen = fake.requests.slice(before);
+      expect(seen.length).toBe(agentRequests.length + summaryRequests.length);
+      expect(seen.every((request) => request.body?.model === AGENT_MODEL)).toBe(true);
     } finally {
       await d.close();
     }

@@ -131,7 +131,7 @@ describe("doctor", () => {
     expect(run.stdout).toMatch(/^ok\s+database\s+.*sessions\.db does not exist yet; it is created on first use$/m);
     expect(run.stdout).toMatch(/^ok\s+settings\s+global none, project none$/m);
     expect(run.stdout).toMatch(/^ok\s+tokenizer\s+o200k_base \(exact\): "Hello, world!" = \d+ tokens/m);
-    expect(run.stdout).toMatch(/^ok\s+summarizer\s+extractive \(built in, offline\): \$OPENAI_API_KEY is not set/m);
+    expect(run.stdout).toMatch(/^ok\s+summarizer\s+auto: the connected client's own model when it offers one \(model\/complete\), else extractive \(built in, offline: nothing leaves this machine\); no model host is contacted$/m);
     expect(run.stdout).toMatch(/^ok\s+plugins\s+none installed$/m);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("Everything looks fine.");
   });
@@ -161,6 +161,25 @@ describe("doctor", () => {
     expect(missing.stdout).toMatch(/^warn\s+summarizer\s+model missing-model at .*: reachable, but it does not offer missing-model/m);
     expect(missing.stdout).toContain("gpt-4o-mini, other-model");
     expect(missing.stdout).not.toContain("sk-doctor");
+  });
+
+  it("with a key but no model named, warns that the key alone no longer selects a model, and says how to restore it", async () => {
+    const home = dirs.make("bc-doctor-");
+    const run = await runCli(["doctor", "--offline", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-old-habit" } });
+    const check = checkNamed(JSON.parse(run.stdout) as DoctorJson, "summarizer");
+    expect(check.status).toBe("warn");
+    expect(check.summary).toContain("else extractive (built in, offline: nothing leaves this machine); no model host is contacted");
+    expect(check.fixes[0]).toContain("$OPENAI_API_KEY is set, but a key alone no longer sends conversations to a model host");
+    expect(check.fixes[0]).toContain('"summarizer": { "model": "gpt-4o-mini" }');
+
+    // Named in the global settings: auto says which model and host it uses after the client's.
+    const { baseURL } = await startModelsEndpoint(200, ["named"]);
+    writeJson(join(home, "settings.json"), { summarizer: { baseURL, model: "named" } });
+    const named = JSON.parse((await runCli(["doctor", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-doctor" } })).stdout) as DoctorJson;
+    expect(checkNamed(named, "summarizer")).toMatchObject({
+      status: "ok",
+      summary: `auto: the connected client's own model when it offers one (model/complete), else model named at ${baseURL}: reachable, key accepted, model offered`,
+    });
   });
 
   it("reports a refused key, and an unreachable endpoint as a failure when fallback is off", async () => {

@@ -3,7 +3,7 @@
  * model (here the local OpenAI-compatible fake) with a key that never enters the plugin's worker,
  * `ctx.countTokens` is the daemon's tokenizer, and `ctx.signal` aborts when the client cancels.
  */
-import { ErrorCodes, SessionGet } from "@base-context/protocol";
+import { ErrorCodes, ModelComplete, SessionGet } from "@base-context/protocol";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -69,6 +69,33 @@ return { compaction: { summary: first.text, firstKeptEntryId: p.firstKeptEntryId
     ]);
   });
 
+  it("ctx.complete reaches the model of the client whose request ran the hook, when it offers one", async () => {
+    const asked: { purpose: string; sessionId?: string | undefined; system?: string | undefined; messages: unknown }[] = [];
+    const setup = await daemons.start({
+      plugins: {
+        borrower: hookPlugin({
+          compact: `const answer = await ctx.complete({ system: "Be brief.", prompt: "Name the goal.", maxTokens: 50 });
+const p = event.preparation;
+return { compaction: { summary: answer.text, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details: { model: answer.model } } };`,
+        }),
+      },
+      // A key but no model named: only the client's model may answer.
+      env: { OPENAI_API_KEY: "sk-user", OPENAI_BASE_URL: fake.baseURL },
+      beforeInitialize: (client) =>
+        client.onRequest(ModelComplete, (params) => {
+          asked.push(params);
+          return { text: "the client's answer", model: "client-llm" };
+        }),
+    });
+    const { sessionId } = await compactableSession(setup.client, setup.project);
+
+    const result = await compact(setup.client, sessionId);
+
+    expect(result.compaction).toMatchObject({ summary: "the client's answer", details: { model: "client-llm" } });
+    expect(asked).toEqual([{ purpose: "plugin", system: "Be brief.", messages: [{ role: "user", content: "Name the goal." }], maxTokens: 50, sessionId }]);
+    expect(fake.requests).toEqual([]);
+  });
+
   it("rejects ctx.complete with a clear message when the daemon has no model", async () => {
     const setup = await daemons.start({
       plugins: {
@@ -84,8 +111,8 @@ return { compaction: { summary: message, firstKeptEntryId: p.firstKeptEntryId, t
 
     const result = await compact(setup.client, sessionId);
 
-    expect(result.compaction?.summary).toContain("no model configured");
-    expect(result.compaction?.summary).toContain("OPENAI_API_KEY");
+    expect(result.compaction?.summary).toContain("ctx.complete: the daemon has no model to offer");
+    expect(result.compaction?.summary).toContain("the client did not offer its model, and the global settings name no summarizer.model");
   });
 });
 

@@ -34,6 +34,7 @@ import type { Tool } from "./tools.js";
 export { Inbox } from "./inbox.js";
 export { openSession, type OpenSessionOptions, type OpenedSession } from "./session.js";
 export { workspaceTools, MAX_TOOL_OUTPUT_CHARS, type Tool } from "./tools.js";
+export { answerSummaryRequests, type SummaryModel, type SummaryRequestEvent } from "./summaries.js";
 
 export type TurnEndAnswer = ResultOf<typeof TurnEnd>;
 

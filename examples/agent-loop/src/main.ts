@@ -12,16 +12,21 @@ import { startDaemon, stopDaemon, watchDaemon } from "./daemon.js";
 import { Inbox } from "./inbox.js";
 import { describeEvent } from "./log.js";
 import { runAgentLoop, type AgentEvent } from "./loop.js";
+import { answerSummaryRequests } from "./summaries.js";
 import { openSession } from "./session.js";
 import { workspaceTools } from "./tools.js";
 
 /** Stored as each reply's `provider`. */
 const PROVIDER = "openai-compatible";
 
-/** What the daemon will summarize with, for the log (its settings, and the key in its environment). */
-function summarizerText(summarizer: { provider: string; model?: string | undefined; baseURL?: string | undefined; apiKeyEnv: string }): string {
-  if (summarizer.provider === "extractive" || (summarizer.provider === "auto" && !process.env[summarizer.apiKeyEnv])) return "extractive (offline)";
-  return `model ${summarizer.model ?? "(its default)"} at ${summarizer.baseURL ?? "the OpenAI API"}`;
+/**
+ * What the daemon will summarize with, for the log. This loop offers its own model, so with
+ * `auto` (the default) the daemon's summaries are written by it.
+ */
+function summarizerText(summarizer: { provider: string; model?: string | undefined; baseURL?: string | undefined }, agentModel: string): string {
+  if (summarizer.provider === "extractive") return "extractive (offline), as the daemon's settings say";
+  if (summarizer.provider === "openai") return `model ${summarizer.model ?? "(its default)"} at ${summarizer.baseURL ?? "the OpenAI API"}, as the daemon's settings say`;
+  return `this agent's model ${agentModel} (the daemon asks it with model/complete)`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -60,6 +65,11 @@ async function main(argv: string[]): Promise<number> {
 
   try {
     const { client } = spawned;
+    const openai = new OpenAI({ baseURL: options.baseURL, apiKey });
+    // Before initialize: the client then offers its model, and the daemon's summaries use it.
+    answerSummaryRequests(client, { openai, model: options.model }, (event) =>
+      log(event.error ? `[summary] ${event.purpose}: the model failed (${event.error}); the daemon falls back` : `[summary] ${event.purpose} written by ${options.model}`),
+    );
     await client.initialize({ clientInfo: { name: "agent-loop" }, projectDir: options.cwd });
     const { sessionId, created, entryCount } = await openSession(client, {
       sessionId: options.sessionId,
@@ -74,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
     const compacts = automatic
       ? `compacts above ${options.contextWindow - settings.compaction.reserveTokens} tokens, keeps ~${settings.compaction.keepRecentTokens}`
       : "automatic compaction is off";
-    log(`[daemon] ${compacts}; summarizer: ${summarizerText(settings.summarizer)}`);
+    log(`[daemon] ${compacts}; summarizer: ${summarizerText(settings.summarizer, options.model)}`);
     client.onNotification(CompactionDidStart, (params) => {
       if (params.sessionId === sessionId) log(`[compaction] ${params.reason} compaction started…`);
     });
@@ -94,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
       {
         daemon: client,
         sessionId,
-        openai: new OpenAI({ baseURL: options.baseURL, apiKey }),
+        openai,
         model: options.model,
         provider: PROVIDER,
         contextWindow: options.contextWindow,

@@ -11,7 +11,15 @@ import { log } from "./log.js";
 import { baseContextHome } from "./paths.js";
 import { compactHooks, PluginHost, treeHooks, type PluginCaller, type PluginServices } from "./plugins/index.js";
 import type { SettingsManager } from "./settings/index.js";
-import { createSummarizer, DEFAULT_SUMMARIZER_MODEL, OpenAISummarizer } from "./summarizer/index.js";
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  ClientModelSummarizer,
+  DEFAULT_SUMMARIZER_MODEL,
+  OpenAISummarizer,
+  summarizerChain,
+  type ClientModel,
+  type Summarizer,
+} from "./summarizer/index.js";
 import type { TokenCounter } from "./tokens/index.js";
 import type { TreeHooks } from "./tree/index.js";
 
@@ -21,7 +29,15 @@ export interface DaemonPluginsOptions {
   counter: TokenCounter;
   /** Hot reload: on for `serve`, off for one-shot CLI commands (watchers would keep them alive). */
   watch: boolean;
+  /** The daemon's summarizer choice, whose models `ctx.complete` offers. */
+  summarizerFor(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
 }
+
+/**
+ * The request a hook runs for: its session and the asking client's model. Set around each hook
+ * run; the plugin worker serves a plugin's `ctx.complete` in the hook call's async context.
+ */
+const hookRequest = new AsyncLocalStorage<{ sessionId: string; clientModel: ClientModel | undefined }>();
 
 export class DaemonPlugins {
   readonly host: PluginHost;
@@ -33,7 +49,7 @@ export class DaemonPlugins {
     this.host = new PluginHost({
       home: baseContextHome(env),
       watch: options.watch,
-      services: modelServices(env, settings, counter),
+      services: modelServices(env, settings, counter, options.summarizerFor),
       // The daemon's key variable is read at each worker start, so a settings change applies to the next worker.
       hiddenEnv: () => [settings.get().settings.summarizer.apiKeyEnv, "OPENAI_API_KEY"],
     });
@@ -85,10 +101,12 @@ export class DaemonPlugins {
   }
 
   /** A hook run that first waits for the host to start (see `started`). */
-  private afterStart<E, C, R>(run: (event: E, signal: AbortSignal, context: C) => Promise<R>): (event: E, signal: AbortSignal, context: C) => Promise<R> {
+  private afterStart<E, C extends { sessionId: string; clientModel?: ClientModel | undefined }, R>(
+    run: (event: E, signal: AbortSignal, context: C) => Promise<R>,
+  ): (event: E, signal: AbortSignal, context: C) => Promise<R> {
     return async (event, signal, context) => {
       await this.started(signal);
-      return run(event, signal, context);
+      return hookRequest.run({ sessionId: context.sessionId, clientModel: context.clientModel }, () => run(event, signal, context));
     };
   }
 
@@ -131,40 +149,59 @@ export class DaemonPlugins {
 }
 
 /**
- * `ctx.complete` and `ctx.countTokens`. The model is the one the global settings configure (a
- * project cannot point it elsewhere, docs/design.md#what-a-project-may-set); the key is read here, in the daemon, and
- * never crosses into a worker.
+ * `ctx.complete` and `ctx.countTokens`. The model is the one summaries use (`createSummarizer`'s
+ * chain without the extractive summarizer): with `auto`, the model of the client whose request
+ * runs the hook, then a model the global settings name (a project cannot point it elsewhere,
+ * docs/design.md#what-a-project-may-set).
+ * A key is read here, in the daemon, and never crosses into a worker.
  */
-function modelServices(env: NodeJS.ProcessEnv, settings: SettingsManager, counter: TokenCounter): PluginServices {
+function modelServices(
+  env: NodeJS.ProcessEnv,
+  settings: SettingsManager,
+  counter: TokenCounter,
+  summarizerFor: (settings: Settings["summarizer"], clientModel: ClientModel | undefined) => Summarizer,
+): PluginServices {
   return {
     countTokens: (text) => counter.countTextAsync(text),
     complete: async (request: PluginCompleteRequest, signal: AbortSignal, caller: PluginCaller): Promise<PluginCompleteResult> => {
       const summarizerSettings = settings.get().settings.summarizer;
-      const summarizer = createSummarizer(summarizerSettings, env);
-      if (!(summarizer instanceof OpenAISummarizer)) {
-        throw new RequestFailedError(`ctx.complete: the daemon has no model configured (${whyNoModel(summarizerSettings, env)})`, {
-          reason: "no_model",
-        });
+      const asking = hookRequest.getStore();
+      const models = summarizerChain(summarizerFor(summarizerSettings, asking?.clientModel)).filter(
+        (member): member is OpenAISummarizer | ClientModelSummarizer => member instanceof OpenAISummarizer || member instanceof ClientModelSummarizer,
+      );
+      if (models.length === 0) {
+        throw new RequestFailedError(`ctx.complete: the daemon has no model to offer (${whyNoModel(summarizerSettings)})`, { reason: "no_model" });
       }
-      log("debug", `plugins: ${caller.pluginId} (${caller.hook}) asks ${summarizer.id} for up to ${request.maxTokens} tokens`);
-      const output = await summarizer.complete({
-        system: request.system ?? "",
-        prompt: request.prompt ?? "",
-        ...(request.messages !== undefined ? { conversation: request.messages } : {}),
-        maxTokens: request.maxTokens,
-        signal,
-      });
-      return {
-        text: output.text,
-        model: summarizerSettings.model ?? DEFAULT_SUMMARIZER_MODEL,
-        ...(output.usage !== undefined ? { usage: { input: output.usage.inputTokens, output: output.usage.outputTokens } } : {}),
-      };
+      const failures: string[] = [];
+      for (const model of models) {
+        log("debug", `plugins: ${caller.pluginId} (${caller.hook}) asks ${model.id} for up to ${request.maxTokens} tokens`);
+        try {
+          const output = await model.complete({
+            system: request.system ?? "",
+            prompt: request.prompt ?? "",
+            ...(request.messages !== undefined ? { conversation: request.messages } : {}),
+            maxTokens: request.maxTokens,
+            signal,
+            ...(asking?.sessionId !== undefined ? { sessionId: asking.sessionId } : {}),
+          });
+          const answeredBy = model instanceof OpenAISummarizer ? (summarizerSettings.model ?? DEFAULT_SUMMARIZER_MODEL) : (output as { model?: string }).model;
+          return {
+            text: output.text,
+            ...(answeredBy !== undefined ? { model: answeredBy } : {}),
+            ...(output.usage !== undefined ? { usage: { input: output.usage.inputTokens, output: output.usage.outputTokens } } : {}),
+          };
+        } catch (error) {
+          if (error instanceof CancelledError || signal.aborted) throw error;
+          failures.push(error instanceof Error ? error.message : String(error));
+          if (!summarizerSettings.fallback) break;
+        }
+      }
+      throw new RequestFailedError(`ctx.complete failed: ${failures.join("; then ")}`, { reason: "model_failed" });
     },
   };
 }
 
-function whyNoModel(summarizer: Settings["summarizer"], env: NodeJS.ProcessEnv): string {
+function whyNoModel(summarizer: Settings["summarizer"]): string {
   if (summarizer.provider === "extractive") return 'summarizer.provider is "extractive"';
-  if (!env[summarizer.apiKeyEnv]) return `summarizer.provider is "auto" and ${summarizer.apiKeyEnv} (summarizer.apiKeyEnv) is not set`;
-  return "no summarizer model";
+  return 'summarizer.provider is "auto", the client did not offer its model, and the global settings name no summarizer.model';
 }

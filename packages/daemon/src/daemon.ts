@@ -15,6 +15,7 @@ import type { Settings } from "@base-context/protocol";
 import { SessionLocks } from "./compaction/session-locks.js";
 import { TreeService, type TreeHooks } from "./tree/index.js";
 import { DaemonPlugins } from "./daemon-plugins.js";
+import { createSummarizer, type ClientModel, type Summarizer } from "./summarizer/index.js";
 
 export interface DaemonOptions {
   databasePath?: string;
@@ -45,8 +46,10 @@ export class Daemon {
    * the background after `initialize`; anywhere else they start when a hook first runs.
    */
   readonly plugins: DaemonPlugins;
+  private readonly env: NodeJS.ProcessEnv;
   constructor(options: DaemonOptions = {}) {
     const env = options.env ?? process.env;
+    this.env = env;
     this.settings = new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
     // Token counts are stored once per entry, so the tokenizer comes from the global settings:
     // a per-project encoding would make counts of one database incomparable.
@@ -54,10 +57,22 @@ export class Daemon {
     this.counter = createTokenCounter(global.tokens);
     this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
     this.sessions = new SessionService(this.store, this.counter);
-    this.plugins = new DaemonPlugins({ env, settings: this.settings, counter: this.counter, watch: options.watchSettings !== false });
+    this.plugins = new DaemonPlugins({
+      env,
+      settings: this.settings,
+      counter: this.counter,
+      watch: options.watchSettings !== false,
+      summarizerFor: (settings, clientModel) => this.summarizerFor(settings, clientModel),
+    });
     this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
     this.tree = new TreeService(
-      { sessions: this.sessions, settings: { forSession: (id) => this.settingsForSession(id) }, locks: this.sessionLocks, env },
+      {
+        sessions: this.sessions,
+        settings: { forSession: (id) => this.settingsForSession(id) },
+        locks: this.sessionLocks,
+        env,
+        summarizerFor: (settings, _env, clientModel) => this.summarizerFor(settings, clientModel),
+      },
       options.treeHooks ?? this.plugins.treeHooks(),
     );
     this.compaction = new CompactionService({
@@ -65,6 +80,7 @@ export class Daemon {
       settingsForSession: (id) => this.settingsForSession(id),
       locks: this.sessionLocks,
       env,
+      summarizerFor: (settings, clientModel) => this.summarizerFor(settings, clientModel),
       hooks: this.plugins.compactHooks(),
     });
     this.compaction.markInterruptedJobs();
@@ -81,6 +97,20 @@ export class Daemon {
    */
   settingsForSession(sessionId: string): Settings {
     return this.settings.get(this.store.requireSession(sessionId).cwd).settings;
+  }
+
+  /**
+   * The summarizer for a session's `summarizer.*` settings and the asking client's model. Whether
+   * `auto` may use a model host is decided by the global settings alone (a model they name): a
+   * project's settings may narrow where conversations go, never widen it.
+   */
+  summarizerFor(settings: Settings["summarizer"], clientModel?: ClientModel): Summarizer {
+    return createSummarizer(settings, this.env, { clientModel, userNamedModel: this.userNamedModel() });
+  }
+
+  /** The user's global settings name a summarizer model (`summarizer.model`). */
+  userNamedModel(): boolean {
+    return this.settings.get().settings.summarizer.model !== undefined;
   }
 
   async dispose(): Promise<void> {

@@ -6,12 +6,16 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import {
   CancellationTokenSource,
+  ResponseError,
+  type CancellationToken,
   type MessageConnection,
   type ProgressType,
 } from "vscode-jsonrpc/node";
 import type { z } from "zod";
 import type { NotificationDecl, RequestDecl } from "./declare.js";
+import { ErrorCodes } from "./errors.js";
 import { Initialize, PROTOCOL_VERSION, Shutdown, Exit, Initialized } from "./methods/lifecycle.js";
+import { ModelComplete } from "./methods/model.js";
 import { createStreamConnection } from "./transport/stream-transport.js";
 
 export interface RequestOptions {
@@ -19,7 +23,19 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** Throw it from an `onRequest` handler to answer with this code, message and `data`. */
+export { ResponseError };
+
+/** A handler for a request the daemon sends (`model/complete`). */
+export type RequestHandler<P extends z.ZodType, R extends z.ZodType> = (
+  params: z.output<P>,
+  /** Aborted when the daemon sends `$/cancelRequest` for this request (the work it served was cancelled). */
+  signal: AbortSignal,
+) => z.input<R> | Promise<z.input<R>>;
+
 export class BaseContextClient {
+  private readonly answering = new Set<string>();
+
   constructor(readonly connection: MessageConnection) {}
 
   request<P extends z.ZodType, R extends z.ZodType>(
@@ -50,6 +66,39 @@ export class BaseContextClient {
     return this.connection.onNotification(decl.method, handler as (params: unknown) => void);
   }
 
+  /**
+   * Answers a request the daemon sends (see `ModelComplete`). Params are checked against the
+   * declaration (invalid → -32602); a thrown error reaches the daemon as an error reply (a
+   * `ResponseError` as is, anything else as -32603 with its message). Registering a
+   * `model/complete` handler before `initialize` also offers the capability there
+   * (`capabilities.model.complete: true`), unless the call names `capabilities.model` itself.
+   */
+  onRequest<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, handler: RequestHandler<P, R>): { dispose(): void } {
+    this.answering.add(decl.method);
+    const registration = this.connection.onRequest(decl.method, async (raw: unknown, token: CancellationToken) => {
+      const parsed = decl.params.safeParse(raw);
+      if (!parsed.success) {
+        throw new ResponseError(ErrorCodes.InvalidParams, `invalid params for ${decl.method}: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`);
+      }
+      const controller = new AbortController();
+      const subscription = token.onCancellationRequested(() => controller.abort());
+      try {
+        return await handler(parsed.data, controller.signal);
+      } catch (error) {
+        if (error instanceof ResponseError) throw error;
+        throw new ResponseError(ErrorCodes.InternalError, error instanceof Error ? error.message : String(error));
+      } finally {
+        subscription.dispose();
+      }
+    });
+    return {
+      dispose: () => {
+        this.answering.delete(decl.method);
+        registration.dispose();
+      },
+    };
+  }
+
   onProgress<T>(token: string | number, handler: (value: T) => void): { dispose(): void } {
     const type = { __: undefined } as unknown as ProgressType<T>;
     return this.connection.onProgress(type, token, handler);
@@ -57,10 +106,12 @@ export class BaseContextClient {
 
   /** `initialize` + `initialized`, the handshake every session starts with. */
   async initialize(params: Partial<z.input<typeof Initialize.params>> = {}): Promise<z.output<typeof Initialize.result>> {
+    const offersModel = this.answering.has(ModelComplete.method) && params.capabilities?.model === undefined;
     const result = await this.request(Initialize, {
       protocolVersion: PROTOCOL_VERSION,
       processId: process.pid,
       ...params,
+      ...(offersModel ? { capabilities: { ...params.capabilities, model: { complete: true } } } : {}),
     });
     await this.notify(Initialized, {});
     return result;

@@ -8,6 +8,11 @@ import type { z } from "zod";
 export interface RequestDecl<M extends string, P extends z.ZodType, R extends z.ZodType> {
   readonly kind: "request";
   readonly method: M;
+  /**
+   * Set on the few requests the daemon sends to its client (LSP's server-to-client requests, e.g.
+   * `model/complete`); every other request goes client → daemon.
+   */
+  readonly sentBy?: "daemon";
   readonly params: P;
   readonly result: R;
   readonly type: RequestType<z.input<P>, z.output<R>, unknown>;
@@ -24,8 +29,9 @@ export function request<M extends string, P extends z.ZodType, R extends z.ZodTy
   method: M,
   params: P,
   result: R,
+  options: { sentBy?: "daemon" } = {},
 ): RequestDecl<M, P, R> {
-  return { kind: "request", method, params, result, type: new RequestType(method) };
+  return { kind: "request", method, params, result, type: new RequestType(method), ...(options.sentBy ? { sentBy: options.sentBy } : {}) };
 }
 
 export function notification<M extends string, P extends z.ZodType>(method: M, params: P): NotificationDecl<M, P> {

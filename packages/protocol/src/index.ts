@@ -8,6 +8,7 @@ export * from "./methods/compaction.js";
 export * from "./methods/tree.js";
 export * from "./methods/settings.js";
 export * from "./methods/plugins.js";
+export * from "./methods/model.js";
 export * from "./client.js";
 export { createStreamConnection, StreamFrameReader, StreamFrameWriter } from "./transport/stream-transport.js";
 export { jsonPieces } from "./transport/json-pieces.js";

@@ -12,6 +12,7 @@ import * as entries from "./entries.js";
 import * as compaction from "./methods/compaction.js";
 import * as context from "./methods/context.js";
 import * as lifecycle from "./methods/lifecycle.js";
+import * as model from "./methods/model.js";
 import * as plugins from "./methods/plugins.js";
 import * as sessions from "./methods/sessions.js";
 import * as settings from "./methods/settings.js";
@@ -22,12 +23,13 @@ export type AnyNotificationDecl = NotificationDecl<string, z.ZodType>;
 export type AnyDecl = AnyRequestDecl | AnyNotificationDecl;
 
 /** Areas in reading order: the lifecycle first, then the life of a session. */
-const AREA_MODULES = { lifecycle, sessions, context, compaction, tree, settings, plugins } as const;
+const AREA_MODULES = { lifecycle, sessions, context, compaction, tree, settings, plugins, model } as const;
 export type ProtocolArea = keyof typeof AREA_MODULES;
 export const PROTOCOL_AREAS = Object.keys(AREA_MODULES) as ProtocolArea[];
 
 /**
- * Who sends a message. Requests go client → daemon. Notifications follow the naming rule of
+ * Who sends a message. Requests go client → daemon, except those declared `sentBy: "daemon"`
+ * (`model/complete`: the daemon asks the client's model). Notifications follow the naming rule of
  * docs/design.md#naming-and-compatibility: the daemon's are `area/didSomething` (and `log/message`), always with a slash;
  * the client's are the slash-less lifecycle ones (`initialized`, `exit`).
  */
@@ -54,7 +56,8 @@ export function isDeclaration(value: unknown): value is AnyDecl {
 }
 
 export function directionOf(decl: AnyDecl): Direction {
-  return decl.kind === "request" || !decl.method.includes("/") ? "toDaemon" : "toClient";
+  if (decl.kind === "request") return decl.sentBy === "daemon" ? "toClient" : "toDaemon";
+  return decl.method.includes("/") ? "toClient" : "toDaemon";
 }
 
 let cached: readonly RegisteredMessage[] | undefined;

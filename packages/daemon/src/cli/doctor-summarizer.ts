@@ -5,11 +5,9 @@
  * The key is sent to the configured endpoint only, and never printed.
  */
 import type { Settings } from "@base-context/protocol";
-import { createSummarizer, DEFAULT_SUMMARIZER_MODEL, EXTRACTIVE_SUMMARIZER_ID } from "../summarizer/index.js";
+import { describeSummarizerSetup } from "../summarizer/index.js";
 import type { CheckResult } from "./doctor-checks.js";
 
-/** The `openai` package's default when neither settings nor OPENAI_BASE_URL say otherwise. */
-const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 /** Model ids listed in a hint; a long list helps nobody. */
 const LISTED_MODELS = 8;
 
@@ -20,23 +18,21 @@ export interface SummarizerCheckOptions {
   timeoutMs: number;
   /** The settings file where `summarizer.*` is best changed (shown in fixes). */
   settingsPath: string;
+  /** The global settings name `summarizer.model`: only then may `auto` use a model host. */
+  userNamedModel: boolean;
 }
 
 export async function checkSummarizer(settings: Settings["summarizer"], options: SummarizerCheckOptions): Promise<CheckResult> {
   const result = (status: CheckResult["status"], summary: string, fixes: string[] = []): CheckResult => ({ name: "summarizer", status, summary, fixes });
-  const summarizer = createSummarizer(settings, options.env);
+  const setup = describeSummarizerSetup(settings, options.env, { userNamedModel: options.userNamedModel, settingsPath: options.settingsPath });
   const keyName = settings.apiKeyEnv;
-  if (summarizer.id === EXTRACTIVE_SUMMARIZER_ID) {
-    return settings.provider === "extractive"
-      ? result("ok", "extractive (built in, offline), as configured")
-      : result("ok", `extractive (built in, offline): $${keyName} is not set, so no model is used`, [
-          `To summarize with a model, set $${keyName} (and summarizer.model / summarizer.baseURL in ${options.settingsPath} if needed).`,
-        ]);
+  if (setup.model === undefined) {
+    return result(setup.migration ? "warn" : "ok", setup.summary, [...(setup.migration ? [setup.migration] : []), ...setup.hints]);
   }
 
-  const model = settings.model ?? DEFAULT_SUMMARIZER_MODEL;
-  const baseURL = (settings.baseURL ?? options.env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
-  const described = `model ${model} at ${baseURL}`;
+  const { name: model, endpoint: baseURL } = setup.model;
+  // "model M at URL", after "auto: the client's model when it offers one, else" when auto.
+  const described = setup.summary.replace(/ \(summarizer\.provider "openai"\)$/, "");
   const fallback = settings.fallback ? " Compactions fall back to the extractive summarizer meanwhile." : " summarizer.fallback is off: compactions fail meanwhile.";
   const failure = settings.fallback ? "warn" : "fail";
   const key = options.env[keyName];

@@ -60,6 +60,7 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
           offline: flag(args, "offline"),
           timeoutMs,
           settingsPath: displayPath(manager.globalPath),
+          userNamedModel: global.settings.summarizer.model !== undefined,
         }),
       );
 

@@ -8,11 +8,12 @@ import { registerHandlers } from "../server/handlers/index.js";
 import { listenOnSocket, SocketPathError, type SocketServer } from "../server/socket.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
-import { CAPABILITIES, SERVER_INFO } from "./serve.js";
+import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serve.js";
 import { startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 
 export async function serveSocket(path: string, io: CliIo): Promise<number> {
   const daemon = new Daemon({ env: io.env });
+  logSummarizerSetup(daemon, io.env);
   let server: SocketServer;
   try {
     server = await listenOnSocket({

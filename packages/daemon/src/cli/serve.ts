@@ -3,6 +3,7 @@
  * `--socket <path>` one daemon shared by several clients over a Unix socket.
  */
 import { Daemon } from "../daemon.js";
+import { describeSummarizerSetup } from "../summarizer/index.js";
 import { log } from "../log.js";
 import { registerHandlers } from "../server/handlers/index.js";
 import { requestActivity, Router } from "../server/router.js";
@@ -37,8 +38,23 @@ export function serveCommand(argv: string[], io: CliIo = processIo()): Promise<n
 export const SERVER_INFO = { name: "base-context", version: VERSION };
 export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl"] };
 
+/**
+ * Says at start which summarizer the daemon uses and where a model's requests go, and — for a
+ * user whose key alone used to select a model — what changed and how to restore it.
+ */
+export function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): void {
+  const { settings } = daemon.settings.get();
+  const setup = describeSummarizerSetup(settings.summarizer, env, {
+    userNamedModel: daemon.userNamedModel(),
+    settingsPath: daemon.settings.globalPath,
+  });
+  log("info", `summarizer: ${setup.summary}`);
+  if (setup.migration) log("warn", `summarizer: ${setup.migration}`);
+}
+
 export async function serve(): Promise<number> {
   const daemon = new Daemon();
+  logSummarizerSetup(daemon);
   const router = new Router();
   return new Promise<number>((resolve) => {
     const server = startServer({

@@ -4,6 +4,7 @@
  * a small adapter) runs the plugins and reports which one decided.
  */
 import type { CompactHookEvent, HookCompaction, Settings } from "@base-context/protocol";
+import type { ClientModel } from "../summarizer/index.js";
 
 /** What the decision is about, beyond the event plugins see. */
 export interface CompactHookContext {
@@ -12,6 +13,8 @@ export interface CompactHookContext {
   readonly projectDir: string;
   /** The merged settings of the session (`plugins.*` steer the run). */
   readonly settings: Settings;
+  /** The model of the client whose request runs the hook, when it offers one (a plugin's `ctx.complete` asks it). */
+  readonly clientModel?: ClientModel | undefined;
 }
 
 /** A plugin cancelled the compaction, or produced it, or (undefined) left it to the daemon. */

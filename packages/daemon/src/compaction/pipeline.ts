@@ -17,7 +17,7 @@ import { detailsWithRetention, prepareCompaction } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { AppendOutcome, SessionStore } from "../store/index.js";
-import type { Summarizer } from "../summarizer/index.js";
+import { describeChain, summarizerChain, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
 import type { RunReporter } from "./reporter.js";
 import { retainCompactionSummary } from "./retention.js";
@@ -30,7 +30,8 @@ export interface PipelineDeps {
   readonly sessions: SessionService;
   readonly store: SessionStore;
   settingsFor(sessionId: string): Settings;
-  summarizerFor(settings: Settings["summarizer"]): Summarizer;
+  /** The summarizer (and its fallback chain) for these settings and the asking client's model. */
+  summarizerFor(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
   readonly hooks?: CompactHooks | undefined;
 }
 
@@ -53,9 +54,10 @@ export async function runCompaction(
   deps: PipelineDeps,
   params: CompactionRunParams,
   reporter: RunReporter,
-  signal: AbortSignal | undefined,
+  ctx: { readonly signal?: AbortSignal | undefined; readonly clientModel?: ClientModel | undefined },
 ): Promise<CompactionResult> {
   const { sessionId } = params;
+  const { signal } = ctx;
   const settings = deps.settingsFor(sessionId);
   const compaction = effectiveCompactionSettings(settings, params.settings);
   reporter.begin();
@@ -71,7 +73,7 @@ export async function runCompaction(
     const { preparation } = prepared;
     reporter.createJob("prepared", preparation.leafId);
 
-    const produced = await produce(deps, params, settings, preparation, reporter, signal);
+    const produced = await produce(deps, params, settings, preparation, reporter, ctx);
     if (produced.kind === "compaction") retain(produced, preparation, settings);
     if (produced.kind === "cancel") {
       const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
@@ -98,12 +100,13 @@ async function produce(
   settings: Settings,
   preparation: CompactionPreparation,
   reporter: RunReporter,
-  signal: AbortSignal | undefined,
+  ctx: { readonly signal?: AbortSignal | undefined; readonly clientModel?: ClientModel | undefined },
 ): Promise<Produced> {
   const { sessionId, customInstructions } = params;
+  const { signal, clientModel } = ctx;
   const { hooks } = deps;
   if (hooks) {
-    const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings };
+    const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings, clientModel };
     if (hooks.hasCompactHook?.(context) !== false) {
       reporter.report("Asking plugins", 5);
       // Plugins may keep their own state anywhere on the branch: they get all of it.
@@ -128,14 +131,15 @@ async function produce(
     }
   }
 
-  const summarizer = deps.summarizerFor(settings.summarizer);
+  const summarizer = deps.summarizerFor(settings.summarizer, clientModel);
   reporter.setState("summarizing", { summarizer: summarizer.id });
-  reporter.report(`Summarizing ${describeRange(preparation)} with ${summarizer.id}`, 10);
+  reporter.report(`Summarizing ${describeRange(preparation)} with ${describeChain(summarizer, settings.summarizer.fallback)}`, 10);
   const summarized = await summarizePreparation(preparation, {
     summarizer,
     fallback: settings.summarizer.fallback,
     customInstructions,
     signal,
+    sessionId,
   });
   const { fallback } = summarized.details;
   return {
@@ -147,8 +151,8 @@ async function produce(
     fromHook: false,
     summarizer: summarized.details.summarizer,
     message:
-      `summarized ${describeRange(preparation)} with ${summarized.details.summarizer}` +
-      (fallback ? ` (fallback: ${fallback.error})` : ""),
+      `summarized ${describeRange(preparation)} with ${writtenBy(summarized.details.summarizer, summarizer)}` +
+      (fallback ? ` (fallback: ${(summarized.details.fallbacks ?? [fallback]).map((record) => record.error).join("; then ")})` : ""),
   };
 }
 
@@ -246,6 +250,12 @@ function statsOf(
     tokensBefore: preparation.tokensBefore,
     durationMs: reporter.elapsedMs(),
   };
+}
+
+/** The summarizer that wrote the text, with its host when it is a model the settings name (no surprise hosts). */
+function writtenBy(id: string, summarizer: Summarizer): string {
+  const member = summarizerChain(summarizer).find((candidate) => candidate.id === id);
+  return member?.description !== undefined && member.id.startsWith("openai:") ? member.description : id;
 }
 
 function describeRange(preparation: CompactionPreparation): string {

@@ -15,6 +15,7 @@ import type { z } from "zod";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
 import type { CompactionJobs, JobState, JobUpdate } from "../store/index.js";
+import type { ClientModel } from "../summarizer/index.js";
 
 /**
  * How a run talks back to its caller. The server's RequestContext fits as is; in-process callers
@@ -23,6 +24,8 @@ import type { CompactionJobs, JobState, JobUpdate } from "../store/index.js";
 export interface CompactionRunContext {
   /** Aborts the run (a `$/cancelRequest`): nothing is written, the run rejects with CancelledError. */
   readonly signal?: AbortSignal | undefined;
+  /** The model of the client that asked, when it offers one: `auto` writes the summary with it. */
+  readonly clientModel?: ClientModel | undefined;
   /** Sends `$/progress` for `workDoneToken` (a no-op for an undefined token). */
   progress?(token: string | number | undefined, value: CompactionProgress): void;
   notify?<P extends z.ZodType>(decl: NotificationDecl<string, P>, params: z.input<P>): void;

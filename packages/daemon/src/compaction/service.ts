@@ -18,7 +18,7 @@ import { prepareCompaction, type PrepareCompactionResult } from "../core/index.j
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
 import type { SessionStore } from "../store/index.js";
-import { createSummarizer, type Summarizer } from "../summarizer/index.js";
+import { createSummarizer, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
 import { isAbandoned, storedResult, toProtocolJob } from "./jobs.js";
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
@@ -32,8 +32,8 @@ export interface CompactionServiceOptions {
   settingsForSession(sessionId: string): Settings;
   /** `session_before_compact`; may also be set later with `setHooks` (the plugin host starts after). */
   readonly hooks?: CompactHooks | undefined;
-  /** Where the configured summarizer comes from (default: `createSummarizer(settings, env)`). */
-  summarizerFor?(settings: Settings["summarizer"]): Summarizer;
+  /** Where the summarizer comes from (default: `createSummarizer(settings, env, { clientModel })`). */
+  summarizerFor?(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
   /** For the default summarizer: where the API key variable is read. */
   readonly env?: NodeJS.ProcessEnv;
   /** Shared with other long operations (tree navigation) so they exclude each other. */
@@ -56,7 +56,7 @@ export class CompactionService {
   private readonly sessions: SessionService;
   private readonly store: SessionStore;
   private hooks: CompactHooks | undefined;
-  private readonly summarizerFor: (settings: Settings["summarizer"]) => Summarizer;
+  private readonly summarizerFor: (settings: Settings["summarizer"], clientModel: ClientModel | undefined) => Summarizer;
   private readonly now: () => number;
   private readonly newJobId: () => string;
   /** Runs in flight that carry a requestId: a retry joins the first instead of being refused. */
@@ -68,7 +68,7 @@ export class CompactionService {
     this.hooks = options.hooks;
     this.locks = options.locks ?? new SessionLocks();
     const env = options.env ?? process.env;
-    this.summarizerFor = options.summarizerFor ?? ((settings) => createSummarizer(settings, env));
+    this.summarizerFor = options.summarizerFor ?? ((settings, clientModel) => createSummarizer(settings, env, { clientModel }));
     this.now = options.now ?? Date.now;
     this.newJobId = options.newJobId ?? randomUUID;
   }
@@ -121,7 +121,7 @@ export class CompactionService {
       summarizerFor: this.summarizerFor,
       hooks: this.hooks,
     };
-    const running = runCompaction(deps, params, reporter, ctx.signal);
+    const running = runCompaction(deps, params, reporter, { signal: ctx.signal, clientModel: ctx.clientModel });
     const done = () => {
       release();
       if (requestId !== undefined) this.inFlight.delete(inFlightKey(sessionId, requestId));

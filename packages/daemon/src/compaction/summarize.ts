@@ -30,6 +30,8 @@ export interface SummarizeOptions {
   readonly fallback: boolean;
   readonly customInstructions?: string | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Sent along to a client's model. */
+  readonly sessionId?: string | undefined;
 }
 
 export async function summarizePreparation(preparation: CompactionPreparation, options: SummarizeOptions): Promise<CompactionSummary> {
@@ -48,6 +50,7 @@ export async function summarizePreparation(preparation: CompactionPreparation, o
         system: planned.system,
         prompt: planned.prompt,
         maxTokens: planned.maxTokens,
+        ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
         signal,
       },
       { fallback: options.fallback },

@@ -11,6 +11,7 @@ import {
   type PluginCompleteResult,
   type PluginErrorKind,
 } from "@base-context/protocol";
+import { AsyncResource } from "node:async_hooks";
 import type { Worker } from "node:worker_threads";
 import { z } from "zod";
 import type { LogLevel } from "../log.js";
@@ -69,6 +70,11 @@ interface RunningCall {
   settle(outcome: CallOutcome): void;
   /** Aborts the daemon-side services (a model call) working for this call. */
   services: AbortController;
+  /**
+   * The async context of whoever started the call: the plugin's requests (they arrive as worker
+   * messages) are served in it, so a model call reaches the client whose request ran the hook.
+   */
+  scope: AsyncResource;
   timers: NodeJS.Timeout[];
 }
 
@@ -168,6 +174,7 @@ export class PluginWorker {
         hook,
         settled: false,
         services: new AbortController(),
+        scope: new AsyncResource("PluginHookCall"),
         timers: [],
         settle: (outcome) => {
           if (call.settled) return;
@@ -258,7 +265,7 @@ export class PluginWorker {
       const value =
         method === "countTokens"
           ? await this.options.services.countTokens(CountTokensParams.parse(params).text, caller)
-          : await this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller);
+          : await call.scope.runInAsyncScope(() => this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller));
       this.send({ t: "reply", requestId, value });
     } catch (error) {
       this.send({ t: "reply", requestId, error: toWireError(error) });

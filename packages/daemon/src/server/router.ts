@@ -7,12 +7,18 @@ import { ErrorCodes, type NotificationDecl, type RequestDecl } from "@base-conte
 import { ResponseError, type CancellationToken } from "vscode-jsonrpc";
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
+import type { ClientModel } from "../summarizer/index.js";
 import { invalidParams, toResponseError } from "./rpc-errors.js";
 
 export interface RequestContext {
   method: string;
   /** The project the requesting client named in `initialize` (each client its own, over a socket). */
   projectDir: string | undefined;
+  /**
+   * The requesting client's model, when it offered one at `initialize` (`model/complete`): work
+   * this request starts (a compaction, a branch summary, a plugin's `ctx.complete`) may ask it.
+   */
+  clientModel: ClientModel | undefined;
   /** Aborted when the client sends `$/cancelRequest` for this request. */
   signal: AbortSignal;
   /** Reports `$/progress` when the client gave a `workDoneToken`; a no-op otherwise. */
@@ -81,6 +87,8 @@ export class Router {
   private readonly table = new Map<string, Entry>();
   /** Set by the server when its client's `initialize` names a project; every request of the client sees it. */
   projectDir: string | undefined;
+  /** Set by the server when its client offers its model at `initialize`; every request of the client sees it. */
+  clientModel: ClientModel | undefined;
 
   handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
@@ -101,6 +109,7 @@ export class Router {
     const ctx: RequestContext = {
       method,
       projectDir: this.projectDir,
+      clientModel: this.clientModel,
       // Made on first use: most handlers never look at it, and an AbortController is not free.
       get signal() {
         return cancellation.signal();

@@ -16,6 +16,7 @@ import {
 import type { Readable, Writable } from "node:stream";
 import { ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
 import { addLogSink, log } from "../log.js";
+import { ConnectionClientModel, clientLabel } from "./client-model.js";
 import { Router, type Peer } from "./router.js";
 
 export type LifecycleState = "uninitialized" | "running" | "shutdown";
@@ -31,6 +32,8 @@ export interface ServerOptions {
   router: Router;
   serverInfo: ServerInfo;
   capabilities: Record<string, unknown>;
+  /** Names the connection in messages about its client (socket mode: several clients). */
+  connectionId?: number;
   /** Called once with the client's `initialize` params (e.g. its projectDir). */
   onInitialize?(params: { projectDir?: string | undefined }): void | Promise<void>;
   /** Called when the connection ends: release resources, then the caller exits. */
@@ -48,9 +51,12 @@ export function startServer(options: ServerOptions): RunningServer {
   const connection = createStreamConnection(options.input, options.output);
   let state: LifecycleState = "uninitialized";
   let exited = false;
+  let clientModel: ConnectionClientModel | undefined;
   const exit = (code: number) => {
     if (exited) return;
     exited = true;
+    // Work this client started and still runs (a socket daemon goes on) falls back from now on.
+    clientModel?.close();
     removeSink();
     options.onExit(code);
   };
@@ -74,6 +80,11 @@ export function startServer(options: ServerOptions): RunningServer {
       throw new ResponseError(ErrorCodes.InvalidRequest, "initialize was already called", { code: "already_initialized" });
     }
     router.projectDir = params.projectDir;
+    if (params.capabilities?.model?.complete === true) {
+      clientModel = new ConnectionClientModel(connection, clientLabel(params.clientInfo, options.connectionId));
+      router.clientModel = clientModel;
+      log("info", `${clientModel.label} offers its model (model/complete): summarizer.provider "auto" writes its summaries with it`);
+    }
     await options.onInitialize?.({ projectDir: params.projectDir });
     state = "running";
     return { serverInfo: options.serverInfo, protocolVersion: PROTOCOL_VERSION, capabilities: options.capabilities };

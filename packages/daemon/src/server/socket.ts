@@ -87,6 +87,7 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
     router,
     serverInfo: options.serverInfo,
     capabilities: options.capabilities,
+    connectionId: connection.id,
     onExit: (code) => {
       hub.remove(connection);
       registration?.dispose();

@@ -97,7 +97,20 @@ describe("parseSettingsText", () => {
     expect(result.errors.every((e) => e.source === "project" && e.path === PATH)).toBe(true);
   });
 
-  it("lets a project choose the summarizer's model and provider", () => {
+  it("lets a project choose the summarizer's model and narrow the provider to extractive", () => {
     expect(parseSettingsText('{"summarizer": {"model": "gpt-4.1-mini", "provider": "extractive"}}', PATH, "project").errors).toEqual([]);
+  });
+
+  it("ignores a whole project file that widens summarizer.provider (openai or auto), naming the key", () => {
+    for (const provider of ["openai", "auto"]) {
+      const text = `{\n  "compaction": {"enabled": false},\n  "summarizer": {"provider": "${provider}"}\n}`;
+      const result = parseSettingsText(text, PATH, "project");
+      expect(result.values).toBeUndefined();
+      expect(result.errors.map((e) => e.message)).toEqual([
+        `line 3, column 18: summarizer.provider: "${provider}" cannot be set in a project's settings (a project may keep conversations on this machine ("extractive"), never send them to a model; choose the provider in the global settings)`,
+      ]);
+    }
+    // The same values are the user's to choose in the global file.
+    expect(parseSettingsText('{"summarizer": {"provider": "openai"}}', PATH, "global").errors).toEqual([]);
   });
 });

@@ -30,6 +30,46 @@ export const PROJECT_FORBIDDEN_KEYS: readonly (readonly [SectionName, string])[]
   ["summarizer", "apiKeyEnv"],
 ];
 
+/**
+ * Values a project file may give a key: only those that narrow where conversations go.
+ * `summarizer.provider: "extractive"` keeps them on this machine; `"openai"` or `"auto"` would let a
+ * cloned repository send them to a model host the user never chose for it.
+ */
+export const PROJECT_ALLOWED_VALUES: readonly { section: SectionName; key: string; allowed: readonly unknown[]; why: string }[] = [
+  {
+    section: "summarizer",
+    key: "provider",
+    allowed: ["extractive"],
+    why: 'a project may keep conversations on this machine ("extractive"), never send them to a model; choose the provider in the global settings',
+  },
+];
+
+/** Why each key of a project file that would widen where conversations go is refused (empty when none). */
+export function projectWideningKeys(values: SettingsFile): { keyPath: [SectionName, string]; message: string }[] {
+  const refused: { keyPath: [SectionName, string]; message: string }[] = [];
+  for (const [section, key] of PROJECT_FORBIDDEN_KEYS) {
+    const set = values[section] as Record<string, unknown> | undefined;
+    if (set && key in set) {
+      refused.push({
+        keyPath: [section, key],
+        message:
+          `${section}.${key} cannot be set in a project's settings ` +
+          `(a cloned repository must not redirect the conversation or the API key); set it in the global settings instead`,
+      });
+    }
+  }
+  for (const rule of PROJECT_ALLOWED_VALUES) {
+    const set = values[rule.section] as Record<string, unknown> | undefined;
+    if (set && rule.key in set && !rule.allowed.includes(set[rule.key])) {
+      refused.push({
+        keyPath: [rule.section, rule.key],
+        message: `${rule.section}.${rule.key}: ${JSON.stringify(set[rule.key])} cannot be set in a project's settings (${rule.why})`,
+      });
+    }
+  }
+  return refused;
+}
+
 export function readSettingsFile(path: string, source: FileSource): LoadedSettingsFile {
   let text: string;
   try {
@@ -72,20 +112,11 @@ export function parseSettingsText(text: string, path: string, source: FileSource
   }
 
   if (source === "project") {
-    const errors: SettingsError[] = [];
-    for (const [section, key] of PROJECT_FORBIDDEN_KEYS) {
-      const values = result.data[section] as Record<string, unknown> | undefined;
-      if (values && key in values) {
-        errors.push({
-          source,
-          path,
-          message:
-            `${at(parsed.locate([section, key]))}${section}.${key} cannot be set in a project's settings ` +
-            `(a cloned repository must not redirect the conversation or the API key); set it in the global settings instead`,
-        });
-      }
+    const refused = projectWideningKeys(result.data);
+    if (refused.length > 0) {
+      const errors = refused.map(({ keyPath, message }) => ({ source, path, message: `${at(parsed.locate(keyPath))}${message}` }));
+      return { values: undefined, errors };
     }
-    if (errors.length > 0) return { values: undefined, errors };
   }
   return { values: result.data, errors: [] };
 }

@@ -22,9 +22,17 @@ type ChatRequestBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStre
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ChatResponse = OpenAI.Chat.Completions.ChatCompletion;
 
+/** The `openai` package's default host when neither settings nor OPENAI_BASE_URL say otherwise. */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** Where requests of a model summarizer go: `summarizer.baseURL`, else OPENAI_BASE_URL, else the provider's default host. */
+export function modelEndpoint(baseURL: string | undefined, env: NodeJS.ProcessEnv): string {
+  return (baseURL ?? (env.OPENAI_BASE_URL || undefined) ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
+}
+
 export interface OpenAISummarizerOptions {
   readonly model: string;
-  /** Undefined: the SDK's default (api.openai.com, or `OPENAI_BASE_URL`). */
+  /** Undefined: `OPENAI_BASE_URL` from `env`, else the provider's default host (see `modelEndpoint`). */
   readonly baseURL?: string;
   /** Name of the environment variable holding the key; read at each call, never stored. */
   readonly apiKeyEnv: string;
@@ -69,12 +77,15 @@ interface AttemptFailure {
 
 export class OpenAISummarizer implements Summarizer {
   readonly id: string;
+  readonly description: string;
+  next?: Summarizer;
   private readonly env: NodeJS.ProcessEnv;
   private readonly backoff: BackoffOptions;
 
   constructor(private readonly options: OpenAISummarizerOptions) {
     this.id = `openai:${options.model}`;
     this.env = options.env ?? process.env;
+    this.description = `${this.id} at ${modelEndpoint(options.baseURL, this.env)}`;
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
   }
 
@@ -96,7 +107,8 @@ export class OpenAISummarizer implements Summarizer {
     if (signal?.aborted) throw new CancelledError();
     const apiKey = this.apiKey();
     const { default: OpenAIClient, APIConnectionTimeoutError, APIError } = await loadSdk();
-    const client = new OpenAIClient({ apiKey, baseURL: this.options.baseURL, maxRetries: 0, timeout: this.options.timeoutMs });
+    // The host stated in `description` (doctor, logs, results) is the one used, never an SDK default of its own.
+    const client = new OpenAIClient({ apiKey, baseURL: modelEndpoint(this.options.baseURL, this.env), maxRetries: 0, timeout: this.options.timeoutMs });
     const body = this.requestBody(input);
     const deadline = Date.now() + this.options.timeoutMs;
 

@@ -42,6 +42,8 @@ export interface SummaryRequest {
   readonly prompt: string;
   /** Upper bound on the summary length in tokens (e.g. floor(0.8 × reserveTokens) for history). */
   readonly maxTokens: number;
+  /** The session the summary is for (sent along to a client's model). */
+  readonly sessionId?: string;
   /** Aborts the work; a summarizer then rejects with `CancelledError` and nothing is produced. */
   readonly signal?: AbortSignal;
 }
@@ -55,7 +57,7 @@ export interface SummaryUsage {
 export interface SummaryResult {
   /** The summary text, without `<read-files>` / `<modified-files>` (the pipeline appends those). */
   readonly text: string;
-  /** Which summarizer produced it, recorded on the entry: `"openai:<model>"` or `"extractive"`. */
+  /** Which summarizer produced it, recorded on the entry: `"client:<model>"`, `"openai:<model>"` or `"extractive"`. */
   readonly summarizer: string;
   readonly usage?: SummaryUsage;
 }
@@ -63,6 +65,13 @@ export interface SummaryResult {
 export interface Summarizer {
   /** Stable name, the same string results carry in `summarizer` (e.g. `"openai:gpt-4o-mini"`). */
   readonly id: string;
+  /** Who writes and where the text goes, for logs and results: `openai:gpt-4o-mini at https://…`. */
+  readonly description?: string;
+  /**
+   * The next summarizer to try when this one fails (`summarizer.provider: "auto"`: the client's
+   * model, then the model the user's settings name); the extractive summarizer ends every chain.
+   */
+  readonly next?: Summarizer;
   /**
    * Rejects with `CancelledError` when `request.signal` aborts, and with `RequestFailedError`
    * (provider message and status in `data`) when the summary could not be produced.

@@ -27,6 +27,7 @@ describe("summarizeBranch", () => {
       modifiedFiles: ["src/cache.ts"],
       summarizer: "extractive",
       fallback: { from: "openai:down", error: "HTTP 503: overloaded" },
+      fallbacks: [{ from: "openai:down", error: "HTTP 503: overloaded" }],
     });
     expect(written.summary).toContain("<modified-files>\nsrc/cache.ts\n</modified-files>");
   });

@@ -52,6 +52,8 @@ export interface BranchSummaryInput {
   /** `summarizer.fallback`: the extractive summarizer takes over when the model fails. */
   fallback: boolean;
   signal?: AbortSignal | undefined;
+  /** Sent along to a client's model. */
+  sessionId?: string | undefined;
   /** Called once the model is about to be asked (for progress reports). */
   onSummarizing?: ((messageCount: number) => void) | undefined;
 }
@@ -93,6 +95,7 @@ export async function summarizeBranch(input: BranchSummaryInput): Promise<Writte
     ...(input.customInstructions !== undefined ? { customInstructions: input.customInstructions } : {}),
     ...(input.replaceInstructions !== undefined ? { replaceInstructions: input.replaceInstructions } : {}),
     ...prompt,
+    ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   };
   input.onSummarizing?.(preparation.messages.length);

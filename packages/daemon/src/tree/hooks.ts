@@ -4,6 +4,7 @@
  * failures, validating results) and is handed to the service when the daemon is built.
  */
 import type { HookBranchSummary, Settings, TreeHookEvent } from "@base-context/protocol";
+import type { ClientModel } from "../summarizer/index.js";
 
 /** What the navigation is about, beyond the event plugins see (as `CompactHookContext`). */
 export interface TreeHookContext {
@@ -12,6 +13,8 @@ export interface TreeHookContext {
   readonly projectDir: string;
   /** The merged settings of the session (`plugins.*` steer the run). */
   readonly settings: Settings;
+  /** The model of the client whose request runs the hook, when it offers one (a plugin's `ctx.complete` asks it). */
+  readonly clientModel?: ClientModel | undefined;
 }
 
 /**

@@ -224,7 +224,7 @@ describe("TreeService.navigate", () => {
     expect(values).toEqual([
       { kind: "begin", title: "Navigating the session tree" },
       { kind: "report", message: "Running session_before_tree plugins" },
-      { kind: "report", message: "Summarizing 2 messages with test:recorder" },
+      { kind: "report", message: "Summarizing 2 messages with test:recorder, then extractive" },
       { kind: "end", message: "moved" },
     ]);
   });

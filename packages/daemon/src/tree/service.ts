@@ -14,7 +14,7 @@ import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
 import type { SessionLocks } from "../compaction/session-locks.js";
-import { createSummarizer, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
+import { createSummarizer, describeChain, type ClientModel, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
 import { detailsWithRetention } from "../core/index.js";
 import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
 import { NavigationCommitter, type SummaryToWrite } from "./commit.js";
@@ -28,6 +28,8 @@ export type DidNavigateEvent = z.input<(typeof TreeDidNavigate)["params"]>;
 export interface NavigateOptions {
   /** Aborts the navigation: CancelledError, nothing written. */
   signal?: AbortSignal;
+  /** The asking client's model, when it offers one: `auto` writes the branch summary with it. */
+  clientModel?: ClientModel | undefined;
   progress?: (value: TreeNavigateProgress) => void;
   /** Called once the session's leaf has moved (not for no-ops, cancels, stale results or retries). */
   onNavigated?: (event: DidNavigateEvent) => void;
@@ -43,7 +45,7 @@ export interface TreeServiceDeps {
   env?: NodeJS.ProcessEnv;
   ids?: Pick<IdSource, "entryId">;
   /** Builds the summarizer for a session's settings; default `createSummarizer` (tests inject one). */
-  summarizerFor?: (settings: SummarizerSettings, env: NodeJS.ProcessEnv) => Summarizer;
+  summarizerFor?: (settings: SummarizerSettings, env: NodeJS.ProcessEnv, clientModel: ClientModel | undefined) => Summarizer;
 }
 
 /** The name other long operations see while a navigation holds the session. */
@@ -94,7 +96,7 @@ export class TreeService {
       const targetPath = store.path(sessionId, targetId).map((stored) => stored.entry);
       const plan = planNavigation(oldPath, targetPath);
 
-      const hook = await this.runHook(params, oldLeafId, plan, signal, progress);
+      const hook = await this.runHook(params, oldLeafId, plan, signal, progress, options.clientModel);
       if (hook && "cancel" in hook) {
         const result: NavigateResult = { status: "cancelled", leafId: oldLeafId, pluginId: hook.pluginId, message: `cancelled by plugin ${hook.pluginId}` };
         status = result.status;
@@ -109,7 +111,7 @@ export class TreeService {
           summary = { summary: hookSummary.summary.summary, fromHook: true };
           if (hookSummary.summary.details !== undefined) summary.details = hookSummary.summary.details;
         } else if (plan.entriesToSummarize.length > 0) {
-          summary = await this.summarize(params, plan, signal, progress);
+          summary = await this.summarize(params, plan, signal, progress, options.clientModel);
         }
         if (summary) summary = this.retain(params, plan, summary);
       }
@@ -155,6 +157,7 @@ export class TreeService {
     plan: NavigationPlan,
     signal: AbortSignal,
     progress: (value: TreeNavigateProgress) => void,
+    clientModel: ClientModel | undefined,
   ): Promise<TreeHookOutcome> {
     if (!this.hooks) return undefined;
     const event: TreeHookEvent = {
@@ -175,6 +178,7 @@ export class TreeService {
         sessionId: params.sessionId,
         projectDir: this.sessions.store.requireSession(params.sessionId).cwd,
         settings: this.deps.settings.forSession(params.sessionId),
+        clientModel,
       };
       return await this.hooks.runTreeHook(event, signal, context);
     } catch (error) {
@@ -203,10 +207,13 @@ export class TreeService {
     plan: NavigationPlan,
     signal: AbortSignal,
     progress: (value: TreeNavigateProgress) => void,
+    clientModel: ClientModel | undefined,
   ): Promise<SummaryToWrite> {
     const settings = this.deps.settings.forSession(params.sessionId);
     const env = this.deps.env ?? process.env;
-    const summarizer = (this.deps.summarizerFor ?? createSummarizer)(settings.summarizer, env);
+    const summarizer = this.deps.summarizerFor
+      ? this.deps.summarizerFor(settings.summarizer, env, clientModel)
+      : createSummarizer(settings.summarizer, env, { clientModel });
     const written = await summarizeBranch({
       entries: plan.entriesToSummarize,
       tokenBudget: this.tokenBudget(params),
@@ -215,7 +222,8 @@ export class TreeService {
       summarizer,
       fallback: settings.summarizer.fallback,
       signal,
-      onSummarizing: (count) => progress({ kind: "report", message: `Summarizing ${count} messages with ${summarizer.id}` }),
+      sessionId: params.sessionId,
+      onSummarizing: (count) => progress({ kind: "report", message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}` }),
     });
     return { summary: written.summary, details: written.details };
   }

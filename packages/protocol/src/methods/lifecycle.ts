@@ -5,6 +5,17 @@ export const PROTOCOL_VERSION = "1";
 
 export const ClientInfo = z.object({ name: z.string(), version: z.string().optional() }).loose();
 
+/**
+ * What a client offers the daemon. Other keys are allowed and ignored. `model.complete: true`: the
+ * client answers `model/complete` (the daemon may then write summaries with the client's model).
+ */
+export const ClientCapabilities = z
+  .object({
+    model: z.object({ complete: z.boolean().optional() }).loose().optional(),
+  })
+  .loose();
+export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
+
 export const Initialize = request(
   "initialize",
   z.object({
@@ -12,7 +23,7 @@ export const Initialize = request(
     processId: z.number().int().nullable().optional(),
     protocolVersion: z.string(),
     projectDir: z.string().optional(),
-    capabilities: z.record(z.string(), z.unknown()).optional(),
+    capabilities: ClientCapabilities.optional(),
   }),
   z.object({
     serverInfo: z.object({ name: z.string(), version: z.string() }),

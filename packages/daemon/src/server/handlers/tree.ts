@@ -7,6 +7,7 @@ export function registerTreeHandlers(router: Router, tree: TreeService): void {
   router.handle(TreeNavigate, (params, ctx) =>
     tree.navigate(params, {
       signal: ctx.signal,
+      clientModel: ctx.clientModel,
       progress: (value) => ctx.progress(params.workDoneToken, value),
       onNavigated: (event) => ctx.notify(TreeDidNavigate, event),
     }),

@@ -21,6 +21,7 @@ const CHARS_PER_TOKEN = 4;
 
 export class ExtractiveSummarizer implements Summarizer {
   readonly id = EXTRACTIVE_SUMMARIZER_ID;
+  readonly description = "extractive (built in, offline: nothing leaves this machine)";
 
   async summarize(request: SummaryRequest): Promise<SummaryResult> {
     if (request.signal?.aborted) throw new CancelledError();
