@@ -37,7 +37,7 @@ export interface DaemonPluginsOptions {
  * The request a hook runs for: its session and the asking client's model. Set around each hook
  * run; the plugin worker serves a plugin's `ctx.complete` in the hook call's async context.
  */
-const hookRequest = new AsyncLocalStorage<{ sessionId: string; clientModel: ClientModel | undefined }>();
+const hookRequest = new AsyncLocalStorage<{ sessionId: string | undefined; clientModel: ClientModel | undefined }>();
 
 export class DaemonPlugins {
   readonly host: PluginHost;
@@ -101,7 +101,7 @@ export class DaemonPlugins {
   }
 
   /** A hook run that first waits for the host to start (see `started`). */
-  private afterStart<E, C extends { sessionId: string; clientModel?: ClientModel | undefined }, R>(
+  private afterStart<E, C extends { sessionId?: string | undefined; clientModel?: ClientModel | undefined }, R>(
     run: (event: E, signal: AbortSignal, context: C) => Promise<R>,
   ): (event: E, signal: AbortSignal, context: C) => Promise<R> {
     return async (event, signal, context) => {
