@@ -1,5 +1,5 @@
 /**
- * Summaries as a service, for agents that keep their own store (docs/summaries.md#summaries-as-a-service):
+ * Summaries as a service, for agents that keep their own store (docs/summaries-as-a-service.md):
  * the agent sends what it would summarize, the daemon runs the same pipeline as a stored
  * compaction or branch summary (plugins' hooks, the summarizer chain with the client's model,
  * the retention check and repair) and answers with the summary and its `details`. Nothing is
