@@ -12,12 +12,14 @@
  *   one warning, nothing more.
  */
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
 import { reply, useFakeOpenAI, type FakeChatRequestBody } from "./support/fake-openai.js";
-import { startPi, type PiOutput, type PiRpc } from "./support/pi-rpc.js";
+import { PI_EXTENSION, PI_SDK, startPi, writePiAgentDir, type PiOutput, type PiRpc } from "./support/pi-rpc.js";
 import { hookPlugin, pluginsRoot, writePlugin } from "./support/plugins.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
@@ -27,10 +29,13 @@ const PI_OWN_SUMMARY = "## Goal\nWritten by pi's own summarizer (PI-OWN)";
 /** What pi's model answers when the daemon's plugin asks it through the extension. */
 const LENT_MODEL_ANSWER = "LENT-MODEL-ANSWER";
 
+/** Set by the cancellation test: pi's model never answers the plugin's question. */
+let lentModelHangs = false;
+
 const fake = useFakeOpenAI({
   handler: (request) => {
     const text = requestText(request.body);
-    if (text.includes("Base Context plugin asks")) return reply.text(LENT_MODEL_ANSWER);
+    if (text.includes("Base Context plugin asks")) return lentModelHangs ? reply.hang() : reply.text(LENT_MODEL_ANSWER);
     // pi's built-in compaction and branch summaries send the conversation in <conversation> tags.
     if (text.includes("<conversation>")) return reply.text(PI_OWN_SUMMARY);
     return reply.text(`Answer ${text.length}: done, src/config.ts now loads empty files.`);
@@ -88,7 +93,10 @@ const notifications = (pi: PiRpc) => pi.output.filter((line) => line.type === "e
 const errorsShown = (pi: PiRpc) =>
   pi.output.filter((line: PiOutput) => line.type === "extension_error" || (line.type === "extension_ui_request" && line["notifyType"] === "error"));
 
-describe("pi with the Base Context extension", () => {
+/** The real pi: a process start, three model turns and a daemon start per test. */
+const PI_TEST = { timeout: 120_000 };
+
+describe("pi with the Base Context extension", PI_TEST, () => {
   it("compacts through the daemon: pi's session file holds the daemon's summary with its retention report", async () => {
     const { pi } = await world();
     await twoTurns(pi);
@@ -159,6 +167,56 @@ describe("pi with the Base Context extension", () => {
     expect(shown).toHaveLength(1);
     expect(shown[0]).toMatchObject({ notifyType: "warning" });
     expect(String(shown[0]!["message"])).toContain("pi writes it instead");
+  });
+});
+
+describe("cancelling pi's compaction", PI_TEST, () => {
+  const SDK_ABORT = fileURLToPath(new URL("./support/pi-sdk-abort.mjs", import.meta.url));
+
+  it("cancels the daemon's work down to the model call pi lent it, and pi's compaction ends cancelled", async () => {
+    lentModelHangs = true;
+    // The server is the file's: requests of earlier tests are not this one's.
+    const earlier = fake.requests.length;
+    running.push(async () => {
+      lentModelHangs = false;
+    });
+    const home = dirs.make("bc-pi-home-");
+    writePlugin(pluginsRoot(home), "marker", MARKER_PLUGIN);
+    const agentDir = join(dirs.make("bc-pi-agent-"), "agent");
+    writePiAgentDir({ agentDir, baseURL: fake.baseURL, compaction: { keepRecentTokens: 1 } });
+    const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0", BASE_CONTEXT_HOME: home };
+    delete env["OPENAI_API_KEY"];
+    const child = spawn(process.execPath, [SDK_ABORT, PI_SDK, PI_EXTENSION, "Fix src/config.ts for empty files.", "Add a test for it.", "Thanks."], {
+      cwd: dirs.make("bc-pi-project-"),
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    running.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const said: Record<string, unknown>[] = [];
+    createInterface({ input: child.stdout }).on("line", (line) => said.push(JSON.parse(line) as Record<string, unknown>));
+
+    const lentCall = await waitFor(() => fake.requests.slice(earlier).find((request) => requestText(request.body).includes("Base Context plugin asks")), {
+      timeoutMs: 90_000,
+      message: "the daemon's plugin never reached pi's model",
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}\n${stderr}\n${JSON.stringify(said)}`);
+    });
+    expect(said).toContainEqual({ compacting: true });
+    child.stdin.write("abort\n");
+
+    const ended = await waitFor(() => said.find((line) => "ended" in line), { timeoutMs: 30_000 });
+    expect(ended).toMatchObject({ ended: "rejected" });
+    expect(String(ended["error"])).toMatch(/cancel|abort/i);
+    // pi's abort reached the daemon ($/cancelRequest), which cancelled the plugin, whose model call
+    // the daemon cancelled in turn (model/complete): the extension stopped pi's request to the model.
+    await waitFor(() => lentCall.disconnected, { timeoutMs: 30_000, message: "pi's lent model call was never cancelled" });
+    expect(said.filter((line) => "extensionError" in line)).toEqual([]);
   });
 });
 
