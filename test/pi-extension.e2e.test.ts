@@ -67,7 +67,7 @@ interface World {
 }
 
 /** pi in a fresh project, its agent folder and the daemon's home in temporary folders. */
-async function world(options: { env?: Record<string, string | undefined> } = {}): Promise<World> {
+async function world(options: { env?: Record<string, string | undefined>; install?: "flag" | "project" } = {}): Promise<World> {
   const home = dirs.make("bc-pi-home-");
   writePlugin(pluginsRoot(home), "marker", MARKER_PLUGIN);
   const pi = await startPi({
@@ -76,6 +76,7 @@ async function world(options: { env?: Record<string, string | undefined> } = {})
     baseURL: fake.baseURL,
     compaction: { keepRecentTokens: 1 },
     env: { BASE_CONTEXT_HOME: home, ...options.env },
+    ...(options.install ? { install: options.install } : {}),
   });
   running.push(() => pi.close());
   return { pi, home };
@@ -118,8 +119,8 @@ describe("pi with the Base Context extension", PI_TEST, () => {
     expect(errorsShown(pi)).toEqual([]);
   });
 
-  it("navigates pi's tree with a summary written through the daemon", async () => {
-    const { pi } = await world();
+  it("navigates pi's tree with a summary written through the daemon (installed in the project's .pi/extensions)", async () => {
+    const { pi } = await world({ install: "project" });
     await twoTurns(pi);
     const messages = pi.sessionLines().filter((line) => line["type"] === "message");
     const firstReply = messages.find((line) => (line["message"] as { role: string }).role === "assistant")!;

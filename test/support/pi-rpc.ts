@@ -5,7 +5,7 @@
  * local fake server, offline, with the Base Context extension loaded by `-e`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -30,8 +30,11 @@ export interface PiSetup {
   /** pi's compaction settings (a small keepRecentTokens makes a short session compactable). */
   compaction?: { reserveTokens?: number; keepRecentTokens?: number };
   env?: Record<string, string | undefined>;
-  /** Load the extension (default true). */
-  extension?: boolean;
+  /**
+   * How pi gets the extension: `-e` (default), or installed as the README says, linked into the
+   * project's `.pi/extensions/` where pi discovers it.
+   */
+  install?: "flag" | "project";
 }
 
 export interface PiRpc {
@@ -79,7 +82,12 @@ export async function startPi(setup: PiSetup): Promise<PiRpc> {
   const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: setup.agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0", OPENAI_API_KEY: undefined, ...setup.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const args = [PI_CLI, "--mode", "rpc", "--provider", FAKE_PROVIDER, "--model", FAKE_MODEL];
-  if (setup.extension !== false) args.push("-e", PI_EXTENSION);
+  if (setup.install === "project") {
+    mkdirSync(join(setup.cwd, ".pi", "extensions"), { recursive: true });
+    symlinkSync(EXAMPLE, join(setup.cwd, ".pi", "extensions", "base-context"), "dir");
+  } else {
+    args.push("-e", PI_EXTENSION);
+  }
   const child = spawn(process.execPath, args, { cwd: setup.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   const output: PiOutput[] = [];
   let stderr = "";

@@ -19,7 +19,7 @@ import { lendModel } from "./lend-model.js";
 import { fileListsOf } from "./pi-shapes.js";
 
 /** The longest a summary may take before pi summarizes by itself (the daemon's own model calls time out sooner). */
-const SUMMARY_TIMEOUT_MS = Number(process.env["BASE_CONTEXT_PI_TIMEOUT_MS"] ?? 300_000);
+const SUMMARY_TIMEOUT_MS = positiveOr(Number(process.env["BASE_CONTEXT_PI_TIMEOUT_MS"]), 300_000);
 
 export default function baseContext(pi: ExtensionAPI): void {
   /** The latest context pi gave a handler: whose model `model/complete` uses. */
@@ -171,3 +171,7 @@ function connectionLost(error: unknown): boolean {
 
 /** vscode-jsonrpc's code for requests pending when the connection closed. */
 const PENDING_RESPONSE_REJECTED = -32097;
+
+function positiveOr(value: number, fallback: number): number {
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
