@@ -221,6 +221,22 @@ describe("cancelling pi's compaction", PI_TEST, () => {
   });
 });
 
+describe("pi without a daemon", PI_TEST, () => {
+  it("compacts with pi's own summarizer and one warning when the daemon cannot be started", async () => {
+    const { pi } = await world({ env: { BASE_CONTEXT_DAEMON: join(dirs.make("bc-pi-nothing-"), "base-context") } });
+    await twoTurns(pi);
+
+    const compacted = await pi.command({ type: "compact" }, 90_000);
+    expect(compacted.success, compacted.error).toBe(true);
+    expect(pi.sessionLines().find((line) => line["type"] === "compaction")!["summary"]).toContain("PI-OWN");
+    expect(errorsShown(pi)).toEqual([]);
+    const shown = notifications(pi);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({ notifyType: "warning" });
+    expect(String(shown[0]!["message"])).toMatch(/ENOENT|not found/);
+  });
+});
+
 function requestText(body: FakeChatRequestBody | undefined): string {
   return (body?.messages ?? [])
     .map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)))
