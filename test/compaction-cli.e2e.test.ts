@@ -2,7 +2,7 @@
  * `base-context compact` as a user runs it: the built CLI in its own process, on a temporary
  * BASE_CONTEXT_HOME, offline (extractive) or with the fake model.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,9 +21,10 @@ interface JsonReport {
   status: string;
   summarizer?: string;
   imported?: { copyOf?: string };
-  entry?: { type: string; customInstructions?: string; details?: { summarizer?: string } };
+  entry?: { type: string; customInstructions?: string; details?: { summarizer?: string; retention?: unknown } };
   stats?: { summarizedMessages: number; turnPrefixMessages: number; keptEntries: number };
   contextTokens: { before: number; after: number };
+  retention?: unknown;
 }
 
 interface Run {
@@ -66,11 +67,21 @@ describe("base-context compact, offline", () => {
     expect(run.stdout).toContain("69 entries");
     expect(run.stdout).toMatch(/Context\s+[\d,]+ → [\d,]+ tokens \(\d+% smaller\)/);
     expect(run.stdout).toMatch(/Summarizer\s+extractive \(built in, offline\)/);
+    // What the summary kept of what it replaced: the demo's summary keeps everything.
+    expect(run.stdout).toMatch(/Retention\s+kept (\d+)\/\1 files, (\d+)\/\2 errors, (\d+)\/\3 constraints/);
+    expect(run.stdout).not.toMatch(/^Lost/m);
     expect(run.stdout).toMatch(/Session\s+5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13/);
     expect(run.stdout).toContain("base-context show 5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13");
     expect(run.stdout).toContain("export OPENAI_API_KEY=");
     // Not a terminal: no colour codes, no spinner.
     expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  it("show prints what the compaction in force kept", async () => {
+    const home = dirs.make("bc-cli-home-");
+    expect((await cli([SAMPLE], { BASE_CONTEXT_HOME: home })).code).toBe(0);
+    const shown = execFileSync(process.execPath, [DAEMON_MAIN, "show", "5b0c2f4e", "--brief"], { env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home }, encoding: "utf8" });
+    expect(shown).toMatch(/^compaction \w+: kept (\d+)\/\1 files, (\d+)\/\2 errors/m);
   });
 
   it("prints one JSON object with --json, and compacts a fresh copy when the file was imported before", async () => {
@@ -84,6 +95,8 @@ describe("base-context compact, offline", () => {
     expect(a).toMatchObject({ status: "committed", summarizer: "extractive", sessionId: "5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13" });
     expect(a.contextTokens.after).toBeLessThan(a.contextTokens.before);
     expect(a.entry).toMatchObject({ type: "compaction", details: { summarizer: "extractive" } });
+    expect(a.retention).toBeDefined();
+    expect(a.retention).toEqual(a.entry?.details?.retention);
     expect(b.imported?.copyOf).toBe(a.sessionId);
     expect(b.sessionId).not.toBe(a.sessionId);
     expect(b.entry?.customInstructions).toBe("the rollout plan");

@@ -108,8 +108,12 @@ describe("base-context navigate", () => {
     const run = await cli("navigate", s.sessionId, s.step3.id, "--summarize", "--instructions", "the login bug");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
-      new RegExp(`^Moved to just before ${s.step3.id}; the leaf is now (\\w+)\\.\\nBranch summary \\1 of the branch left at ${s.side.id}, written by extractive\\.\\n\\nText to edit and send again:\\n {2}step 3\\n$`),
+      new RegExp(
+        `^Moved to just before ${s.step3.id}; the leaf is now (\\w+)\\.\\nBranch summary \\1 of the branch left at ${s.side.id}, written by extractive:\\n\\n[\\s\\S]*\\nGoal\\n[\\s\\S]*\\nRetention: kept [^\\n]+\\n(?:Lost: [^\\n]+\\n)?\\nText to edit and send again:\\n {2}step 3\\n$`,
+      ),
     );
+    // The summary is printed as compact prints it, with the custom instructions it was given.
+    expect(run.stdout).toContain("Requested focus: the login bug");
     const leafId = /the leaf is now (\w+)/.exec(run.stdout)![1];
     expect((await d.client.request(SessionGet, { sessionId: s.sessionId })).leafId).toBe(leafId);
   });

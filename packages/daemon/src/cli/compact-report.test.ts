@@ -46,6 +46,25 @@ describe("printCompactReport", () => {
     expect(text).not.toContain("\u001b[");
   });
 
+  it("prints the retention line and the first items the summary lost", () => {
+    const count = (kept: number, total: number) => ({ kept, total });
+    const retention = {
+      files: count(41, 41),
+      errors: count(6, 7),
+      constraints: count(9, 9),
+      requests: count(4, 5),
+      plan: count(0, 0),
+      missing: { files: [], errors: ["TypeError: x is undefined"], constraints: [], requests: ["Add a retry"], plan: [] },
+      repaired: { files: 2, errors: 0, constraints: 1 },
+    };
+    const text = printed({ ...base, retention });
+    expect(text).toMatch(/Retention\s+kept 41\/41 files, 6\/7 errors, 9\/9 constraints, 4\/5 requests \(repair added 3 items\)/);
+    expect(text).toMatch(/Lost\s+error "TypeError: x is undefined"; request "Add a retry"/);
+    // Read from the entry when the result did not carry it.
+    const entry = { ...base.entry!, details: { summarizer: "extractive", retention } } as CompactReport["entry"];
+    expect(printed({ ...base, entry })).toMatch(/Retention\s+kept 41\/41 files/);
+  });
+
   it("names the fallback and points at doctor when the model failed", () => {
     const entry = { ...base.entry!, details: { summarizer: "extractive", fallback: { from: "openai:m", error: "HTTP 500: down" } } } as CompactReport["entry"];
     const text = printed({ ...base, entry, summarizerConfig: { ...base.summarizerConfig, keySet: true } });

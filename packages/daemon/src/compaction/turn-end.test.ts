@@ -46,6 +46,9 @@ describe("turn/end at the threshold", () => {
     const answer = await end({ assistant: withUsage(9_500) });
     expect(answer.followUp).toBe("none");
     expect(answer.checkpoint).toMatchObject({ status: "committed", entry: { type: "compaction", parentId: answer.assistantEntryId } });
+    // The checkpoint carries its retention report, as compaction/run does.
+    expect(answer.checkpoint!.retention).toBeDefined();
+    expect(answer.checkpoint!.retention).toEqual((answer.checkpoint!.entry as CompactionEntry & { details: { retention: unknown } }).details.retention);
     expect(h.service.status({ sessionId: h.sessionId }).jobs[0]).toMatchObject({ reason: "threshold", state: "committed" });
   });
 });

@@ -57,6 +57,41 @@ describe("TreeService.navigate", () => {
     });
   });
 
+  it("a branch summary carries its retention report, on the entry and in the reply, after repair", async () => {
+    const u1 = await f.append(user("fix the login bug"));
+    const other = await f.append(user("try memcached instead"));
+    await f.append(assistant("on it"), u1.id);
+    await f.append(user("try redis for the sessions, but never store tokens in plain text"));
+    await f.append(assistant("redis works", [{ name: "write", path: "src/cache.ts" }]));
+
+    const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: other.id, summarize: true });
+
+    const summary = result.summaryEntry as Extract<SessionEntry, { type: "branch_summary" }>;
+    expect(summary.summary).toContain("\n## Critical Context\n- User constraint: try redis for the sessions, but never store tokens in plain text");
+    expect(result.retention).toMatchObject({
+      files: { kept: 1, total: 1 },
+      constraints: { kept: 1, total: 1 },
+      // The request is the constraint's sentence: the repaired line keeps it too.
+      requests: { kept: 1, total: 1 },
+      repaired: { files: 0, errors: 0, constraints: 1 },
+    });
+    expect(result.retention!.missing.requests).toEqual([]);
+    expect((summary.details as { retention?: unknown }).retention).toEqual(result.retention);
+  });
+
+  it("with summary.repair off, a branch summary is stored as written and its report shows the loss", async () => {
+    f.settings.summary.repair = false;
+    const u1 = await f.append(user("fix the login bug"));
+    const other = await f.append(user("try memcached instead"));
+    await f.append(user("try redis, but never store tokens in plain text"), u1.id);
+
+    const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: other.id, summarize: true });
+
+    expect((result.summaryEntry as { summary: string }).summary).not.toContain("User constraint");
+    expect(result.retention!.constraints).toEqual({ kept: 0, total: 1 });
+    expect(result.retention!.repaired).toBeUndefined();
+  });
+
   it("gives plugins the preparation even without a summary, with the session's project and settings", async () => {
     const s = await branchedSession(f);
     hooks.answer = { summary: { summary: "ignored: no summary asked" }, pluginId: "p@1" };

@@ -73,23 +73,28 @@ export const RetentionCount = z.object({ kept: z.number().int().nonnegative(), t
  * checkpoints and `tree/navigate`. Counted after repair (`summary.repair`), which appends missing
  * files, errors and constraints verbatim under "## Critical Context".
  */
-export const RetentionReport = z.object({
-  files: RetentionCount,
-  errors: RetentionCount,
-  requests: RetentionCount,
-  constraints: RetentionCount,
-  plan: RetentionCount,
-  /** The items the summary lost, per kind (at most 50 each; the counts are exact). */
-  missing: z.object({
-    files: z.array(z.string()),
-    errors: z.array(z.string()),
-    requests: z.array(z.string()),
-    constraints: z.array(z.string()),
-    plan: z.array(z.string()),
-  }),
-  /** How many items repair appended, per kind; absent when `summary.repair` is off. */
-  repaired: z.object({ files: z.number().int(), errors: z.number().int(), constraints: z.number().int() }).optional(),
-});
+export const RetentionReport = z
+  .object({
+    files: RetentionCount,
+    errors: RetentionCount,
+    requests: RetentionCount,
+    constraints: RetentionCount,
+    plan: RetentionCount,
+    missing: z
+      .object({
+        files: z.array(z.string()),
+        errors: z.array(z.string()),
+        requests: z.array(z.string()),
+        constraints: z.array(z.string()),
+        plan: z.array(z.string()),
+      })
+      .describe("The items the summary lost, per kind (at most 50 each; the counts are exact)."),
+    repaired: z
+      .object({ files: z.number().int(), errors: z.number().int(), constraints: z.number().int() })
+      .optional()
+      .describe('How many items repair appended under "## Critical Context"; absent when summary.repair is off.'),
+  })
+  .describe("Kept / total per probe kind (files, errors, requests, constraints, plan) and the items lost.");
 export type RetentionReport = z.infer<typeof RetentionReport>;
 
 export const CompactionResult = z.object({
@@ -102,7 +107,10 @@ export const CompactionResult = z.object({
   /** Present once a preparation existed (committed, cancelled by a plugin, stale). */
   stats: CompactionStats.optional(),
   /** What the summary kept (committed and stale results): also `entry.details.retention`. */
-  retention: RetentionReport.optional(),
+  retention: RetentionReport.optional().describe(
+    "What the summary kept of the messages it replaced: files, error lines, user requests, user constraints, the last plan " +
+      "(counted after repair, see docs/retention.md); also stored as entry.details.retention.",
+  ),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

@@ -58,7 +58,9 @@ export const Settings = z.object({
     maxRetries: z.number().int(),
   }),
   /** `repair`: append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md). */
-  summary: z.object({ repair: z.boolean() }),
+  summary: z.object({
+    repair: z.boolean().describe('Append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md).'),
+  }),
   plugins: z.object({ hookTimeoutMs: z.number().int(), enabled: z.boolean(), order: z.array(z.string()) }),
 });
 

@@ -46,7 +46,9 @@ export const TreeNavigate = request(
     leafId: z.string().nullable(),
     summaryEntry: SessionEntry.optional(),
     /** What the branch summary kept of the branch (also `summaryEntry.details.retention`). */
-    retention: RetentionReport.optional(),
+    retention: RetentionReport.optional().describe(
+      "What the branch summary kept of the branch it replaces (docs/retention.md); also summaryEntry.details.retention.",
+    ),
     /** The target's text when it is a user or custom message (the client's input box gets it back). */
     editorText: z.string().optional(),
     /** Which plugin cancelled or wrote the summary, when one did. */

@@ -17,6 +17,8 @@ const REPAIR_LINE = /^- (File read: |File modified: |Error(?: \(([^)]*)\))?: |Us
 const CRITICAL_HEADING = /^## Critical Context\s*$/m;
 const TRAILING_FILE_SECTIONS = /(?:\n\n<(read-files|modified-files)>\n[\s\S]*?\n<\/\1>)+$/;
 const CHARS_PER_TOKEN = 4;
+/** "(none)", "None stated", "N/A": a section's way of saying it is empty. */
+const PLACEHOLDER = /^\(?(?:none|n\/a|nothing|not stated)\b[^)]*\)?\.?$/i;
 
 /** Tokens repair may add: a quarter of the summary's own budget, at least 1,024. */
 export function repairBudgetTokens(summaryMaxTokens: number): number {
@@ -64,7 +66,7 @@ export function carriedProbes(previousSummary: string | undefined): RetentionPro
     }
     if (section.startsWith("constraints") && /^[-*]\s+/.test(line)) {
       const text = line.replace(/^[-*]\s+/, "").trim();
-      if (text.length > 0 && !/^\(none/i.test(text)) probes.constraints.push(item(text));
+      if (text.length > 0 && !PLACEHOLDER.test(text)) probes.constraints.push(item(text));
     }
   }
   return probes;

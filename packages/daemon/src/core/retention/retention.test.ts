@@ -168,6 +168,17 @@ describe("repair", () => {
     expect(repairSummary(previous!, mergeProbes(carriedProbes(previous), ranges[2]!), 1024).added).toEqual({ files: 0, errors: 0, constraints: 0 });
   });
 
+  it("carries a previous summary's constraints, repaired lines and file lists, not its placeholders", () => {
+    const previous = "## Constraints & Preferences\n- None stated\n- Keep the API stable\n\n## Critical Context\n- Error (pnpm test): `AssertionError: expected 1 to be 2`\n- File read: `docs/a.md`\n\n<modified-files>\nsrc/b.ts\n</modified-files>";
+    const carried = carriedProbes(previous);
+    expect(carried.constraints.map((c) => c.text)).toEqual(["Keep the API stable"]);
+    expect(carried.errors.map((e) => [e.text, e.detail])).toEqual([["AssertionError: expected 1 to be 2", "pnpm test"]]);
+    expect(carried.files.map((f) => [f.text, f.detail])).toEqual([
+      ["docs/a.md", "read"],
+      ["src/b.ts", "modified"],
+    ]);
+  });
+
   it("stays within its budget", () => {
     const many = probeMessages([say("", Array.from({ length: 200 }, (_, i) => [`c${i}`, "read", { path: `src/module_${i}/index.ts` }] as [string, string, Record<string, unknown>]))]);
     const repaired = repairSummary("x", many, 100);

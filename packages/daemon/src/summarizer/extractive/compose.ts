@@ -28,7 +28,7 @@ export interface ComposeInput {
 }
 
 /** Upper bounds per section, so even a generous budget yields a summary a model can skim. */
-const CAP = { followUps: 8, constraints: 25, done: 40, inProgress: 6, blocked: 10, decisions: 15, nextSteps: 8, critical: 20, names: 20 };
+const CAP = { followUps: 20, constraints: 25, done: 40, inProgress: 6, blocked: 10, decisions: 15, nextSteps: 8, critical: 20, names: 20 };
 
 export function composeBlocks(input: ComposeInput): Block[] {
   const scorer = new Scorer(input.facts.messageCount, input.customInstructions);
