@@ -72,7 +72,8 @@ describe("base-context compact, offline", () => {
     expect(run.stdout).not.toMatch(/^Lost/m);
     expect(run.stdout).toMatch(/Session\s+5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13/);
     expect(run.stdout).toContain("base-context show 5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13");
-    expect(run.stdout).toContain("export OPENAI_API_KEY=");
+    expect(run.stdout).toContain("to have a model write the summary, name it: summarizer.model");
+    expect(run.stdout).not.toContain("export OPENAI_API_KEY=");
     // Not a terminal: no colour codes, no spinner.
     expect(run.stdout).not.toContain("\u001b[");
   });

@@ -168,6 +168,7 @@ describe("compaction/run with a model", () => {
       modifiedFiles: [],
       summarizer: "extractive",
       fallback: { from: `openai:${MODEL}`, error: expect.stringContaining("HTTP 500: The engine is overloaded") },
+      fallbacks: [{ from: `openai:${MODEL}`, error: expect.stringContaining("HTTP 500: The engine is overloaded") }],
     });
     expect(entry.summary).toContain("## Goal");
     expect(entry.summary).toContain("parseConfig");
@@ -233,9 +234,10 @@ describe("compaction/run with a model", () => {
     expect(kinds.at(-1)).toBe("end");
     expect(progress[0]).toMatchObject({ kind: "begin", title: "Compacting session", cancellable: true });
     const reports = progress.filter((p) => p.kind === "report");
-    expect(reports).toContainEqual({ kind: "report", message: `Summarizing 4 messages with openai:${MODEL}`, percentage: 10 });
+    expect(reports).toContainEqual({ kind: "report", message: `Summarizing 4 messages with openai:${MODEL} at ${fake.baseURL.replace(/\/+$/, "")}, then extractive`, percentage: 10 });
     expect(reports.at(-1)).toEqual({ kind: "report", message: "Committing the summary", percentage: 90 });
-    expect(progress.at(-1)).toEqual({ kind: "end", message: `summarized 4 messages with openai:${MODEL}` });
+    // The result names the summarizer that ran and the host the conversation went to.
+    expect(progress.at(-1)).toEqual({ kind: "end", message: `summarized 4 messages with openai:${MODEL} at ${fake.baseURL.replace(/\/+$/, "")}` });
   });
 });
 

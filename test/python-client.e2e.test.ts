@@ -59,4 +59,41 @@ describe("the Python client", () => {
     const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: PYTHON_DIR, env, timeout: 50_000 });
     expect(stdout).toBe("before initialize: -32002 server_not_initialized\nsessions: []\nafter close: None True\n");
   });
+
+  it("offers its model: the daemon's compaction is written by it; an error it raises leads to the fallback", { timeout: 60_000 }, async () => {
+    const home = dirs.make("bc-python-");
+    const script = `
+import json
+from base_context_client import BaseContextClient, BaseContextError
+
+asked = []
+def my_model(params, cancelled):
+    asked.append(params["purpose"])
+    # A stand-in for a real model call: the prompt is in params["messages"], params["system"].
+    return {"text": "## Goal\\nWritten by the Python client's model (" + params["purpose"] + ")", "model": "py-model"}
+
+def broken_model(params, cancelled):
+    raise BaseContextError(-32803, "the Python model is out of quota", {"status": 429, "retryable": False})
+
+for name, model in [("good", my_model), ("broken", broken_model)]:
+    with BaseContextClient() as client:
+        client.offer_model(model)
+        client.initialize(client_name="python-" + name)
+        session = client.request("session/create", {"cwd": "/nonexistent/python-client"})["session"]
+        for role, text in [("user", "Fix the login bug."), ("assistant", "Fixed it in login.ts."), ("user", "Add a test.")]:
+            message = {"role": role, "content": text} if role == "user" else {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "x", "provider": "x", "model": "x", "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}, "stopReason": "stop", "timestamp": 1}
+            client.request("entry/append", {"sessionId": session["id"], "entry": {"type": "message", "message": message}})
+        result = client.request("compaction/run", {"sessionId": session["id"], "reason": "manual", "settings": {"keepRecentTokens": 1}})
+        details = result["entry"]["details"]
+        print(name, result["summarizer"], json.dumps(result["entry"]["summary"].splitlines()[1]), details.get("fallback", {}).get("error", "-"))
+print("asked", asked)
+`;
+    const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]) };
+    delete env.OPENAI_API_KEY;
+    const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: PYTHON_DIR, env, timeout: 50_000 });
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe('good client:py-model "Written by the Python client\'s model (compaction)" -');
+    expect(lines[1]).toMatch(/^broken extractive ".*" summarizer client failed: the client "python-broken" answered model\/complete with an error \(-32803\): the Python model is out of quota$/);
+    expect(lines[2]).toBe("asked ['compaction']");
+  });
 });

@@ -102,7 +102,7 @@ async function entryCount(client: BaseContextClient, sessionId: string): Promise
 
 describe("tree/navigate with a branch summary", () => {
   it("goes back to an earlier user message: summarizes what came after it, returns its text, hangs the summary under its parent", async () => {
-    const { client, calls } = await harness();
+    const { client, calls, fake } = await harness();
     const s = await linearSession(client);
     const notifications: unknown[] = [];
     const progress: unknown[] = [];
@@ -146,7 +146,7 @@ describe("tree/navigate with a branch summary", () => {
     await waitFor(() => notifications.length === 1 && progress.length >= 2);
     expect(notifications).toEqual([{ sessionId: s.sessionId, oldLeafId: s.a4.id, leafId: summary.id, targetId: s.u2.id, summaryEntryId: summary.id }]);
     expect(progress[0]).toMatchObject({ kind: "begin" });
-    expect(progress).toContainEqual({ kind: "report", message: "Summarizing 3 messages with openai:fake-summarizer" });
+    expect(progress).toContainEqual({ kind: "report", message: `Summarizing 3 messages with openai:fake-summarizer at ${fake.baseURL.replace(/\/+$/, "")}` });
     expect(progress[progress.length - 1]).toEqual({ kind: "end", message: "moved" });
   });
 

@@ -23,14 +23,18 @@ export function selectExamples(exchanges) {
   let requestId = 0;
 
   for (const exchange of exchanges) {
-    if (exchange.kind === "request") requestId++;
+    // The daemon's requests (model/complete) carry the daemon's own ids, recorded with them.
+    if (exchange.kind === "request" && exchange.direction !== "toClient") requestId++;
     if (!exchange.example) continue;
     if (exchange.kind === "notification") {
       if (!byMethod.has(exchange.method)) add(exchange.method, { ...pick(exchange, ["kind", "method", "params", "direction"]), ...(exchange.title ? { title: exchange.title } : {}) });
       continue;
     }
     if (exchange.title !== undefined || !hasUntitled(exchange.method)) {
-      add(exchange.method, { ...pick(exchange, ["kind", "method", "params", "result", "error", "notifications", "title"]), id: requestId });
+      add(exchange.method, {
+        ...pick(exchange, ["kind", "method", "params", "result", "error", "notifications", "title", "direction"]),
+        id: exchange.direction === "toClient" ? exchange.id : requestId,
+      });
     }
     for (const notification of exchange.notifications) {
       if (!byMethod.has(notification.method)) {

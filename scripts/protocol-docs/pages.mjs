@@ -29,7 +29,8 @@ export function areaPage(area, messages, schema, examples) {
 }
 
 export function kindText(kind, direction) {
-  return kind === "request" ? "request" : direction === "toClient" ? "notification (daemon → client)" : "notification (client → daemon)";
+  if (kind === "request") return direction === "toClient" ? "request (daemon → client)" : "request";
+  return direction === "toClient" ? "notification (daemon → client)" : "notification (client → daemon)";
 }
 
 function methodSection({ decl, direction, name }, schema, examples) {
@@ -58,6 +59,13 @@ function exampleBlock(example) {
   if (example.kind === "notification") {
     lines.push(example.direction === "toClient" ? "← from the daemon" : "→ to the daemon", "");
     lines.push(...json({ jsonrpc: "2.0", method: example.method, params: example.params }));
+    return lines;
+  }
+  if (example.direction === "toClient") {
+    // Sent by the daemon (its own request ids); the client answers.
+    lines.push("← request from the daemon", "", ...json({ jsonrpc: "2.0", id: example.id, method: example.method, params: example.params }));
+    const answer = example.error ? { jsonrpc: "2.0", id: example.id, error: example.error } : { jsonrpc: "2.0", id: example.id, result: example.result ?? null };
+    lines.push(example.error ? "→ error from the client" : "→ result from the client", "", ...json(answer));
     return lines;
   }
   lines.push("→ request", "", ...json({ jsonrpc: "2.0", id: example.id, method: example.method, params: example.params }));

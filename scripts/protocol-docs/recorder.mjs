@@ -57,6 +57,21 @@ export class Recorder {
         if (exchange.error && exchange.error.code === -32601) exchange.example = false; // not implemented (yet)
         return exchange.result;
       },
+      /**
+       * Answers the daemon's requests of `decl` (model/complete) with `answer(params)`, recording
+       * each exchange (numbered by the daemon's request ids on this connection, from 0).
+       * @param {import("../../packages/protocol/dist/index.js").AnyRequestDecl} decl
+       * @param {(params: any) => unknown} answer
+       */
+      answer: (decl, answer) => {
+        let daemonIds = 0;
+        client.onRequest(decl, async (params) => {
+          const exchange = { kind: "request", direction: "toClient", id: daemonIds++, method: decl.method, params, notifications: [], example: true };
+          exchange.result = await answer(params);
+          this.exchanges.push(exchange);
+          return exchange.result;
+        });
+      },
       /** @param {{ method: string }} decl @param {unknown} params */
       notify: async (decl, params) => {
         await client.connection.sendNotification(decl.method, params);

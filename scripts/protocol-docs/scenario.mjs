@@ -69,6 +69,7 @@ export async function runScenario(options) {
   installExamplePlugin(options.home);
   const recorder = new Recorder();
   await stdioStory(recorder, options);
+  await clientModelStory(recorder, options);
   await sharedDaemonStory(recorder, options);
   return recorder.exchanges;
 }
@@ -190,6 +191,42 @@ function installExamplePlugin(home) {
     join(folder, "index.js"),
     'export default { name: "release-notes", apiVersion: 1, hooks: { session_before_compact: () => undefined } };\n',
   );
+}
+
+/** An agent that offers its own model: the daemon writes its compaction with it (model/complete). */
+async function clientModelStory(recorder, { daemonMain, env }) {
+  const { client, exited } = P.spawnDaemon({ command: process.execPath, args: [daemonMain, "serve"], env, stderr: "ignore" });
+  const rpc = recorder.connection(client, "an agent that offers its model");
+  rpc.answer(P.ModelComplete, (params) => ({
+    text: "## Goal\nFix the login form, which accepts an empty password.\n\n## Done\n- Rejected a missing or empty password in src/auth/login.ts (401 invalid_credentials).",
+    model: "gpt-4.1-mini",
+    usage: { input: 812, output: 46 },
+  }));
+  await rpc.request(
+    P.Initialize,
+    { protocolVersion: P.PROTOCOL_VERSION, processId: 4242, clientInfo: { name: "my-agent", version: "1.0.0" }, projectDir: PROJECT, capabilities: { model: { complete: true } } },
+    { title: "A client that offers its model (model/complete)" },
+  );
+  await rpc.notify(P.Initialized, {});
+  const { session } = await rpc.request(P.SessionCreate, { cwd: PROJECT, name: "Fix the empty-password login" }, { example: false });
+  await rpc.request(
+    P.EntryAppendMany,
+    {
+      sessionId: session.id,
+      entries: [
+        user("The login form accepts an empty password. Find out why and fix it.", 0),
+        assistant([{ type: "text", text: "Fixed: a missing or empty password is now rejected with 401 invalid_credentials." }], 30),
+        user("Add a regression test for it.", 100),
+      ],
+    },
+    { example: false },
+  );
+  // Keeps only the last entry (the new question): the first turn is summarized, by the client's model.
+  await rpc.request(P.CompactionRun, { sessionId: session.id, reason: "manual", settings: { keepRecentTokens: 1 } }, { title: "Written by the client's own model" });
+  await rpc.request(P.Shutdown, {}, { example: false });
+  await rpc.notify(P.Exit, {});
+  await exited;
+  client.dispose();
 }
 
 /** What only a daemon shared over a socket sends: another client's append. */

@@ -12,6 +12,7 @@ export const AREA_TITLES = {
   summarize: "Summaries as a service",
   settings: "Settings",
   plugins: "Plugins",
+  model: "The client's model",
 };
 
 export const AREA_INTROS = {
@@ -27,6 +28,8 @@ export const AREA_INTROS = {
     "For agents that keep their own sessions: the daemon writes a compaction or branch summary of what the agent sends, through the same plugins, summarizers, retention check and repair as a stored one, and stores nothing. See docs/summaries-as-a-service.md.",
   settings: "The effective settings (defaults, global file, project file) and where each value came from.",
   plugins: "Third-party summarizer plugins: what is installed and in which state, reloading, and trusting a project's plugins.",
+  model:
+    "The one request the daemon sends to its client. A client that offers its model at `initialize` (`capabilities.model.complete: true`) is asked to write the summaries of the work its own requests start (compaction, turn prefix, branch summary, a plugin's `ctx.complete`) when `summarizer.provider` is `\"auto\"`. A client that did not opt in never receives it. The daemon sends `$/cancelRequest` for it when the work is cancelled or `summarizer.timeoutMs` passes; an error reply or no answer is handled like a failing model (retries, then the fallback chain, the reason in the summary entry's `details.fallbacks`).",
 };
 
 export const METHOD_SUMMARIES = {
@@ -68,5 +71,6 @@ export const METHOD_SUMMARIES = {
   "plugins/reload": "Reloads one plugin from its files, or rescans every plugin folder.",
   "project/trust": "Trusts (or stops trusting) a project, so its own plugins may run.",
   "plugins/didChange": "The set or state of plugins changed.",
+  "model/complete": "The daemon asks the client's own model for a completion (a summary, or a plugin's `ctx.complete`); sent only to a client that offered its model.",
   "plugins/didError": "A plugin failed (timeout, crash, out of memory, invalid result, exception, activation); the default path continued.",
 };

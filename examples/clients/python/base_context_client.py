@@ -16,6 +16,12 @@ Requests block until the reply arrives (any thread may send them). Errors come b
 stable string such as ``"session_not_found"``). Notifications (``compaction/didEnd``, ...) go to
 handlers registered with ``on_notification`` and are also kept for ``wait_for_notification``.
 The method names and shapes are in docs/protocol.md.
+
+The daemon may ask the client's own model to write its summaries (``model/complete``): offer it
+with ``offer_model(handler)`` before ``initialize``. The handler gets the request's params and a
+``threading.Event`` set when the daemon cancels the request, and returns ``{"text": ...}``
+(optionally ``"model"`` and ``"usage"``); raising ``BaseContextError`` answers with that error,
+and the daemon falls back to its own summarizer.
 """
 
 from __future__ import annotations
@@ -34,8 +40,12 @@ PROTOCOL_VERSION = "1"
 REQUEST_CANCELLED = -32800
 SERVER_NOT_INITIALIZED = -32002
 METHOD_NOT_FOUND = -32601
+INTERNAL_ERROR = -32603
+REQUEST_FAILED = -32803
 
 NotificationHandler = Callable[[Dict[str, Any]], None]
+# A request from the daemon: (params, cancelled) -> result. `cancelled` is set on $/cancelRequest.
+RequestHandler = Callable[[Dict[str, Any], threading.Event], Any]
 
 
 class BaseContextError(Exception):
@@ -90,6 +100,8 @@ class BaseContextClient:
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._handlers: Dict[str, List[NotificationHandler]] = {}
+        self._request_handlers: Dict[str, RequestHandler] = {}
+        self._incoming: Dict[Any, threading.Event] = {}
         self._notifications: Deque[Tuple[str, Dict[str, Any]]] = deque(maxlen=1000)
         self._notified = threading.Condition()
         self._closed_reason: Optional[str] = None
@@ -123,6 +135,14 @@ class BaseContextClient:
         """Calls ``handler(params)`` for each ``method`` notification (on the reader thread: keep it short)."""
         self._handlers.setdefault(method, []).append(handler)
 
+    def on_request(self, method: str, handler: RequestHandler) -> None:
+        """Answers the daemon's ``method`` requests with ``handler(params, cancelled)``, each on a thread of its own."""
+        self._request_handlers[method] = handler
+
+    def offer_model(self, handler: RequestHandler) -> None:
+        """Answers ``model/complete`` with your model; ``initialize`` then offers it to the daemon."""
+        self.on_request("model/complete", handler)
+
     def wait_for_notification(self, method: str, timeout: float = 10.0) -> Dict[str, Any]:
         """The oldest received ``method`` notification not waited for yet (waits up to ``timeout`` s)."""
         with self._notified:
@@ -145,6 +165,8 @@ class BaseContextClient:
         }
         if project_dir is not None:
             params["projectDir"] = project_dir
+        if "model/complete" in self._request_handlers:
+            params["capabilities"] = {"model": {"complete": True}}
         result = self.request("initialize", params)
         self.notify("initialized", {})
         return result
@@ -243,8 +265,11 @@ class BaseContextClient:
                 pending.result = message.get("result")
             pending.done.set()
         elif "id" in message:
-            # A request from the daemon: this client offers none.
-            self._send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": METHOD_NOT_FOUND, "message": f"unsupported: {message['method']}"}})
+            self._answer(message)
+        elif message.get("method") == "$/cancelRequest":
+            cancelled = self._incoming.get((message.get("params") or {}).get("id"))
+            if cancelled is not None:
+                cancelled.set()
         else:
             method, params = message.get("method", ""), message.get("params") or {}
             for handler in self._handlers.get(method, []):
@@ -252,6 +277,32 @@ class BaseContextClient:
             with self._notified:
                 self._notifications.append((method, params))
                 self._notified.notify_all()
+
+    def _answer(self, message: Dict[str, Any]) -> None:
+        """A request from the daemon: answered on a thread of its own (a model call takes a while)."""
+        request_id, method = message["id"], message.get("method", "")
+        handler = self._request_handlers.get(method)
+        if handler is None:
+            self._send({"jsonrpc": "2.0", "id": request_id, "error": {"code": METHOD_NOT_FOUND, "message": f"unsupported: {method}"}})
+            return
+        cancelled = threading.Event()
+        self._incoming[request_id] = cancelled
+
+        def run() -> None:
+            try:
+                reply: Dict[str, Any] = {"result": handler(message.get("params") or {}, cancelled)}
+            except BaseContextError as error:
+                reply = {"error": {"code": error.code or REQUEST_FAILED, "message": error.message, **({"data": error.data} if error.data is not None else {})}}
+            except Exception as error:  # the handler's own failure: the daemon falls back
+                reply = {"error": {"code": INTERNAL_ERROR, "message": f"{type(error).__name__}: {error}"}}
+            finally:
+                self._incoming.pop(request_id, None)
+            try:
+                self._send({"jsonrpc": "2.0", "id": request_id, **reply})
+            except BaseContextError:
+                pass  # the daemon is gone; nobody waits for this answer
+
+        threading.Thread(target=run, name=f"base-context-{method}", daemon=True).start()
 
     def _fail_pending(self, reason: str) -> None:
         with self._lock:

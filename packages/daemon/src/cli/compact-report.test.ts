@@ -21,7 +21,7 @@ const base: CompactReport = {
   contextTokens: { before: 1000, after: 250 },
   contextMessages: { before: 9, after: 4 },
   durationMs: 15,
-  summarizerConfig: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", keySet: false },
+  summarizerConfig: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", keySet: false, modelNamed: false },
 };
 
 describe("renderSummary", () => {
@@ -42,7 +42,9 @@ describe("printCompactReport", () => {
     expect(text).toMatch(/Split turn\s+no/);
     expect(text).toMatch(/Summarizer\s+extractive \(built in, offline\)/);
     expect(text).toContain("base-context show s-1 --brief");
-    expect(text).toContain("export OPENAI_API_KEY=sk-…");
+    // No model named: a key alone would not change the summarizer, so naming the model is the hint.
+    expect(text).toContain("to have a model write the summary, name it: summarizer.model");
+    expect(text).not.toContain("export OPENAI_API_KEY");
     expect(text).not.toContain("\u001b[");
   });
 
@@ -63,6 +65,11 @@ describe("printCompactReport", () => {
     // Read from the entry when the result did not carry it.
     const entry = { ...base.entry!, details: { summarizer: "extractive", retention } } as CompactReport["entry"];
     expect(printed({ ...base, entry })).toMatch(/Retention\s+kept 41\/41 files/);
+  });
+
+  it("asks for the key when the settings name a model but the key is missing", () => {
+    const text = printed({ ...base, summarizerConfig: { ...base.summarizerConfig, modelNamed: true } });
+    expect(text).toContain("export OPENAI_API_KEY=sk-…");
   });
 
   it("names the fallback and points at doctor when the model failed", () => {

@@ -25,7 +25,8 @@ export interface CompactReport {
   durationMs: number;
   jobId?: string;
   /** The summarizer configuration, for the hints. */
-  summarizerConfig: { provider: Settings["summarizer"]["provider"]; apiKeyEnv: string; keySet: boolean };
+  /** `modelNamed`: the global settings name summarizer.model (a key alone selects no model). */
+  summarizerConfig: { provider: Settings["summarizer"]["provider"]; apiKeyEnv: string; keySet: boolean; modelNamed: boolean };
   /**
    * How the user can run the CLI again: "base-context" when installed, the script path when the
    * report comes from a package script (`pnpm demo`), where `base-context` is not on the PATH.
@@ -162,11 +163,16 @@ function baseSteps(report: CompactReport): [string, string][] {
   const fallback = report.entry?.type === "compaction" && (report.entry.details as { fallback?: unknown } | undefined)?.fallback !== undefined;
   if (fallback) {
     steps.push(["base-context doctor", "the model failed: check its settings and the connection"]);
-  } else if (!usedModel && !report.summarizerConfig.keySet && report.summarizerConfig.provider !== "extractive") {
-    steps.push([
-      `export ${report.summarizerConfig.apiKeyEnv}=sk-…`,
-      "have a model write the summary (choose it with summarizer.model, any OpenAI-compatible server with summarizer.baseURL, in ~/.base-context/settings.json)",
-    ]);
+  } else if (!usedModel && report.summarizerConfig.provider !== "extractive") {
+    const { apiKeyEnv, keySet, modelNamed } = report.summarizerConfig;
+    if (!modelNamed) {
+      steps.push([
+        "base-context doctor",
+        `to have a model write the summary, name it: summarizer.model (and summarizer.baseURL for any OpenAI-compatible server) in ~/.base-context/settings.json, its key in $${apiKeyEnv}`,
+      ]);
+    } else if (!keySet) {
+      steps.push([`export ${apiKeyEnv}=sk-…`, "the key of the model your settings name (summarizer.model)"]);
+    }
   }
   if (report.status === "committed") {
     steps.push([`base-context compact ${id} --instructions "focus on …"`, "compact again, telling the summary what to focus on"]);

@@ -22,8 +22,9 @@ export const COMPACT_SPEC: CommandSpec = {
   summary: "compact a session now: summarize the older part, keep the recent part verbatim",
   description:
     "Works like /compact in an agent. A pi session file is imported first (a fresh copy if it\n" +
-    "was imported before). The summary comes from the configured summarizer: a model when\n" +
-    "OPENAI_API_KEY (summarizer.apiKeyEnv) is set, else the built-in offline extractive one.",
+    "was imported before). The summary comes from the configured summarizer: a model when the\n" +
+    "global settings name one (summarizer.model; its key in OPENAI_API_KEY, or summarizer.apiKeyEnv),\n" +
+    "else the built-in offline extractive one. A key alone sends nothing anywhere.",
   arguments: [{ name: "session", description: "a pi session file (.jsonl), or a session id (or a unique start of it)" }],
   options: [
     { name: "instructions", short: "i", value: "text", description: "what the summary should focus on, with high priority" },
@@ -125,6 +126,7 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
       provider: settings.summarizer.provider,
       apiKeyEnv: settings.summarizer.apiKeyEnv,
       keySet: Boolean(options.env[settings.summarizer.apiKeyEnv]),
+      modelNamed: settings.summarizer.provider === "openai" || daemon.userNamedModel(),
     },
   };
 }
