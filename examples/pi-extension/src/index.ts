@@ -47,6 +47,8 @@ export default function baseContext(pi: ExtensionAPI): void {
   pi.on("session_before_compact", async (event: SessionBeforeCompactEvent, ctx) => {
     current = ctx;
     const { preparation, signal } = event;
+    // pi's messages and entries are sent as they are: the protocol declares pi's shapes (the casts
+    // only bridge pi's and the protocol's TypeScript types), and the daemon validates them.
     const result = await ask(ctx, signal, "compaction", async () =>
       (await link.client()).request(
         SummarizeCompaction,
