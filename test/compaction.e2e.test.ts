@@ -118,8 +118,10 @@ describe("compaction/run with a model", () => {
       summary: `${modelText}\n\n<read-files>\nsrc/config.ts\n</read-files>`,
       firstKeptEntryId: kept.id,
       tokensBefore: expect.any(Number),
-      details: { readFiles: ["src/config.ts"], modifiedFiles: [], summarizer: `openai:${MODEL}` },
+      details: { readFiles: ["src/config.ts"], modifiedFiles: [], summarizer: `openai:${MODEL}`, retention: result.retention },
     });
+    // What the summary kept: the file is in the appended list, nothing needed repair.
+    expect(result.retention).toMatchObject({ files: { kept: 1, total: 1 }, repaired: { files: 0, errors: 0, constraints: 0 } });
     expect(entry.tokensBefore).toBeGreaterThan(0);
 
     const context = await d.client.request(ContextBuild, { sessionId });
@@ -169,6 +171,7 @@ describe("compaction/run with a model", () => {
       summarizer: "extractive",
       fallback: { from: `openai:${MODEL}`, error: expect.stringContaining("HTTP 500: The engine is overloaded") },
       fallbacks: [{ from: `openai:${MODEL}`, error: expect.stringContaining("HTTP 500: The engine is overloaded") }],
+      retention: result.retention,
     });
     expect(entry.summary).toContain("## Goal");
     expect(entry.summary).toContain("parseConfig");

@@ -126,12 +126,16 @@ describe("one-shot commands run plugins too", () => {
     const compacted = await cli(["compact", SAMPLE, "--keep-recent", "2000", "--json"], home);
     expect(compacted.code).toBe(0);
     const report = JSON.parse(compacted.stdout) as { sessionId: string; status: string; summarizer?: string; entry?: { summary?: string; fromHook?: boolean } };
-    expect(report).toMatchObject({ status: "committed", summarizer: "plugin:global:cli-plugin", entry: { summary: "compacted by the plugin", fromHook: true } });
+    expect(report).toMatchObject({ status: "committed", summarizer: "plugin:global:cli-plugin", entry: { fromHook: true } });
+    // Repair is on by default: what the one-line summary lost is appended after the plugin's text.
+    expect(report.entry?.summary).toMatch(/^compacted by the plugin\n\n## Critical Context\n- User constraint: /);
 
     // The sample's first assistant answer: going back there leaves the rest of the session behind.
     const navigated = await cli(["navigate", report.sessionId, firstAssistantId(), "--summarize", "--json"], home);
     expect(navigated.code).toBe(0);
-    expect(JSON.parse(navigated.stdout)).toMatchObject({ status: "moved", summaryEntry: { summary: "branch by the plugin", fromHook: true } });
+    const moved = JSON.parse(navigated.stdout) as { status: string; summaryEntry: { summary: string; fromHook: boolean } };
+    expect(moved).toMatchObject({ status: "moved", summaryEntry: { fromHook: true } });
+    expect(moved.summaryEntry.summary.startsWith("branch by the plugin")).toBe(true);
   });
 });
 

@@ -18,12 +18,14 @@ const CORPUS_SESSION = fileURLToPath(new URL("../examples/sessions/corpus/cart-t
 const ONE_LINE = "The user and the assistant worked on the cart.";
 
 const daemons = usePluginDaemons();
+/** The default; the plugin test helpers turn it off to see plugin summaries as written. */
+const REPAIR_ON = { summary: { repair: true } };
 const fake = useFakeOpenAI();
 
 async function modelDaemon(settings: Record<string, unknown> = {}) {
   fake.setHandler(() => reply.text(ONE_LINE));
   const summarizer = { provider: "openai", baseURL: fake.baseURL, model: "fake-summarizer", maxRetries: 0 };
-  return daemons.start({ settings: { summarizer, ...settings }, env: { OPENAI_API_KEY: "test-key" } });
+  return daemons.start({ settings: { summarizer, ...REPAIR_ON, ...settings }, env: { OPENAI_API_KEY: "test-key" } });
 }
 
 async function importCorpusSession(client: BaseContextClient, cwd: string): Promise<string> {
@@ -64,7 +66,7 @@ describe("retention of a weak summary, repaired", () => {
   });
 
   it("a plugin returning one line: repaired the same way, its own details kept beside the report", async () => {
-    const { client, project } = await daemons.start({ plugins: { oneliner: hookPlugin({ compact: replaceSummary(ONE_LINE, { by: "oneliner" }) }) } });
+    const { client, project } = await daemons.start({ plugins: { oneliner: hookPlugin({ compact: replaceSummary(ONE_LINE, { by: "oneliner" }) }) }, settings: REPAIR_ON });
     const sessionId = await importCorpusSession(client, project);
 
     const { result, entry } = await compactAll(client, sessionId);

@@ -141,7 +141,13 @@ describe("tree/navigate with a branch summary", () => {
 
     expect(summary.type === "branch_summary" && summary.summary).toMatch(new RegExp(`^${escapeRegExp(BRANCH_SUMMARY_PREAMBLE)}## Goal\\nFake summary of: add a ttl`));
     expect(summary.type === "branch_summary" && summary.summary.endsWith("<modified-files>\nsrc/cache.ts\n</modified-files>")).toBe(true);
-    expect(summary.type === "branch_summary" && summary.details).toEqual({ readFiles: [], modifiedFiles: ["src/cache.ts"], summarizer: "openai:fake-summarizer" });
+    expect(summary.type === "branch_summary" && summary.details).toEqual({
+      readFiles: [],
+      modifiedFiles: ["src/cache.ts"],
+      summarizer: "openai:fake-summarizer",
+      retention: result.retention,
+    });
+    expect(result.retention).toMatchObject({ files: { kept: 1, total: 1 } });
 
     await waitFor(() => notifications.length === 1 && progress.length >= 2);
     expect(notifications).toEqual([{ sessionId: s.sessionId, oldLeafId: s.a4.id, leafId: summary.id, targetId: s.u2.id, summaryEntryId: summary.id }]);
@@ -174,6 +180,7 @@ describe("tree/navigate with a branch summary", () => {
       readFiles: [],
       modifiedFiles: ["src/auth.ts", "src/cache.ts"],
       summarizer: "openai:fake-summarizer",
+      retention: result.retention,
     });
     const prompt = promptOf(calls()[0]);
     expect(prompt).not.toContain("fix the login bug");

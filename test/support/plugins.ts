@@ -91,8 +91,11 @@ export async function compactableSession(client: BaseContextClient, cwd: string)
   return { sessionId: session.id, entries };
 }
 
-/** Settings for a home whose sessions always have something to compact. */
-export const COMPACT_EVERYTHING = { compaction: { keepRecentTokens: 1, reserveTokens: 2000 } };
+/**
+ * Settings for a home whose sessions always have something to compact. Repair is off, so a
+ * plugin's summary is stored exactly as it returned it (test/retention.e2e.test.ts turns it on).
+ */
+export const COMPACT_EVERYTHING = { compaction: { keepRecentTokens: 1, reserveTokens: 2000 }, summary: { repair: false } };
 
 /** Runs a compaction and returns its result with the entry typed. */
 export async function compact(client: BaseContextClient, sessionId: string, options: { signal?: AbortSignal; workDoneToken?: string } = {}) {
