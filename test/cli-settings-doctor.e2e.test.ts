@@ -172,6 +172,11 @@ describe("doctor", () => {
     expect(check.fixes[0]).toContain("$OPENAI_API_KEY is set, but a key alone no longer sends conversations to a model host");
     expect(check.fixes[0]).toContain('"summarizer": { "model": "gpt-4o-mini" }');
 
+    // Choosing "auto" in the global settings acknowledges it: no more warning.
+    writeJson(join(home, "settings.json"), { summarizer: { provider: "auto" } });
+    const chosen = checkNamed(JSON.parse((await runCli(["doctor", "--offline", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-old-habit" } })).stdout) as DoctorJson, "summarizer");
+    expect(chosen.status).toBe("ok");
+
     // Named in the global settings: auto says which model and host it uses after the client's.
     const { baseURL } = await startModelsEndpoint(200, ["named"]);
     writeJson(join(home, "settings.json"), { summarizer: { baseURL, model: "named" } });

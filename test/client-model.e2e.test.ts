@@ -15,6 +15,7 @@ import {
   SessionCreate,
   SessionPath,
   TreeNavigate,
+  TurnEnd,
   type BaseContextClient,
   type CompactionEntry,
   type EntryInput,
@@ -244,6 +245,16 @@ for (const [name, transport] of [
       expect(summary.details.summarizer).toBe("client:client-llm-1");
       expect(agent.asked.map((a) => a.params.purpose)).toEqual(["branchSummary"]);
       expect(agent.asked[0]!.params.messages[0]!.content).toContain("Now run the tests and fix what fails.");
+    });
+
+    it("writes the threshold compaction turn/end decides on", async () => {
+      const agent = await transport.open(clientWrites);
+      const { sessionId } = await sessionIn(agent.client, project());
+      // A window just above compaction.reserveTokens: the session is over the threshold.
+      const answer = await agent.client.request(TurnEnd, { sessionId, contextWindow: 2_050 });
+
+      expect(answer.checkpoint).toMatchObject({ status: "committed", summarizer: "client:client-llm-1" });
+      expect(agent.asked.map((a) => a.params.purpose).sort()).toEqual(["compaction", "turnPrefix"]);
     });
 
     it("cancelling the compaction cancels the client's request, and nothing is written", async () => {

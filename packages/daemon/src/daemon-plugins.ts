@@ -10,8 +10,8 @@ import { CancelledError, RequestFailedError } from "./errors.js";
 import { log } from "./log.js";
 import { baseContextHome } from "./paths.js";
 import { compactHooks, PluginHost, treeHooks, type PluginCaller, type PluginServices } from "./plugins/index.js";
-import type { SettingsManager } from "./settings/index.js";
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { SettingsManager } from "./settings/index.js";
 import {
   ClientModelSummarizer,
   DEFAULT_SUMMARIZER_MODEL,
@@ -49,7 +49,7 @@ export class DaemonPlugins {
     this.host = new PluginHost({
       home: baseContextHome(env),
       watch: options.watch,
-      services: modelServices(env, settings, counter, options.summarizerFor),
+      services: modelServices(settings, counter, options.summarizerFor),
       // The daemon's key variable is read at each worker start, so a settings change applies to the next worker.
       hiddenEnv: () => [settings.get().settings.summarizer.apiKeyEnv, "OPENAI_API_KEY"],
     });
@@ -156,7 +156,6 @@ export class DaemonPlugins {
  * A key is read here, in the daemon, and never crosses into a worker.
  */
 function modelServices(
-  env: NodeJS.ProcessEnv,
   settings: SettingsManager,
   counter: TokenCounter,
   summarizerFor: (settings: Settings["summarizer"], clientModel: ClientModel | undefined) => Summarizer,

@@ -20,11 +20,17 @@ export interface SummarizerCheckOptions {
   settingsPath: string;
   /** The global settings name `summarizer.model`: only then may `auto` use a model host. */
   userNamedModel: boolean;
+  /** The global settings set `summarizer.provider` (no note about the old key-only `auto`). */
+  providerSetByUser: boolean;
 }
 
 export async function checkSummarizer(settings: Settings["summarizer"], options: SummarizerCheckOptions): Promise<CheckResult> {
   const result = (status: CheckResult["status"], summary: string, fixes: string[] = []): CheckResult => ({ name: "summarizer", status, summary, fixes });
-  const setup = describeSummarizerSetup(settings, options.env, { userNamedModel: options.userNamedModel, settingsPath: options.settingsPath });
+  const setup = describeSummarizerSetup(settings, options.env, {
+    userNamedModel: options.userNamedModel,
+    settingsPath: options.settingsPath,
+    providerSetByUser: options.providerSetByUser,
+  });
   const keyName = settings.apiKeyEnv;
   if (setup.model === undefined) {
     return result(setup.migration ? "warn" : "ok", setup.summary, [...(setup.migration ? [setup.migration] : []), ...setup.hints]);

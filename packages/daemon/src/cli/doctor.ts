@@ -61,6 +61,7 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
           timeoutMs,
           settingsPath: displayPath(manager.globalPath),
           userNamedModel: global.settings.summarizer.model !== undefined,
+          providerSetByUser: global.sources["summarizer.provider"] === "global",
         }),
       );
 

@@ -43,10 +43,11 @@ export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importF
  * user whose key alone used to select a model — what changed and how to restore it.
  */
 export function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): void {
-  const { settings } = daemon.settings.get();
+  const { settings, sources } = daemon.settings.get();
   const setup = describeSummarizerSetup(settings.summarizer, env, {
     userNamedModel: daemon.userNamedModel(),
     settingsPath: daemon.settings.globalPath,
+    providerSetByUser: sources["summarizer.provider"] === "global",
   });
   log("info", `summarizer: ${setup.summary}`);
   if (setup.migration) log("warn", `summarizer: ${setup.migration}`);

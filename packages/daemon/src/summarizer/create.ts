@@ -102,7 +102,7 @@ export interface SummaryOutcome extends SummaryResult {
 
 /** What a summary entry's `details` record about who wrote it (compaction and branch summaries alike). */
 export interface SummarizerDetails {
-  /** Who wrote the text: `"openai:<model>"`, `"extractive"`, or several joined by "+". */
+  /** Who wrote the text: `"client:<model>"`, `"openai:<model>"`, `"extractive"`, or several joined by "+". */
   summarizer: string;
   /** The first failure when a summarizer failed and another stood in (kept for readers of older entries). */
   fallback?: { from: string; error: string };

@@ -26,6 +26,11 @@ export interface SetupOptions {
   readonly userNamedModel: boolean;
   /** The global settings file, shown in hints. */
   readonly settingsPath: string;
+  /**
+   * The global settings set `summarizer.provider` themselves: the user chose `auto` knowing what it
+   * does now, so the note about the old key-only behaviour is not repeated.
+   */
+  readonly providerSetByUser?: boolean;
 }
 
 const CLIENT_FIRST = "the connected client's own model when it offers one (model/complete), else";
@@ -49,9 +54,11 @@ export function describeSummarizerSetup(settings: Settings["summarizer"], env: N
     `To summarize with a model when no client offers one, name it in ${options.settingsPath}: "summarizer": { "model": "${DEFAULT_SUMMARIZER_MODEL}" } ` +
       `(with "baseURL" for a host other than ${modelEndpoint(undefined, {})}), and set ${key}.`,
   ];
-  const migration = env[settings.apiKeyEnv]
-    ? `${key} is set, but a key alone no longer sends conversations to a model host (earlier versions of "auto" sent them to model ${DEFAULT_SUMMARIZER_MODEL} at ${endpoint}). ` +
-      `To keep doing so, name the model in ${options.settingsPath}: "summarizer": { "model": "${DEFAULT_SUMMARIZER_MODEL}" }`
-    : undefined;
+  const migration =
+    env[settings.apiKeyEnv] && options.providerSetByUser !== true
+      ? `${key} is set, but a key alone no longer sends conversations to a model host (earlier versions of "auto" sent them to model ${DEFAULT_SUMMARIZER_MODEL} at ${endpoint}). ` +
+        `To keep doing so, name the model in ${options.settingsPath}: "summarizer": { "model": "${DEFAULT_SUMMARIZER_MODEL}" }; ` +
+        `to keep the new behaviour without this note, set "summarizer": { "provider": "auto" } there`
+      : undefined;
   return { summary: `auto: ${CLIENT_FIRST} ${OFFLINE}; no model host is contacted`, ...(migration ? { migration } : {}), hints };
 }
