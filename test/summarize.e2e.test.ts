@@ -70,6 +70,18 @@ describe("summarize/compaction", () => {
     expect((await client.request(SessionList, {})).sessions).toEqual([]);
   });
 
+  it("summarizes a split turn: the history and the turn's beginning, or the turn's beginning alone", async () => {
+    const { client } = await daemons.start();
+    const split = await client.request(SummarizeCompaction, { messagesToSummarize: MESSAGES.slice(0, 3), turnPrefixMessages: MESSAGES.slice(3, 5) });
+    expect(split.status).toBe("summarized");
+    expect(split.summary).toContain("**Turn Context (split turn):**");
+    expect(split.details).toMatchObject({ modifiedFiles: ["src/config.ts"], readFiles: [] });
+
+    const prefixOnly = await client.request(SummarizeCompaction, { messagesToSummarize: [], turnPrefixMessages: MESSAGES.slice(0, 4) });
+    expect(prefixOnly.status).toBe("summarized");
+    expect(prefixOnly.summary).toContain("src/config.ts");
+  });
+
   it("runs the plugins' session_before_compact: a plugin's summary comes back with its details and the retention report", async () => {
     const { client } = await daemons.start({ plugins: { marker: hookPlugin({ compact: replaceSummary("## Goal\nFix src/config.ts (MARKER-PLUGIN)", { by: "marker" }) }) } });
 
