@@ -151,6 +151,18 @@ async function stdioStory(recorder, { daemonMain, env }) {
   await rpc.request(P.TreeNavigate, { sessionId, targetId: read.entry.id, summarize: true, label: "first attempt" });
   await rpc.request(P.SessionBranch, { sessionId, entryId: fix.leafId });
 
+  // An agent that keeps its own sessions (pi with the Base Context extension) asks for summaries only.
+  await rpc.request(P.SummarizeCompaction, {
+    messagesToSummarize: [ask.entry.message, read.entry.message, toolResult("call_1", "read", LOGIN_TS, 6).message],
+    customInstructions: "Keep the file names.",
+    firstKeptEntryId: "9c1d5e7f",
+    tokensBefore: 48210,
+    sessionId: "agent-session-42",
+    workDoneToken: "summarize-1",
+  });
+  await rpc.request(P.SummarizeBranch, { entries: [ask.entry, read.entry], targetId: ask.entry.id, sessionId: "agent-session-42" });
+  await rpc.request(P.SummarizeCompaction, { messagesToSummarize: [] }, { title: "Nothing to summarize" });
+
   await rpc.request(P.SettingsGet, { projectDir: PROJECT });
   await rpc.request(P.PluginsList, {});
   await rpc.request(P.PluginsReload, {});

@@ -9,6 +9,7 @@ export const AREA_TITLES = {
   context: "Context",
   compaction: "Compaction and turn boundaries",
   tree: "Tree navigation",
+  summarize: "Summaries as a service",
   settings: "Settings",
   plugins: "Plugins",
   model: "The client's model",
@@ -23,6 +24,8 @@ export const AREA_INTROS = {
   compaction:
     "Compaction replaces the old part of the context with a structured summary and keeps a recent tail. `turn/end` is the per-turn decision in front of it (threshold, overflow recovery, follow-up).",
   tree: "Moving the leaf to another entry, optionally summarizing the branch being left.",
+  summarize:
+    "For agents that keep their own sessions: the daemon writes a compaction or branch summary of what the agent sends, through the same plugins, summarizers, retention check and repair as a stored one, and stores nothing. See docs/summaries-as-a-service.md.",
   settings: "The effective settings (defaults, global file, project file) and where each value came from.",
   plugins: "Third-party summarizer plugins: what is installed and in which state, reloading, and trusting a project's plugins.",
   model:
@@ -62,6 +65,8 @@ export const METHOD_SUMMARIES = {
   "compaction/didEnd": "A compaction of a session ended, with its status and the entry it committed.",
   "tree/navigate": "Moves the leaf to `targetId`, optionally summarizing the branch left (a `branch_summary` entry). Cancellable.",
   "tree/didNavigate": "A session's leaf moved through `tree/navigate`.",
+  "summarize/compaction": "A compaction summary of the messages sent (and a split turn's prefix), with file lists and retention in `details`; nothing stored. Cancellable; `$/progress` with a `workDoneToken`.",
+  "summarize/branch": "A branch summary of the entries sent (the branch being left), with file lists and retention in `details`; nothing stored. Cancellable.",
   "settings/get": "The effective settings for a project, where each value came from, and the problems of invalid files.",
   "settings/didChange": "A settings file changed; read the settings again.",
   "plugins/list": "The installed plugins, their state and last error.",

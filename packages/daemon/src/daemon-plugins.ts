@@ -37,7 +37,7 @@ export interface DaemonPluginsOptions {
  * The request a hook runs for: its session and the asking client's model. Set around each hook
  * run; the plugin worker serves a plugin's `ctx.complete` in the hook call's async context.
  */
-const hookRequest = new AsyncLocalStorage<{ sessionId: string; clientModel: ClientModel | undefined }>();
+const hookRequest = new AsyncLocalStorage<{ sessionId: string | undefined; clientModel: ClientModel | undefined }>();
 
 export class DaemonPlugins {
   readonly host: PluginHost;
@@ -104,7 +104,7 @@ export class DaemonPlugins {
   }
 
   /** A hook run that first waits for the host to start (see `started`). */
-  private afterStart<E, C extends { sessionId: string; clientModel?: ClientModel | undefined }, R>(
+  private afterStart<E, C extends { sessionId?: string | undefined; clientModel?: ClientModel | undefined }, R>(
     run: (event: E, signal: AbortSignal, context: C) => Promise<R>,
   ): (event: E, signal: AbortSignal, context: C) => Promise<R> {
     return async (event, signal, context) => {
@@ -154,7 +154,8 @@ export class DaemonPlugins {
 /**
  * `ctx.complete` and `ctx.countTokens`. The model is the one summaries use (`createSummarizer`'s
  * chain without the extractive summarizer): with `auto`, the model of the client whose request
- * runs the hook, then a model the global settings name (a project cannot point it elsewhere).
+ * runs the hook, then a model the global settings name (a project cannot point it elsewhere,
+ * docs/design.md#what-a-project-may-set).
  * A key is read here, in the daemon, and never crosses into a worker.
  */
 function modelServices(

@@ -47,6 +47,8 @@ export class Daemon {
    * the background after `initialize`; anywhere else they start when a hook first runs.
    */
   readonly plugins: DaemonPlugins;
+  /** `session_before_tree` as tree navigation and `summarize/branch` run it. */
+  readonly treeHooks: TreeHooks;
   private readonly env: NodeJS.ProcessEnv;
   constructor(options: DaemonOptions = {}) {
     const env = options.env ?? process.env;
@@ -73,6 +75,7 @@ export class Daemon {
       summarizerFor: (settings, clientModel) => this.summarizerFor(settings, clientModel),
     });
     this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
+    this.treeHooks = options.treeHooks ?? this.plugins.treeHooks();
     this.tree = new TreeService(
       {
         sessions: this.sessions,
@@ -81,7 +84,7 @@ export class Daemon {
         env,
         summarizerFor: (settings, _env, clientModel) => this.summarizerFor(settings, clientModel),
       },
-      options.treeHooks ?? this.plugins.treeHooks(),
+      this.treeHooks,
     );
     this.compaction = new CompactionService({
       sessions: this.sessions,

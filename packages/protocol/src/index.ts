@@ -6,6 +6,7 @@ export * from "./methods/sessions.js";
 export * from "./methods/context.js";
 export * from "./methods/compaction.js";
 export * from "./methods/tree.js";
+export * from "./methods/summarize.js";
 export * from "./methods/settings.js";
 export * from "./methods/plugins.js";
 export * from "./methods/model.js";

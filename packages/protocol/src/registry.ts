@@ -16,6 +16,7 @@ import * as model from "./methods/model.js";
 import * as plugins from "./methods/plugins.js";
 import * as sessions from "./methods/sessions.js";
 import * as settings from "./methods/settings.js";
+import * as summarize from "./methods/summarize.js";
 import * as tree from "./methods/tree.js";
 
 export type AnyRequestDecl = RequestDecl<string, z.ZodType, z.ZodType>;
@@ -23,7 +24,7 @@ export type AnyNotificationDecl = NotificationDecl<string, z.ZodType>;
 export type AnyDecl = AnyRequestDecl | AnyNotificationDecl;
 
 /** Areas in reading order: the lifecycle first, then the life of a session. */
-const AREA_MODULES = { lifecycle, sessions, context, compaction, tree, settings, plugins, model } as const;
+const AREA_MODULES = { lifecycle, sessions, context, compaction, tree, summarize, settings, plugins, model } as const;
 export type ProtocolArea = keyof typeof AREA_MODULES;
 export const PROTOCOL_AREAS = Object.keys(AREA_MODULES) as ProtocolArea[];
 

@@ -8,9 +8,11 @@ import type { ClientModel } from "../summarizer/index.js";
 
 /** What the decision is about, beyond the event plugins see. */
 export interface CompactHookContext {
-  readonly sessionId: string;
+  /** Absent for a stateless summary (`summarize/*`) that named no session. */
+  readonly sessionId?: string | undefined;
   /** The session's project (its cwd): its trusted plugins run besides the global ones. */
-  readonly projectDir: string;
+  /** Absent for a stateless summary without a project: only the global plugins run. */
+  readonly projectDir?: string | undefined;
   /** The merged settings of the session (`plugins.*` steer the run). */
   readonly settings: Settings;
   /** The model of the client whose request runs the hook, when it offers one (a plugin's `ctx.complete` asks it). */

@@ -1,0 +1,179 @@
+/**
+ * Base Context for pi: pi's compactions and branch summaries are written by the Base Context
+ * daemon (`summarize/compaction`, `summarize/branch`), which runs its plugins (isolated, with
+ * deadlines), its summarizer chain (pi's own model first, lent through `model/complete`, with an
+ * offline fallback) and checks every summary against what it replaces (`details.retention`),
+ * repairing what it lost. pi keeps its sessions; the daemon stores nothing.
+ *
+ * When the daemon cannot be reached or fails, the handlers return nothing and pi does what it
+ * does without the extension, with a warning: the extension never breaks pi.
+ *
+ *   pi -e ./src/index.ts          (or install it, see README.md)
+ *   BASE_CONTEXT_SOCKET=/path     use a shared daemon (`base-context serve --socket`) instead of spawning one
+ *   BASE_CONTEXT_DAEMON=/path     the daemon to spawn (its cli/main.js, or a command)
+ */
+import type { ExtensionAPI, ExtensionContext, SessionBeforeCompactEvent, SessionBeforeTreeEvent } from "@mariozechner/pi-coding-agent";
+import { ErrorCodes, SummarizeBranch, SummarizeCompaction, type SummarizeResult } from "@base-context/protocol";
+import { DaemonLink, withTimeout } from "./daemon-link.js";
+import { lendModel } from "./lend-model.js";
+import { fileListsOf } from "./pi-shapes.js";
+
+/** The longest a summary may take before pi summarizes by itself (the daemon's own model calls time out sooner). */
+const SUMMARY_TIMEOUT_MS = positiveOr(Number(process.env["BASE_CONTEXT_PI_TIMEOUT_MS"]), 300_000);
+
+export default function baseContext(pi: ExtensionAPI): void {
+  /** The latest context pi gave a handler: whose model `model/complete` uses. */
+  let current: ExtensionContext | undefined;
+  const link = new DaemonLink({
+    env: process.env,
+    prepare: (client) => lendModel(client, () => current),
+    projectDir: () => current?.cwd ?? process.cwd(),
+    clientVersion: "pi-extension/0.1.0",
+  });
+
+  pi.on("session_start", (_event, ctx) => {
+    current = ctx;
+    // Started now, the daemon has loaded its plugins by the first compaction. A failure here is
+    // only reported when a summary is needed (the next attempt may succeed).
+    void link.client().catch(() => undefined);
+  });
+  pi.on("model_select", (_event, ctx) => {
+    current = ctx;
+  });
+  pi.on("session_shutdown", async () => {
+    await link.close();
+  });
+
+  pi.on("session_before_compact", async (event: SessionBeforeCompactEvent, ctx) => {
+    current = ctx;
+    const { preparation, signal } = event;
+    // pi's messages and entries are sent as they are: the protocol declares pi's shapes (the casts
+    // only bridge pi's and the protocol's TypeScript types), and the daemon validates them.
+    const result = await ask(ctx, signal, "compaction", async () =>
+      (await link.client()).request(
+        SummarizeCompaction,
+        {
+          messagesToSummarize: preparation.messagesToSummarize as never,
+          turnPrefixMessages: preparation.turnPrefixMessages as never,
+          ...(preparation.previousSummary !== undefined ? { previousSummary: preparation.previousSummary } : {}),
+          fileOps: fileListsOf(preparation.fileOps),
+          ...(event.customInstructions !== undefined ? { customInstructions: event.customInstructions } : {}),
+          firstKeptEntryId: preparation.firstKeptEntryId,
+          tokensBefore: Math.max(0, Math.round(preparation.tokensBefore)),
+          branchEntries: event.branchEntries as never,
+          settings: { reserveTokens: preparation.settings.reserveTokens, keepRecentTokens: preparation.settings.keepRecentTokens },
+          projectDir: ctx.cwd,
+          sessionId: ctx.sessionManager.getSessionId(),
+        },
+        { signal },
+      ),
+    );
+    if (result === "cancelled") return { cancel: true };
+    if (result === undefined) return undefined;
+    if (result.status === "cancelled") {
+      ctx.ui.notify(`Base Context: ${result.message}`, "info");
+      return { cancel: true };
+    }
+    return {
+      compaction: {
+        summary: result.summary!,
+        firstKeptEntryId: result.firstKeptEntryId ?? preparation.firstKeptEntryId,
+        tokensBefore: preparation.tokensBefore,
+        details: result.details,
+      },
+    };
+  });
+
+  pi.on("session_before_tree", async (event: SessionBeforeTreeEvent, ctx) => {
+    current = ctx;
+    const { preparation, signal } = event;
+    // Without a summary to write, navigation is pi's business alone.
+    if (!preparation.userWantsSummary || preparation.entriesToSummarize.length === 0) return undefined;
+    const result = await ask(ctx, signal, "branch summary", async () =>
+      (await link.client()).request(
+        SummarizeBranch,
+        {
+          entries: preparation.entriesToSummarize as never,
+          ...(preparation.customInstructions !== undefined ? { customInstructions: preparation.customInstructions } : {}),
+          ...(preparation.replaceInstructions !== undefined ? { replaceInstructions: preparation.replaceInstructions } : {}),
+          ...(ctx.model?.contextWindow ? { contextWindow: ctx.model.contextWindow } : {}),
+          targetId: preparation.targetId,
+          oldLeafId: preparation.oldLeafId,
+          commonAncestorId: preparation.commonAncestorId,
+          ...(preparation.label !== undefined ? { label: preparation.label } : {}),
+          projectDir: ctx.cwd,
+          sessionId: ctx.sessionManager.getSessionId(),
+        },
+        { signal },
+      ),
+    );
+    if (result === "cancelled") return { cancel: true };
+    if (result === undefined) return undefined;
+    if (result.status === "cancelled") {
+      ctx.ui.notify(`Base Context: ${result.message}`, "info");
+      return { cancel: true };
+    }
+    return { summary: { summary: result.summary!, details: result.details } };
+  });
+
+  /**
+   * `/bc-navigate <entryId> [label]`: moves to an entry with a summary of the branch left, written
+   * by Base Context. For pi's headless modes (RPC, print), which have no `/tree`.
+   */
+  pi.registerCommand("bc-navigate", {
+    description: "Navigate to an entry, summarizing the branch left (Base Context): /bc-navigate <entryId> [label]",
+    handler: async (args, ctx) => {
+      const [targetId, ...label] = args.trim().split(/\s+/);
+      if (!targetId) {
+        ctx.ui.notify("Usage: /bc-navigate <entryId> [label]", "warning");
+        return;
+      }
+      if (!ctx.sessionManager.getEntry(targetId)) {
+        ctx.ui.notify(`No entry ${targetId} in this session`, "warning");
+        return;
+      }
+      await ctx.navigateTree(targetId, { summarize: true, ...(label.length > 0 ? { label: label.join(" ") } : {}) });
+    },
+  });
+
+  /**
+   * The daemon's answer; `"cancelled"` when pi aborted (the user cancelled); undefined, with a
+   * warning, when the daemon failed or could not be reached (pi then summarizes by itself).
+   */
+  async function ask(
+    ctx: ExtensionContext,
+    signal: AbortSignal,
+    what: string,
+    request: () => Promise<SummarizeResult>,
+  ): Promise<SummarizeResult | "cancelled" | undefined> {
+    const attempt = () => withTimeout(request(), SUMMARY_TIMEOUT_MS, `no answer within ${Math.round(SUMMARY_TIMEOUT_MS / 1000)} s`);
+    try {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (signal.aborted || !connectionLost(error)) throw error;
+        // The daemon went away since the last request (restarted, killed): one fresh connection.
+        await link.close();
+        return await attempt();
+      }
+    } catch (error) {
+      if (signal.aborted || (error as { code?: unknown }).code === ErrorCodes.RequestCancelled) return "cancelled";
+      const why = error instanceof Error ? error.message : String(error);
+      ctx.ui.notify(`Base Context: ${what} by ${link.describe()} failed (${why}); pi writes it instead`, "warning");
+      return undefined;
+    }
+  }
+}
+
+/** The connection broke (closed, daemon gone) rather than the daemon answering with an error. */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== "number" || code === PENDING_RESPONSE_REJECTED;
+}
+
+/** vscode-jsonrpc's code for requests pending when the connection closed. */
+const PENDING_RESPONSE_REJECTED = -32097;
+
+function positiveOr(value: number, fallback: number): number {
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}

@@ -1,0 +1,21 @@
+/** What the stateless summaries (`summarize/compaction`, `summarize/branch`) need from the daemon. */
+import type { Settings, SummarizeProgress } from "@base-context/protocol";
+import type { ClientModel, Summarizer } from "../summarizer/index.js";
+
+export interface StatelessDeps {
+  /** The effective settings of a project (only the global ones when it is undefined). */
+  settingsFor(projectDir: string | undefined): Settings;
+  /** The summarizer (and its fallback chain) for these settings and the asking client's model. */
+  summarizerFor(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
+}
+
+/** The request being served: who asks, and how it is cancelled and followed. */
+export interface StatelessRequest {
+  /** The `projectDir` the client gave at `initialize` (params may name another). */
+  readonly projectDir?: string | undefined;
+  readonly clientModel?: ClientModel | undefined;
+  /** `$/cancelRequest`: CancelledError, nothing returned. */
+  readonly signal?: AbortSignal | undefined;
+  /** `$/progress` for the request's `workDoneToken`. */
+  readonly progress?: ((value: SummarizeProgress) => void) | undefined;
+}

@@ -1,0 +1,121 @@
+/**
+ * Summaries as a service, for agents that keep their own store (docs/summaries-as-a-service.md):
+ * the agent sends what it would summarize, the daemon runs the same pipeline as a stored
+ * compaction or branch summary (plugins' hooks, the summarizer chain with the client's model,
+ * the retention check and repair) and answers with the summary and its `details`. Nothing is
+ * stored. Both are cancellable (`$/cancelRequest`) and report `$/progress` for a `workDoneToken`.
+ */
+import { z } from "zod";
+import { request } from "../declare.js";
+import { SessionEntry } from "../entries.js";
+import { CompactionSettings, FileOps, RetentionReport } from "./compaction.js";
+import { ContextMessage } from "./context.js";
+
+/** Who the summary is for: whose settings and trusted plugins apply, and what a client model is told. */
+const Origin = {
+  /**
+   * The project whose settings (`.base-context/settings.json`) and trusted plugins apply.
+   * Default: the `projectDir` the client gave at `initialize`, else only the global settings and plugins.
+   */
+  projectDir: z.string().min(1).optional(),
+  /** The agent's own id of its session: passed to plugins and to the client's model, nothing is stored under it. */
+  sessionId: z.string().min(1).optional(),
+  workDoneToken: z.union([z.string(), z.number()]).optional(),
+};
+
+/**
+ * - `summarized`: `summary` and `details` are the result;
+ * - `cancelled`: a plugin's hook cancelled the operation (`pluginId` says which); the agent should
+ *   not compact (or not navigate). A `$/cancelRequest` is not a status: the reply is error -32800.
+ */
+export const SummarizeStatus = z.enum(["summarized", "cancelled"]);
+
+export const SummarizeResult = z.object({
+  status: SummarizeStatus,
+  /** The summary to store, already checked against what it replaces (and repaired when `summary.repair` is on). */
+  summary: z.string().optional(),
+  /**
+   * What to store with it: the file lists (`readFiles`, `modifiedFiles`), `summarizer`, `fallback`
+   * and `fallbacks` when a model failed, and `retention` (the same report as `retention` below).
+   * A plugin's summary carries the plugin's own `details` with `retention` added.
+   */
+  details: z.unknown().optional(),
+  /** Who wrote the summary: `plugin:<id>`, `client:<model>`, `openai:<model>`, `extractive`. */
+  summarizer: z.string().optional(),
+  /** What the summary kept of the probes read from what it replaces. */
+  retention: RetentionReport.optional(),
+  /** The first kept entry a plugin chose (when the agent sent `firstKeptEntryId`): keep from there. */
+  firstKeptEntryId: z.string().optional(),
+  /** Which plugin wrote or cancelled it, when one did. */
+  pluginId: z.string().optional(),
+  /** What happened, for people. */
+  message: z.string(),
+});
+export type SummarizeResult = z.infer<typeof SummarizeResult>;
+
+/**
+ * `$/progress` values for a `workDoneToken`, shaped as LSP's work-done progress: one `begin`,
+ * `report`s, one `end`.
+ */
+export const SummarizeProgress = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("begin"), title: z.string(), cancellable: z.boolean().optional() }),
+  z.object({ kind: z.literal("report"), message: z.string() }),
+  z.object({ kind: z.literal("end"), message: z.string().optional() }),
+]);
+export type SummarizeProgress = z.infer<typeof SummarizeProgress>;
+
+/**
+ * A compaction summary of messages the agent chose (its own cut point): `messagesToSummarize`
+ * become the history part, `turnPrefixMessages` (a split turn's beginning) the turn-context
+ * part. Plugins see a `session_before_compact` event built from these fields.
+ */
+export const SummarizeCompaction = request(
+  "summarize/compaction",
+  z
+    .object({
+      messagesToSummarize: z.array(ContextMessage),
+      turnPrefixMessages: z.array(ContextMessage).default([]),
+      /** The previous compaction's summary: the new one updates it. */
+      previousSummary: z.string().optional(),
+      /** Files read and modified in the range (and carried from earlier compactions). Default: read from the messages' tool calls. */
+      fileOps: FileOps.optional(),
+      customInstructions: z.string().optional(),
+      /** The agent's first kept entry, passed through to plugins (which echo it); `"none"` when absent. */
+      firstKeptEntryId: z.string().min(1).optional(),
+      /** The agent's context estimate before compaction, passed through to plugins. */
+      tokensBefore: z.number().int().nonnegative().nullable().optional(),
+      /** The agent's whole branch, for plugins that keep state in it (default: none). */
+      branchEntries: z.array(SessionEntry).optional(),
+      /** Overrides of the project's `compaction.*` settings (`reserveTokens` bounds the summary's length). */
+      settings: CompactionSettings.partial().optional(),
+      ...Origin,
+    })
+    .refine((p) => p.messagesToSummarize.length + p.turnPrefixMessages.length > 0, {
+      message: "nothing to summarize: `messagesToSummarize` and `turnPrefixMessages` are both empty",
+      path: ["messagesToSummarize"],
+    }),
+  SummarizeResult,
+);
+
+/**
+ * A branch summary of entries the agent is leaving (oldest first, as pi's tree navigation
+ * collects them). Plugins see a `session_before_tree` event with `userWantsSummary: true`.
+ */
+export const SummarizeBranch = request(
+  "summarize/branch",
+  z.object({
+    entries: z.array(SessionEntry).min(1),
+    customInstructions: z.string().optional(),
+    /** `customInstructions` replace the default prompt instead of being appended to it. */
+    replaceInstructions: z.boolean().optional(),
+    /** The agent model's window: the summary reads up to `contextWindow − branchSummary.reserveTokens` tokens (128,000 assumed when absent). */
+    contextWindow: z.number().int().positive().optional(),
+    /** Passed through to plugins' `preparation`. */
+    targetId: z.string().optional(),
+    oldLeafId: z.string().nullable().optional(),
+    commonAncestorId: z.string().nullable().optional(),
+    label: z.string().optional(),
+    ...Origin,
+  }),
+  SummarizeResult,
+);
