@@ -44,6 +44,16 @@ describe("import of refused entries keeps the history before them", () => {
     expect(result.skippedLines[1]!.reason).toMatch(/limits\.maxEntryBytes.*its children were attached to "b"/);
   });
 
+  it("a compaction whose first kept entry was refused keeps its tail from that entry's nearest kept ancestor", async () => {
+    const compaction = JSON.stringify({ type: "compaction", id: "k", parentId: "c", timestamp: "2026-03-01T12:00:02.000Z", summary: "earlier work", firstKeptEntryId: "big", tokensBefore: 100 });
+    const result = await importContent([header, message("a", null), message("b", "a"), message("big", "b", "x".repeat(8000)), message("c", "big"), compaction, message("d", "k")]);
+    const context = await sessions.getContextPath(result.session.id);
+    const ids = context.entries.map((counted) => counted.entry.id);
+    expect(ids).toEqual(expect.arrayContaining(["b", "c", "k", "d"]));
+    expect(ids).not.toContain("a");
+    expect(result.skippedLines[0]!.reason).toMatch(/a compaction's kept entries now start at "b"/);
+  });
+
   it("refuses a line nested deeper than a request may nest, with a reason, and re-parents its children", async () => {
     const deep = JSON.stringify({ type: "message", id: "deep", parentId: "a", timestamp: "2026-03-01T12:00:01.000Z", message: { role: "user", content: "x" } })
       .replace('"content":"x"', `"content":"x","extra":${deeplyNested(200_000)}`);

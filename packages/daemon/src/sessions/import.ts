@@ -148,6 +148,13 @@ export class PiImporter {
             entry = { ...entry, parentId };
             json = undefined;
           }
+          // A compaction whose first kept entry was refused keeps its tail from that entry's nearest
+          // kept ancestor (on the same path): otherwise the context would lose the whole kept tail.
+          const firstKept = entry.type === "compaction" ? orphans.keptAncestorForTail(entry.firstKeptEntryId) : undefined;
+          if (entry.type === "compaction" && firstKept !== undefined) {
+            entry = { ...entry, firstKeptEntryId: firstKept };
+            json = undefined;
+          }
           orphans.kept(entry.id);
           batchIds.add(entry.id);
           batch.push({ line: lineNumber, entry, json, tokens: null });
@@ -197,7 +204,7 @@ export class PiImporter {
  * refused entries), and the refused line's reason says where its children went.
  */
 class SkippedParents {
-  private readonly parents = new Map<string, { parentId: string | null; skip: SkippedLine; told: boolean }>();
+  private readonly parents = new Map<string, { parentId: string | null; skip: SkippedLine; told: boolean; toldTail?: true }>();
 
   add(id: string, parentId: string | null, skip: SkippedLine): void {
     if (!this.parents.has(id)) this.parents.set(id, { parentId, skip, told: false });
@@ -212,7 +219,30 @@ class SkippedParents {
   keptAncestor(parentId: string): string | null {
     const first = this.parents.get(parentId);
     if (first === undefined) return parentId;
-    let current: string | null = parentId;
+    const current = this.nearestKept(parentId);
+    if (!first.told) {
+      first.told = true;
+      first.skip.reason += current === null ? "; its children became roots (no kept ancestor)" : `; its children were attached to "${current}"`;
+    }
+    return current;
+  }
+
+  /**
+   * For a compaction's first kept entry: the nearest kept ancestor when the entry was refused and
+   * has one; undefined when it was not refused (or has no kept ancestor: nothing better to name).
+   */
+  keptAncestorForTail(firstKeptEntryId: string): string | undefined {
+    const skipped = this.parents.get(firstKeptEntryId);
+    if (skipped === undefined) return undefined;
+    const kept = this.nearestKept(firstKeptEntryId);
+    if (kept === null) return undefined;
+    if (!skipped.toldTail) skipped.skip.reason += `; a compaction's kept entries now start at "${kept}"`;
+    skipped.toldTail = true;
+    return kept;
+  }
+
+  private nearestKept(skippedId: string): string | null {
+    let current: string | null = skippedId;
     const seen = new Set<string>();
     while (current !== null && !seen.has(current)) {
       const skipped = this.parents.get(current);
@@ -221,12 +251,7 @@ class SkippedParents {
       current = skipped.parentId;
     }
     // A cycle among refused entries has no kept ancestor.
-    if (current !== null && seen.has(current)) current = null;
-    if (!first.told) {
-      first.told = true;
-      first.skip.reason += current === null ? "; its children became roots (no kept ancestor)" : `; its children were attached to "${current}"`;
-    }
-    return current;
+    return current !== null && seen.has(current) ? null : current;
   }
 }
 
