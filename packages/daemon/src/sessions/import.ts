@@ -88,6 +88,9 @@ export class PiImporter {
     let firstUnreadable: SkippedLine | undefined;
     let nonBlankLines = 0;
     let batch: ImportedEntry[] = [];
+    /** Ids in `batch` (not yet stored): a refused line with the id of a kept entry must not redirect its children. */
+    const batchIds = new Set<string>();
+    const orphans = new SkippedParents();
     let target: ImportTarget | undefined;
     let lineNumber = 0;
 
@@ -95,6 +98,7 @@ export class PiImporter {
       signal?.throwIfAborted();
       const report = target!.insertBatch(batch);
       batch = [];
+      batchIds.clear();
       for (const skip of report.skipped) addSkip(skip);
       if (rerooted === 0 && report.rerooted.length > 0) firstRerootedLine = report.rerooted[0]!.line;
       rerooted += report.rerooted.length;
@@ -102,6 +106,12 @@ export class PiImporter {
     };
     const addSkip = (skip: SkippedLine) => {
       if (skippedCount++ < MAX_REPORTED_SKIPS) skipped.push(skip);
+    };
+    /** A well-formed entry that is not stored: its children will hang under its nearest kept ancestor. */
+    const skipEntry = (skip: SkippedLine, id: string | undefined, parentId: string | null | undefined) => {
+      addSkip(skip);
+      if (id === undefined || parentId === undefined || batchIds.has(id) || this.store.hasEntry(target!.sessionId, id)) return;
+      orphans.add(id, parentId, skip);
     };
 
     try {
@@ -129,10 +139,28 @@ export class PiImporter {
             modifiedMs: Number.isNaN(createdMs) ? timeMs(this.ids.now()) : createdMs,
           });
         } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
-          addSkip({ line: lineNumber, reason: `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)` });
+          const reason = `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)`;
+          skipEntry({ line: lineNumber, reason }, parsed.entry.id, parsed.entry.parentId);
         } else if (parsed.kind === "entry") {
-          batch.push({ line: lineNumber, entry: parsed.entry, json: parsed.json, tokens: null });
+          let { entry, json } = parsed;
+          const parentId = entry.parentId === null ? null : orphans.keptAncestor(entry.parentId);
+          if (parentId !== entry.parentId) {
+            entry = { ...entry, parentId };
+            json = undefined;
+          }
+          // A compaction whose first kept entry was refused keeps its tail from that entry's nearest
+          // kept ancestor (on the same path): otherwise the context would lose the whole kept tail.
+          const firstKept = entry.type === "compaction" ? orphans.keptAncestorForTail(entry.firstKeptEntryId) : undefined;
+          if (entry.type === "compaction" && firstKept !== undefined) {
+            entry = { ...entry, firstKeptEntryId: firstKept };
+            json = undefined;
+          }
+          orphans.kept(entry.id);
+          batchIds.add(entry.id);
+          batch.push({ line: lineNumber, entry, json, tokens: null });
           if (batch.length >= this.batchSize) writeBatch();
+        } else if (parsed.kind === "skip" && target) {
+          skipEntry({ line: lineNumber, reason: parsed.reason }, parsed.id, parsed.parentId);
         } else if (parsed.kind === "skip") {
           addSkip({ line: lineNumber, reason: parsed.reason });
         }
@@ -167,6 +195,63 @@ export class PiImporter {
       }
       throw importFailure(error, lineNumber, source.path);
     }
+  }
+}
+
+/**
+ * Entries refused on import (too large, too deep, invalid) that named an id and a parent. Their
+ * children are not detached: they hang under the nearest kept ancestor (following chains of
+ * refused entries), and the refused line's reason says where its children went.
+ */
+class SkippedParents {
+  private readonly parents = new Map<string, { parentId: string | null; skip: SkippedLine; told: boolean; toldTail?: true }>();
+
+  add(id: string, parentId: string | null, skip: SkippedLine): void {
+    if (!this.parents.has(id)) this.parents.set(id, { parentId, skip, told: false });
+  }
+
+  /** A later kept entry with this id is the one its children mean. */
+  kept(id: string): void {
+    if (this.parents.size > 0) this.parents.delete(id);
+  }
+
+  /** `parentId` itself when it was not refused; else its nearest kept ancestor (null: none, a root). */
+  keptAncestor(parentId: string): string | null {
+    const first = this.parents.get(parentId);
+    if (first === undefined) return parentId;
+    const current = this.nearestKept(parentId);
+    if (!first.told) {
+      first.told = true;
+      first.skip.reason += current === null ? "; its children became roots (no kept ancestor)" : `; its children were attached to "${current}"`;
+    }
+    return current;
+  }
+
+  /**
+   * For a compaction's first kept entry: the nearest kept ancestor when the entry was refused and
+   * has one; undefined when it was not refused (or has no kept ancestor: nothing better to name).
+   */
+  keptAncestorForTail(firstKeptEntryId: string): string | undefined {
+    const skipped = this.parents.get(firstKeptEntryId);
+    if (skipped === undefined) return undefined;
+    const kept = this.nearestKept(firstKeptEntryId);
+    if (kept === null) return undefined;
+    if (!skipped.toldTail) skipped.skip.reason += `; a compaction's kept entries now start at "${kept}"`;
+    skipped.toldTail = true;
+    return kept;
+  }
+
+  private nearestKept(skippedId: string): string | null {
+    let current: string | null = skippedId;
+    const seen = new Set<string>();
+    while (current !== null && !seen.has(current)) {
+      const skipped = this.parents.get(current);
+      if (skipped === undefined) break;
+      seen.add(current);
+      current = skipped.parentId;
+    }
+    // A cycle among refused entries has no kept ancestor.
+    return current !== null && seen.has(current) ? null : current;
   }
 }
 

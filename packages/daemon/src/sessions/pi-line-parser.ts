@@ -6,6 +6,7 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
+import { MAX_PARAMS_DEPTH, tooDeepAt } from "../core/nesting.js";
 import {
   entryProblem,
   importPruneLine,
@@ -22,7 +23,11 @@ export type ParsedLine =
   | { kind: "header"; header: PiHeader }
   /** `json`: the line itself, when the entry is exactly the line (nothing migrated): stored as is. */
   | { kind: "entry"; entry: SessionEntry; json?: string }
-  | { kind: "skip"; reason: string };
+  /**
+   * `id`/`parentId`: those of a skipped line that names them (a well-formed entry refused), so the
+   * importer can hang that entry's children under its nearest kept ancestor.
+   */
+  | { kind: "skip"; reason: string; id?: string; parentId?: string | null };
 
 export class PiLineParser {
   private header: PiHeader | undefined;
@@ -46,6 +51,14 @@ export class PiLineParser {
       return { kind: "skip", reason: `invalid JSON: ${(error as Error).message}` };
     }
     const index = this.parsedIndex++;
+    // JSON.parse reads any depth, but every later walk (counting, reply serialization) recurses per
+    // level: a line deeper than a request may nest would make its session unreadable.
+    const deepAt = tooDeepAt(value, MAX_PARAMS_DEPTH);
+    if (deepAt !== undefined) {
+      const reason = `nested deeper than ${MAX_PARAMS_DEPTH} levels (at ${deepAt || "the top"})`;
+      if (!this.header) throw new AppError("import_failed", `line ${lineNumber}: the session header is ${reason}`, { line: lineNumber });
+      return { kind: "skip", reason, ...namedIds(value) };
+    }
     if (!this.header) {
       if (!isJsonObject(value) || !isHeader(value)) {
         throw new AppError(
@@ -61,7 +74,7 @@ export class PiLineParser {
     if (value.type === "session") return { kind: "skip", reason: "a second session header" };
     const migrated = this.migrate(value, index);
     const problem = entryProblem(migrated);
-    if (problem !== undefined) return { kind: "skip", reason: problem };
+    if (problem !== undefined) return { kind: "skip", reason: problem, ...namedIds(migrated) };
     this.previousId = migrated.id as string;
     // The line as the file has it (migrated), not the schema's output: defaults are not added, so export gives the same bytes.
     const entry = migrated as SessionEntry;
@@ -88,4 +101,11 @@ export class PiLineParser {
     this.usedFreshIds.add(id);
     return id;
   }
+}
+
+/** The id and parent a refused line names, when it names both well enough to be linked. */
+function namedIds(value: unknown): { id?: string; parentId?: string | null } {
+  if (!isJsonObject(value) || typeof value.id !== "string") return {};
+  const parentId = value.parentId;
+  return typeof parentId === "string" || parentId === null ? { id: value.id, parentId } : {};
 }

@@ -2,9 +2,7 @@
  * Schema and migrations. `PRAGMA user_version` holds the number of migration steps applied; a
  * step is never edited once released — a change to the schema is a new step at the end.
  */
-import type { SessionEntry } from "@base-context/protocol";
 import type { Database } from "better-sqlite3";
-import { searchText } from "./search-text.js";
 
 export interface Migration {
   /** What the step does, for error messages. */
@@ -123,28 +121,27 @@ export const migrations: readonly Migration[] = [
   {
     description: "owner identity of imports and compaction jobs",
     up(db) {
-      db.exec(`
-        -- The process running an import (pid and start identity, store/owner.ts): an import whose
-        -- owner is gone is removed at once instead of blocking its session id for an hour.
-        ALTER TABLE sessions ADD COLUMN import_owner_pid INTEGER;
-        ALTER TABLE sessions ADD COLUMN import_owner_start TEXT;
-        -- A job's owner start identity, so a reused pid is not taken for the job's daemon.
-        ALTER TABLE compaction_jobs ADD COLUMN owner_start TEXT;
-      `);
+      addOwnerColumns(db);
     },
   },
   {
     description: "full-text index of what entries say",
     up(db) {
+      // A development build numbered this step 4 (before the owner columns): a database it wrote
+      // has the index and trigger already and may lack the owner columns. Every statement here
+      // tolerates what exists, and the columns are made sure of as well.
+      addOwnerColumns(db);
       db.exec(`
         -- Contentless: only the index is stored (the text is in entries.json), keyed by entries.seq.
         -- Porter stemming and prefix queries let "theme" find "themes" (store/search.ts).
-        CREATE VIRTUAL TABLE entries_fts USING fts5(
+        CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
           text, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
         );
-        CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+        CREATE TRIGGER IF NOT EXISTS entries_fts_delete AFTER DELETE ON entries BEGIN
           DELETE FROM entries_fts WHERE rowid = old.seq;
         END;
+        -- An index found here is rebuilt from the entries, so no row is indexed twice.
+        INSERT INTO entries_fts (entries_fts) VALUES ('delete-all');
       `);
       // Existing entries, page by page (one statement at a time on the connection).
       const page = db.prepare(
@@ -155,7 +152,7 @@ export const migrations: readonly Migration[] = [
         const rows = page.all(after) as { seq: number; json: string }[];
         if (rows.length === 0) break;
         for (const row of rows) {
-          const text = searchText(JSON.parse(row.json) as SessionEntry);
+          const text = migrationSearchText(JSON.parse(row.json) as Record<string, unknown>);
           if (text !== undefined) insert.run(row.seq, text);
         }
         after = rows[rows.length - 1]!.seq;
@@ -192,4 +189,59 @@ export function migrate(db: Database): void {
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** Step 4's columns, each added only when missing (step 5 makes sure of them too, see there). */
+function addOwnerColumns(db: Database): void {
+  const add = (table: string, column: string, type: string) => {
+    const columns = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+    if (!columns.some((existing) => existing.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+  };
+  // The process running an import (pid and start identity, store/owner.ts): an import whose
+  // owner is gone is removed at once instead of blocking its session id for an hour.
+  add("sessions", "import_owner_pid", "INTEGER");
+  add("sessions", "import_owner_start", "TEXT");
+  // A job's owner start identity, so a reused pid is not taken for the job's daemon.
+  add("compaction_jobs", "owner_start", "TEXT");
+}
+
+/**
+ * The text step 5 indexes for an existing entry. A frozen copy of what store/search-text.ts did
+ * when the step was written, not a call to it: a migration must do the same thing forever, while
+ * the live function may change (a change to what is indexed is a new step that rebuilds the index).
+ * Exported for its test only.
+ */
+export function migrationSearchText(entry: Record<string, unknown>): string | undefined {
+  let text: string | undefined;
+  switch (entry.type) {
+    case "message": {
+      const message = (entry.message ?? {}) as { role?: unknown; content?: unknown; command?: unknown };
+      if (message.role === "user" || message.role === "assistant" || message.role === "custom") text = migrationBlocksText(message.content);
+      else if (message.role === "bashExecution" && typeof message.command === "string") text = message.command;
+      break;
+    }
+    case "custom_message":
+      text = migrationBlocksText(entry.content);
+      break;
+    case "compaction":
+    case "branch_summary":
+      text = typeof entry.summary === "string" ? entry.summary : undefined;
+      break;
+    case "session_info":
+      text = typeof entry.name === "string" ? entry.name : undefined;
+      break;
+  }
+  const trimmed = text?.trim();
+  if (trimmed === undefined || trimmed.length === 0) return undefined;
+  return trimmed.length > 32_768 ? trimmed.slice(0, 32_768) : trimmed;
+}
+
+function migrationBlocksText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const parts: string[] = [];
+  for (const block of content as { type?: unknown; text?: unknown }[]) {
+    if (block?.type === "text" && typeof block.text === "string") parts.push(block.text);
+  }
+  return parts.join("\n");
 }

@@ -1,7 +1,7 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { filterTree } from "./filter.js";
-import type { FlatNode } from "./layout.js";
+import { layoutTree, type FlatNode } from "./layout.js";
 import { summaryGoal } from "./preview.js";
 import { replacedCounts } from "./replaced.js";
 import { renderTree } from "./render.js";
@@ -45,6 +45,26 @@ describe("filterTree", () => {
     expect(filterTree(nodes(), { filter: "summaries" }).map((node) => node.entry.id)).toEqual(["c1", "a4", "b1"]);
     expect(filterTree(nodes(), { around: { id: "a1", context: 1 } }).map((node) => node.entry.id)).toEqual(["u1", "a1", "u2", "s1"]);
     expect(filterTree(nodes(), { around: { id: "a1", context: 1 }, filter: "user" }).map((node) => node.entry.id)).toEqual(["u1", "a1", "u2", "s1"]);
+  });
+});
+
+describe("prune entries count as summaries", () => {
+  const prune = (id: string, parentId: string): FlatNode => ({
+    entry: { type: "prune", id, parentId, timestamp: at, hidden: [{ entryId: "u1", toolName: "read", args: "a.ts", tokens: 900, stubTokens: 10 }], tokensSaved: 890 } as SessionEntry,
+  });
+
+  it("the summaries filter keeps a prune", () => {
+    const withPrune = [...nodes().slice(0, 3), prune("p1", "u2"), ...nodes().slice(3).map((node) => (node.entry.id === "a2" ? { ...node, entry: { ...node.entry, parentId: "p1" } } : node))];
+    expect(filterTree(withPrune, { filter: "summaries" }).map((node) => node.entry.id)).toEqual(["p1", "c1", "a4", "b1"]);
+  });
+
+  it("folding a long stretch never hides a prune", () => {
+    const chain: FlatNode[] = [user("m0", null, "start")];
+    for (let index = 1; index < 20; index++) chain.push(index === 10 ? prune("m10", "m9") : user(`m${index}`, `m${index - 1}`, `step ${index}`));
+    chain[chain.length - 1] = { ...chain[chain.length - 1]!, isLeaf: true };
+    const shown = layoutTree(chain, {}).flatMap((row) => (row.kind === "node" ? [row.node.entry.id] : []));
+    expect(shown).toContain("m10");
+    expect(shown.length).toBeLessThan(chain.length);
   });
 });
 

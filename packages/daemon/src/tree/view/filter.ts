@@ -1,10 +1,10 @@
 /**
  * Narrowing a session tree down to what a person is looking for: user messages only, labelled
- * entries, compactions and branch summaries, or the neighbourhood of one entry. Entries that do
+ * entries, compactions, branch summaries and prunes, or the neighbourhood of one entry. Entries that do
  * not match are dropped and each kept entry hangs under its nearest kept ancestor, so the view
  * keeps the tree's shape. The current leaf always stays, to show where the session is.
  */
-import { childrenByParent, type FlatNode } from "./layout.js";
+import { childrenByParent, isSummaryEntry, type FlatNode } from "./layout.js";
 
 export const TREE_FILTERS = ["user", "labelled", "summaries"] as const;
 export type TreeFilter = (typeof TREE_FILTERS)[number];
@@ -18,7 +18,7 @@ export interface TreeFilterOptions {
 const MATCHES: Record<TreeFilter, (node: FlatNode) => boolean> = {
   user: (node) => node.entry.type === "message" && node.entry.message.role === "user",
   labelled: (node) => node.label !== undefined,
-  summaries: (node) => node.entry.type === "compaction" || node.entry.type === "branch_summary",
+  summaries: (node) => isSummaryEntry(node.entry),
 };
 
 export function filterTree(nodes: readonly FlatNode[], options: TreeFilterOptions): FlatNode[] {

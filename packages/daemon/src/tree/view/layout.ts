@@ -110,9 +110,17 @@ function branchesOf(starts: readonly FlatNode[], indent: string, connect: boolea
   });
 }
 
+/**
+ * Entries that stand for context taken away (a compaction, a branch summary, a prune hiding tool
+ * output): the "summaries" filter keeps them and folding never hides them.
+ */
+export function isSummaryEntry(entry: FlatNode["entry"]): boolean {
+  return entry.type === "compaction" || entry.type === "branch_summary" || entry.type === "prune";
+}
+
 /** Entries a reader looks for: never folded away. */
 function isLandmark(node: FlatNode): boolean {
-  return node.isLeaf === true || node.label !== undefined || node.entry.type === "compaction" || node.entry.type === "branch_summary";
+  return node.isLeaf === true || node.label !== undefined || isSummaryEntry(node.entry);
 }
 
 /**
