@@ -6,7 +6,7 @@ import { cutVisible, filterTree, layoutTree, rowLine, styler, type FlatNode, typ
 
 /** The filter toggle's cycle; undefined = every entry. */
 export const PICKER_FILTERS: readonly (TreeFilter | undefined)[] = [undefined, "user", "labelled", "summaries"];
-const FILTER_NAMES: Record<string, string> = { all: "all entries", user: "user messages", labelled: "labelled", summaries: "compactions and summaries" };
+const FILTER_NAMES: Record<string, string> = { all: "all entries", user: "user messages", labelled: "labelled", summaries: "summaries and prunes" };
 
 export type Key = "up" | "down" | "left" | "right" | "pageUp" | "pageDown" | "home" | "end" | "enter" | "escape" | "backspace" | "interrupt" | { char: string };
 

@@ -23,7 +23,7 @@ export const TREE_SPEC: CommandSpec = {
     "Piped, or with --print, the tree is printed instead.",
   arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
   options: [
-    { name: "filter", value: "kind", description: `only some entries: ${TREE_FILTERS.join(", ")} (compactions and branch summaries); the current leaf always shows` },
+    { name: "filter", value: "kind", description: `only some entries: ${TREE_FILTERS.join(", ")} (compactions, branch summaries and prunes); the current leaf always shows` },
     { name: "around", value: "entry", description: "only the entries near this one (or a unique start of its id)" },
     { name: "context", value: "n", description: "with --around: how many steps up and down to show (default 5)" },
     { name: "depth", value: "n", description: "show branches at most n branch points deep; deeper ones are counted in one line" },
