@@ -15,7 +15,6 @@ import {
   type ValidParamsOf,
 } from "@base-context/protocol";
 import {
-  capSummary,
   detailsWithRetention,
   chooseRung,
   estimateContextTokens,
@@ -190,7 +189,8 @@ async function produce(
   return {
     failures,
     kind: "compaction",
-    summary: capSummary(summarized.summary, settings.limits.maxSummaryBytes),
+    // Capped with retention (retain): a body near the cap is cut to leave room for repair.
+    summary: summarized.summary,
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
     details: summarized.details,
@@ -204,9 +204,9 @@ async function produce(
 
 /** Checks the summary, whoever wrote it, and repairs it when `summary.repair` is on. */
 function retain(produced: ProducedCompaction, preparation: CompactionPreparation, settings: Settings): void {
-  const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair);
-  // Repair lengthens the summary: the stored-summary cap applies to what is stored.
-  produced.summary = capSummary(retained.summary, settings.limits.maxSummaryBytes);
+  // Capped here, with repair, so the report describes the stored text.
+  const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
+  produced.summary = retained.summary;
   produced.retention = retained.retention;
   produced.details = detailsWithRetention(produced.details, retained.retention);
 }

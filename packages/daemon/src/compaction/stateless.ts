@@ -4,7 +4,7 @@
  * (cancel | result | nothing) → summarizer chain → retention check and repair. Nothing is written.
  */
 import type { CompactionPreparation, ContextMessage, SummarizeCompaction, SummarizeProgress, SummarizeResult, ValidParamsOf } from "@base-context/protocol";
-import { capSummary, computeFileLists, createFileOps, detailsWithRetention, extractFileOpsFromMessage } from "../core/index.js";
+import { computeFileLists, createFileOps, detailsWithRetention, extractFileOpsFromMessage } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
 import type { CompactHookContext, CompactHooks } from "./hooks.js";
@@ -69,12 +69,12 @@ export async function summarizeCompactionStateless(
       };
     }
     throwIfAborted(signal);
-    const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair);
+    const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
     outcome = produced.message;
     return {
       status: "summarized",
-      // Repair lengthens the summary: the stored-summary cap applies, as for a stored compaction.
-      summary: capSummary(retained.summary, settings.limits.maxSummaryBytes),
+      // Capped with repair, as for a stored compaction.
+      summary: retained.summary,
       details: detailsWithRetention(produced.details, retained.retention),
       summarizer: produced.summarizer,
       retention: retained.retention,
