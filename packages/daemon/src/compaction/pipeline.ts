@@ -35,6 +35,7 @@ import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { AppendOutcome, SessionStore } from "../store/index.js";
 import { describeChain, summarizerChain, type ClientModel, type Summarizer } from "../summarizer/index.js";
+import { compactHookEvent } from "./hook-event.js";
 import type { CompactHooks } from "./hooks.js";
 import type { RunReporter } from "./reporter.js";
 import { retainCompactionSummary } from "./retention.js";
@@ -151,9 +152,9 @@ async function produce(
     const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings, clientModel };
     if (hooks.hasCompactHook?.(context) !== false) {
       reporter.report("Asking plugins", 5);
-      // Plugins may keep their own state anywhere on the branch: they get all of it.
+      // Plugins may keep their own state anywhere on the branch: they get all of it that fits in one message.
       const branchEntries = deps.store.path(sessionId, preparation.leafId).map((stored) => stored.entry);
-      const event = { preparation, branchEntries, ...(customInstructions !== undefined ? { customInstructions } : {}) };
+      const event = compactHookEvent(preparation, branchEntries, customInstructions, settings);
       const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
       throwIfAborted(signal);
       failures.push(...(outcome?.failures ?? []).map(({ pluginId, kind, message }) => ({ pluginId, kind, message })));

@@ -8,6 +8,7 @@ import { computeFileLists, createFileOps, detailsWithRetention, extractFileOpsFr
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
 import type { CompactHookContext, CompactHooks } from "./hooks.js";
+import { compactHookEvent } from "./hook-event.js";
 import { retainCompactionSummary } from "./retention.js";
 import { effectiveCompactionSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
@@ -122,11 +123,7 @@ async function runHook(
   progress: (value: SummarizeProgress) => void,
 ) {
   progress({ kind: "report", message: "Asking plugins" });
-  const event = {
-    preparation,
-    branchEntries: params.branchEntries ?? [],
-    ...(params.customInstructions !== undefined ? { customInstructions: params.customInstructions } : {}),
-  };
+  const event = compactHookEvent(preparation, params.branchEntries ?? [], params.customInstructions, context.settings);
   const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
   throwIfAborted(signal);
   return outcome;
