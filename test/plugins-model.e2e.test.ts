@@ -4,7 +4,7 @@
  * `ctx.countTokens` is the daemon's tokenizer, and `ctx.signal` aborts when the client cancels.
  */
 import { ErrorCodes, ModelComplete, SessionGet } from "@base-context/protocol";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { rpcError } from "./fixtures/e2e.js";
@@ -93,6 +93,22 @@ return { compaction: { summary: answer.text, firstKeptEntryId: p.firstKeptEntryI
 
     expect(result.compaction).toMatchObject({ summary: "the client's answer", details: { model: "client-llm" } });
     expect(asked).toEqual([{ purpose: "plugin", system: "Be brief.", messages: [{ role: "user", content: "Name the goal." }], maxTokens: 50, sessionId }]);
+    expect(fake.requests).toEqual([]);
+  });
+
+  it("refuses ctx.complete when the project's settings narrow summarizer.provider to extractive", async () => {
+    fake.setHandler(() => reply.text("the model's answer"));
+    const { client, project } = await daemonWithModel(`let message = "resolved";
+try { await ctx.complete({ prompt: "x", maxTokens: 10 }); } catch (error) { message = error.message; }
+const p = event.preparation;
+return { compaction: { summary: message, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore } };`);
+    mkdirSync(join(project, ".base-context"), { recursive: true });
+    writeFileSync(join(project, ".base-context", "settings.json"), JSON.stringify({ summarizer: { provider: "extractive" } }));
+    const { sessionId } = await compactableSession(client, project);
+
+    const result = await compact(client, sessionId);
+
+    expect(result.compaction?.summary).toBe('ctx.complete: the daemon has no model to offer (the project\'s settings narrow summarizer.provider to "extractive")');
     expect(fake.requests).toEqual([]);
   });
 

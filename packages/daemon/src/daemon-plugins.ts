@@ -37,7 +37,12 @@ export interface DaemonPluginsOptions {
  * The request a hook runs for: its session and the asking client's model. Set around each hook
  * run; the plugin worker serves a plugin's `ctx.complete` in the hook call's async context.
  */
-const hookRequest = new AsyncLocalStorage<{ sessionId: string | undefined; clientModel: ClientModel | undefined }>();
+const hookRequest = new AsyncLocalStorage<{
+  sessionId: string | undefined;
+  clientModel: ClientModel | undefined;
+  /** The provider the session's merged settings name: a project may narrow it to "extractive". */
+  provider: Settings["summarizer"]["provider"] | undefined;
+}>();
 
 export class DaemonPlugins {
   readonly host: PluginHost;
@@ -104,12 +109,13 @@ export class DaemonPlugins {
   }
 
   /** A hook run that first waits for the host to start (see `started`). */
-  private afterStart<E, C extends { sessionId?: string | undefined; clientModel?: ClientModel | undefined }, R>(
+  private afterStart<E, C extends { sessionId?: string | undefined; clientModel?: ClientModel | undefined; settings: Settings }, R>(
     run: (event: E, signal: AbortSignal, context: C) => Promise<R>,
   ): (event: E, signal: AbortSignal, context: C) => Promise<R> {
     return async (event, signal, context) => {
       await this.started(signal);
-      return hookRequest.run({ sessionId: context.sessionId, clientModel: context.clientModel }, () => run(event, signal, context));
+      const asking = { sessionId: context.sessionId, clientModel: context.clientModel, provider: context.settings.summarizer.provider };
+      return hookRequest.run(asking, () => run(event, signal, context));
     };
   }
 
@@ -155,7 +161,8 @@ export class DaemonPlugins {
  * `ctx.complete` and `ctx.countTokens`. The model is the one summaries use (`createSummarizer`'s
  * chain without the extractive summarizer): with `auto`, the model of the client whose request
  * runs the hook, then a model the global settings name (a project cannot point it elsewhere,
- * docs/design.md#what-a-project-may-set).
+ * docs/design.md#what-a-project-may-set). None when the session's project narrows the provider to
+ * "extractive": its conversations stay on this machine, whoever asks.
  * A key is read here, in the daemon, and never crosses into a worker.
  */
 function modelServices(
@@ -166,13 +173,16 @@ function modelServices(
   return {
     countTokens: (text) => counter.countTextAsync(text),
     complete: async (request: PluginCompleteRequest, signal: AbortSignal, caller: PluginCaller): Promise<PluginCompleteResult> => {
-      const summarizerSettings = settings.get().settings.summarizer;
       const asking = hookRequest.getStore();
+      // Host and key stay global, but a project that keeps its conversations on this machine
+      // (provider "extractive") keeps its plugins' questions there too.
+      const global = settings.get().settings.summarizer;
+      const summarizerSettings = asking?.provider === "extractive" ? { ...global, provider: "extractive" as const } : global;
       const models = summarizerChain(summarizerFor(summarizerSettings, asking?.clientModel)).filter(
         (member): member is OpenAISummarizer | ClientModelSummarizer => member instanceof OpenAISummarizer || member instanceof ClientModelSummarizer,
       );
       if (models.length === 0) {
-        throw new RequestFailedError(`ctx.complete: the daemon has no model to offer (${whyNoModel(summarizerSettings)})`, { reason: "no_model" });
+        throw new RequestFailedError(`ctx.complete: the daemon has no model to offer (${whyNoModel(summarizerSettings, global.provider !== "extractive" && summarizerSettings.provider === "extractive")})`, { reason: "no_model" });
       }
       const failures: string[] = [];
       for (const model of models) {
@@ -203,7 +213,8 @@ function modelServices(
   };
 }
 
-function whyNoModel(summarizer: Settings["summarizer"]): string {
+function whyNoModel(summarizer: Settings["summarizer"], projectNarrowed: boolean): string {
+  if (projectNarrowed) return 'the project\'s settings narrow summarizer.provider to "extractive"';
   if (summarizer.provider === "extractive") return 'summarizer.provider is "extractive"';
   return 'summarizer.provider is "auto", the client did not offer its model, and the global settings name no summarizer.model';
 }

@@ -15,7 +15,6 @@ import {
   type ValidParamsOf,
 } from "@base-context/protocol";
 import {
-  capSummary,
   detailsWithRetention,
   chooseRung,
   estimateContextTokens,
@@ -36,6 +35,7 @@ import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { AppendOutcome, SessionStore } from "../store/index.js";
 import { describeChain, summarizerChain, type ClientModel, type Summarizer } from "../summarizer/index.js";
+import { compactHookEvent } from "./hook-event.js";
 import type { CompactHooks } from "./hooks.js";
 import type { RunReporter } from "./reporter.js";
 import { retainCompactionSummary } from "./retention.js";
@@ -152,9 +152,9 @@ async function produce(
     const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings, clientModel };
     if (hooks.hasCompactHook?.(context) !== false) {
       reporter.report("Asking plugins", 5);
-      // Plugins may keep their own state anywhere on the branch: they get all of it.
+      // Plugins may keep their own state anywhere on the branch: they get all of it that fits in one message.
       const branchEntries = deps.store.path(sessionId, preparation.leafId).map((stored) => stored.entry);
-      const event = { preparation, branchEntries, ...(customInstructions !== undefined ? { customInstructions } : {}) };
+      const event = compactHookEvent(preparation, branchEntries, customInstructions, settings);
       const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
       throwIfAborted(signal);
       failures.push(...(outcome?.failures ?? []).map(({ pluginId, kind, message }) => ({ pluginId, kind, message })));
@@ -190,7 +190,8 @@ async function produce(
   return {
     failures,
     kind: "compaction",
-    summary: capSummary(summarized.summary, settings.limits.maxSummaryBytes),
+    // Capped with retention (retain): a body near the cap is cut to leave room for repair.
+    summary: summarized.summary,
     firstKeptEntryId: preparation.firstKeptEntryId,
     tokensBefore: preparation.tokensBefore,
     details: summarized.details,
@@ -204,9 +205,9 @@ async function produce(
 
 /** Checks the summary, whoever wrote it, and repairs it when `summary.repair` is on. */
 function retain(produced: ProducedCompaction, preparation: CompactionPreparation, settings: Settings): void {
-  const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair);
-  // Repair lengthens the summary: the stored-summary cap applies to what is stored.
-  produced.summary = capSummary(retained.summary, settings.limits.maxSummaryBytes);
+  // Capped here, with repair, so the report describes the stored text.
+  const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
+  produced.summary = retained.summary;
   produced.retention = retained.retention;
   produced.details = detailsWithRetention(produced.details, retained.retention);
 }

@@ -31,7 +31,8 @@ export function retainCompactionSummary(
   preparation: CompactionPreparation,
   summary: string,
   repair: boolean,
+  maxBytes: number,
 ): { summary: string; retention: RetentionReport } {
   const budgetTokens = repairBudgetTokens(summaryMaxTokens("history", preparation.settings.reserveTokens));
-  return retainSummary(summary, compactionProbes(preparation), { repair, budgetTokens });
+  return retainSummary(summary, compactionProbes(preparation), { repair, budgetTokens, maxBytes });
 }

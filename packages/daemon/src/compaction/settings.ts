@@ -10,11 +10,14 @@ type Reason = z.infer<typeof CompactionReason>;
 
 /** The session's `compaction.*` settings with a request's overrides on top. */
 export function effectiveCompactionSettings(settings: Settings, overrides?: Partial<CompactionSettings>): CompactionSettings {
-  const merged: CompactionSettings = { ...settings.compaction };
-  if (overrides?.enabled !== undefined) merged.enabled = overrides.enabled;
-  if (overrides?.reserveTokens !== undefined) merged.reserveTokens = overrides.reserveTokens;
-  if (overrides?.keepRecentTokens !== undefined) merged.keepRecentTokens = overrides.keepRecentTokens;
-  return merged;
+  // Only the declared keys: preparations reach plugins and `compaction/prepare`, and the settings
+  // section holds more (`compaction.prune`) that is no part of a preparation.
+  const { enabled, reserveTokens, keepRecentTokens } = settings.compaction;
+  return {
+    enabled: overrides?.enabled ?? enabled,
+    reserveTokens: overrides?.reserveTokens ?? reserveTokens,
+    keepRecentTokens: overrides?.keepRecentTokens ?? keepRecentTokens,
+  };
 }
 
 /** Why a compaction for `reason` is disabled, or undefined when it may run. */

@@ -4,10 +4,11 @@
  * (cancel | result | nothing) → summarizer chain → retention check and repair. Nothing is written.
  */
 import type { CompactionPreparation, ContextMessage, SummarizeCompaction, SummarizeProgress, SummarizeResult, ValidParamsOf } from "@base-context/protocol";
-import { capSummary, computeFileLists, createFileOps, detailsWithRetention, extractFileOpsFromMessage } from "../core/index.js";
+import { computeFileLists, createFileOps, detailsWithRetention, extractFileOpsFromMessage } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
 import type { CompactHookContext, CompactHooks } from "./hooks.js";
+import { compactHookEvent } from "./hook-event.js";
 import { retainCompactionSummary } from "./retention.js";
 import { effectiveCompactionSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
@@ -69,12 +70,12 @@ export async function summarizeCompactionStateless(
       };
     }
     throwIfAborted(signal);
-    const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair);
+    const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
     outcome = produced.message;
     return {
       status: "summarized",
-      // Repair lengthens the summary: the stored-summary cap applies, as for a stored compaction.
-      summary: capSummary(retained.summary, settings.limits.maxSummaryBytes),
+      // Capped with repair, as for a stored compaction.
+      summary: retained.summary,
       details: detailsWithRetention(produced.details, retained.retention),
       summarizer: produced.summarizer,
       retention: retained.retention,
@@ -122,11 +123,7 @@ async function runHook(
   progress: (value: SummarizeProgress) => void,
 ) {
   progress({ kind: "report", message: "Asking plugins" });
-  const event = {
-    preparation,
-    branchEntries: params.branchEntries ?? [],
-    ...(params.customInstructions !== undefined ? { customInstructions: params.customInstructions } : {}),
-  };
+  const event = compactHookEvent(preparation, params.branchEntries ?? [], params.customInstructions, context.settings);
   const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
   throwIfAborted(signal);
   return outcome;

@@ -28,12 +28,13 @@ export function summaryCutNote(maxBytes: number): string {
 
 /**
  * `summary` when it fits in `maxBytes` (UTF-8), else its longest prefix that fits together with
- * a note saying it was cut. Never splits a character.
+ * a note saying it was cut. Never splits a character. `limitBytes` is the limit the note names,
+ * when the text is cut shorter than the limit to leave room for what follows it (repair lines).
  */
-export function capSummary(summary: string, maxBytes: number): string {
+export function capSummary(summary: string, maxBytes: number, limitBytes = maxBytes): string {
   // Fast path: no UTF-16 unit takes more than 3 UTF-8 bytes.
   if (summary.length * 3 <= maxBytes || utf8ByteLength(summary) <= maxBytes) return summary;
-  const note = summaryCutNote(maxBytes);
+  const note = summaryCutNote(limitBytes);
   const budget = Math.max(0, maxBytes - utf8ByteLength(note));
   let bytes = 0;
   let end = 0;

@@ -109,6 +109,23 @@ describe("parseSettingsText", () => {
     expect(result.errors.every((e) => e.source === "project" && e.path === PATH)).toBe(true);
   });
 
+  it("ignores a whole project file that sets any limits.* or plugins.maxMessageBytes (global only)", () => {
+    for (const [section, key] of [
+      ["limits", "maxMessageBytes"],
+      ["limits", "maxEntryBytes"],
+      ["limits", "maxSummaryBytes"],
+      ["limits", "maxImportLineBytes"],
+      ["limits", "maxImportFileBytes"],
+      ["plugins", "maxMessageBytes"],
+    ]) {
+      const text = `{"compaction": {"enabled": false}, "${section}": {"${key}": 999999999}}`;
+      const result = parseSettingsText(text, PATH, "project");
+      expect(result.values).toBeUndefined();
+      expect(result.errors.map((e) => e.message)).toEqual([expect.stringContaining(`${section}.${key} cannot be set in a project's settings (the daemon's size limits`)]);
+      expect(parseSettingsText(text, PATH, "global").errors).toEqual([]);
+    }
+  });
+
   it("lets a project choose the summarizer's model and narrow the provider to extractive", () => {
     expect(parseSettingsText('{"summarizer": {"model": "gpt-4.1-mini", "provider": "extractive"}}', PATH, "project").errors).toEqual([]);
   });

@@ -22,15 +22,27 @@ export interface LoadedSettingsFile {
   readonly errors: SettingsError[];
 }
 
+const REDIRECT = "a cloned repository must not redirect the conversation or the API key";
+const USER_LIMIT = "the daemon's size limits protect the user's memory and disk: a cloned repository must not raise them";
+
 /**
- * Keys a project file may not set: a cloned repository must not be able to send the conversation
- * (baseURL) or the user's key (apiKeyEnv names which variable is sent) somewhere else.
+ * Keys a project file may not set, with why: a cloned repository must not be able to send the
+ * conversation (baseURL) or the user's key (apiKeyEnv names which variable is sent) somewhere else,
+ * nor loosen how the user's machine is protected (plugin confinement, size limits). Size limits are
+ * global-only as a whole (docs/design.md#what-a-project-may-set): they are read where no project is
+ * known (the connection's message cap) or bound data shared by every project (the store).
  */
-export const PROJECT_FORBIDDEN_KEYS: readonly (readonly [SectionName, string])[] = [
-  ["summarizer", "baseURL"],
-  ["summarizer", "apiKeyEnv"],
+export const PROJECT_FORBIDDEN_KEYS: readonly (readonly [SectionName, string, string])[] = [
+  ["summarizer", "baseURL", REDIRECT],
+  ["summarizer", "apiKeyEnv", REDIRECT],
   // How the user's plugins are confined is the user's choice, not a cloned repository's.
-  ["plugins", "isolation"],
+  ["plugins", "isolation", "how the user's plugins are confined is the user's choice, not a cloned repository's"],
+  ["plugins", "maxMessageBytes", USER_LIMIT],
+  ["limits", "maxMessageBytes", USER_LIMIT],
+  ["limits", "maxEntryBytes", USER_LIMIT],
+  ["limits", "maxSummaryBytes", USER_LIMIT],
+  ["limits", "maxImportLineBytes", USER_LIMIT],
+  ["limits", "maxImportFileBytes", USER_LIMIT],
 ];
 
 /**
@@ -50,14 +62,12 @@ export const PROJECT_ALLOWED_VALUES: readonly { section: SectionName; key: strin
 /** Why each key of a project file that would widen where conversations go is refused (empty when none). */
 export function projectWideningKeys(values: SettingsFile): { keyPath: [SectionName, string]; message: string }[] {
   const refused: { keyPath: [SectionName, string]; message: string }[] = [];
-  for (const [section, key] of PROJECT_FORBIDDEN_KEYS) {
+  for (const [section, key, why] of PROJECT_FORBIDDEN_KEYS) {
     const set = values[section] as Record<string, unknown> | undefined;
     if (set && key in set) {
       refused.push({
         keyPath: [section, key],
-        message:
-          `${section}.${key} cannot be set in a project's settings ` +
-          `(a cloned repository must not redirect the conversation or the API key); set it in the global settings instead`,
+        message: `${section}.${key} cannot be set in a project's settings (${why}); set it in the global settings instead`,
       });
     }
   }

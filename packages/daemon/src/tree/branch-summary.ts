@@ -118,6 +118,7 @@ export function retainBranchSummary(
   tokenBudget: number,
   summary: string,
   repair: boolean,
+  maxBytes: number,
 ): { summary: string; retention: RetentionReport } {
   const preparation = prepareBranchEntries(entries, tokenBudget);
   const listed = emptyProbes();
@@ -127,5 +128,5 @@ export function retainBranchSummary(
     .filter((message) => message.role === "compactionSummary" || message.role === "branchSummary")
     .map((message) => carriedProbes(message.summary));
   const probes = mergeProbes(...carried, listed, probeMessages(preparation.messages));
-  return retainSummary(summary, probes, { repair, budgetTokens: repairBudgetTokens(BRANCH_SUMMARY_MAX_TOKENS) });
+  return retainSummary(summary, probes, { repair, budgetTokens: repairBudgetTokens(BRANCH_SUMMARY_MAX_TOKENS), maxBytes });
 }

@@ -57,14 +57,17 @@ describe("TreeService.navigate", () => {
     });
   });
 
-  it("cuts a summarizer's branch summary to limits.maxSummaryBytes before storing it", async () => {
+  it("cuts a summarizer's branch summary to limits.maxSummaryBytes before storing it, leaving room for repair", async () => {
     const s = await branchedSession(f);
     f.settings.limits.maxSummaryBytes = 2048;
     f.summarizer.text = `## Goal\n${"b".repeat(100_000)}`;
     const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: s.u3.id, summarize: true });
     const summary = (result.summaryEntry as { summary: string }).summary;
     expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(2048);
-    expect(summary).toMatch(/## Goal\nb+\n\n\[summary cut at 2048 bytes: limits\.maxSummaryBytes\]$/);
+    // The body is cut (one note), the repair lines after it are kept, and the report says so.
+    expect(summary).toMatch(/## Goal\nb+\n\n\[summary cut at 2048 bytes: limits\.maxSummaryBytes\]\n\n## Critical Context\n- File modified: `src\/cache\.ts`$/);
+    expect(summary.split("[summary cut at").length - 1).toBe(1);
+    expect(result.retention?.files).toEqual({ kept: 1, total: 1 });
   });
 
   it("a branch summary carries its retention report, on the entry and in the reply, after repair", async () => {

@@ -9,7 +9,6 @@
 import type { TreeDidNavigate, TreeHookEvent, TreeNavigate, TreeNavigateProgress, ValidParamsOf } from "@base-context/protocol";
 import type { z } from "zod";
 import type { SettingsSource } from "../context/service.js";
-import { capSummary } from "../core/index.js";
 import { CancelledError, entryNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
@@ -194,9 +193,9 @@ export class TreeService {
   /** Checks the summary against the branch, repairs it when `summary.repair` is on, records the report. */
   private retain(params: NavigateParams, plan: NavigationPlan, summary: SummaryToWrite): SummaryToWrite {
     const settings = this.deps.settings.forSession(params.sessionId);
-    const retained = retainBranchSummary(plan.entriesToSummarize, this.tokenBudget(params), summary.summary, settings.summary.repair);
-    // Repair lengthens the summary: the stored-summary cap applies to what is stored.
-    const stored = capSummary(retained.summary, settings.limits.maxSummaryBytes);
+    // Capped with repair, so the report describes the stored text.
+    const retained = retainBranchSummary(plan.entriesToSummarize, this.tokenBudget(params), summary.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
+    const stored = retained.summary;
     return { ...summary, summary: stored, retention: retained.retention, details: detailsWithRetention(summary.details, retained.retention) };
   }
 
@@ -228,6 +227,7 @@ export class TreeService {
       sessionId: params.sessionId,
       onSummarizing: (count) => progress({ kind: "report", message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}` }),
     });
-    return { summary: capSummary(written.summary, settings.limits.maxSummaryBytes), details: written.details };
+    // Capped with retention (retain): a body near the cap is cut to leave room for repair.
+    return { summary: written.summary, details: written.details };
   }
 }

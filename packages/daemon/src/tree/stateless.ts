@@ -5,7 +5,7 @@
  */
 import type { SummarizeBranch, SummarizeProgress, SummarizeResult, TreeHookEvent, ValidParamsOf } from "@base-context/protocol";
 import type { StatelessDeps, StatelessRequest } from "../compaction/stateless-deps.js";
-import { capSummary, detailsWithRetention, type CountedEntry } from "../core/index.js";
+import { detailsWithRetention, type CountedEntry } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
 import { describeChain } from "../summarizer/index.js";
@@ -62,12 +62,12 @@ export async function summarizeBranchStateless(deps: StatelessBranchDeps, params
       produced = { summary: written.summary, details: written.details, summarizer: written.details.summarizer, message: `summarized the branch with ${written.details.summarizer}` };
     }
     throwIfAborted(signal);
-    const retained = retainBranchSummary(entries, tokenBudget, produced.summary, settings.summary.repair);
+    const retained = retainBranchSummary(entries, tokenBudget, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
     outcome = produced.message;
     return {
       status: "summarized",
-      // The stored-summary cap applies after repair, as for a stored branch summary.
-      summary: capSummary(retained.summary, settings.limits.maxSummaryBytes),
+      // Capped with repair, as for a stored branch summary.
+      summary: retained.summary,
       details: detailsWithRetention(produced.details, retained.retention),
       summarizer: produced.summarizer,
       retention: retained.retention,

@@ -26,6 +26,12 @@ export const CompactHookEvent = z.object({
   preparation: CompactionPreparation,
   /** Every entry on the current branch, root → leaf: where a plugin finds its own earlier state. */
   branchEntries: z.array(SessionEntry),
+  /**
+   * How many entries of the branch were left out of `branchEntries` so the event fits in
+   * `plugins.maxMessageBytes`: the oldest conversation messages first, then the oldest other
+   * entries. Absent when the whole branch is there.
+   */
+  branchEntriesOmitted: z.number().int().positive().optional(),
   customInstructions: z.string().optional(),
 });
 export type CompactHookEvent = z.infer<typeof CompactHookEvent>;

@@ -116,8 +116,8 @@ export const Settings = z.object({
   /**
    * Sizes the daemon accepts (bytes): the largest JSON-RPC message, the largest entry, the largest
    * stored summary (compaction or branch summary, in UTF-8 bytes), and the longest line and largest
-   * file an import reads. The daemon applies the global settings' values for the message, entry and
-   * import sizes; a project's settings file does not change them.
+   * file an import reads. Global only: a project's settings file that sets any of them is ignored
+   * and the error reported, like `plugins.isolation` and `plugins.maxMessageBytes`.
    */
   limits: z.object({
     maxMessageBytes: z.number().int(),

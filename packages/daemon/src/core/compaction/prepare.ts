@@ -140,7 +140,8 @@ export function prepareCompaction(
       tokensBefore: estimate.measurable ? estimate.tokens : null,
       ...(previous ? { previousSummary: previous.summary } : {}),
       fileOps: computeFileLists(fileOps),
-      settings,
+      // The declared keys only: a caller's settings object may hold more (`compaction.prune`).
+      settings: { enabled: settings.enabled, reserveTokens: settings.reserveTokens, keepRecentTokens: settings.keepRecentTokens },
       ...(prune && prune.hidden.length > 0 ? { prune: { hidden: [...prune.hidden], tokensSaved: prune.tokensSaved } } : {}),
     },
   };

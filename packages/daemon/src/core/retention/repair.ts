@@ -8,6 +8,7 @@
 import { checkRetention, isKept, SummaryIndex, type RetentionReport } from "./check.js";
 import { emptyProbes, type ProbeItem, type RetentionProbes } from "./probes.js";
 import { clip } from "./text.js";
+import { capSummary, summaryCutNote, utf8ByteLength } from "../summary-cap.js";
 
 const FILE_READ = "File read: ";
 const FILE_MODIFIED = "File modified: ";
@@ -136,15 +137,40 @@ function insertCritical(summary: string, lines: readonly string[]): string {
   return `${body.slice(0, sectionStart)}${rebuilt.startsWith("\n") ? "" : "\n"}${rebuilt}${after.length > 0 && !after.startsWith("\n\n") ? "\n" : ""}${after}${tail}`;
 }
 
-/** Checks, repairs when asked, and reports after the repair (with what it added). */
+/**
+ * Checks, repairs when asked, caps to `maxBytes` (`limits.maxSummaryBytes`), and reports on the
+ * text as stored. Repair lengthens the summary, so a summary near the cap has its body cut first
+ * to leave room for the repair lines (never the repair lines cut after): the stored text carries
+ * at most one cut note, and every item the report counts as kept is in it.
+ */
 export function retainSummary(
   summary: string,
   probes: RetentionProbes,
-  options: { repair: boolean; budgetTokens: number },
+  options: { repair: boolean; budgetTokens: number; maxBytes: number },
 ): { summary: string; retention: RetentionReport } {
-  if (!options.repair) return { summary, retention: checkRetention(summary, probes) };
-  const repaired = repairSummary(summary, probes, options.budgetTokens);
-  return { summary: repaired.summary, retention: { ...checkRetention(repaired.summary, probes), repaired: repaired.added } };
+  const { maxBytes } = options;
+  if (!options.repair) {
+    const stored = capSummary(summary, maxBytes);
+    return { summary: stored, retention: checkRetention(stored, probes) };
+  }
+  let body = capSummary(summary, maxBytes);
+  // Each round cuts the body by what the repaired text overshoots; a cut body may lose items that
+  // repair then adds back, hence a few rounds.
+  for (let round = 0; round < 4; round++) {
+    const repaired = repairSummary(body, probes, options.budgetTokens);
+    const over = utf8ByteLength(repaired.summary) - maxBytes;
+    if (over <= 0) return { summary: repaired.summary, retention: { ...checkRetention(repaired.summary, probes), repaired: repaired.added } };
+    const room = utf8ByteLength(body) - over;
+    if (room <= utf8ByteLength(summaryCutNote(maxBytes))) break;
+    body = capSummary(summary, room, maxBytes);
+  }
+  // The repair lines alone do not fit: the cap cuts them, and the report counts what is left.
+  const repaired = repairSummary(body, probes, options.budgetTokens);
+  const stored = capSummary(repaired.summary, maxBytes);
+  const before = checkRetention(body, probes);
+  const after = checkRetention(stored, probes);
+  const gained = (kind: "files" | "errors" | "constraints"): number => Math.max(0, after[kind].kept - before[kind].kept);
+  return { summary: stored, retention: { ...after, repaired: { files: gained("files"), errors: gained("errors"), constraints: gained("constraints") } } };
 }
 
 /**

@@ -154,7 +154,7 @@ describe("repair", () => {
     for (const range of ranges) {
       const all = mergeProbes(carriedProbes(previous), range);
       // A weak summarizer that keeps only what it was told last time, reworded.
-      const { summary, retention } = retainSummary(previous ? `${previous.split("\n")[0]}\nMore work.` : "Fixed the cart.", all, { repair: true, budgetTokens: 1024 });
+      const { summary, retention } = retainSummary(previous ? `${previous.split("\n")[0]}\nMore work.` : "Fixed the cart.", all, { repair: true, budgetTokens: 1024, maxBytes: 1024 * 1024 });
       expect([retention.files.kept, retention.errors.kept, retention.constraints.kept]).toEqual([all.files.length, all.errors.length, all.constraints.length]);
       previous = summary;
     }
@@ -214,5 +214,39 @@ describe("junk", () => {
 
   it("reads items from a structured summary, not its headings or file lists", () => {
     expect(junkLines("## Goal\nx y\n\n## Progress\n### Done\n- [x] ✓ Done.\n\n<read-files>\nconst a = 1;\n</read-files>")).toEqual([{ line: "✓ Done.", kind: "empty" }]);
+  });
+});
+
+describe("retainSummary under limits.maxSummaryBytes", () => {
+  const probes = probeMessages([
+    user("Fix the checkout. Never change the public API."),
+    say("", [
+      ["c1", "write", { path: "src/checkout.ts", content: "x" }],
+      ["c2", "read", { path: "src/cart.ts" }],
+    ]),
+  ]);
+  // A summary that fits the cap but leaves no room for the repair lines.
+  const body = `## Goal\nFix the checkout.\n\n## Progress\n${"worked on it. ".repeat(300)}\n\n## Critical Context\n- (none)`;
+  const maxBytes = body.length + 20;
+
+  it("cuts the body to leave room for repair: the report counts only what the stored text holds, with one cut note", () => {
+    const { summary, retention } = retainSummary(body, probes, { repair: true, budgetTokens: 1024, maxBytes });
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(maxBytes);
+    expect(summary.split("[summary cut at").length - 1).toBe(1);
+    expect(summary).toContain(`[summary cut at ${maxBytes} bytes: limits.maxSummaryBytes]`);
+    expect(summary).toContain("File modified: `src/checkout.ts`");
+    expect(summary).toContain("User constraint: Never change the public API.");
+    const stored = checkRetention(summary, probes);
+    for (const kind of ["files", "errors", "constraints", "requests", "plan"] as const) expect(retention[kind]).toEqual(stored[kind]);
+    expect(retention.files.kept).toBe(retention.files.total);
+    expect(retention.repaired).toEqual({ files: 2, errors: 0, constraints: 1 });
+  });
+
+  it("caps an over-size summary once even without repair, and reports on the stored text", () => {
+    const { summary, retention } = retainSummary(`${body}\n- File modified: \`src/checkout.ts\``, probes, { repair: false, budgetTokens: 1024, maxBytes: 1024 });
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(1024);
+    expect(summary.split("[summary cut at").length - 1).toBe(1);
+    expect(retention.files.kept).toBe(checkRetention(summary, probes).files.kept);
+    expect(retention.files.kept).toBe(0);
   });
 });
