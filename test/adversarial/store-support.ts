@@ -48,17 +48,8 @@ export function isImporting(home: string, sessionId: string): boolean {
   });
 }
 
-/** mulberry32: the same "random" delays on every run. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The adversarial suite's one seeded PRNG (framing-cases.ts): the same "random" delays on every run. */
+export { seededRandom as seeded } from "./framing-cases.js";
 
 /** Writes a pi v3 file of one chain of `count` messages; returns its session id. */
 export function writePiFile(path: string, sessionId: string, count: number, pad = 300): void {

@@ -1,5 +1,6 @@
 /** What the stateless summaries (`summarize/compaction`, `summarize/branch`) need from the daemon. */
-import type { Settings, SummarizeProgress } from "@base-context/protocol";
+import type { RetentionReport, Settings, SummarizeProgress, SummarizeResult } from "@base-context/protocol";
+import { detailsWithRetention } from "../core/index.js";
 import type { ClientModel, Summarizer } from "../summarizer/index.js";
 
 export interface StatelessDeps {
@@ -18,4 +19,28 @@ export interface StatelessRequest {
   readonly signal?: AbortSignal | undefined;
   /** `$/progress` for the request's `workDoneToken`. */
   readonly progress?: ((value: SummarizeProgress) => void) | undefined;
+}
+
+/** What a stateless summary produced, before its retention check. */
+export interface StatelessProduced {
+  details: unknown;
+  summarizer: string;
+  message: string;
+  pluginId?: string | undefined;
+}
+
+/**
+ * The `summarized` result of either stateless method: the summary as retained (repaired and capped,
+ * like a stored one) and its report, also carried in `details.retention`.
+ */
+export function summarizedResult(produced: StatelessProduced, retained: { summary: string; retention: RetentionReport }): SummarizeResult {
+  return {
+    status: "summarized",
+    summary: retained.summary,
+    details: detailsWithRetention(produced.details, retained.retention),
+    summarizer: produced.summarizer,
+    retention: retained.retention,
+    message: produced.message,
+    ...(produced.pluginId !== undefined ? { pluginId: produced.pluginId } : {}),
+  };
 }

@@ -4,7 +4,7 @@
  * (cancel | result | nothing) → summarizer chain → retention check and repair. Nothing is written.
  */
 import type { CompactionPreparation, ContextMessage, SummarizeCompaction, SummarizeProgress, SummarizeResult, ValidParamsOf } from "@base-context/protocol";
-import { computeFileLists, createFileOps, detailsWithRetention, extractFileOpsFromMessage } from "../core/index.js";
+import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
 import type { CompactHookContext, CompactHooks } from "./hooks.js";
@@ -12,7 +12,7 @@ import { compactHookEvent } from "./hook-event.js";
 import { retainCompactionSummary } from "./retention.js";
 import { effectiveCompactionSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
-import type { StatelessDeps, StatelessRequest } from "./stateless-deps.js";
+import { summarizedResult, type StatelessDeps, type StatelessRequest } from "./stateless-deps.js";
 
 export type SummarizeCompactionParams = ValidParamsOf<typeof SummarizeCompaction>;
 
@@ -73,14 +73,7 @@ export async function summarizeCompactionStateless(
     const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
     outcome = produced.message;
     return {
-      status: "summarized",
-      // Capped with repair, as for a stored compaction.
-      summary: retained.summary,
-      details: detailsWithRetention(produced.details, retained.retention),
-      summarizer: produced.summarizer,
-      retention: retained.retention,
-      message: produced.message,
-      ...(produced.pluginId !== undefined ? { pluginId: produced.pluginId } : {}),
+      ...summarizedResult(produced, retained),
       ...(produced.firstKeptEntryId !== undefined && params.firstKeptEntryId !== undefined ? { firstKeptEntryId: produced.firstKeptEntryId } : {}),
     };
   } catch (error) {

@@ -4,8 +4,8 @@
  * summary | nothing) → branch summarizer → retention check and repair. Nothing is written.
  */
 import type { SummarizeBranch, SummarizeProgress, SummarizeResult, TreeHookEvent, ValidParamsOf } from "@base-context/protocol";
-import type { StatelessDeps, StatelessRequest } from "../compaction/stateless-deps.js";
-import { detailsWithRetention, type CountedEntry } from "../core/index.js";
+import { summarizedResult, type StatelessDeps, type StatelessRequest } from "../compaction/stateless-deps.js";
+import type { CountedEntry } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
 import { describeChain } from "../summarizer/index.js";
@@ -64,16 +64,7 @@ export async function summarizeBranchStateless(deps: StatelessBranchDeps, params
     throwIfAborted(signal);
     const retained = retainBranchSummary(entries, tokenBudget, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
     outcome = produced.message;
-    return {
-      status: "summarized",
-      // Capped with repair, as for a stored branch summary.
-      summary: retained.summary,
-      details: detailsWithRetention(produced.details, retained.retention),
-      summarizer: produced.summarizer,
-      retention: retained.retention,
-      message: produced.message,
-      ...(produced.pluginId !== undefined ? { pluginId: produced.pluginId } : {}),
-    };
+    return summarizedResult(produced, retained);
   } catch (error) {
     if (error instanceof CancelledError) outcome = "cancelled by the client";
     throw error;
