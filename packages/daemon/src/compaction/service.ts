@@ -20,6 +20,7 @@ import type { SessionService } from "../sessions/index.js";
 import type { SessionStore } from "../store/index.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
+import { InFlightRequests } from "./in-flight.js";
 import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Liveness } from "./jobs.js";
 import { RUNNING_JOB_STATES, type JobRecord } from "../store/index.js";
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
@@ -61,7 +62,7 @@ export class CompactionService {
   private readonly now: () => number;
   private readonly newJobId: () => string;
   /** Runs in flight that carry a requestId: a retry joins the first instead of being refused. */
-  private readonly inFlight = new Map<string, Promise<CompactionResult>>();
+  private readonly inFlight = new InFlightRequests<CompactionResult>();
 
   constructor(private readonly options: CompactionServiceOptions) {
     this.sessions = options.sessions;
@@ -107,7 +108,7 @@ export class CompactionService {
     if (requestId !== undefined) {
       const committed = this.committedResult(sessionId, requestId);
       if (committed) return committed;
-      const joined = this.inFlight.get(inFlightKey(sessionId, requestId));
+      const joined = this.inFlight.get(sessionId, requestId);
       if (joined) return joined;
     }
 
@@ -125,13 +126,8 @@ export class CompactionService {
       hooks: this.hooks,
     };
     const running = runCompaction(deps, params, reporter, { signal: ctx.signal, clientModel: ctx.clientModel });
-    const done = () => {
-      release();
-      if (requestId !== undefined) this.inFlight.delete(inFlightKey(sessionId, requestId));
-    };
-    if (requestId !== undefined) this.inFlight.set(inFlightKey(sessionId, requestId), running);
-    running.then(done, done);
-    return running;
+    running.then(release, release);
+    return requestId === undefined ? running : this.inFlight.track(sessionId, requestId, running);
   }
 
   /** `compaction/status`: the latest jobs of a session, or those that carried a requestId. */
@@ -172,8 +168,4 @@ export class CompactionService {
     const job = this.store.jobs.committedForRequest(sessionId, requestId);
     return job ? storedResult(job) : undefined;
   }
-}
-
-function inFlightKey(sessionId: string, requestId: string): string {
-  return `${sessionId}\u0000${requestId}`;
 }
