@@ -17,6 +17,7 @@ import { randomUUID } from "node:crypto";
 import { prepareCompaction, type PrepareCompactionResult } from "../core/index.js";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
+import type { SessionSettings } from "../settings/session-settings.js";
 import type { SessionStore } from "../store/index.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
@@ -30,8 +31,7 @@ import { compactionDisabledReason, effectiveCompactionSettings } from "./setting
 
 export interface CompactionServiceOptions {
   readonly sessions: SessionService;
-  /** The effective settings of a session (its project's); throws session_not_found. */
-  settingsForSession(sessionId: string): Settings;
+  readonly settings: SessionSettings;
   /** `session_before_compact`; may also be set later with `setHooks` (the plugin host starts after). */
   readonly hooks?: CompactHooks | undefined;
   /** Where the summarizer comes from (default: `createSummarizer(settings, env, { clientModel })`). */
@@ -85,7 +85,7 @@ export class CompactionService {
    * prepareCompaction works on, and all its token estimate and file lists need).
    */
   async prepare(sessionId: string, overrides?: Partial<CompactionSettings>): Promise<PrepareCompactionResult> {
-    const settings = this.options.settingsForSession(sessionId);
+    const settings = this.options.settings.forSession(sessionId);
     const compaction = effectiveCompactionSettings(settings, overrides);
     const disabled = compactionDisabledReason(settings.context.mode, compaction, "manual");
     if (disabled !== undefined) return { nothing: disabled };
@@ -121,7 +121,7 @@ export class CompactionService {
     const deps = {
       sessions: this.sessions,
       store: this.store,
-      settingsFor: (id: string) => this.options.settingsForSession(id),
+      settings: this.options.settings,
       summarizerFor: this.summarizerFor,
       hooks: this.hooks,
     };

@@ -10,10 +10,11 @@
  * twice nor summarizes twice — and a checkpoint found committed without a stored answer is
  * reported as committed-then-failed, never resumed.
  */
-import { TurnEnd, type Settings, type ValidParamsOf } from "@base-context/protocol";
+import { TurnEnd, type ValidParamsOf } from "@base-context/protocol";
 import { randomUUID } from "node:crypto";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
+import type { SessionSettings } from "../settings/session-settings.js";
 import type { SessionStore } from "../store/index.js";
 import { InFlightRequests } from "./in-flight.js";
 import type { CompactionRunContext } from "./reporter.js";
@@ -28,8 +29,7 @@ export type { TurnEndAnswer };
 export interface TurnEndServiceOptions {
   readonly sessions: SessionService;
   readonly compaction: TurnEndCompaction;
-  /** The effective settings of a session (its project's). */
-  settingsForSession(sessionId: string): Settings;
+  readonly settings: SessionSettings;
   /** Keys the steps of a turn/end sent without a requestId. */
   readonly newRequestId?: () => string;
 }
@@ -66,7 +66,7 @@ export class TurnEndService {
       contextWindow: params.contextWindow,
       assistant: params.assistant,
       replyRequestId: `${base}#reply`,
-      settings: this.options.settingsForSession(sessionId),
+      settings: this.options.settings.forSession(sessionId),
     });
     const plan = planTurnEnd(facts);
 
