@@ -84,7 +84,11 @@ describe("turn/end after a context overflow", () => {
 
     const restarted = new TurnEndService({
       sessions: h.sessions,
-      compaction: new CompactionService({ sessions: h.sessions, settings: { forSession: () => h.settings }, summarizerFor: () => h.summarizer }),
+      compaction: new CompactionService({
+        sessions: h.sessions,
+        settings: { forSession: () => h.settings },
+        summarizerFor: () => h.summarizer,
+      }),
       settings: { forSession: () => h.settings },
     });
     const third = await restarted.end({ sessionId: h.sessionId, contextWindow: WINDOW, assistant: overflowReply() });

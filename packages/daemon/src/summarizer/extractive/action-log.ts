@@ -4,7 +4,15 @@
  * succeeds. Part of the extractive summarizer's facts (facts.ts).
  */
 import type { ContextMessage } from "@base-context/protocol";
-import { bashFailed, classifyToolCall, contentText, errorLine, reportedExitCode, toolResultFailed, type ToolAction } from "../../core/index.js";
+import {
+  bashFailed,
+  classifyToolCall,
+  contentText,
+  errorLine,
+  reportedExitCode,
+  toolResultFailed,
+  type ToolAction,
+} from "../../core/index.js";
 import { clip } from "../../core/retention/text.js";
 import type { Action, ErrorFact } from "./facts.js";
 
@@ -48,7 +56,8 @@ export class ActionLog {
     if (typeof message.exitCode === "number") action.exitCode = message.exitCode;
     if (message.cancelled) return;
     const failed = bashFailed(message);
-    const error = failed ? { what: `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`, message: errorLine(message.output) } : undefined;
+    const what = `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`;
+    const error = failed ? { what, message: errorLine(message.output) } : undefined;
     this.outcome(key, !failed, index, error);
   }
 
