@@ -99,7 +99,7 @@ try {
       });
       // Where the time goes: the pure preparation alone, on a path read once.
       const path = await local.sessions.getContextPath(sessionId);
-      const settings = local.settingsForSession(sessionId).compaction;
+      const settings = local.sessionSettings.forSession(sessionId).compaction;
       const coreOnly = await timeWarm(() => prepareCompaction(path.entries, settings));
       report({ name: `  of which prepareCompaction (core, path already read)`, value: median(coreOnly), unit: "ms", digits: 2 });
       const overStdio = await timeWarm(() => daemon.request(P.CompactionPrepare, { sessionId }));

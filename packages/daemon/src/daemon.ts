@@ -6,7 +6,7 @@ import { SessionService } from "./sessions/index.js";
 import { SessionStore } from "./store/index.js";
 import { createTokenCounter } from "./tokens/index.js";
 import type { TokenCounter } from "./tokens/counter.js";
-import { SettingsManager } from "./settings/index.js";
+import { SettingsManager, type SessionSettings } from "./settings/index.js";
 import { baseContextHome, defaultDatabasePath } from "./paths.js";
 import { secureHomeFolder } from "./store/permissions.js";
 import { ContextService } from "./context/service.js";
@@ -74,12 +74,12 @@ export class Daemon {
       watch: options.watchSettings !== false,
       summarizerFor: (settings, clientModel) => this.summarizerFor(settings, clientModel),
     });
-    this.context = new ContextService(this.sessions, { forSession: (id) => this.settingsForSession(id) });
+    this.context = new ContextService(this.sessions, this.sessionSettings);
     this.treeHooks = options.treeHooks ?? this.plugins.treeHooks();
     this.tree = new TreeService(
       {
         sessions: this.sessions,
-        settings: { forSession: (id) => this.settingsForSession(id) },
+        settings: this.sessionSettings,
         locks: this.sessionLocks,
         env,
         summarizerFor: (settings, _env, clientModel) => this.summarizerFor(settings, clientModel),
@@ -88,7 +88,7 @@ export class Daemon {
     );
     this.compaction = new CompactionService({
       sessions: this.sessions,
-      settingsForSession: (id) => this.settingsForSession(id),
+      settings: this.sessionSettings,
       locks: this.sessionLocks,
       env,
       summarizerFor: (settings, clientModel) => this.summarizerFor(settings, clientModel),
@@ -98,17 +98,18 @@ export class Daemon {
     this.turns = new TurnEndService({
       sessions: this.sessions,
       compaction: this.compaction,
-      settingsForSession: (id) => this.settingsForSession(id),
+      settings: this.sessionSettings,
     });
   }
 
   /**
    * A session belongs to the project it was created in (its cwd): that project's settings apply,
-   * so one daemon serving several projects treats each by its own rules.
+   * so one daemon serving several projects treats each by its own rules. (A field, so it is set
+   * before the constructor hands it to the services.)
    */
-  settingsForSession(sessionId: string): Settings {
-    return this.settings.get(this.store.requireSession(sessionId).cwd).settings;
-  }
+  readonly sessionSettings: SessionSettings = {
+    forSession: (sessionId) => this.settings.get(this.store.requireSession(sessionId).cwd).settings,
+  };
 
   /**
    * The summarizer for a session's `summarizer.*` settings and the asking client's model. Whether

@@ -14,7 +14,7 @@ export function log(level: LogLevel, message: string): void {
   for (const sink of sinks) sink(level, message);
 }
 
-export function addLogSink(sink: Sink): () => void {
+export function addLogSink(sink: Sink): { dispose(): void } {
   sinks.add(sink);
-  return () => sinks.delete(sink);
+  return { dispose: () => void sinks.delete(sink) };
 }

@@ -116,7 +116,7 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
   const durationMs = Math.round(performance.now() - started);
   const after = result.status === "committed" ? await daemon.context.build({ sessionId, format: "native" }) : before;
   const { session } = await daemon.sessions.get({ sessionId });
-  const settings = daemon.settingsForSession(sessionId);
+  const settings = daemon.sessionSettings.forSession(sessionId);
 
   return {
     sessionId,

@@ -10,7 +10,7 @@ import type { PluginError, PluginInfo, Settings, SettingsError } from "@base-con
 import { PluginHost } from "../plugins/index.js";
 import { defaultSettings } from "../settings/index.js";
 import { trialRunPlugins } from "./doctor-plugin-trial.js";
-import { SCHEMA_VERSION } from "../store/index.js";
+import { DatabaseTooNewError, SCHEMA_VERSION } from "../store/index.js";
 import { createTokenCounter } from "../tokens/index.js";
 import { databaseFailure } from "./open-daemon.js";
 import { displayPath, plural } from "./output.js";
@@ -47,9 +47,7 @@ export function checkDatabase(databasePath: string): CheckResult {
     const integrity = db.pragma("quick_check", { simple: true });
     if (integrity !== "ok") throw Object.assign(new Error(`integrity check: ${String(integrity)}`), { code: "SQLITE_CORRUPT" });
     const version = db.pragma("user_version", { simple: true }) as number;
-    if (version > SCHEMA_VERSION) {
-      throw new Error(`the database has schema version ${version}, newer than this daemon understands (${SCHEMA_VERSION}); update base-context`);
-    }
+    if (version > SCHEMA_VERSION) throw new DatabaseTooNewError(version);
     // Takes the write lock and gives it back: proves the file (and its journal) can be written.
     db.exec("BEGIN IMMEDIATE; ROLLBACK;");
     const sessions = version === 0 ? 0 : (db.prepare("SELECT count(*) FROM sessions").pluck().get() as number);

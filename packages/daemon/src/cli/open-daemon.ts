@@ -9,6 +9,8 @@
 import { dirname } from "node:path";
 import type { Daemon } from "../daemon.js";
 import { defaultDatabasePath } from "../paths.js";
+// schema.ts alone (SQL text, no driver): `--help` still loads no database module.
+import { DatabaseTooNewError } from "../store/schema.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 
@@ -50,7 +52,7 @@ export function databaseFailure(databasePath: string, error: unknown): CliError 
       "Then check the setup with: base-context doctor",
     ]);
   }
-  if (/newer than this daemon understands/.test(message)) {
+  if (error instanceof DatabaseTooNewError) {
     return new CliError(`the session database ${databasePath} was written by a newer base-context: ${message}`, [
       "Update base-context, or use another database: set BASE_CONTEXT_HOME or BASE_CONTEXT_DB.",
     ]);

@@ -116,7 +116,7 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
         ...(context.pruned ? { pruned: { outputs: context.pruned.entryIds.length, tokensSaved: context.pruned.tokensSaved } } : {}),
         // Native: the stored counts the daemon decides with. OpenAI: what these messages count.
         tokens: format === "native" ? context.tokens : views.reduce((sum, view) => sum + view.tokens, 0),
-        countMethod: countMethod(daemon.settingsForSession(sessionId).tokens),
+        countMethod: countMethod(daemon.sessionSettings.forSession(sessionId).tokens),
         // The other total (token-words.ts), for the current position only: context/usage reads the leaf.
         ...(leafId === undefined || leafId === currentLeaf
           ? { estimatedTokens: (await daemon.context.usage({ sessionId, contextWindow: ESTIMATE_WINDOW })).tokens }

@@ -33,6 +33,7 @@ import {
 } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
+import type { SessionSettings } from "../settings/session-settings.js";
 import type { AppendOutcome, SessionStore } from "../store/index.js";
 import { describeChain, summarizerChain, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import { compactHookEvent } from "./hook-event.js";
@@ -50,7 +51,7 @@ export type CompactionRunParams = Omit<ValidParamsOf<typeof CompactionRun>, "str
 export interface PipelineDeps {
   readonly sessions: SessionService;
   readonly store: SessionStore;
-  settingsFor(sessionId: string): Settings;
+  readonly settings: SessionSettings;
   /** The summarizer (and its fallback chain) for these settings and the asking client's model. */
   summarizerFor(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
   readonly hooks?: CompactHooks | undefined;
@@ -80,7 +81,7 @@ export async function runCompaction(
 ): Promise<CompactionResult> {
   const { sessionId } = params;
   const { signal } = ctx;
-  const settings = deps.settingsFor(sessionId);
+  const settings = deps.settings.forSession(sessionId);
   const compaction = effectiveCompactionSettings(settings, params.settings);
   reporter.begin();
   let result: CompactionResult;

@@ -176,7 +176,7 @@ describe("turn/end chooses the rung", () => {
     timestamp: Date.now() + 60_000,
     usage: { input, output: 0, cacheRead: 0, cacheWrite: 0 },
   });
-  const turns = () => new TurnEndService({ sessions: h.sessions, compaction: h.service, settingsForSession: () => h.settings });
+  const turns = () => new TurnEndService({ sessions: h.sessions, compaction: h.service, settings: { forSession: () => h.settings } });
 
   it("prunes without a model call when pruning alone brings the context minSavings under the threshold", async () => {
     await h.append(user("look"));

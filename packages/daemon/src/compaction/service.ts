@@ -17,9 +17,11 @@ import { randomUUID } from "node:crypto";
 import { prepareCompaction, type PrepareCompactionResult } from "../core/index.js";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
+import type { SessionSettings } from "../settings/session-settings.js";
 import type { SessionStore } from "../store/index.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
+import { InFlightRequests } from "./in-flight.js";
 import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Liveness } from "./jobs.js";
 import { RUNNING_JOB_STATES, type JobRecord } from "../store/index.js";
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
@@ -29,8 +31,7 @@ import { compactionDisabledReason, effectiveCompactionSettings } from "./setting
 
 export interface CompactionServiceOptions {
   readonly sessions: SessionService;
-  /** The effective settings of a session (its project's); throws session_not_found. */
-  settingsForSession(sessionId: string): Settings;
+  readonly settings: SessionSettings;
   /** `session_before_compact`; may also be set later with `setHooks` (the plugin host starts after). */
   readonly hooks?: CompactHooks | undefined;
   /** Where the summarizer comes from (default: `createSummarizer(settings, env, { clientModel })`). */
@@ -61,7 +62,7 @@ export class CompactionService {
   private readonly now: () => number;
   private readonly newJobId: () => string;
   /** Runs in flight that carry a requestId: a retry joins the first instead of being refused. */
-  private readonly inFlight = new Map<string, Promise<CompactionResult>>();
+  private readonly inFlight = new InFlightRequests<CompactionResult>();
 
   constructor(private readonly options: CompactionServiceOptions) {
     this.sessions = options.sessions;
@@ -84,7 +85,7 @@ export class CompactionService {
    * prepareCompaction works on, and all its token estimate and file lists need).
    */
   async prepare(sessionId: string, overrides?: Partial<CompactionSettings>): Promise<PrepareCompactionResult> {
-    const settings = this.options.settingsForSession(sessionId);
+    const settings = this.options.settings.forSession(sessionId);
     const compaction = effectiveCompactionSettings(settings, overrides);
     const disabled = compactionDisabledReason(settings.context.mode, compaction, "manual");
     if (disabled !== undefined) return { nothing: disabled };
@@ -107,7 +108,7 @@ export class CompactionService {
     if (requestId !== undefined) {
       const committed = this.committedResult(sessionId, requestId);
       if (committed) return committed;
-      const joined = this.inFlight.get(inFlightKey(sessionId, requestId));
+      const joined = this.inFlight.get(sessionId, requestId);
       if (joined) return joined;
     }
 
@@ -120,18 +121,13 @@ export class CompactionService {
     const deps = {
       sessions: this.sessions,
       store: this.store,
-      settingsFor: (id: string) => this.options.settingsForSession(id),
+      settings: this.options.settings,
       summarizerFor: this.summarizerFor,
       hooks: this.hooks,
     };
     const running = runCompaction(deps, params, reporter, { signal: ctx.signal, clientModel: ctx.clientModel });
-    const done = () => {
-      release();
-      if (requestId !== undefined) this.inFlight.delete(inFlightKey(sessionId, requestId));
-    };
-    if (requestId !== undefined) this.inFlight.set(inFlightKey(sessionId, requestId), running);
-    running.then(done, done);
-    return running;
+    running.then(release, release);
+    return requestId === undefined ? running : this.inFlight.track(sessionId, requestId, running);
   }
 
   /** `compaction/status`: the latest jobs of a session, or those that carried a requestId. */
@@ -172,8 +168,4 @@ export class CompactionService {
     const job = this.store.jobs.committedForRequest(sessionId, requestId);
     return job ? storedResult(job) : undefined;
   }
-}
-
-function inFlightKey(sessionId: string, requestId: string): string {
-  return `${sessionId}\u0000${requestId}`;
 }

@@ -95,9 +95,11 @@ export async function harness(options: { hooks?: CompactHooks; now?: () => numbe
   let jobs = 0;
   const service = new CompactionService({
     sessions,
-    settingsForSession: (id) => {
-      store.requireSession(id);
-      return settings;
+    settings: {
+      forSession: (id) => {
+        store.requireSession(id);
+        return settings;
+      },
     },
     summarizerFor: () => summarizer,
     ...(options.hooks ? { hooks: options.hooks } : {}),

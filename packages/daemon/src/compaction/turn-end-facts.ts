@@ -69,7 +69,6 @@ async function appendReply(sessions: SessionService, sessionId: string, message:
     entries: [{ type: "message", message }],
     request: { id: requestId, method: REPLY_APPEND_METHOD },
   });
-  if (outcome.status === "stale") throw new Error("unreachable: an append without a path precondition was stale");
   const counted = outcome.entries[0]!;
   const { entry } = counted;
   if (entry.type !== "message" || entry.message.role !== "assistant") {

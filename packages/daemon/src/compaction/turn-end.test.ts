@@ -10,7 +10,7 @@ let h: Harness;
 let turns: TurnEndService;
 beforeEach(async () => {
   h = await harness();
-  turns = new TurnEndService({ sessions: h.sessions, compaction: h.service, settingsForSession: () => h.settings });
+  turns = new TurnEndService({ sessions: h.sessions, compaction: h.service, settings: { forSession: () => h.settings } });
 });
 afterEach(async () => {
   await h.cleanup();
@@ -84,8 +84,12 @@ describe("turn/end after a context overflow", () => {
 
     const restarted = new TurnEndService({
       sessions: h.sessions,
-      compaction: new CompactionService({ sessions: h.sessions, settingsForSession: () => h.settings, summarizerFor: () => h.summarizer }),
-      settingsForSession: () => h.settings,
+      compaction: new CompactionService({
+        sessions: h.sessions,
+        settings: { forSession: () => h.settings },
+        summarizerFor: () => h.summarizer,
+      }),
+      settings: { forSession: () => h.settings },
     });
     const third = await restarted.end({ sessionId: h.sessionId, contextWindow: WINDOW, assistant: overflowReply() });
     expect(third).toMatchObject({ followUp: "none", overflow: { recovered: false } });
@@ -160,7 +164,7 @@ describe("a checkpoint followed by a later failure", () => {
           throw new Error("the reply was lost on the way");
         },
       },
-      settingsForSession: () => h.settings,
+      settings: { forSession: () => h.settings },
     });
     const answer = await failing.end({ sessionId: h.sessionId, contextWindow: WINDOW, assistant: overflowReply() });
     expect(answer).toMatchObject({

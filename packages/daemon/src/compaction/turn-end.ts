@@ -10,11 +10,13 @@
  * twice nor summarizes twice — and a checkpoint found committed without a stored answer is
  * reported as committed-then-failed, never resumed.
  */
-import { TurnEnd, type Settings, type ValidParamsOf } from "@base-context/protocol";
+import { TurnEnd, type ValidParamsOf } from "@base-context/protocol";
 import { randomUUID } from "node:crypto";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
+import type { SessionSettings } from "../settings/session-settings.js";
 import type { SessionStore } from "../store/index.js";
+import { InFlightRequests } from "./in-flight.js";
 import type { CompactionRunContext } from "./reporter.js";
 import { answerTurnEnd, failedAfterCheckpoint, type TurnEndAnswer } from "./turn-end-answer.js";
 import { runCheckpoint, type CheckpointOutcome, type TurnEndCompaction } from "./turn-end-checkpoint.js";
@@ -27,8 +29,7 @@ export type { TurnEndAnswer };
 export interface TurnEndServiceOptions {
   readonly sessions: SessionService;
   readonly compaction: TurnEndCompaction;
-  /** The effective settings of a session (its project's). */
-  settingsForSession(sessionId: string): Settings;
+  readonly settings: SessionSettings;
   /** Keys the steps of a turn/end sent without a requestId. */
   readonly newRequestId?: () => string;
 }
@@ -37,7 +38,7 @@ export class TurnEndService {
   private readonly store: SessionStore;
   private readonly newRequestId: () => string;
   /** turn/end calls in flight that carry a requestId: a retry joins the first. */
-  private readonly inFlight = new Map<string, Promise<TurnEndAnswer>>();
+  private readonly inFlight = new InFlightRequests<TurnEndAnswer>();
 
   constructor(private readonly options: TurnEndServiceOptions) {
     this.store = options.sessions.store;
@@ -51,14 +52,9 @@ export class TurnEndService {
 
     const stored = this.storedAnswer(sessionId, requestId);
     if (stored) return stored;
-    const key = `${sessionId}\u0000${requestId}`;
-    const joined = this.inFlight.get(key);
+    const joined = this.inFlight.get(sessionId, requestId);
     if (joined) return joined;
-    const running = this.run(params, requestId, ctx);
-    this.inFlight.set(key, running);
-    const done = () => this.inFlight.delete(key);
-    running.then(done, done);
-    return running;
+    return this.inFlight.track(sessionId, requestId, this.run(params, requestId, ctx));
   }
 
   private async run(params: TurnEndParams, requestId: string | undefined, ctx: CompactionRunContext): Promise<TurnEndAnswer> {
@@ -70,7 +66,7 @@ export class TurnEndService {
       contextWindow: params.contextWindow,
       assistant: params.assistant,
       replyRequestId: `${base}#reply`,
-      settings: this.options.settingsForSession(sessionId),
+      settings: this.options.settings.forSession(sessionId),
     });
     const plan = planTurnEnd(facts);
 

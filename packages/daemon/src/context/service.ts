@@ -2,19 +2,15 @@
  * context/build and context/usage: the store gives the part of the path a context can hold,
  * the pure core turns it into messages and a usage estimate.
  */
-import type { ContextBuild, ContextUsage, ResultOf, Settings, ValidParamsOf } from "@base-context/protocol";
+import type { ContextBuild, ContextUsage, ResultOf, ValidParamsOf } from "@base-context/protocol";
 import { buildContext, contextUsage, toOpenAIChat } from "../core/index.js";
 import type { SessionService } from "../sessions/index.js";
-
-export interface SettingsSource {
-  /** The effective settings for a session's project (its cwd). */
-  forSession(sessionId: string): Settings;
-}
+import type { SessionSettings } from "../settings/session-settings.js";
 
 export class ContextService {
   constructor(
     private readonly sessions: SessionService,
-    private readonly settings: SettingsSource,
+    private readonly settings: SessionSettings,
   ) {}
 
   async build(params: ValidParamsOf<typeof ContextBuild>): Promise<ResultOf<typeof ContextBuild>> {

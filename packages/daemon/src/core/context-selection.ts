@@ -26,10 +26,6 @@ export interface ContextSelection {
   readonly firstKeptFound: boolean;
 }
 
-export function isCountedCompaction(item: CountedEntry): item is CountedCompaction {
-  return item.entry.type === "compaction";
-}
-
 /** Index of the latest compaction on the path, or -1. */
 export function latestCompactionIndex(path: readonly CountedEntry[]): number {
   for (let i = path.length - 1; i >= 0; i--) {

@@ -296,7 +296,7 @@ describe("PluginHost ctx services", () => {
 
   it("aborts ctx.signal when the daemon cancels, and rejects the run with CancelledError", async () => {
     const lines: string[] = [];
-    disposers.push(addLogSink((_level, message) => lines.push(message)));
+    disposers.push(addLogSink((_level, message) => lines.push(message)).dispose);
     let completeSignal: AbortSignal | undefined;
     const { host } = await hostWith(
       {

@@ -286,14 +286,14 @@ export class PluginHost {
     await Promise.all([...this.plugins.values()].filter((plugin) => plugin.projectDir === key).map((plugin) => plugin.reload()));
   }
 
-  onDidChange(listener: (plugins: PluginInfo[]) => void): () => void {
+  onDidChange(listener: (plugins: PluginInfo[]) => void): { dispose(): void } {
     this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+    return { dispose: () => void this.changeListeners.delete(listener) };
   }
 
-  onDidError(listener: (error: PluginError) => void): () => void {
+  onDidError(listener: (error: PluginError) => void): { dispose(): void } {
     this.errorListeners.add(listener);
-    return () => this.errorListeners.delete(listener);
+    return { dispose: () => void this.errorListeners.delete(listener) };
   }
 
   /** One `didChange` per burst of changes. */

@@ -52,7 +52,7 @@ describe("hot reload", () => {
 
   it("lets a call in flight finish on the old version while new calls go to the new one", async () => {
     const lines: string[] = [];
-    disposers.push(addLogSink((_level, message) => lines.push(message)));
+    disposers.push(addLogSink((_level, message) => lines.push(message)).dispose);
     const { host, root } = await watchedHost({ live: summaryHook("old", 600) });
     const inFlight = host.runCompactHook(compactEvent(), { settings: settings() });
     await eventually(() => lines.find((line) => line === "[plugin live] started old"), 10_000, "the old call to start");

@@ -43,7 +43,7 @@ describe("plugin isolation", () => {
     expect(ticks).toBeGreaterThan(10);
     // After the grace the stuck thread is terminated and a fresh one serves the same version.
     const log: string[] = [];
-    disposers.push(addLogSink((_level, message) => log.push(message)));
+    disposers.push(addLogSink((_level, message) => log.push(message)).dispose);
     await eventually(() => log.find((line) => line.includes("terminating the worker")), 3_000, "the worker to be terminated");
     expect(errors.map((error) => error.kind)).toEqual(["timeout"]);
     const [info] = await eventually(async () => {
@@ -78,7 +78,7 @@ describe("plugin isolation", () => {
       return (realWrite as (chunk: string | Uint8Array, ...args: unknown[]) => boolean)(chunk, ...rest);
     });
     const log: { level: string; message: string }[] = [];
-    disposers.push(addLogSink((level, message) => log.push({ level, message })));
+    disposers.push(addLogSink((level, message) => log.push({ level, message })).dispose);
     const { host } = await hostWith({
       chatty: `session_before_compact() { console.log("hello from the plugin"); process.stdout.write("partial "); process.stdout.write("line\\n"); console.error("oops on stderr"); }`,
     });
@@ -92,7 +92,7 @@ describe("plugin isolation", () => {
 
   it("ignores what a plugin posts on parentPort itself, and keeps serving its hooks", async () => {
     const log: string[] = [];
-    disposers.push(addLogSink((_level, message) => log.push(message)));
+    disposers.push(addLogSink((_level, message) => log.push(message)).dispose);
     const { host, errors } = await hostWith({
       poster: `async session_before_compact() { const { parentPort } = await import("node:worker_threads"); parentPort.postMessage("not json"); parentPort.postMessage({ t: "return" }); parentPort.postMessage("[1]"); return { cancel: true }; }`,
     });

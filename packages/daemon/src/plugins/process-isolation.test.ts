@@ -110,7 +110,7 @@ describe("a misbehaving plugin in a process", () => {
     expect((await run(hooks("throw new TypeError('nope');"))).result.errors).toEqual([expect.objectContaining({ kind: "exception", message: expect.stringMatching(/^TypeError: nope/) })]);
     const { addLogSink } = await import("../log.js");
     const lines: string[] = [];
-    disposers.push(addLogSink((_level, message) => lines.push(message)));
+    disposers.push(addLogSink((_level, message) => lines.push(message)).dispose);
     const hung = await run(hooks('ctx.log("info", "pid " + process.pid); for (;;) {}'), { hookTimeoutMs: 300 });
     expect(hung.result.errors).toEqual([expect.objectContaining({ kind: "timeout" })]);
     const pid = Number(lines.map((line) => /^\[plugin bad\] pid (\d+)$/.exec(line)?.[1]).find((found) => found !== undefined));
@@ -152,7 +152,7 @@ describe("a misbehaving plugin in a process", () => {
   it("what it writes to fd 1 goes to the daemon's log", async () => {
     const { addLogSink } = await import("../log.js");
     const lines: string[] = [];
-    disposers.push(addLogSink((_level, message) => lines.push(message)));
+    disposers.push(addLogSink((_level, message) => lines.push(message)).dispose);
     const { result } = await run(hooks(`writeSync(1, "Content-Length: 2\\r\\n\\r\\n{}\\n"); ${summaryOf('"ok"')}`, 'import { writeSync } from "node:fs";'));
     expect(result.kind).toBe("result");
     expect(lines).toContain("[plugin bad] Content-Length: 2");

@@ -8,13 +8,14 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { MessagePort } from "node:worker_threads";
+import type { Reply } from "../worker-messages.js";
 
+/** A worker's request: the JavaScript of the TypeScript file at `path`, as a reply's `value`. */
 export interface TranspileRequest {
-  id: number;
+  t: "transpile";
+  requestId: number;
   path: string;
 }
-
-export type TranspileReply = { id: number; code: string } | { id: number; error: { name: string; message: string } };
 
 type Transform = (code: string, options: Record<string, unknown>) => { code: string };
 let transform: Transform | undefined;
@@ -27,13 +28,13 @@ export function stripTypes(source: string, filePath: string): string {
 
 /** Answers a worker's transpile requests until the port closes (when the worker ends). */
 export function serveTranspiler(port: MessagePort): void {
-  port.on("message", async ({ id, path }: TranspileRequest) => {
-    let reply: TranspileReply;
+  port.on("message", async ({ requestId, path }: TranspileRequest) => {
+    let reply: Reply<string>;
     try {
-      reply = { id, code: stripTypes(await readFile(path, "utf8"), path) };
+      reply = { t: "reply", requestId, value: stripTypes(await readFile(path, "utf8"), path) };
     } catch (error) {
       const { name, message } = error instanceof Error ? error : new Error(String(error));
-      reply = { id, error: { name, message } };
+      reply = { t: "reply", requestId, error: { name, message } };
     }
     port.postMessage(reply);
   });

@@ -2,17 +2,13 @@
  * Messages between the plugin host (daemon thread) and a plugin's worker. Every message crosses
  * as a JSON string, not a structured clone: what a plugin returns is plain JSON by construction
  * (a Map, a class instance or a function cannot sneak through and surprise the host later).
- * This module is loaded inside workers too, so it imports types only.
+ * The envelope is the daemon's one for worker messages (../worker-messages.ts). This module is
+ * loaded inside workers too, so it imports types only.
  */
 import type { HookName, PluginLogLevel } from "@base-context/protocol";
+import type { Reply, WireError } from "../worker-messages.js";
 
-/** An error as data: Error objects do not survive JSON. */
-export interface WireError {
-  name: string;
-  message: string;
-  stack?: string;
-  code?: string;
-}
+export type { WireError };
 
 /** What a fresh worker needs to load one version of one plugin (sent with "activate"). */
 export interface WorkerBoot {
@@ -33,7 +29,7 @@ export type HostToWorker =
   /** `maxBytes`: `plugins.maxMessageBytes`, for the result and the requests of this call. */
   | { t: "call"; callId: number; hook: HookName; maxBytes: number; event: unknown; settings: unknown }
   | { t: "abort"; callId: number; reason: WireError }
-  | { t: "reply"; requestId: number; value?: unknown; error?: WireError };
+  | Reply<unknown>;
 
 export type WorkerToHost =
   | { t: "ready"; hooks: HookName[] }

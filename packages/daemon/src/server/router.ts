@@ -96,10 +96,6 @@ export class Router {
     this.table.set(decl.method, { decl, impl: impl as Impl<z.ZodType, z.ZodType> });
   }
 
-  has(method: string): boolean {
-    return this.table.has(method);
-  }
-
   async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {
     const entry = this.table.get(method);
     if (!entry) throw new ResponseError(ErrorCodes.MethodNotFound, `unknown method "${method}"`, { code: "method_not_found" });

@@ -69,7 +69,7 @@ export function startServer(options: ServerOptions): RunningServer {
     exited = true;
     // Work this client started and still runs (a socket daemon goes on) falls back from now on.
     clientModel?.close();
-    removeSink();
+    logSink.dispose();
     options.onExit(code);
   };
 
@@ -83,7 +83,7 @@ export function startServer(options: ServerOptions): RunningServer {
     },
   };
   // Warnings and errors reach clients too, so an editor can show them.
-  const removeSink = addLogSink((level, message) => {
+  const logSink = addLogSink((level, message) => {
     if (state === "running" && (level === "error" || level === "warn")) peer.sendNotification(LogMessage.method, { level, message });
   });
 

@@ -23,7 +23,10 @@ import {
   type ValidParamsOf,
 } from "@base-context/protocol";
 
-/** Each SessionsApi method and the protocol method it serves: the one list of them. */
+/**
+ * Each SessionsApi method and the protocol method it serves: the one list of them, which types
+ * SessionsApi. server/handlers/sessions.ts registers each pair (its test checks they agree).
+ */
 export const SESSION_METHODS = {
   create: SessionCreate,
   list: SessionList,

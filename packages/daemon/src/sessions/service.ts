@@ -44,10 +44,14 @@ export interface SessionServiceOptions {
   contextPathCache?: ContextPathCacheLimits;
 }
 
+/** An append that wrote its entries or found them written by an earlier try of its requestId. */
+export type CountedAppended = { status: "appended" | "replayed"; entries: CountedEntry[]; leafId: string; extra?: unknown };
+
 /** An append's outcome with token counts (see SessionStore.append for the statuses). */
-export type CountedAppendOutcome =
-  | { status: "appended" | "replayed"; entries: CountedEntry[]; leafId: string; extra?: unknown }
-  | { status: "stale"; leafId: string | null };
+export type CountedAppendOutcome = CountedAppended | { status: "stale"; leafId: string | null };
+
+/** An append without a path precondition (`onlyIfOnPath`): it cannot come back stale. */
+export type UnconditionalAppendRequest = AppendRequest & { onlyIfOnPath?: undefined };
 
 const DEFAULT_LIST_LIMIT = 50;
 const DEFAULT_SEARCH_HITS = 3;
@@ -143,7 +147,6 @@ export class SessionService implements SessionsApi {
   async rename(params: Params<"rename">): Result<"rename"> {
     this.store.requireSession(params.sessionId);
     const outcome = await this.appendEntries({ sessionId: params.sessionId, entries: [{ type: "session_info", name: params.name }] });
-    if (outcome.status === "stale") throw new Error("unreachable: session_info append was stale");
     return { entry: outcome.entries[0]!.entry, session: toSummary(this.store.requireSession(params.sessionId)) };
   }
 
@@ -196,7 +199,6 @@ export class SessionService implements SessionsApi {
       parentId: params.parentId,
       request: params.requestId !== undefined ? { id: params.requestId, method: EntryAppend.method } : undefined,
     });
-    if (outcome.status === "stale") throw new Error("unreachable: append without a path precondition was stale");
     const [first] = outcome.entries;
     return { entry: first!.entry, leafId: outcome.leafId, tokens: first!.tokens };
   }
@@ -208,15 +210,16 @@ export class SessionService implements SessionsApi {
       entries: params.entries,
       request: params.requestId !== undefined ? { id: params.requestId, method: EntryAppendMany.method } : undefined,
     });
-    if (outcome.status === "stale") throw new Error("unreachable: appendMany without a path precondition was stale");
     return { entries: outcome.entries.map((counted) => counted.entry), leafId: outcome.leafId };
   }
 
   /**
    * The general append for other parts of the daemon (compaction commit, branch summaries):
    * `onlyIfOnPath` makes it conditional, `request.extra` stores extra data with a requestId's result.
-   * Resolves once the appended entries' token counts are stored.
+   * Resolves once the appended entries' token counts are stored. Only a conditional append can be stale.
    */
+  async appendEntries(request: UnconditionalAppendRequest): Promise<CountedAppended>;
+  async appendEntries(request: AppendRequest): Promise<CountedAppendOutcome>;
   async appendEntries(request: AppendRequest): Promise<CountedAppendOutcome> {
     this.checkEntrySizes(request.entries);
     // Small entries are counted right here when the counter can (encoding loaded on this thread)
@@ -290,7 +293,6 @@ export class SessionService implements SessionsApi {
     const entry: EntryInput = { type: "label", targetId: params.targetId };
     if (params.label !== null) entry.label = params.label;
     const outcome = await this.appendEntries({ sessionId: params.sessionId, entries: [entry] });
-    if (outcome.status === "stale") throw new Error("unreachable: label append was stale");
     return { entry: outcome.entries[0]!.entry };
   }
 

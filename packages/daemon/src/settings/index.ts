@@ -10,3 +10,4 @@ export { DEFAULT_SETTINGS, SETTING_KEYS, defaultSettings, valueAt } from "./defa
 export { mergeSettings, type ResolvedSettings, type SettingsLayer } from "./merge.js";
 export { parseSettingsText, readSettingsFile, PROJECT_FORBIDDEN_KEYS, type FileSource, type LoadedSettingsFile } from "./file.js";
 export { watchSettingsFile, type FileWatch } from "./watch.js";
+export type { SessionSettings } from "./session-settings.js";

@@ -33,12 +33,12 @@ function checkpoint() {
   timer = undefined;
   let error;
   try { db.pragma("wal_checkpoint(PASSIVE)"); } catch (e) { error = String(e && e.message || e); }
-  parentPort.postMessage({ type: "done", error });
+  parentPort.postMessage({ t: "done", error });
 }
 parentPort.on("message", (message) => {
-  if (message === "write") {
+  if (message.t === "write") {
     if (timer === undefined) timer = setTimeout(checkpoint, workerData.delayMs);
-  } else if (message === "close") {
+  } else if (message.t === "close") {
     if (timer !== undefined) clearTimeout(timer);
     db.close();
     parentPort.close();
@@ -46,8 +46,10 @@ parentPort.on("message", (message) => {
 });
 `;
 
+/** Messages in the envelope of every worker (../worker-messages.ts). */
+type ToCheckpointer = { t: "write" } | { t: "close" };
 interface DoneMessage {
-  type: "done";
+  t: "done";
   error?: string;
 }
 
@@ -100,7 +102,7 @@ export class WalCheckpointer {
       }
     }
     this.inFlight = true;
-    this.worker.postMessage("write");
+    this.worker.postMessage({ t: "write" } satisfies ToCheckpointer);
   }
 
   async close(): Promise<void> {
@@ -112,7 +114,7 @@ export class WalCheckpointer {
     // Keep the process alive until the worker has closed its connection: an awaited close()
     // must settle even when nothing else is left on the event loop.
     worker.ref();
-    worker.postMessage("close");
+    worker.postMessage({ t: "close" } satisfies ToCheckpointer);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), 2000)));
     if ((await Promise.race([exited, timeout])) === "timeout") await worker.terminate();

@@ -6,7 +6,7 @@ export type { ListQuery, NewSession } from "./sessions-table.js";
 export type { SessionRecord, StoredEntry } from "./records.js";
 export type { StoredRequestResult } from "./request-results.js";
 export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
-export { SCHEMA_VERSION } from "./schema.js";
+export { DatabaseTooNewError, SCHEMA_VERSION } from "./schema.js";
 export { CompactionJobs, RUNNING_JOB_STATES, type JobRecord, type JobState, type JobUpdate, type NewJob } from "./jobs.js";
 export { currentOwner, isOwnerAlive, isProcessAlive, processStartIdentity, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
 export { ftsQuery, type SearchQuery, type SessionMatch, type SearchHitRow } from "./search.js";

@@ -17,14 +17,14 @@ const modeOf = (path: string) => statSync(path).mode & 0o777;
 describe("store permissions", () => {
   let folder: ReturnType<typeof temporaryFolder>;
   let logged: string[];
-  let removeSink: () => void;
+  let logSink: { dispose(): void };
   beforeEach(() => {
     folder = temporaryFolder();
     logged = [];
-    removeSink = addLogSink((_level, message) => logged.push(message));
+    logSink = addLogSink((_level, message) => logged.push(message));
   });
   afterEach(() => {
-    removeSink();
+    logSink.dispose();
     folder.cleanup();
   });
 

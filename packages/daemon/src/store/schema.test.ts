@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
 import { openDatabase } from "./database.js";
-import { migrate, migrations, migrationSearchText, SCHEMA_VERSION, schemaVersion } from "./schema.js";
+import { DatabaseTooNewError, migrate, migrations, migrationSearchText, SCHEMA_VERSION, schemaVersion } from "./schema.js";
 import { searchText } from "./search-text.js";
 import { SessionStore } from "./session-store.js";
 import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
@@ -98,6 +98,7 @@ describe("schema migrations", () => {
     const raw = new Database(path);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
+    expect(() => openDatabase(path)).toThrow(DatabaseTooNewError);
     expect(() => openDatabase(path)).toThrow(/newer than this daemon/);
   });
 

@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { splitAtPieceBoundaries } from "./chunks.js";
+import { safeSplits } from "./chunks.js";
 import { loadExactCount } from "./encodings.js";
 import { CORPUS, generateCode, generateProse, generateToolResult } from "./fixtures/corpus.js";
+
+/** `text` cut at every split `safeSplits` yields, all at once (the counter cuts it in slices). */
+function splitAtPieceBoundaries(text: string, targetChars: number): string[] {
+  const chunks: string[] = [];
+  let start = 0;
+  for (const split of safeSplits(text, targetChars)) {
+    if (split === null) continue;
+    chunks.push(text.slice(start, split));
+    start = split;
+  }
+  chunks.push(text.slice(start));
+  return chunks;
+}
 
 const texts: Record<string, string> = {
   prose: generateProse(60_000),

@@ -72,19 +72,6 @@ export function* safeSplits(text: string, targetChars: number): Generator<number
   }
 }
 
-/** `text` cut at `safeSplits`, all at once (the counter cuts in slices; tests use this). */
-export function splitAtPieceBoundaries(text: string, targetChars: number): string[] {
-  const chunks: string[] = [];
-  let start = 0;
-  for (const split of safeSplits(text, targetChars)) {
-    if (split === null) continue;
-    chunks.push(text.slice(start, split));
-    start = split;
-  }
-  chunks.push(text.slice(start));
-  return chunks;
-}
-
 /** The first split after a line break at or after `from` (before the end), or NONE. */
 function nextLineStart(text: string, from: number): number {
   let lineBreak = text.indexOf("\n", from - 1);

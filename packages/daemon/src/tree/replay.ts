@@ -19,11 +19,6 @@ const StoredNavigation = z.object({
 });
 export type StoredNavigation = z.infer<typeof StoredNavigation>;
 
-export function toStored(result: NavigateResult): StoredNavigation {
-  const { summaryEntry, ...navigate } = result;
-  return summaryEntry ? { navigate, summaryEntryId: summaryEntry.id } : { navigate };
-}
-
 /** The first result of `requestId` on this session, or undefined when it was not used yet. */
 export function findNavigation(store: SessionStore, sessionId: string, requestId: string): NavigateResult | undefined {
   const found = store.findRequestResult(sessionId, requestId, NAVIGATE_METHOD);

@@ -8,11 +8,11 @@
  */
 import type { TreeDidNavigate, TreeHookEvent, TreeNavigate, TreeNavigateProgress, ValidParamsOf } from "@base-context/protocol";
 import type { z } from "zod";
-import type { SettingsSource } from "../context/service.js";
 import { CancelledError, entryNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
+import type { SessionSettings } from "../settings/session-settings.js";
 import type { SessionLocks } from "../compaction/session-locks.js";
 import { createSummarizer, describeChain, type ClientModel, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
 import { detailsWithRetention } from "../core/index.js";
@@ -38,7 +38,7 @@ export interface NavigateOptions {
 export interface TreeServiceDeps {
   sessions: SessionService;
   /** Settings of a session's project: `branchSummary.reserveTokens`, `summarizer.*`. */
-  settings: SettingsSource;
+  settings: SessionSettings;
   /** Shared with compaction: one long operation per session at a time (a second one gets session_busy). */
   locks: Pick<SessionLocks, "acquire">;
   /** Where the summarizer's API key variable is read. Default: `process.env`. */

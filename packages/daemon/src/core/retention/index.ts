@@ -10,10 +10,12 @@ export {
   isSummaryText,
   mergeProbes,
   probeMessages,
+  readMessages,
   requestText,
   PROBE_KINDS,
   REPAIRED_KINDS,
   type ProbeItem,
+  type MessageReader,
   type ProbeKind,
   type RetentionProbes,
 } from "./probes.js";

@@ -97,8 +97,46 @@ export function bashFailed(message: Extract<ContextMessage, { role: "bashExecuti
   return (code !== 0 && !exitedAsDesigned(message.command, code, message.output)) || hasStackTrace(message.output);
 }
 
+type MessageOf<R extends ContextMessage["role"]> = Extract<ContextMessage, { role: R }>;
+
+/**
+ * A one-pass reader of messages, one method per role (the retention probes and the extractive
+ * summarizer's facts read them alike). A role without a method is skipped; the text of user and
+ * custom messages comes as plain text.
+ */
+export interface MessageReader {
+  user?(text: string, index: number): void;
+  assistant?(message: MessageOf<"assistant">, index: number): void;
+  toolResult?(message: MessageOf<"toolResult">, index: number): void;
+  bash?(message: MessageOf<"bashExecution">, index: number): void;
+  custom?(customType: string, text: string, index: number): void;
+  /** A compaction or branch summary message. */
+  summary?(summary: string, index: number): void;
+}
+
+/** Hands each message to the reader's method for its role, in order. */
+export function readMessages(messages: readonly ContextMessage[], reader: MessageReader): void {
+  messages.forEach((message, index) => {
+    switch (message.role) {
+      case "user":
+        return reader.user?.(contentText(message.content), index);
+      case "assistant":
+        return reader.assistant?.(message, index);
+      case "toolResult":
+        return reader.toolResult?.(message, index);
+      case "bashExecution":
+        return reader.bash?.(message, index);
+      case "custom":
+        return reader.custom?.(message.customType, contentText(message.content), index);
+      case "compactionSummary":
+      case "branchSummary":
+        return reader.summary?.(message.summary, index);
+    }
+  });
+}
+
 /** Collects probes in one pass; `add*` keep the first occurrence of each item. */
-class ProbeCollector {
+class ProbeCollector implements MessageReader {
   readonly probes = emptyProbes();
   private readonly seen = new Map<ProbeKind, Map<string, number>>(PROBE_KINDS.map((k) => [k, new Map()]));
   private readonly calls = new Map<string, { kind: string; target: string }>();
@@ -172,20 +210,7 @@ class ProbeCollector {
 /** The probes of a range of messages (what a summary of them is checked against). */
 export function probeMessages(messages: readonly ContextMessage[]): RetentionProbes {
   const collector = new ProbeCollector();
-  messages.forEach((message, index) => {
-    switch (message.role) {
-      case "user":
-        return collector.user(contentText(message.content), index);
-      case "assistant":
-        return collector.assistant(message, index);
-      case "toolResult":
-        return collector.toolResult(message, index);
-      case "bashExecution":
-        return collector.bash(message, index);
-      default:
-        return;
-    }
-  });
+  readMessages(messages, collector);
   return collector.finish();
 }
 

@@ -15,6 +15,8 @@ import { readFile } from "node:fs/promises";
 import { createRequire, type InitializeHook, type LoadHook, type ResolveHook } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { MessagePort } from "node:worker_threads";
+import type { Reply } from "../../worker-messages.js";
+import type { TranspileRequest } from "../transpiler.js";
 
 export interface LoaderData {
   sdkUrl: string;
@@ -39,11 +41,11 @@ let nextRequest = 1;
 
 export const initialize: InitializeHook<LoaderData> = (received) => {
   data = received;
-  data.transpiler?.on("message", (reply: { id: number; code?: string; error?: { name: string; message: string } }) => {
-    const request = pending.get(reply.id);
-    pending.delete(reply.id);
+  data.transpiler?.on("message", (reply: Reply<string>) => {
+    const request = pending.get(reply.requestId);
+    pending.delete(reply.requestId);
     if (reply.error !== undefined) request?.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
-    else request?.resolve(reply.code ?? "");
+    else request?.resolve(reply.value ?? "");
   });
 };
 
@@ -60,10 +62,10 @@ function transpile(path: string): Promise<string> {
   if (data.sucraseFrom !== undefined) return transpileHere(path, data.sucraseFrom);
   const port = data.transpiler;
   if (port === undefined) return Promise.reject(new Error(`cannot load ${path}: no TypeScript transpiler`));
-  const id = nextRequest++;
+  const requestId = nextRequest++;
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    port.postMessage({ id, path });
+    pending.set(requestId, { resolve, reject });
+    port.postMessage({ t: "transpile", requestId, path } satisfies TranspileRequest);
   });
 }
 

@@ -25,7 +25,7 @@ export function registerPluginHandlers(router: Router, daemon: Daemon, peer: Pee
   // With `serve --socket` clients come and go while the host lives on: stop telling those that left.
   return {
     dispose: () => {
-      for (const unsubscribe of subscriptions) unsubscribe();
+      for (const subscription of subscriptions) subscription.dispose();
     },
   };
 }

@@ -1,16 +1,41 @@
 /** The session and entry methods: each one calls its SessionsApi method (see SESSION_METHODS). */
-import type { RequestDecl } from "@base-context/protocol";
-import type { z } from "zod";
-import { SESSION_METHODS, type SessionsApi } from "../../sessions/api.js";
-import type { Impl, Router } from "../router.js";
+import {
+  EntryAppend,
+  EntryAppendMany,
+  EntryGet,
+  LabelSet,
+  SessionBranch,
+  SessionCreate,
+  SessionDelete,
+  SessionExport,
+  SessionFork,
+  SessionGet,
+  SessionImport,
+  SessionList,
+  SessionPath,
+  SessionRename,
+  SessionSearch,
+  SessionTree,
+} from "@base-context/protocol";
+import type { SessionsApi } from "../../sessions/api.js";
+import type { Router } from "../router.js";
 
-type AnyDecl = RequestDecl<string, z.ZodType, z.ZodType>;
-
+/** Registered as every other method is (`router.handle(declaration, implementation)`). */
 export function registerSessionHandlers(router: Router, sessions: SessionsApi): void {
-  for (const name of Object.keys(SESSION_METHODS) as (keyof SessionsApi)[]) {
-    // SessionsApi is typed from the same table, so each method takes its own declaration's params;
-    // TypeScript cannot follow that through a loop over the keys, hence the widening.
-    const method = sessions[name] as unknown as Impl<z.ZodType, z.ZodType>;
-    router.handle(SESSION_METHODS[name] as unknown as AnyDecl, (params, ctx) => method.call(sessions, params, ctx));
-  }
+  router.handle(SessionCreate, (params) => sessions.create(params));
+  router.handle(SessionList, (params) => sessions.list(params));
+  router.handle(SessionSearch, (params) => sessions.search(params));
+  router.handle(SessionRename, (params) => sessions.rename(params));
+  router.handle(SessionGet, (params) => sessions.get(params));
+  router.handle(SessionDelete, (params) => sessions.delete(params));
+  router.handle(SessionFork, (params) => sessions.fork(params));
+  router.handle(SessionImport, (params) => sessions.import(params));
+  router.handle(SessionExport, (params) => sessions.export(params));
+  router.handle(EntryAppend, (params) => sessions.append(params));
+  router.handle(EntryAppendMany, (params) => sessions.appendMany(params));
+  router.handle(EntryGet, (params) => sessions.getEntry(params));
+  router.handle(SessionBranch, (params) => sessions.branch(params));
+  router.handle(SessionPath, (params) => sessions.path(params));
+  router.handle(SessionTree, (params) => sessions.tree(params));
+  router.handle(LabelSet, (params) => sessions.setLabel(params));
 }

@@ -7,21 +7,18 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
-  bashFailed,
-  classifyToolCall,
   constraintSentences,
-  contentText,
-  errorLine,
   isGoalRequest,
   isPlanSentence,
   isSummaryText,
   junkKind,
-  reportedExitCode,
+  readMessages,
   requestText,
-  toolResultFailed,
   type ActionKind,
+  type MessageReader,
 } from "../../core/index.js";
 import { clip, extractCodeSpans, extractIdentifiers, extractPaths, extractUrls, firstLine, OrderedSet, sentences } from "../../core/retention/text.js";
+import { ActionLog } from "./action-log.js";
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */
 export interface Noted {
@@ -103,30 +100,81 @@ function isProse(sentence: string): boolean {
   return junkKind(text) === undefined && !/^#{1,6}\s/.test(text) && !/^\*\*/.test(text);
 }
 
-class FactCollector {
-  readonly requests: Noted[] = [];
-  readonly constraints: Noted[] = [];
-  /** Decisions per assistant turn, so a correction can take back the latest turn's. */
-  private readonly decisionTurns: Noted[][] = [[]];
-  readonly statements: Noted[] = [];
-  readonly actions = new Map<string, Action>();
-  readonly errors: ErrorFact[] = [];
+/** Exact names in first-seen order: paths and URLs from anyone, code spans and identifiers from the user. */
+class ExactNames {
   readonly paths = new OrderedSet();
   readonly codeSpans = new OrderedSet();
   readonly identifiers = new OrderedSet();
   readonly urls = new OrderedSet();
-  readonly notes: Noted[] = [];
-  readonly embeddedSummaries: string[] = [];
-  private readonly callActions = new Map<string, string>();
-  private readonly seenSentences = new OrderedSet();
-  private lastRequest: Noted | undefined;
-  private lastUserIndex = -1;
-  private answered = true;
+
+  note(text: string, fromUser: boolean): void {
+    for (const path of extractPaths(text)) this.paths.add(path);
+    for (const url of extractUrls(text)) this.urls.add(url);
+    if (!fromUser) return;
+    for (const span of extractCodeSpans(text)) this.codeSpans.add(span);
+    for (const name of extractIdentifiers(text)) this.identifiers.add(name);
+  }
+}
+
+/** Decisions per assistant turn, so a user's correction can take back the latest turn's. */
+class DecisionTurns {
+  private readonly turns: Noted[][] = [[]];
+
+  startTurn(): void {
+    this.turns.push([]);
+  }
+
+  add(decision: Noted): void {
+    this.turns[this.turns.length - 1]!.push(decision);
+  }
+
+  /** The latest turn's decisions are void; the correction's own words (if any) stand instead. */
+  takeBack(correction: Noted | undefined): void {
+    this.turns[this.turns.length - 1] = [];
+    if (correction) this.turns.push([correction], []);
+  }
+
+  /** The decisions still standing, oldest first. */
+  standing(): Noted[] {
+    return this.turns.flat();
+  }
+}
+
+/**
+ * Where the conversation stands: whether the latest request got a finished answer, and the
+ * assistant's latest text (its plans, or a question it ended on).
+ */
+class TurnState {
+  lastRequest: Noted | undefined;
+  lastUserIndex = -1;
+  answered = true;
   anyTurnFinished = false;
   lastTurnAborted = false;
-  private lastPlans: Noted[] = [];
-  private lastAssistantIndex = -1;
-  private lastAssistantText: Noted | undefined;
+  lastPlans: Noted[] = [];
+  lastAssistantIndex = -1;
+  lastAssistantText: Noted | undefined;
+
+  /** The question the assistant ended on, when the user has not answered it. */
+  question(): Noted | undefined {
+    const last = this.lastAssistantText;
+    if (!last || last.index < this.lastUserIndex) return undefined;
+    const final = sentences(last.text).pop();
+    return final?.endsWith("?") ? { text: clip(final, 240), index: last.index } : undefined;
+  }
+}
+
+/** The words worth keeping, by kind, each sentence once: the parts above do the rest. */
+class FactCollector implements MessageReader {
+  readonly requests: Noted[] = [];
+  readonly constraints: Noted[] = [];
+  readonly statements: Noted[] = [];
+  readonly notes: Noted[] = [];
+  readonly embeddedSummaries: string[] = [];
+  private readonly seenSentences = new OrderedSet();
+  private readonly names = new ExactNames();
+  private readonly decisions = new DecisionTurns();
+  private readonly log = new ActionLog();
+  private readonly turn = new TurnState();
 
   constructor(private readonly messageCount: number) {}
 
@@ -136,15 +184,15 @@ class FactCollector {
       return;
     }
     if (text.trim().length === 0) return;
-    this.answered = false;
-    this.lastUserIndex = index;
-    this.noteNames(text, true);
+    this.turn.answered = false;
+    this.turn.lastUserIndex = index;
+    this.names.note(text, true);
     if (CORRECTION.test(text.trim())) this.correction(text, index);
     if (!isGoalRequest(text)) return;
     const request = { text: sentences(requestText(text)).join(" "), index };
     if (request.text.length === 0) return;
     this.requests.push(request);
-    this.lastRequest = request;
+    this.turn.lastRequest = request;
     for (const sentence of constraintSentences(text)) {
       if (this.seenSentences.add(sentence)) this.constraints.push({ text: clip(sentence, 300), index });
     }
@@ -152,9 +200,8 @@ class FactCollector {
 
   /** The user took back the latest turn's decisions; their own words are the decision now. */
   private correction(text: string, index: number): void {
-    this.decisionTurns[this.decisionTurns.length - 1] = [];
     const words = sentences(text).filter((s) => isProse(s) && !/\b(?:doesn't|does not) look right\b/i.test(s));
-    if (words.length > 0) this.decisionTurns.push([{ text: `User correction: ${clip(words.join(" "), 260)}`, index }], []);
+    this.decisions.takeBack(words.length > 0 ? { text: `User correction: ${clip(words.join(" "), 260)}`, index } : undefined);
   }
 
   assistant(message: Extract<ContextMessage, { role: "assistant" }>, index: number): void {
@@ -164,89 +211,53 @@ class FactCollector {
       if (block.type === "text") text += (text ? "\n" : "") + block.text;
       else if (block.type === "toolCall") {
         calledTools = true;
-        this.toolCall(block.id, block.name, block.arguments, index);
+        const action = this.log.toolCall(block.id, block.name, block.arguments, index);
+        if (action.kind === "read" || action.kind === "modify") this.names.paths.add(action.target);
       }
     }
+    const turn = this.turn;
     // A new turn's decisions start after the user spoke.
-    if (this.lastUserIndex > this.lastAssistantIndex) this.decisionTurns.push([]);
-    this.lastAssistantIndex = index;
+    if (turn.lastUserIndex > turn.lastAssistantIndex) this.decisions.startTurn();
+    turn.lastAssistantIndex = index;
     if (text.trim().length > 0) this.assistantText(text, index);
-    if (message.stopReason === "error" && message.errorMessage) {
-      this.errors.push({ what: "model call", message: errorLine(message.errorMessage), index, resolved: false, actionKey: "model" });
-    }
-    this.lastTurnAborted = message.stopReason === "aborted";
+    if (message.stopReason === "error" && message.errorMessage) this.log.modelFailed(message.errorMessage, index);
+    turn.lastTurnAborted = message.stopReason === "aborted";
     const finished = message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0);
     if (finished) {
-      this.answered = true;
-      this.anyTurnFinished = true;
-      this.recordOutcome("model", true, index);
+      turn.answered = true;
+      turn.anyTurnFinished = true;
+      this.log.modelAnswered(index);
     } else if (calledTools || message.stopReason !== undefined) {
-      this.answered = false;
+      turn.answered = false;
     }
-  }
-
-  private toolCall(id: string, name: string, args: Readonly<Record<string, unknown>>, index: number): void {
-    const action = classifyToolCall(name, args);
-    // A command is the same action whoever ran it (a tool or the user's `!cmd`).
-    const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
-    this.callActions.set(id, key);
-    this.countAction(key, { ...action, count: 0, lastIndex: index, outcome: "unknown" }, index);
-    if (action.kind === "read" || action.kind === "modify") this.paths.add(action.target);
-  }
-
-  private countAction(key: string, fresh: Action, index: number): Action {
-    const action = this.actions.get(key) ?? fresh;
-    action.count++;
-    action.lastIndex = index;
-    this.actions.set(key, action);
-    return action;
   }
 
   private assistantText(text: string, index: number): void {
-    this.lastAssistantText = { text, index };
-    this.noteNames(text, false);
+    this.turn.lastAssistantText = { text, index };
+    this.names.note(text, false);
     const plans: Noted[] = [];
-    const turn = this.decisionTurns[this.decisionTurns.length - 1]!;
     for (const sentence of sentences(text)) {
       if (sentence.endsWith("?") || !isProse(sentence)) continue;
       const clean = sentence.replace(CHECKMARKS, "");
       if (isPlanSentence(clean)) plans.push({ text: clip(clean, 240), index });
       if (DECISION.test(clean) && !FAILURE_WORDS.test(clean) && !isPlanSentence(clean)) {
-        if (this.seenSentences.add(clean)) turn.push({ text: clip(clean, 280), index });
+        if (this.seenSentences.add(clean)) this.decisions.add({ text: clip(clean, 280), index });
       } else if (DONE_STATEMENT.test(clean) && this.seenSentences.add(clean)) {
         this.statements.push({ text: clip(clean, 240), index });
       }
     }
     // The latest text decides: an older plan was overtaken by the work after it.
-    this.lastPlans = plans;
+    this.turn.lastPlans = plans;
   }
 
   toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
-    const key = this.callActions.get(message.toolCallId);
-    const action = key === undefined ? undefined : this.actions.get(key);
-    const text = contentText(message.content);
-    const exitCode = action?.kind === "run" ? reportedExitCode(text) : undefined;
-    const failed = toolResultFailed(action, message);
-    // The latest run's status: a success that reports no code exited 0.
-    if (action?.kind === "run") action.exitCode = exitCode ?? (message.isError === true ? 1 : 0);
-    const what = action ? describeAction(action) : `\`${message.toolName}\``;
-    const error = failed ? { what: exitCode ? `${what} (exit ${exitCode})` : what, message: errorLine(text) } : undefined;
-    this.recordOutcome(key ?? `other:${message.toolName}:`, !failed, index, error);
+    this.log.toolResult(message, index);
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
     if (message.excludeFromContext === true) return;
-    const target = clip(message.command, 160);
-    const key = runKey(target);
-    const action = this.countAction(key, { kind: "run", target, toolName: "!", count: 0, lastIndex: index, outcome: "unknown" }, index);
-    if (typeof message.exitCode === "number") action.exitCode = message.exitCode;
-    if (message.cancelled) {
-      this.notes.push({ text: `User cancelled \`${clip(message.command, 120)}\``, index });
-      return;
-    }
-    const failed = bashFailed(message);
-    const error = failed ? { what: `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`, message: errorLine(message.output) } : undefined;
-    this.recordOutcome(key, !failed, index, error);
+    this.log.command(message, index);
+    if (message.cancelled) this.notes.push({ text: `User cancelled \`${clip(message.command, 120)}\``, index });
   }
 
   custom(customType: string, text: string, index: number): void {
@@ -257,104 +268,40 @@ class FactCollector {
     }
   }
 
-  private recordOutcome(key: string, ok: boolean, index: number, error?: Pick<ErrorFact, "what" | "message">): void {
-    const action = this.actions.get(key);
-    if (action) action.outcome = ok ? "ok" : "error";
-    if (ok) {
-      for (const earlier of this.errors) {
-        if (earlier.actionKey === key && !earlier.resolved) {
-          earlier.resolved = true;
-          earlier.resolvedIndex = index;
-        }
-      }
-    } else if (error) {
-      this.errors.push({ ...error, index, resolved: false, actionKey: key });
-    }
-  }
-
-  private noteNames(text: string, fromUser: boolean): void {
-    for (const path of extractPaths(text)) this.paths.add(path);
-    for (const url of extractUrls(text)) this.urls.add(url);
-    if (!fromUser) return;
-    for (const span of extractCodeSpans(text)) this.codeSpans.add(span);
-    for (const name of extractIdentifiers(text)) this.identifiers.add(name);
-  }
-
-  /** The question the assistant ended on, when the user has not answered it. */
-  private question(): Noted | undefined {
-    const last = this.lastAssistantText;
-    if (!last || last.index < this.lastUserIndex) return undefined;
-    const final = sentences(last.text).pop();
-    return final?.endsWith("?") ? { text: clip(final, 240), index: last.index } : undefined;
+  summary(summary: string): void {
+    this.embeddedSummaries.push(summary);
   }
 
   facts(): Facts {
-    const question = this.question();
+    const { turn, names } = this;
+    const question = turn.question();
     return {
       messageCount: this.messageCount,
       requests: this.requests,
       constraints: this.constraints,
-      decisions: this.decisionTurns.flat(),
+      decisions: this.decisions.standing(),
       statements: this.statements,
-      plans: this.lastPlans,
+      plans: turn.lastPlans,
       ...(question ? { question } : {}),
-      actions: this.actions,
-      errors: this.errors,
-      paths: this.paths,
-      codeSpans: this.codeSpans,
-      identifiers: this.identifiers,
-      urls: this.urls,
+      actions: this.log.actions,
+      errors: this.log.errors,
+      paths: names.paths,
+      codeSpans: names.codeSpans,
+      identifiers: names.identifiers,
+      urls: names.urls,
       notes: this.notes,
       embeddedSummaries: this.embeddedSummaries,
-      ...(!this.answered && this.lastRequest ? { openRequest: this.lastRequest } : {}),
-      anyTurnFinished: this.anyTurnFinished,
-      lastTurnAborted: this.lastTurnAborted,
+      ...(!turn.answered && turn.lastRequest ? { openRequest: turn.lastRequest } : {}),
+      anyTurnFinished: turn.anyTurnFinished,
+      lastTurnAborted: turn.lastTurnAborted,
     };
   }
 }
 
-function runKey(command: string): string {
-  return `run:${clip(command, 160)}`;
-}
-
 export function collectFacts(messages: readonly ContextMessage[]): Facts {
   const collector = new FactCollector(messages.length);
-  messages.forEach((message, index) => {
-    switch (message.role) {
-      case "user":
-        return collector.user(contentText(message.content), index);
-      case "assistant":
-        return collector.assistant(message, index);
-      case "toolResult":
-        return collector.toolResult(message, index);
-      case "bashExecution":
-        return collector.bash(message, index);
-      case "custom":
-        return collector.custom(message.customType, contentText(message.content), index);
-      case "compactionSummary":
-      case "branchSummary":
-        collector.embeddedSummaries.push(message.summary);
-        return;
-    }
-  });
+  readMessages(messages, collector);
   return collector.facts();
-}
-
-export function describeAction(action: Pick<Action, "kind" | "target" | "toolName">): string {
-  const target = action.target ? `\`${action.target}\`` : "";
-  switch (action.kind) {
-    case "read":
-      return `read ${target}`;
-    case "modify":
-      return `${action.toolName} ${target}`;
-    case "run":
-      return target || `\`${action.toolName}\``;
-    case "search":
-      return `searched ${target}`.trim();
-    case "other":
-      return action.target ? `\`${action.toolName}\`(${action.target})` : `\`${action.toolName}\``;
-  }
-  return `\`${action.toolName}\``;
 }
 
 function unwrapSummary(text: string): string {

@@ -1,0 +1,39 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { DatabaseTooNewError, SCHEMA_VERSION } from "../store/index.js";
+import { checkDatabase } from "./doctor-checks.js";
+import { checkDatabaseOpens, databaseFailure } from "./open-daemon.js";
+
+describe("a database written by a newer base-context", () => {
+  let folder: ReturnType<typeof temporaryFolder>;
+  let path: string;
+  beforeEach(() => {
+    folder = temporaryFolder();
+    path = join(folder.path, "sessions.db");
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+  });
+  afterEach(() => folder.cleanup());
+
+  it("is recognised by its error class, whatever the message says", () => {
+    const failure = databaseFailure(path, Object.assign(new DatabaseTooNewError(SCHEMA_VERSION + 1), { message: "reworded" }));
+    expect(failure.message).toBe(`the session database ${path} was written by a newer base-context: reworded`);
+    expect(failure.hints[0]).toMatch(/^Update base-context/);
+    // A message that merely looks alike is not taken for one.
+    expect(databaseFailure(path, new Error("newer than this daemon understands")).message).not.toMatch(/written by a newer/);
+  });
+
+  it("makes a CLI command say to update", async () => {
+    await expect(checkDatabaseOpens(path)).rejects.toThrow(/was written by a newer base-context/);
+  });
+
+  it("fails the doctor's database check with the same advice", () => {
+    const result = checkDatabase(path);
+    expect(result.status).toBe("fail");
+    expect(result.summary).toMatch(/was written by a newer base-context: the database has schema version/);
+    expect(result.fixes[0]).toMatch(/^Update base-context/);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * What was done — tool calls and the user's own commands, counted per action — and what failed
+ * (real failures only, by their first line); a failure is resolved when the same action later
+ * succeeds. Part of the extractive summarizer's facts (facts.ts).
+ */
+import type { ContextMessage } from "@base-context/protocol";
+import {
+  bashFailed,
+  classifyToolCall,
+  contentText,
+  errorLine,
+  reportedExitCode,
+  toolResultFailed,
+  type ToolAction,
+} from "../../core/index.js";
+import { clip } from "../../core/retention/text.js";
+import type { Action, ErrorFact } from "./facts.js";
+
+/** The key of the model's own calls: a model error is resolved by a later finished answer. */
+const MODEL_KEY = "model";
+
+export class ActionLog {
+  readonly actions = new Map<string, Action>();
+  readonly errors: ErrorFact[] = [];
+  /** Tool call id → the key of its action, for the result that answers the call. */
+  private readonly callActions = new Map<string, string>();
+
+  /** Counts a tool call; returns what it does (its kind and target). */
+  toolCall(id: string, name: string, args: Readonly<Record<string, unknown>>, index: number): ToolAction {
+    const action = classifyToolCall(name, args);
+    // A command is the same action whoever ran it (a tool or the user's `!cmd`).
+    const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
+    this.callActions.set(id, key);
+    this.count(key, { ...action, count: 0, lastIndex: index, outcome: "unknown" }, index);
+    return action;
+  }
+
+  toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
+    const key = this.callActions.get(message.toolCallId);
+    const action = key === undefined ? undefined : this.actions.get(key);
+    const text = contentText(message.content);
+    const exitCode = action?.kind === "run" ? reportedExitCode(text) : undefined;
+    const failed = toolResultFailed(action, message);
+    // The latest run's status: a success that reports no code exited 0.
+    if (action?.kind === "run") action.exitCode = exitCode ?? (message.isError === true ? 1 : 0);
+    const what = action ? describeAction(action) : `\`${message.toolName}\``;
+    const error = failed ? { what: exitCode ? `${what} (exit ${exitCode})` : what, message: errorLine(text) } : undefined;
+    this.outcome(key ?? `other:${message.toolName}:`, !failed, index, error);
+  }
+
+  /** A command the user ran (`!cmd`) and kept in the context; a cancelled one has no outcome. */
+  command(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
+    const target = clip(message.command, 160);
+    const key = runKey(target);
+    const action = this.count(key, { kind: "run", target, toolName: "!", count: 0, lastIndex: index, outcome: "unknown" }, index);
+    if (typeof message.exitCode === "number") action.exitCode = message.exitCode;
+    if (message.cancelled) return;
+    const failed = bashFailed(message);
+    const what = `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`;
+    const error = failed ? { what, message: errorLine(message.output) } : undefined;
+    this.outcome(key, !failed, index, error);
+  }
+
+  modelFailed(errorMessage: string, index: number): void {
+    this.errors.push({ what: "model call", message: errorLine(errorMessage), index, resolved: false, actionKey: MODEL_KEY });
+  }
+
+  /** A finished answer: the model calls that failed before are resolved. */
+  modelAnswered(index: number): void {
+    this.outcome(MODEL_KEY, true, index);
+  }
+
+  private count(key: string, fresh: Action, index: number): Action {
+    const action = this.actions.get(key) ?? fresh;
+    action.count++;
+    action.lastIndex = index;
+    this.actions.set(key, action);
+    return action;
+  }
+
+  private outcome(key: string, ok: boolean, index: number, error?: Pick<ErrorFact, "what" | "message">): void {
+    const action = this.actions.get(key);
+    if (action) action.outcome = ok ? "ok" : "error";
+    if (ok) {
+      for (const earlier of this.errors) {
+        if (earlier.actionKey === key && !earlier.resolved) {
+          earlier.resolved = true;
+          earlier.resolvedIndex = index;
+        }
+      }
+    } else if (error) {
+      this.errors.push({ ...error, index, resolved: false, actionKey: key });
+    }
+  }
+}
+
+function runKey(command: string): string {
+  return `run:${clip(command, 160)}`;
+}
+
+function describeAction(action: Pick<Action, "kind" | "target" | "toolName">): string {
+  const target = action.target ? `\`${action.target}\`` : "";
+  switch (action.kind) {
+    case "read":
+      return `read ${target}`;
+    case "modify":
+      return `${action.toolName} ${target}`;
+    case "run":
+      return target || `\`${action.toolName}\``;
+    case "search":
+      return `searched ${target}`.trim();
+    case "other":
+      return action.target ? `\`${action.toolName}\`(${action.target})` : `\`${action.toolName}\``;
+  }
+  return `\`${action.toolName}\``;
+}
