@@ -9,19 +9,26 @@ import type { ContextMessage } from "@base-context/protocol";
 import {
   bashFailed,
   classifyToolCall,
+  clip,
   constraintSentences,
   contentText,
   errorLine,
+  extractCodeSpans,
+  extractIdentifiers,
+  extractPaths,
+  extractUrls,
+  firstLine,
   isGoalRequest,
   isPlanSentence,
   isSummaryText,
   junkKind,
+  OrderedSet,
   reportedExitCode,
   requestText,
+  sentences,
   toolResultFailed,
   type ActionKind,
-} from "../../core/index.js";
-import { clip, extractCodeSpans, extractIdentifiers, extractPaths, extractUrls, firstLine, OrderedSet, sentences } from "../../core/retention/text.js";
+} from "@base-context/core";
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */
 export interface Noted {
