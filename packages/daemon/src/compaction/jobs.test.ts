@@ -11,6 +11,7 @@ const job = (extra: Partial<JobRecord> = {}): JobRecord => ({
   reason: "manual",
   state: "summarizing",
   ownerPid: 999_999_999,
+  ownerStart: null,
   createdMs: Date.parse("2026-01-01T10:00:00.000Z"),
   updatedMs: Date.parse("2026-01-01T10:00:01.000Z"),
   ...extra,
