@@ -1,0 +1,148 @@
+/**
+ * What the packages ship (docs/architecture.md#packages): each publishable package is packed with
+ * `pnpm pack`, as a release would, and its tarball checked — no test code in any of them, the
+ * workspace dependencies named by version — and the plugin SDK is installed alone, with npm, into
+ * an empty folder: it must pull no native module (nor the daemon) and a plugin file importing it
+ * must run there. Needs the packages built (`pnpm test` builds first) and npm's registry or cache
+ * for the SDK's two registry dependencies (zod, vscode-jsonrpc; `--prefer-offline`).
+ */
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDirs } from "./support/temp-dir.js";
+
+const run = promisify(execFile);
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+const PACKAGES = ["protocol", "core", "daemon", "plugin-sdk"] as const;
+type PackageName = (typeof PACKAGES)[number];
+
+/** Paths of test code: test files, test support, fixtures. (The SDK's public `fixture.js` is none of them.) */
+const TEST_PATH = /(\.test\.[cm]?[jt]s|(^|\/)test-support\.|(^|\/)test-helpers\.|(^|\/)fixtures(\/|\.))/;
+/** An import of vitest in any module form. */
+const VITEST_IMPORT = /(\bfrom\s*["']vitest["']|\bimport\s*\(\s*["']vitest["']|\brequire\s*\(\s*["']vitest["']|\bimport\s*["']vitest["'])/;
+
+/** The environment for pnpm and npm without what the running `pnpm test` set for its own scripts. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm|pnpm)_/i.test(name)));
+}
+
+/** pnpm, as the repository pins it: the one running `pnpm test` when there is one, else through npx. */
+function pnpmCommand(): [string, string[]] {
+  const execPath = process.env.npm_execpath;
+  if (execPath !== undefined && /pnpm/.test(basename(execPath)) && existsSync(execPath)) return [process.execPath, [execPath]];
+  return ["npx", ["--yes", "pnpm@10.34.9"]];
+}
+
+async function pack(name: PackageName, destination: string): Promise<string> {
+  const folder = join(repoRoot, "packages", name);
+  if (!existsSync(join(folder, "dist", "index.js"))) throw new Error(`packages/${name}/dist is missing: run \`pnpm build\` first`);
+  const [command, prefix] = pnpmCommand();
+  const { stdout } = await run(command, [...prefix, "pack", "--pack-destination", destination, "--json"], { cwd: folder, env: cleanEnv() });
+  const { filename } = JSON.parse(stdout) as { filename: string };
+  return filename;
+}
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir: string, root = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path, root);
+    return entry.isFile() ? [relative(root, path)] : [];
+  });
+}
+
+describe("the packed packages", () => {
+  const dirs = tempDirs();
+  const tarballs = {} as Record<PackageName, string>;
+  const unpacked = {} as Record<PackageName, string>;
+
+  beforeAll(async () => {
+    const destination = dirs.make("bc-pack-");
+    for (const name of PACKAGES) {
+      tarballs[name] = await pack(name, destination);
+      unpacked[name] = dirs.make(`bc-unpacked-${name}-`);
+      await run("tar", ["-xzf", tarballs[name], "-C", unpacked[name]]);
+    }
+  }, 120_000);
+  afterAll(() => dirs.cleanup());
+
+  it.each(PACKAGES)("%s ships no test code, fixtures or vitest import", (name) => {
+    const root = join(unpacked[name], "package");
+    const files = filesUnder(root);
+    expect(files).toContain("package.json");
+    expect(files.filter((file) => TEST_PATH.test(file))).toEqual([]);
+    expect(files.filter((file) => file.endsWith(".tsbuildinfo"))).toEqual([]);
+    const importers = files.filter((file) => /\.(?:[cm]?js|d\.[cm]?ts)$/.test(file) && VITEST_IMPORT.test(readFileSync(join(root, file), "utf8")));
+    expect(importers).toEqual([]);
+  });
+
+  it("ships what runs: the daemon's CLI and entry points, the core's plugin API", () => {
+    const daemon = filesUnder(join(unpacked.daemon, "package"));
+    expect(daemon).toEqual(expect.arrayContaining(["bin/base-context.js", "dist/cli/main.js", "dist/index.js", "dist/plugins/worker/sdk-shim.js"]));
+    const core = filesUnder(join(unpacked.core, "package"));
+    expect(core).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/plugin-api.js", "dist/plugin-api.d.ts"]));
+  });
+
+  it.each(PACKAGES)("%s names its workspace dependencies by version, and js-tiktoken only for development", (name) => {
+    const manifest = JSON.parse(readFileSync(join(unpacked[name], "package", "package.json"), "utf8")) as {
+      version: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    for (const [dependency, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) {
+      expect(range, `${dependency} of ${name}`).not.toMatch(/^workspace:/);
+      if (dependency.startsWith("@base-context/")) expect(range, `${dependency} of ${name}`).toBe(manifest.version);
+    }
+    expect(Object.keys(manifest.dependencies ?? {})).not.toContain("js-tiktoken");
+  });
+
+  it("installs the plugin SDK alone into an empty folder: no native module, no daemon, and a plugin runs", async () => {
+    const app = dirs.make("bc-sdk-alone-");
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "sdk-alone", private: true, type: "module" }));
+    // The SDK's own dependencies are not on a registry yet: the tarballs stand in for them.
+    await run(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarballs["plugin-sdk"], tarballs.core, tarballs.protocol],
+      { cwd: app, env: cleanEnv() },
+    );
+
+    const modules = join(app, "node_modules");
+    const installed = filesUnder(modules);
+    expect(installed.filter((file) => file.endsWith(".node") || basename(file) === "binding.gyp")).toEqual([]);
+    const lock = JSON.parse(readFileSync(join(app, "package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const packages = Object.keys(lock.packages).filter((path) => path !== "");
+    expect(packages.filter((path) => lock.packages[path]!.hasInstallScript === true)).toEqual([]);
+    for (const heavy of ["better-sqlite3", "@base-context/daemon", "openai", "chokidar"]) expect(packages).not.toContain(`node_modules/${heavy}`);
+    expect(packages).toContain("node_modules/@base-context/plugin-sdk");
+
+    writeFileSync(join(app, "plugin.mjs"), PLUGIN_SOURCE);
+    const { stdout } = await run(process.execPath, ["plugin.mjs"], { cwd: app, env: cleanEnv() });
+    expect(JSON.parse(stdout)).toEqual({
+      kind: "result",
+      firstKeptEntryId: "u2",
+      summary: "Summarized:\n[User]: Fix the login bug\n\n[Assistant]: Fixed it",
+    });
+  }, 180_000);
+});
+
+/** A plugin as its author would write it, run through the SDK's harness on a small session. */
+const PLUGIN_SOURCE = `import { convertToLlm, definePlugin, runHook, serializeConversation, sessionFixture } from "@base-context/plugin-sdk";
+
+const plugin = definePlugin({
+  name: "tiny",
+  apiVersion: 1,
+  hooks: {
+    session_before_compact({ preparation }) {
+      const summary = "Summarized:\\n" + serializeConversation(convertToLlm(preparation.messagesToSummarize));
+      return { compaction: { summary, firstKeptEntryId: preparation.firstKeptEntryId, tokensBefore: preparation.tokensBefore } };
+    },
+  },
+});
+
+const session = sessionFixture().user("Fix the login bug", { id: "u1" }).assistant("Fixed it").user("Now add a test", { id: "u2" }).assistant("Done");
+const result = await runHook(plugin, "session_before_compact", session.compactEvent());
+process.stdout.write(JSON.stringify({ kind: result.kind, firstKeptEntryId: result.value?.firstKeptEntryId, summary: result.value?.summary }));
+`;
