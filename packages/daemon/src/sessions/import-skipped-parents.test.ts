@@ -6,8 +6,11 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SessionStore } from "../store/index.js";
-import { FakeCounter, sequentialIds, temporaryFolder } from "./fixtures/test-helpers.js";
+import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
 import { SessionService } from "./service.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const header = '{"type":"session","version":3,"id":"skips","timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}';
 const message = (id: string, parentId: string | null, content: unknown = id) =>
@@ -18,19 +21,19 @@ function deeplyNested(levels: number): string {
 }
 
 describe("import of refused entries keeps the history before them", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
   let sessions: SessionService;
 
   beforeEach(() => {
-    folder = temporaryFolder();
+    folder = dirs.make();
     const ids = sequentialIds();
-    store = new SessionStore({ path: join(folder.path, "skips.db"), ids, checkpoints: "sqlite" });
+    store = new SessionStore({ path: join(folder, "skips.db"), ids, checkpoints: "sqlite" });
     sessions = new SessionService(store, new FakeCounter(), { ids, import: { batchSize: 2, maxEntryBytes: () => 4096 } });
   });
   afterEach(async () => {
     await store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   const importContent = (lines: string[]) => sessions.import({ format: "pi-jsonl", content: lines.join("\n") + "\n" }, {});
