@@ -86,6 +86,24 @@ describe("the packed packages", () => {
     expect(core).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/plugin-api.js", "dist/plugin-api.d.ts"]));
   });
 
+  it("the core imports nothing but itself and the protocol: no node: module, no database, network or watcher package", () => {
+    const root = join(unpacked.core, "package");
+    const imported = new Set<string>();
+    for (const file of filesUnder(root).filter((path) => path.endsWith(".js"))) {
+      const source = readFileSync(join(root, file), "utf8");
+      // Static imports and re-exports (compiled output: one statement per line start), dynamic imports.
+      for (const match of source.matchAll(/^(?:import|export)\s*(?:\{[^}]*\}|\*(?:\s*as\s+\w+)?|\w+(?:\s*,\s*\{[^}]*\})?)\s*from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/gm)) {
+        imported.add(match[1] ?? match[2] ?? match[3]!);
+      }
+      expect(source, file).not.toMatch(/\brequire\s*\(|\bimport\s*\(\s*[^"'\s]/);
+    }
+    expect(imported.size).toBeGreaterThan(10);
+    const outside = [...imported].filter((specifier) => !specifier.startsWith("./") && !specifier.startsWith("../"));
+    expect(outside.filter((specifier) => specifier !== "@base-context/protocol")).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@base-context/protocol"]);
+  });
+
   it.each(PACKAGES)("%s names its workspace dependencies by version, and js-tiktoken only for development", (name) => {
     const manifest = JSON.parse(readFileSync(join(unpacked[name], "package", "package.json"), "utf8")) as {
       version: string;
