@@ -24,6 +24,13 @@ const TEST_PATH = /(\.test\.[cm]?[jt]s|(^|\/)test-support\.|(^|\/)test-helpers\.
 /** An import of vitest in any module form. */
 const VITEST_IMPORT = /(\bfrom\s*["']vitest["']|\bimport\s*\(\s*["']vitest["']|\brequire\s*\(\s*["']vitest["']|\bimport\s*["']vitest["'])/;
 
+/**
+ * The module a compiled file imports or re-exports (statements start a line in tsc's output), a
+ * side-effect import, or a dynamic import of a literal.
+ */
+const MODULE_SPECIFIER =
+  /^(?:import|export)\s*(?:\{[^}]*\}|\*(?:\s*as\s+\w+)?|\w+(?:\s*,\s*\{[^}]*\})?)\s*from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/gm;
+
 /** The environment for pnpm and npm without what the running `pnpm test` set for its own scripts. */
 function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm|pnpm)_/i.test(name)));
@@ -75,13 +82,15 @@ describe("the packed packages", () => {
     expect(files).toContain("package.json");
     expect(files.filter((file) => TEST_PATH.test(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith(".tsbuildinfo"))).toEqual([]);
-    const importers = files.filter((file) => /\.(?:[cm]?js|d\.[cm]?ts)$/.test(file) && VITEST_IMPORT.test(readFileSync(join(root, file), "utf8")));
+    const modules = files.filter((file) => /\.(?:[cm]?js|d\.[cm]?ts)$/.test(file));
+    const importers = modules.filter((file) => VITEST_IMPORT.test(readFileSync(join(root, file), "utf8")));
     expect(importers).toEqual([]);
   });
 
   it("ships what runs: the daemon's CLI and entry points, the core's plugin API", () => {
     const daemon = filesUnder(join(unpacked.daemon, "package"));
-    expect(daemon).toEqual(expect.arrayContaining(["bin/base-context.js", "dist/cli/main.js", "dist/index.js", "dist/plugins/worker/sdk-shim.js"]));
+    const entryPoints = ["bin/base-context.js", "dist/cli/main.js", "dist/index.js", "dist/plugins/worker/sdk-shim.js"];
+    expect(daemon).toEqual(expect.arrayContaining(entryPoints));
     const core = filesUnder(join(unpacked.core, "package"));
     expect(core).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/plugin-api.js", "dist/plugin-api.d.ts"]));
   });
@@ -92,9 +101,7 @@ describe("the packed packages", () => {
     for (const file of filesUnder(root).filter((path) => path.endsWith(".js"))) {
       const source = readFileSync(join(root, file), "utf8");
       // Static imports and re-exports (compiled output: one statement per line start), dynamic imports.
-      for (const match of source.matchAll(/^(?:import|export)\s*(?:\{[^}]*\}|\*(?:\s*as\s+\w+)?|\w+(?:\s*,\s*\{[^}]*\})?)\s*from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/gm)) {
-        imported.add(match[1] ?? match[2] ?? match[3]!);
-      }
+      for (const match of source.matchAll(MODULE_SPECIFIER)) imported.add(match[1] ?? match[2] ?? match[3]!);
       expect(source, file).not.toMatch(/\brequire\s*\(|\bimport\s*\(\s*[^"'\s]/);
     }
     expect(imported.size).toBeGreaterThan(10);
@@ -121,19 +128,20 @@ describe("the packed packages", () => {
     const app = dirs.make("bc-sdk-alone-");
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "sdk-alone", private: true, type: "module" }));
     // The SDK's own dependencies are not on a registry yet: the tarballs stand in for them.
-    await run(
-      "npm",
-      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarballs["plugin-sdk"], tarballs.core, tarballs.protocol],
-      { cwd: app, env: cleanEnv() },
-    );
+    const sdkAndSiblings = [tarballs["plugin-sdk"], tarballs.core, tarballs.protocol];
+    const flags = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"];
+    await run("npm", ["install", ...flags, ...sdkAndSiblings], { cwd: app, env: cleanEnv() });
 
     const modules = join(app, "node_modules");
     const installed = filesUnder(modules);
     expect(installed.filter((file) => file.endsWith(".node") || basename(file) === "binding.gyp")).toEqual([]);
-    const lock = JSON.parse(readFileSync(join(app, "package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    type Lock = { packages: Record<string, { hasInstallScript?: boolean }> };
+    const lock = JSON.parse(readFileSync(join(app, "package-lock.json"), "utf8")) as Lock;
     const packages = Object.keys(lock.packages).filter((path) => path !== "");
     expect(packages.filter((path) => lock.packages[path]!.hasInstallScript === true)).toEqual([]);
-    for (const heavy of ["better-sqlite3", "@base-context/daemon", "openai", "chokidar"]) expect(packages).not.toContain(`node_modules/${heavy}`);
+    for (const heavy of ["better-sqlite3", "@base-context/daemon", "openai", "chokidar"]) {
+      expect(packages).not.toContain(`node_modules/${heavy}`);
+    }
     expect(packages).toContain("node_modules/@base-context/plugin-sdk");
 
     writeFileSync(join(app, "plugin.mjs"), PLUGIN_SOURCE);
@@ -147,7 +155,8 @@ describe("the packed packages", () => {
 });
 
 /** A plugin as its author would write it, run through the SDK's harness on a small session. */
-const PLUGIN_SOURCE = `import { convertToLlm, definePlugin, runHook, serializeConversation, sessionFixture } from "@base-context/plugin-sdk";
+const PLUGIN_SOURCE = `import { convertToLlm, definePlugin, runHook, serializeConversation, sessionFixture }
+  from "@base-context/plugin-sdk";
 
 const plugin = definePlugin({
   name: "tiny",
@@ -160,7 +169,12 @@ const plugin = definePlugin({
   },
 });
 
-const session = sessionFixture().user("Fix the login bug", { id: "u1" }).assistant("Fixed it").user("Now add a test", { id: "u2" }).assistant("Done");
+const session = sessionFixture()
+  .user("Fix the login bug", { id: "u1" })
+  .assistant("Fixed it")
+  .user("Now add a test", { id: "u2" })
+  .assistant("Done");
 const result = await runHook(plugin, "session_before_compact", session.compactEvent());
-process.stdout.write(JSON.stringify({ kind: result.kind, firstKeptEntryId: result.value?.firstKeptEntryId, summary: result.value?.summary }));
+const { kind, value } = result;
+process.stdout.write(JSON.stringify({ kind, firstKeptEntryId: value?.firstKeptEntryId, summary: value?.summary }));
 `;

@@ -159,6 +159,7 @@ describe("a misbehaving plugin in a process", () => {
     const { result } = await run(hooks(`writeSync(1, "Content-Length: 2\\r\\n\\r\\n{}\\n"); ${summaryOf('"ok"')}`, 'import { writeSync } from "node:fs";'));
     expect(result.kind).toBe("result");
     // The line comes over the process's stdout, the result over fd 3: two pipes, in no set order.
-    await eventually(() => (lines.includes("[plugin bad] Content-Length: 2") ? true : undefined), 5_000, "the plugin's stdout line in the log");
+    const line = "[plugin bad] Content-Length: 2";
+    await eventually(() => (lines.includes(line) ? true : undefined), 5_000, "the plugin's stdout line in the log");
   });
 });
