@@ -4,7 +4,7 @@
 // the same preparation in-process (without the JSON-RPC payload): `pnpm build && node bench/compaction.mjs`.
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonMain, daemonModule } from "./lib/dist.mjs";
+import { coreModule, daemonMain, daemonModule } from "./lib/dist.mjs";
 import { progress, report } from "./lib/report.mjs";
 import { median, since } from "./lib/stats.mjs";
 
@@ -16,7 +16,7 @@ if (!existsSync(daemonMain)) {
 const { protocol: P, startDaemon, temporaryHome, waitForBackfill } = await import("./lib/daemon-process.mjs");
 const { conversation, piEntryId, writePiSession } = await import("./lib/generated-session.mjs");
 const { Daemon } = await daemonModule("daemon.js");
-const { prepareCompaction } = await daemonModule("core/index.js");
+const { prepareCompaction } = await coreModule();
 
 const BYTES_PER_ENTRY = 700;
 /** Entries from the latest compaction's first kept entry to the leaf: ~350k tokens, more than any context window. */

@@ -9,11 +9,11 @@
 // runs here): "saved by summarizing" is the context before minus (kept part + summary).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonModule, repoRoot } from "./lib/dist.mjs";
+import { coreModule, daemonModule, repoRoot } from "./lib/dist.mjs";
 import { agentRun } from "./lib/generated-session.mjs";
 import { progress, report } from "./lib/report.mjs";
 
-const core = await daemonModule("core/index.js");
+const core = await coreModule();
 const { entryContextText } = await daemonModule("tokens/entry-text.js");
 const { DEFAULT_SETTINGS } = await daemonModule("settings/defaults.js");
 

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkRetention, junkLines, PROBE_KINDS, probeMessages, repairSummary } from "../packages/daemon/dist/core/index.js";
+import { checkRetention, junkLines, PROBE_KINDS, probeMessages, repairSummary } from "../packages/core/dist/index.js";
 import { piSessionMessages } from "../packages/daemon/dist/sessions/index.js";
 import { extractiveSummary } from "../packages/daemon/dist/summarizer/index.js";
 import { report } from "./lib/report.mjs";

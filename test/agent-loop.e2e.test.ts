@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "@base-context/daemon/core";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "@base-context/core";
 import { answerSummaryRequests, Inbox, openSession, runAgentLoop, workspaceTools, type AgentEvent, type TurnEndAnswer } from "../examples/agent-loop/dist/loop.js";
 import { startDaemon } from "./support/daemon.js";
 import { runNodeProgram } from "./support/run-cli.js";

@@ -22,7 +22,7 @@ import {
   type ResultOf,
   type ValidParamsOf,
 } from "@base-context/protocol";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "@base-context/daemon/core";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "@base-context/core";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";

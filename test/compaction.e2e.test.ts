@@ -20,7 +20,7 @@ import {
   type EntryInput,
   type SessionEntry,
 } from "@base-context/protocol";
-import { INITIAL_SUMMARY_PROMPT, SPLIT_TURN_SEPARATOR, SUMMARIZATION_SYSTEM_PROMPT, TURN_PREFIX_SUMMARY_PROMPT } from "@base-context/daemon/core";
+import { INITIAL_SUMMARY_PROMPT, SPLIT_TURN_SEPARATOR, SUMMARIZATION_SYSTEM_PROMPT, TURN_PREFIX_SUMMARY_PROMPT } from "@base-context/core";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";

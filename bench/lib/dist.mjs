@@ -17,10 +17,20 @@ export function daemonModule(path) {
   return import(pathToFileURL(file).href);
 }
 
+/** Imports the built core package (the pure rules), `packages/core/dist/index.js`. */
+export function coreModule() {
+  const file = join(repoRoot, "packages", "core", "dist", "index.js");
+  if (!existsSync(file)) throw new Error(`${file} is missing: run \`pnpm build\` first`);
+  return import(pathToFileURL(file).href);
+}
+
 /** Imports the built protocol package (its client). */
 export function protocolModule() {
   return import(pathToFileURL(join(repoRoot, "packages", "protocol", "dist", "index.js")).href);
 }
 
-/** `require` as the daemon package sees it: js-tiktoken and gpt-tokenizer are its dependencies. */
+/**
+ * `require` as the daemon package sees it: gpt-tokenizer is its dependency, js-tiktoken (the
+ * reference the tokenizer is checked against) its dev dependency, installed in the workspace.
+ */
 export const requireFromDaemon = createRequire(join(daemonPackage, "package.json"));

@@ -9,7 +9,7 @@ import {
   entryToContextMessage,
   prepareCompaction,
   type CountedEntry,
-} from "@base-context/daemon/core";
+} from "@base-context/core";
 import type {
   AgentMessage,
   CompactHookEvent,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SPLIT_TURN_SEPARATOR } from "../core/index.js";
+import { SPLIT_TURN_SEPARATOR } from "@base-context/core";
 import { printCompactReport, renderSummary, type CompactReport } from "./compact-report.js";
 import { styleFor, type CliIo } from "./output.js";
 

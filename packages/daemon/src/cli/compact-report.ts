@@ -3,7 +3,7 @@
  * then what happened in numbers, then what to try next. `--json` prints the report object as is.
  */
 import type { CompactionResult, CompactionStats, RetentionReport, SessionEntry, Settings } from "@base-context/protocol";
-import { NO_PRIOR_HISTORY } from "../core/index.js";
+import { NO_PRIOR_HISTORY } from "@base-context/core";
 import type { ImportedFile } from "./compact-import.js";
 import { lostLine, retentionLine, retentionOf } from "./retention-line.js";
 import { displayPath, formatCount, lineWidth, plural, styleFor, table, type CliIo, type Style } from "./output.js";

@@ -7,7 +7,7 @@
  * are counted on their own text (content, tool call names and arguments).
  */
 import type { ContextMessage, OpenAIChatMessage, UserContentBlock } from "@base-context/protocol";
-import { bashExecutionText, branchSummaryText, compactionSummaryText } from "../core/index.js";
+import { bashExecutionText, branchSummaryText, compactionSummaryText } from "@base-context/core";
 import type { TokenCounter } from "../tokens/counter.js";
 import { IMAGE_TOKENS, messageContextText } from "../tokens/index.js";
 

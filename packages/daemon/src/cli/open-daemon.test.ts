@@ -1,22 +1,21 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
 import { DatabaseTooNewError, SCHEMA_VERSION } from "../store/index.js";
 import { checkDatabase } from "./doctor-checks.js";
 import { checkDatabaseOpens, databaseFailure } from "./open-daemon.js";
 
 describe("a database written by a newer base-context", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  const dirs = tempDirs();
   let path: string;
   beforeEach(() => {
-    folder = temporaryFolder();
-    path = join(folder.path, "sessions.db");
+    path = join(dirs.make(), "sessions.db");
     const raw = new Database(path);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
   });
-  afterEach(() => folder.cleanup());
+  afterEach(() => dirs.cleanup());
 
   it("is recognised by its error class, whatever the message says", () => {
     const failure = databaseFailure(path, Object.assign(new DatabaseTooNewError(SCHEMA_VERSION + 1), { message: "reworded" }));

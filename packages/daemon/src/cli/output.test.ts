@@ -1,23 +1,25 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
 import { stackLocation } from "../plugins/wire.js";
 import { cliInvocation, fitWidth, runnableHint } from "./output.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 describe("cliInvocation", () => {
-  const folders: ReturnType<typeof temporaryFolder>[] = [];
-  afterEach(() => folders.splice(0).forEach((folder) => folder.cleanup()));
+  const folders: string[] = [];
+  afterEach(() => folders.splice(0).forEach((folder) => dirs.remove(folder)));
 
   it("is base-context when that is on the PATH, else node and the script's path from here", () => {
-    const folder = temporaryFolder();
+    const folder = dirs.make();
     folders.push(folder);
-    const bin = join(folder.path, "bin");
+    const bin = join(folder, "bin");
     mkdirSync(bin);
-    const clone = join(folder.path, "clone");
+    const clone = join(folder, "clone");
     const script = join(clone, "packages", "daemon", "dist", "cli", "main.js");
     expect(cliInvocation({ PATH: "/nonexistent" }, script, clone)).toBe("node packages/daemon/dist/cli/main.js");
-    expect(cliInvocation({ PATH: "" }, script, join(folder.path, "elsewhere"))).toBe(`node ${script}`);
+    expect(cliInvocation({ PATH: "" }, script, join(folder, "elsewhere"))).toBe(`node ${script}`);
     writeFileSync(join(bin, "base-context"), "#!/bin/sh\n");
     chmodSync(join(bin, "base-context"), 0o755);
     expect(cliInvocation({ PATH: `/nonexistent:${bin}` }, script, clone)).toBe("base-context");

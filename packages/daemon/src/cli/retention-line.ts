@@ -3,7 +3,7 @@
  * what was lost (docs/retention.md). Shared by `compact`, `navigate --summarize` and `show`.
  */
 import { RetentionReport, type RetentionReport as Report } from "@base-context/protocol";
-import { formatRetention, PROBE_KINDS } from "../core/index.js";
+import { formatRetention, PROBE_KINDS } from "@base-context/core";
 
 /** The report stored on a summary entry (`details.retention`), when it has a valid one. */
 export function retentionOf(details: unknown): Report | undefined {

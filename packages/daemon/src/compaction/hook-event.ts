@@ -9,7 +9,7 @@
  * `branchEntriesOmitted` says how many were left out.
  */
 import type { CompactionPreparation, CompactHookEvent, SessionEntry, Settings } from "@base-context/protocol";
-import { utf8ByteLength } from "../core/index.js";
+import { utf8ByteLength } from "@base-context/core";
 
 /** Room for the call's framing around the event and settings. */
 const FRAMING_BYTES = 1024;

@@ -1,6 +1,6 @@
 /**
  * compaction/: the service behind `compaction/prepare`, `compaction/run` and `compaction/status`
- * (the pure rules are in core/compaction). turn/end calls `CompactionService.run`.
+ * (the pure rules are in @base-context/core, `compaction/`). turn/end calls `CompactionService.run`.
  */
 export { CompactionService, type CompactionServiceOptions, type JobQuery } from "./service.js";
 export type { CompactionRunParams } from "./pipeline.js";

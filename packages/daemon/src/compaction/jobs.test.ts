@@ -1,9 +1,11 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Daemon } from "../daemon.js";
-import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
 import type { JobRecord } from "../store/index.js";
 import { ABANDONED_AFTER_MS, isAbandoned, toProtocolJob } from "./jobs.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const job = (extra: Partial<JobRecord> = {}): JobRecord => ({
   id: "j1",
@@ -11,6 +13,7 @@ const job = (extra: Partial<JobRecord> = {}): JobRecord => ({
   reason: "manual",
   state: "summarizing",
   ownerPid: 999_999_999,
+  ownerStart: null,
   createdMs: Date.parse("2026-01-01T10:00:00.000Z"),
   updatedMs: Date.parse("2026-01-01T10:00:01.000Z"),
   ...extra,
@@ -50,15 +53,15 @@ describe("toProtocolJob", () => {
 });
 
 describe("a daemon starting", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
-  beforeEach(() => (folder = temporaryFolder()));
-  afterEach(() => folder.cleanup());
+  let folder: string;
+  beforeEach(() => (folder = dirs.make()));
+  afterEach(() => dirs.remove(folder));
 
   it("marks the jobs a previous daemon left running as interrupted", async () => {
-    const env = { BASE_CONTEXT_HOME: folder.path };
-    const databasePath = join(folder.path, "sessions.db");
+    const env = { BASE_CONTEXT_HOME: folder };
+    const databasePath = join(folder, "sessions.db");
     const first = new Daemon({ env, databasePath, watchSettings: false });
-    const { session } = await first.sessions.create({ cwd: folder.path });
+    const { session } = await first.sessions.create({ cwd: folder });
     first.store.jobs.insert({ id: "left", sessionId: session.id, reason: "threshold", state: "summarizing", ownerPid: process.pid, nowMs: Date.now() });
     first.store.jobs.insert({ id: "done", sessionId: session.id, reason: "manual", state: "nothing", ownerPid: process.pid, nowMs: Date.now() });
     await first.dispose();

@@ -5,7 +5,7 @@
  * two daemons sharing the database agree.
  */
 import type { CompactionEntry } from "@base-context/protocol";
-import type { CountedEntry } from "../core/index.js";
+import type { CountedEntry } from "@base-context/core";
 import { isTurnInput } from "./turn-end-reply.js";
 
 /**

@@ -30,7 +30,7 @@ import {
   stubTokenCount,
   compactionSummaryText,
   type PrunePlan,
-} from "../core/index.js";
+} from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";

@@ -4,7 +4,7 @@
  */
 import type { AssistantMessage, CompactionEntry, PruneEntry } from "@base-context/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildContext, prepareCompaction } from "../core/index.js";
+import { buildContext, prepareCompaction } from "@base-context/core";
 import { assistant, harness, toolResult, user, type Harness } from "./test-support.js";
 import { TurnEndService } from "./turn-end.js";
 

@@ -13,7 +13,7 @@ import {
   retainSummary,
   summaryMaxTokens,
   type RetentionProbes,
-} from "../core/index.js";
+} from "@base-context/core";
 
 export function compactionProbes(preparation: CompactionPreparation): RetentionProbes {
   const listed = emptyProbes();

@@ -1,4 +1,4 @@
-import { SPLIT_TURN_SEPARATOR, summaryCutNote } from "../core/index.js";
+import { SPLIT_TURN_SEPARATOR, summaryCutNote } from "@base-context/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CompactionEntry, CompactionProgress } from "@base-context/protocol";
 import { AppError, CancelledError, RequestFailedError } from "../errors.js";

@@ -1,6 +1,6 @@
 /**
  * CompactionService: `compaction/prepare`, `compaction/run` and `compaction/status`
- * (docs/design.md#compaction, docs/protocol.md). The rules live in core/; this layer adds settings per session,
+ * (docs/design.md#compaction, docs/protocol.md). The rules live in @base-context/core; this layer adds settings per session,
  * idempotency by requestId, one run per session at a time, durable jobs, and the commit.
  *
  * Runs of one session never overlap in this process: a second run is refused with
@@ -14,7 +14,7 @@ import type {
   Settings,
 } from "@base-context/protocol";
 import { randomUUID } from "node:crypto";
-import { prepareCompaction, type PrepareCompactionResult } from "../core/index.js";
+import { prepareCompaction, type PrepareCompactionResult } from "@base-context/core";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";

@@ -1,6 +1,6 @@
 /** What the stateless summaries (`summarize/compaction`, `summarize/branch`) need from the daemon. */
 import type { RetentionReport, Settings, SummarizeProgress, SummarizeResult } from "@base-context/protocol";
-import { detailsWithRetention } from "../core/index.js";
+import { detailsWithRetention } from "@base-context/core";
 import type { ClientModel, Summarizer } from "../summarizer/index.js";
 
 export interface StatelessDeps {

@@ -4,7 +4,7 @@
  * (cancel | result | nothing) → summarizer chain → retention check and repair. Nothing is written.
  */
 import type { CompactionPreparation, ContextMessage, SummarizeCompaction, SummarizeProgress, SummarizeResult, ValidParamsOf } from "@base-context/protocol";
-import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "../core/index.js";
+import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
 import type { CompactHookContext, CompactHooks } from "./hooks.js";

@@ -5,7 +5,7 @@
  * and the core assembles the final text with the file lists.
  */
 import type { CompactionPreparation, ContextMessage, FileOps } from "@base-context/protocol";
-import { assembleCompactionSummary, planCompactionSummary, type SummaryRequest as PlannedRequest } from "../core/index.js";
+import { assembleCompactionSummary, planCompactionSummary, type SummaryRequest as PlannedRequest } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import {
   summarizerDetails,

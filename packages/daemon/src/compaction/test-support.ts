@@ -6,12 +6,15 @@ import type { EntryInput, Settings } from "@base-context/protocol";
 import { join } from "node:path";
 import { CancelledError } from "../errors.js";
 import { SessionService } from "../sessions/index.js";
-import { FakeCounter, sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { FakeCounter, sequentialIds } from "../sessions/fixtures/test-helpers.js";
 import { defaultSettings } from "../settings/index.js";
 import { SessionStore } from "../store/index.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
 import { CompactionService } from "./service.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 /** ~300 tokens per entry for FakeCounter (JSON chars / 4): keepRecentTokens 450 keeps the last user/assistant pair. */
 const filler = (label: string) => `${label} ${"lorem ipsum dolor sit amet ".repeat(36)}`;
@@ -84,9 +87,9 @@ export interface Harness {
 }
 
 export async function harness(options: { hooks?: CompactHooks; now?: () => number } = {}): Promise<Harness> {
-  const folder = temporaryFolder();
+  const folder = dirs.make();
   const ids = sequentialIds();
-  const store = new SessionStore({ path: join(folder.path, "sessions.db"), ids, checkpoints: "sqlite" });
+  const store = new SessionStore({ path: join(folder, "sessions.db"), ids, checkpoints: "sqlite" });
   const sessions = new SessionService(store, new FakeCounter(), { ids });
   const summarizer = new ScriptedSummarizer();
   const settings = defaultSettings();
@@ -127,7 +130,7 @@ export async function harness(options: { hooks?: CompactHooks; now?: () => numbe
     entryCount: () => store.requireSession(sessionId).entryCount,
     async cleanup() {
       await store.close();
-      folder.cleanup();
+      dirs.remove(folder);
     },
   };
 }

@@ -5,7 +5,7 @@
  * the path were overflow recoveries.
  */
 import type { AssistantMessage, CompactionEntry, Settings } from "@base-context/protocol";
-import { modelInForce, type CountedEntry, type ModelRef } from "../core/index.js";
+import { modelInForce, type CountedEntry, type ModelRef } from "@base-context/core";
 import type { SessionService } from "../sessions/index.js";
 import type { TurnEndFacts } from "./turn-end-plan.js";
 import { findTurnReply, type TurnReply } from "./turn-end-reply.js";

@@ -1,6 +1,6 @@
 import type { AssistantMessage, CompactionEntry, SessionEntry } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
-import type { CountedEntry } from "../core/index.js";
+import type { CountedEntry } from "@base-context/core";
 import { defaultSettings } from "../settings/index.js";
 import { planTurnEnd, type TurnEndFacts } from "./turn-end-plan.js";
 import { findTurnReply } from "./turn-end-reply.js";

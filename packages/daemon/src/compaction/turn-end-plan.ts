@@ -11,7 +11,7 @@ import {
   type CountedEntry,
   type ModelRef,
   type UsageSettings,
-} from "../core/index.js";
+} from "@base-context/core";
 import { describeOverflow, detectContextOverflow, type OverflowSignal } from "./overflow.js";
 import { overflowAlreadyRecovered } from "./overflow-recovery.js";
 import type { TurnReply } from "./turn-end-reply.js";

@@ -3,7 +3,7 @@
  * reply a client stored itself) and the overflow-recovery rule (new input restores the recovery).
  */
 import type { AssistantMessage, SessionEntry } from "@base-context/protocol";
-import type { CountedEntry } from "../core/index.js";
+import type { CountedEntry } from "@base-context/core";
 
 /** The reply that ended the turn. */
 export interface TurnReply {

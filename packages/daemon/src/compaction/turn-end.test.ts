@@ -1,6 +1,6 @@
 import { CompactionDidEnd, type AssistantMessage, type CompactionEntry } from "@base-context/protocol";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { buildContext } from "../core/index.js";
+import { buildContext } from "@base-context/core";
 import type { CompactionRunContext } from "./reporter.js";
 import { CompactionService } from "./service.js";
 import { harness, type Harness } from "./test-support.js";

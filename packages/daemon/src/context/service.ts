@@ -3,7 +3,7 @@
  * the pure core turns it into messages and a usage estimate.
  */
 import type { ContextBuild, ContextUsage, ResultOf, ValidParamsOf } from "@base-context/protocol";
-import { buildContext, contextUsage, toOpenAIChat } from "../core/index.js";
+import { buildContext, contextUsage, toOpenAIChat } from "@base-context/core";
 import type { SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";
 

@@ -1,7 +1,10 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { compactHooks, treeHooks } from "./adapters.js";
-import { compactEvent, pluginModule, settings, startedHost, temporaryDir, treeEvent, writePlugin, type Disposers } from "./test-support.js";
+import { compactEvent, pluginModule, settings, startedHost, treeEvent, writePlugin, type Disposers } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const disposers: Disposers = [];
 afterEach(async () => {
@@ -9,10 +12,10 @@ afterEach(async () => {
 });
 
 async function host(plugins: Record<string, string>) {
-  const home = temporaryDir();
-  disposers.push(home.remove);
-  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home.dir, "plugins"), name, { "index.js": pluginModule(hooks) });
-  return startedHost(home.dir, disposers);
+  const home = dirs.make();
+  disposers.push(() => dirs.remove(home));
+  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home, "plugins"), name, { "index.js": pluginModule(hooks) });
+  return startedHost(home, disposers);
 }
 
 describe("the hook adapters for the compaction and tree services", () => {
@@ -21,9 +24,9 @@ describe("the hook adapters for the compaction and tree services", () => {
       summarizer: `session_before_compact() { return { compaction: { summary: "s", firstKeptEntryId: "u2", tokensBefore: 5 } }; }`,
       guard: `session_before_tree() { return { cancel: true }; }`,
     });
-    const project = temporaryDir();
-    disposers.push(project.remove);
-    const context = { sessionId: "s1", projectDir: project.dir, settings: settings() };
+    const project = dirs.make();
+    disposers.push(() => dirs.remove(project));
+    const context = { sessionId: "s1", projectDir: project, settings: settings() };
     const signal = new AbortController().signal;
     expect(await compactHooks(pluginHost).runCompactHook(compactEvent(), signal, context)).toEqual({
       pluginId: "global:summarizer",
@@ -35,12 +38,12 @@ describe("the hook adapters for the compaction and tree services", () => {
   it("says cheaply whether any plugin could answer session_before_compact", async () => {
     const onlyTree = await host({ guard: `session_before_tree() { return { cancel: true }; }` });
     const hooks = compactHooks(onlyTree);
-    const project = temporaryDir();
-    disposers.push(project.remove);
+    const project = dirs.make();
+    disposers.push(() => dirs.remove(project));
     // A project not opened yet might hold plugins: true until its first run opens it.
-    expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project.dir, settings: settings() })).toBe(true);
-    expect(await hooks.runCompactHook(compactEvent(), new AbortController().signal, { sessionId: "s", projectDir: project.dir, settings: settings() })).toBeUndefined();
-    expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project.dir, settings: settings() })).toBe(false);
+    expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project, settings: settings() })).toBe(true);
+    expect(await hooks.runCompactHook(compactEvent(), new AbortController().signal, { sessionId: "s", projectDir: project, settings: settings() })).toBeUndefined();
+    expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project, settings: settings() })).toBe(false);
     expect(onlyTree.hasHook("session_before_tree", { settings: settings() })).toBe(true);
     expect(onlyTree.hasHook("session_before_tree", { settings: settings({ enabled: false }) })).toBe(false);
   });

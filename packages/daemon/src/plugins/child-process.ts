@@ -65,7 +65,7 @@ function packageFolder(specifier: string): string | undefined {
 export function readableFolders(pluginDir: string): string[] {
   const daemonRoot = realpathOr(join(dirname(fileURLToPath(import.meta.url)), "..", ".."));
   const folders = [pluginDir, realpathOr(pluginDir), daemonRoot, join(daemonRoot, "node_modules")];
-  for (const specifier of ["sucrase", "openai", "@base-context/protocol"]) {
+  for (const specifier of ["sucrase", "openai", "@base-context/protocol", "@base-context/core"]) {
     const folder = packageFolder(specifier);
     if (folder !== undefined) folders.push(folder);
   }

@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { temporaryDir, writePlugin } from "./test-support.js";
+import { writePlugin } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const distIndex = fileURLToPath(new URL("../../dist/plugins/index.js", import.meta.url));
 const disposers: (() => void)[] = [];
@@ -19,16 +22,16 @@ afterEach(() => {
 
 describe("the compiled plugin host", () => {
   it.skipIf(!existsSync(distIndex)).each(["worker", "process"])("loads a TypeScript plugin that imports the SDK and answers a hook (%s isolation)", async (isolation) => {
-    const home = temporaryDir();
-    disposers.push(home.remove);
-    writePlugin(join(home.dir, "plugins"), "typed", {
+    const home = dirs.make();
+    disposers.push(() => dirs.remove(home));
+    writePlugin(join(home, "plugins"), "typed", {
       "index.ts": `import { definePlugin, serializeConversation } from "@base-context/plugin-sdk";
         const text: string = serializeConversation([{ role: "user", content: "hi" }]);
         export default definePlugin({ name: "typed", apiVersion: 1, hooks: { session_before_tree: () => ({ summary: { summary: text } }) } });`,
     });
     const script = `
       const { PluginHost } = await import(${JSON.stringify(pathToFileURL(distIndex).href)});
-      const host = new PluginHost({ home: ${JSON.stringify(home.dir)}, watch: false, isolation: () => ${JSON.stringify(isolation)} });
+      const host = new PluginHost({ home: ${JSON.stringify(home)}, watch: false, isolation: () => ${JSON.stringify(isolation)} });
       await host.start();
       const settings = { plugins: { enabled: true, hookTimeoutMs: 5000, order: [], maxMessageBytes: 8388608, isolation: "worker" }, limits: { maxSummaryBytes: 1048576 } };
       const event = { preparation: { targetId: "a", oldLeafId: null, commonAncestorId: null, entriesToSummarize: [], userWantsSummary: true } };

@@ -11,7 +11,10 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PluginHost } from "./host.js";
-import { compactEvent, settings, startedHost, temporaryDir, type Disposers } from "./test-support.js";
+import { compactEvent, settings, startedHost, type Disposers } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const examplesDir = fileURLToPath(new URL("../../../../examples/plugins/", import.meta.url));
 const disposers: Disposers = [];
@@ -20,15 +23,15 @@ afterEach(async () => {
 });
 
 async function installedExamples(): Promise<PluginHost> {
-  const home = temporaryDir();
-  disposers.push(home.remove);
+  const home = dirs.make();
+  disposers.push(() => dirs.remove(home));
   for (const name of readdirSync(examplesDir)) {
-    cpSync(join(examplesDir, name), join(home.dir, "plugins", name), {
+    cpSync(join(examplesDir, name), join(home, "plugins", name), {
       recursive: true,
       filter: (source) => basename(source) !== "node_modules" && !source.endsWith(".test.ts"),
     });
   }
-  return startedHost(home.dir, disposers);
+  return startedHost(home, disposers);
 }
 
 describe("example plugins installed by copying their folder", () => {

@@ -4,7 +4,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CancelledError } from "../errors.js";
 import { addLogSink } from "../log.js";
 import { PluginHost, type PluginHostOptions } from "./host.js";
-import { compactEvent, eventually, pluginModule, settings, temporaryDir, treeEvent, writeFiles, writePlugin } from "./test-support.js";
+import { compactEvent, eventually, pluginModule, settings, treeEvent, writeFiles, writePlugin } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const disposers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -13,15 +16,15 @@ afterEach(async () => {
 
 /** A started host over a temporary home holding the given plain-JS plugins (name → hooks body). */
 async function hostWith(plugins: Record<string, string>, options: Omit<PluginHostOptions, "home"> = {}) {
-  const home = temporaryDir();
-  disposers.push(() => home.remove());
-  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home.dir, "plugins"), name, { "index.js": pluginModule(hooks) });
-  const host = new PluginHost({ home: home.dir, watch: false, checkEvents: true, ...options });
+  const home = dirs.make();
+  disposers.push(() => dirs.remove(home));
+  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home, "plugins"), name, { "index.js": pluginModule(hooks) });
+  const host = new PluginHost({ home, watch: false, checkEvents: true, ...options });
   disposers.push(() => host.dispose());
   const errors: PluginError[] = [];
   host.onDidError((error) => errors.push(error));
   await host.start();
-  return { host, home: home.dir, errors };
+  return { host, home, errors };
 }
 
 const replaceSummary = (summary: string) =>
@@ -150,14 +153,14 @@ describe("PluginHost hook results", () => {
 
 describe("PluginHost loading", () => {
   it("lists a folder that is not a valid plugin with status error and the reason", async () => {
-    const home = temporaryDir();
-    disposers.push(() => home.remove());
-    const root = join(home.dir, "plugins");
+    const home = dirs.make();
+    disposers.push(() => dirs.remove(home));
+    const root = join(home, "plugins");
     writeFiles(join(root, "no-manifest"), { "index.js": "export default {}" });
     writePlugin(root, "future", { "index.js": pluginModule("") }, { apiVersion: 99 });
     writePlugin(root, "wrong-export", { "index.js": "export const x = 1;" });
     writePlugin(root, "bad-hook", { "index.js": pluginModule("session_before_compaction() {}") });
-    const host = new PluginHost({ home: home.dir, watch: false });
+    const host = new PluginHost({ home, watch: false });
     disposers.push(() => host.dispose());
     await host.start();
     const byName = Object.fromEntries((await host.list()).map((info) => [info.name, info]));
@@ -170,10 +173,10 @@ describe("PluginHost loading", () => {
   });
 
   it("gives up on a plugin whose module never finishes loading, without blocking the daemon", async () => {
-    const home = temporaryDir();
-    disposers.push(() => home.remove());
-    writePlugin(join(home.dir, "plugins"), "stuck", { "index.js": "for (;;) {}\nexport default {};" });
-    const host = new PluginHost({ home: home.dir, watch: false, activationTimeoutMs: 300 });
+    const home = dirs.make();
+    disposers.push(() => dirs.remove(home));
+    writePlugin(join(home, "plugins"), "stuck", { "index.js": "for (;;) {}\nexport default {};" });
+    const host = new PluginHost({ home, watch: false, activationTimeoutMs: 300 });
     disposers.push(() => host.dispose());
     const started = Date.now();
     await host.start();
@@ -182,9 +185,9 @@ describe("PluginHost loading", () => {
   });
 
   it("runs a TypeScript plugin with types, enums and .js-style relative imports, without a build step", async () => {
-    const home = temporaryDir();
-    disposers.push(() => home.remove());
-    writePlugin(join(home.dir, "plugins"), "typed", {
+    const home = dirs.make();
+    disposers.push(() => dirs.remove(home));
+    writePlugin(join(home, "plugins"), "typed", {
       "src/index.ts": `
         import { definePlugin, type CompactHookEvent } from "@base-context/plugin-sdk";
         import { shout, Mode } from "./util.js";
@@ -202,7 +205,7 @@ describe("PluginHost loading", () => {
         });`,
       "src/util.ts": `export enum Mode { Quiet, Loud }\nexport function shout(text: string, mode: Mode): string { return mode === Mode.Loud ? text.toUpperCase() : text; }\n`,
     });
-    const host = new PluginHost({ home: home.dir, watch: false });
+    const host = new PluginHost({ home, watch: false });
     disposers.push(() => host.dispose());
     await host.start();
     const run = await host.runCompactHook(compactEvent(), { settings: settings() });
@@ -210,9 +213,9 @@ describe("PluginHost loading", () => {
   });
 
   it("gives a plugin without node_modules the SDK's helpers (the daemon's own core)", async () => {
-    const home = temporaryDir();
-    disposers.push(() => home.remove());
-    const root = join(home.dir, "plugins");
+    const home = dirs.make();
+    disposers.push(() => dirs.remove(home));
+    const root = join(home, "plugins");
     writePlugin(root, "helpers", {
       "index.mjs": `
         import { definePlugin, serializeConversation, convertToLlm } from "@base-context/plugin-sdk";
@@ -222,7 +225,7 @@ describe("PluginHost loading", () => {
             return { compaction: { summary, firstKeptEntryId: event.preparation.firstKeptEntryId, tokensBefore: null } };
           } } });`,
     });
-    const withHelpers = new PluginHost({ home: home.dir, watch: false });
+    const withHelpers = new PluginHost({ home, watch: false });
     disposers.push(() => withHelpers.dispose());
     await withHelpers.start();
     const run = await withHelpers.runCompactHook(compactEvent(), { settings: settings() });

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { addLogSink } from "../log.js";
 import { PluginHost } from "./host.js";
-import { atomicSave, compactEvent, eventually, pluginModule, settings, temporaryDir, writePlugin } from "./test-support.js";
+import { atomicSave, compactEvent, eventually, pluginModule, settings, writePlugin } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const disposers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -19,11 +22,11 @@ const summaryHook = (summary: string, delayMs = 0) =>
   }`;
 
 async function watchedHost(plugins: Record<string, string>) {
-  const home = temporaryDir();
-  disposers.push(() => home.remove());
-  const root = join(home.dir, "plugins");
+  const home = dirs.make();
+  disposers.push(() => dirs.remove(home));
+  const root = join(home, "plugins");
   for (const [name, hooks] of Object.entries(plugins)) writePlugin(root, name, { "index.js": pluginModule(hooks) });
-  const host = new PluginHost({ home: home.dir, watch: true });
+  const host = new PluginHost({ home, watch: true });
   disposers.push(() => host.dispose());
   const errors: PluginError[] = [];
   const changes: PluginInfo[][] = [];
@@ -103,11 +106,11 @@ describe("hot reload", () => {
   });
 
   it("plugins/reload re-reads a plugin without a file event", async () => {
-    const home = temporaryDir();
-    disposers.push(() => home.remove());
-    const root = join(home.dir, "plugins");
+    const home = dirs.make();
+    disposers.push(() => dirs.remove(home));
+    const root = join(home, "plugins");
     writePlugin(root, "manual", { "index.js": pluginModule(summaryHook("before")) });
-    const host = new PluginHost({ home: home.dir, watch: false });
+    const host = new PluginHost({ home, watch: false });
     disposers.push(() => host.dispose());
     await host.start();
     writePlugin(root, "manual", { "index.js": pluginModule(summaryHook("after")) });

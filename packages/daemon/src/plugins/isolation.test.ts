@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { addLogSink } from "../log.js";
 import { PluginHost, type PluginHostOptions } from "./host.js";
-import { atomicSave, compactEvent, eventually, pluginModule, settings, temporaryDir, writePlugin } from "./test-support.js";
+import { atomicSave, compactEvent, eventually, pluginModule, settings, writePlugin } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const disposers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -12,15 +15,15 @@ afterEach(async () => {
 });
 
 async function hostWith(plugins: Record<string, string>, options: Omit<PluginHostOptions, "home"> = {}) {
-  const home = temporaryDir();
-  disposers.push(() => home.remove());
-  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home.dir, "plugins"), name, { "index.js": pluginModule(hooks) });
-  const host = new PluginHost({ home: home.dir, watch: false, ...options });
+  const home = dirs.make();
+  disposers.push(() => dirs.remove(home));
+  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home, "plugins"), name, { "index.js": pluginModule(hooks) });
+  const host = new PluginHost({ home, watch: false, ...options });
   disposers.push(() => host.dispose());
   const errors: PluginError[] = [];
   host.onDidError((error) => errors.push(error));
   await host.start();
-  return { host, home: home.dir, errors };
+  return { host, home, errors };
 }
 
 describe("plugin isolation", () => {

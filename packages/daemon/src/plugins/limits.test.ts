@@ -7,7 +7,10 @@ import type { PluginError } from "@base-context/protocol";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PluginHost } from "./host.js";
-import { compactEvent, pluginModule, settings, temporaryDir, writePlugin } from "./test-support.js";
+import { compactEvent, pluginModule, settings, writePlugin } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const disposers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -15,10 +18,10 @@ afterEach(async () => {
 });
 
 async function hostWith(plugins: Record<string, string>) {
-  const home = temporaryDir();
-  disposers.push(() => home.remove());
-  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home.dir, "plugins"), name, { "index.js": pluginModule(hooks) });
-  const host = new PluginHost({ home: home.dir, watch: false });
+  const home = dirs.make();
+  disposers.push(() => dirs.remove(home));
+  for (const [name, hooks] of Object.entries(plugins)) writePlugin(join(home, "plugins"), name, { "index.js": pluginModule(hooks) });
+  const host = new PluginHost({ home, watch: false });
   disposers.push(() => host.dispose());
   const errors: PluginError[] = [];
   host.onDidError((error) => errors.push(error));

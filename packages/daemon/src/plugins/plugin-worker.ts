@@ -14,7 +14,7 @@ import {
 } from "@base-context/protocol";
 import { AsyncResource } from "node:async_hooks";
 import { z } from "zod";
-import { utf8ByteLength } from "../core/index.js";
+import { utf8ByteLength } from "@base-context/core";
 import type { LogLevel } from "../log.js";
 import type { ChannelExit, PluginChannel } from "./channel.js";
 import { forwardLines } from "./output.js";

@@ -18,7 +18,7 @@ import {
   type Settings,
 } from "@base-context/protocol";
 import type { z } from "zod";
-import { utf8ByteLength } from "../core/index.js";
+import { utf8ByteLength } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import type { ManagedPlugin, PluginRef } from "./managed-plugin.js";
 import { tooLargeMessage } from "./plugin-worker.js";

@@ -3,8 +3,7 @@
  * and waiting for something that happens on another thread.
  */
 import type { CompactHookEvent, SessionEntry, Settings, TreeHookEvent } from "@base-context/protocol";
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, renameSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { defaultSettings } from "../settings/index.js";
 import { PluginHost, type PluginHostOptions } from "./host.js";
@@ -18,11 +17,6 @@ export async function startedHost(home: string, disposers: Disposers, options: O
   disposers.push(() => host.dispose());
   await host.start();
   return host;
-}
-
-export function temporaryDir(prefix = "bc-plugins-"): { dir: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Writes a plugin folder: package.json (with `baseContext`) plus the given files. */

@@ -2,7 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PluginHost } from "./host.js";
-import { compactEvent, pluginModule, settings, temporaryDir, writePlugin } from "./test-support.js";
+import { compactEvent, pluginModule, settings, writePlugin } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const disposers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -12,14 +15,14 @@ afterEach(async () => {
 const cancelHook = `session_before_compact() { return { cancel: true }; }`;
 
 async function setup() {
-  const home = temporaryDir("bc-home-");
-  const project = temporaryDir("bc-project-");
-  disposers.push(() => home.remove(), () => project.remove());
-  writePlugin(join(project.dir, ".base-context", "plugins"), "repo-guard", { "index.js": pluginModule(cancelHook) });
-  const host = new PluginHost({ home: home.dir, watch: false });
+  const home = dirs.make("bc-home-");
+  const project = dirs.make("bc-project-");
+  disposers.push(() => dirs.remove(home), () => dirs.remove(project));
+  writePlugin(join(project, ".base-context", "plugins"), "repo-guard", { "index.js": pluginModule(cancelHook) });
+  const host = new PluginHost({ home, watch: false });
   disposers.push(() => host.dispose());
   await host.start();
-  return { host, home: home.dir, project: project.dir };
+  return { host, home, project };
 }
 
 describe("project plugins and trust", () => {

@@ -3,7 +3,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CrashBreaker } from "./crash-breaker.js";
 import { pluginNameOf, readManifest } from "./discovery.js";
 import { orderPlugins } from "./order.js";
-import { temporaryDir, writeFiles } from "./test-support.js";
+import { writeFiles } from "./test-support.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const disposers: (() => void)[] = [];
 afterEach(() => {
@@ -41,10 +44,10 @@ describe("CrashBreaker", () => {
 
 describe("readManifest", () => {
   function folder(files: Record<string, string>): string {
-    const tmp = temporaryDir();
-    disposers.push(tmp.remove);
-    writeFiles(tmp.dir, files);
-    return tmp.dir;
+    const tmp = dirs.make();
+    disposers.push(() => dirs.remove(tmp));
+    writeFiles(tmp, files);
+    return tmp;
   }
 
   it("reads apiVersion and main from the baseContext field", async () => {

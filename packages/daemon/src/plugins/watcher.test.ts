@@ -1,8 +1,11 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventually, temporaryDir } from "./test-support.js";
+import { eventually } from "./test-support.js";
 import { isEditorTempFile, watchPluginRoot, type RootWatch } from "./watcher.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -25,14 +28,14 @@ describe("isEditorTempFile", () => {
 
 describe("watchPluginRoot", () => {
   it("reports a second save of the same file made right after the first one was reported", async () => {
-    const home = temporaryDir();
-    cleanups.push(() => home.remove());
-    const root = join(home.dir, "plugins");
+    const home = dirs.make();
+    cleanups.push(() => dirs.remove(home));
+    const root = join(home, "plugins");
     const file = join(root, "live", "index.js");
     mkdirSync(join(root, "live"), { recursive: true });
     writeFileSync(file, "first");
     let changes = 0;
-    const watch: RootWatch = await watchPluginRoot(root, home.dir, (name) => {
+    const watch: RootWatch = await watchPluginRoot(root, home, (name) => {
       if (name === "live") changes++;
     });
     cleanups.push(() => watch.close());

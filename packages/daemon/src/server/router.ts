@@ -7,7 +7,7 @@ import { ErrorCodes, type NotificationDecl, type RequestDecl } from "@base-conte
 import { ResponseError, type CancellationToken } from "vscode-jsonrpc";
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
-import { MAX_PARAMS_DEPTH, tooDeepAt } from "../core/nesting.js";
+import { MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import type { ClientModel } from "../summarizer/index.js";
 import { invalidParams, toResponseError } from "./rpc-errors.js";
 

@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SessionStore } from "../store/index.js";
 import { ContextPathCache } from "./context-path-cache.js";
-import { sequentialIds, temporaryFolder } from "./fixtures/test-helpers.js";
+import { sequentialIds } from "./fixtures/test-helpers.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
 const assistant = (text: string): EntryInput => ({
@@ -12,7 +15,7 @@ const assistant = (text: string): EntryInput => ({
 });
 
 describe("ContextPathCache with SessionStore.contextPath", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
   let cache: ContextPathCache;
 
@@ -39,15 +42,15 @@ describe("ContextPathCache with SessionStore.contextPath", () => {
   };
 
   beforeEach(() => {
-    folder = temporaryFolder();
-    store = new SessionStore({ path: join(folder.path, "store.db"), ids: sequentialIds(), checkpoints: "sqlite" });
+    folder = dirs.make();
+    store = new SessionStore({ path: join(folder, "store.db"), ids: sequentialIds(), checkpoints: "sqlite" });
     store.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
     cache = new ContextPathCache();
   });
 
   afterEach(() => {
     store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   it("reads only the rows after the known leaf, and nothing for the same leaf or an ancestor", () => {

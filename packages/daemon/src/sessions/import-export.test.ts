@@ -6,8 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../errors.js";
 import { SessionStore } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
-import { FakeCounter, sequentialIds, temporaryFolder } from "./fixtures/test-helpers.js";
+import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
 import { SessionService } from "./service.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string) => join(here, "fixtures", name);
@@ -24,24 +27,24 @@ async function appError(run: () => Promise<unknown>): Promise<AppError> {
 }
 
 describe("pi JSONL import and export", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
   let sessions: SessionService;
 
   const open = (name: string, counter: TokenCounter = new FakeCounter(), batchSize?: number) => {
     const ids = sequentialIds();
-    const opened = new SessionStore({ path: join(folder.path, name), ids, checkpoints: "sqlite" });
+    const opened = new SessionStore({ path: join(folder, name), ids, checkpoints: "sqlite" });
     return { store: opened, sessions: new SessionService(opened, counter, { ids, import: { batchSize } }) };
   };
   const entriesOf = (sessionId: string): SessionEntry[] => [...store.entriesInOrder(sessionId)].flat().map((stored) => stored.entry);
 
   beforeEach(() => {
-    folder = temporaryFolder();
+    folder = dirs.make();
     ({ store, sessions } = open("main.db"));
   });
   afterEach(async () => {
     await store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   describe("v3", () => {
@@ -91,10 +94,10 @@ describe("pi JSONL import and export", () => {
     it("round-trips the example pi session byte for byte through a file", async () => {
       const { session, entryCount } = await sessions.import({ format: "pi-jsonl", path: examplePiSession });
       expect(entryCount).toBeGreaterThan(50);
-      const out = join(folder.path, "out.jsonl");
+      const out = join(folder, "out.jsonl");
       expect(await sessions.export({ sessionId: session.id, format: "pi-jsonl", path: out })).toEqual({ path: out });
       expect(readFileSync(out, "utf8")).toBe(readFileSync(examplePiSession, "utf8"));
-      expect(readdirSync(folder.path).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+      expect(readdirSync(folder).filter((name) => name.endsWith(".tmp"))).toEqual([]);
     });
 
     it("exports a prune entry as a custom entry pi ignores, and imports it back as the prune entry", async () => {
@@ -234,7 +237,7 @@ describe("pi JSONL import and export", () => {
       const error = await appError(() => sessions.import({ format: "pi-jsonl", content: '{"type":"message","id":"x"}\n' }));
       expect(error.code).toBe("import_failed");
       expect((await appError(() => sessions.import({ format: "pi-jsonl", content: "" }))).code).toBe("import_failed");
-      expect((await appError(() => sessions.import({ format: "pi-jsonl", path: join(folder.path, "missing.jsonl") }))).code).toBe("import_failed");
+      expect((await appError(() => sessions.import({ format: "pi-jsonl", path: join(folder, "missing.jsonl") }))).code).toBe("import_failed");
       expect((await sessions.list({})).sessions).toEqual([]);
     });
 
@@ -305,7 +308,7 @@ describe("pi JSONL import and export", () => {
 
     it("reports an unwritable path and leaves no file behind", async () => {
       const { session } = await sessions.create({ cwd: "/w" });
-      const target = join(folder.path, "no-such-dir", "out.jsonl");
+      const target = join(folder, "no-such-dir", "out.jsonl");
       expect((await appError(() => sessions.export({ sessionId: session.id, format: "pi-jsonl", path: target }))).code).toBe("export_failed");
       expect(existsSync(target)).toBe(false);
     });
@@ -317,8 +320,8 @@ describe("pi JSONL import and export", () => {
 
   it("imports content with CRLF line endings", async () => {
     const crlf = readFileSync(fixture("pi-v3.jsonl"), "utf8").replace(/\n/g, "\r\n");
-    writeFileSync(join(folder.path, "crlf.jsonl"), crlf);
-    const fromFile = await sessions.import({ format: "pi-jsonl", path: join(folder.path, "crlf.jsonl") });
+    writeFileSync(join(folder, "crlf.jsonl"), crlf);
+    const fromFile = await sessions.import({ format: "pi-jsonl", path: join(folder, "crlf.jsonl") });
     expect(fromFile.skippedLines).toEqual([]);
     expect(fromFile.entryCount).toBe(19);
   });

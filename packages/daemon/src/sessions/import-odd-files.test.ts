@@ -9,9 +9,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError, CancelledError } from "../errors.js";
 import { SessionStore } from "../store/index.js";
-import { FakeCounter, sequentialIds, temporaryFolder } from "./fixtures/test-helpers.js";
+import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
 import type { ImportLimits } from "./import.js";
 import { SessionService } from "./service.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const header = '{"type":"session","version":3,"id":"odd","timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}';
 const message = (id: string, parentId: string | null) =>
@@ -27,21 +30,21 @@ async function failure(run: () => Promise<unknown>): Promise<Error> {
 }
 
 describe("importing odd files", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
   let sessions: SessionService;
   let limits: ImportLimits;
 
   beforeEach(() => {
-    folder = temporaryFolder();
+    folder = dirs.make();
     limits = { maxImportLineBytes: 1 << 20, maxImportFileBytes: 64 << 20 };
     const ids = sequentialIds();
-    store = new SessionStore({ path: join(folder.path, "odd.db"), ids, checkpoints: "sqlite" });
+    store = new SessionStore({ path: join(folder, "odd.db"), ids, checkpoints: "sqlite" });
     sessions = new SessionService(store, new FakeCounter(), { ids, import: { batchSize: 2, limits: () => limits } });
   });
   afterEach(async () => {
     await store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   const importPath = (path: string, signal?: AbortSignal) => sessions.import({ format: "pi-jsonl", path }, { signal });
@@ -59,46 +62,46 @@ describe("importing odd files", () => {
   });
 
   it("refuses a FIFO with no writer at once instead of waiting for one", async () => {
-    const fifo = join(folder.path, "pipe.jsonl");
+    const fifo = join(folder, "pipe.jsonl");
     execFileSync("mkfifo", [fifo]);
     await expectFailure(fifo, /FIFO \(named pipe\), not a regular file/);
   });
 
   it("refuses a folder", async () => {
-    await expectFailure(folder.path, /is a folder, not a regular file/);
+    await expectFailure(folder, /is a folder, not a regular file/);
   });
 
   it("calls a sparse file (all NUL bytes) binary, not empty", async () => {
-    const sparse = join(folder.path, "sparse.jsonl");
+    const sparse = join(folder, "sparse.jsonl");
     closeSync(openSync(sparse, "w"));
     truncateSync(sparse, 32 << 20);
     await expectFailure(sparse, /binary, not a pi session file \(a NUL byte on line 1/);
   });
 
   it("calls a binary file binary, naming the line of its first NUL byte", async () => {
-    const binary = join(folder.path, "image.jsonl");
+    const binary = join(folder, "image.jsonl");
     writeFileSync(binary, Buffer.concat([Buffer.from("GIF89a\nline two\n"), Buffer.from([0, 1, 2, 255])]));
     await expectFailure(binary, /binary.*line 3/);
   });
 
   it("says a text file without a header (like /etc/passwd) is not a session file", async () => {
-    const passwd = join(folder.path, "passwd");
+    const passwd = join(folder, "passwd");
     writeFileSync(passwd, "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n");
     await expectFailure(passwd, /not a pi session file: none of its 2 non-blank lines is a session header .*\(line 1: invalid JSON/);
-    const empty = join(folder.path, "empty.jsonl");
+    const empty = join(folder, "empty.jsonl");
     writeFileSync(empty, "\n\n");
     await expectFailure(empty, /the file is empty/);
   });
 
   it("refuses a file over limits.maxImportFileBytes before reading it", async () => {
-    const big = join(folder.path, "big.jsonl");
+    const big = join(folder, "big.jsonl");
     writeFileSync(big, `${header}\n${message("a", null)}\n`);
     limits.maxImportFileBytes = 100;
     await expectFailure(big, /more than limits\.maxImportFileBytes \(100\)/);
   });
 
   it("refuses a line over limits.maxImportLineBytes, with or without a line break after it", async () => {
-    const long = join(folder.path, "long.jsonl");
+    const long = join(folder, "long.jsonl");
     limits.maxImportLineBytes = 1000;
     writeFileSync(long, `${header}\n${message("x".repeat(2000), null)}\n${message("b", null)}\n`);
     await expectFailure(long, /line 2 of .* is longer than limits\.maxImportLineBytes \(1000 bytes\)/);
@@ -107,7 +110,7 @@ describe("importing odd files", () => {
   });
 
   it("stops at a cancellation between batches and removes what it wrote", async () => {
-    const file = join(folder.path, "many.jsonl");
+    const file = join(folder, "many.jsonl");
     const lines = [header];
     for (let i = 0; i < 20; i++) lines.push(message(`e${i}`, i === 0 ? null : `e${i - 1}`));
     writeFileSync(file, lines.join("\n"));
@@ -130,7 +133,7 @@ describe("importing odd files", () => {
   });
 
   it("reports a parent cycle (a ↔ b) in skippedLines instead of silently making a root", async () => {
-    const file = join(folder.path, "cycle.jsonl");
+    const file = join(folder, "cycle.jsonl");
     writeFileSync(file, [header, message("a", "b"), message("b", "a"), message("c", "missing")].join("\n"));
     const result = await importPath(file);
     expect(result.entryCount).toBe(3);

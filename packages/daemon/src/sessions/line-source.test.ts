@@ -1,20 +1,22 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { temporaryFolder } from "./fixtures/test-helpers.js";
 import { fileLines, stringLines } from "./line-source.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 async function linesOf(content: string | Buffer): Promise<string[]> {
-  const path = join(folder.path, "lines.jsonl");
+  const path = join(folder, "lines.jsonl");
   writeFileSync(path, content);
   const lines: string[] = [];
   for await (const line of fileLines(path)) lines.push(line);
   return lines;
 }
 
-let folder: ReturnType<typeof temporaryFolder>;
-beforeEach(() => (folder = temporaryFolder()));
-afterEach(() => folder.cleanup());
+let folder: string;
+beforeEach(() => (folder = dirs.make()));
+afterEach(() => dirs.remove(folder));
 
 describe("fileLines", () => {
   it("reads lines as stringLines does: \\n or \\r\\n, blank lines kept, a last line without newline", async () => {
@@ -38,7 +40,7 @@ describe("fileLines", () => {
 
   it("fails on a file that cannot be opened", async () => {
     await expect(async () => {
-      for await (const _ of fileLines(join(folder.path, "missing.jsonl"))) void _;
+      for await (const _ of fileLines(join(folder, "missing.jsonl"))) void _;
     }).rejects.toThrow(/ENOENT/);
   });
 });

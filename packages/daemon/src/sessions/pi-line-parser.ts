@@ -6,7 +6,7 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
-import { MAX_PARAMS_DEPTH, tooDeepAt } from "../core/nesting.js";
+import { MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import {
   entryProblem,
   importPruneLine,

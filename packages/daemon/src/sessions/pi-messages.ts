@@ -4,7 +4,7 @@
  * Lines are migrated from any format version the same way an import migrates them.
  */
 import type { ContextMessage, SessionEntry } from "@base-context/protocol";
-import { entryToContextMessage } from "../core/index.js";
+import { entryToContextMessage } from "@base-context/core";
 import { PiLineParser } from "./pi-line-parser.js";
 
 export function piSessionMessages(text: string): ContextMessage[] {

@@ -3,8 +3,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../errors.js";
 import { SessionStore } from "../store/index.js";
-import { FakeCounter, sequentialIds, temporaryFolder } from "./fixtures/test-helpers.js";
+import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
 import { SessionService } from "./service.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
 const assistant = (text: string): EntryInput => ({
@@ -28,7 +31,7 @@ function shape(nodes: TreeNode[]): unknown[] {
 }
 
 describe("SessionService", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
   let counter: FakeCounter;
   let sessions: SessionService;
@@ -36,7 +39,7 @@ describe("SessionService", () => {
 
   const setUp = (delayMs?: (entry: SessionEntry) => number) => {
     const ids = sequentialIds();
-    store = new SessionStore({ path: join(folder.path, "sessions.db"), ids, checkpoints: "sqlite" });
+    store = new SessionStore({ path: join(folder, "sessions.db"), ids, checkpoints: "sqlite" });
     counter = new FakeCounter(delayMs);
     sessions = new SessionService(store, counter, { ids });
   };
@@ -44,13 +47,13 @@ describe("SessionService", () => {
     (await sessions.append({ sessionId, entry, parentId })).entry;
 
   beforeEach(async () => {
-    folder = temporaryFolder();
+    folder = dirs.make();
     setUp();
     sessionId = (await sessions.create({ cwd: "/projects/app", name: "Main" })).session.id;
   });
   afterEach(async () => {
     await store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   describe("create, get, delete", () => {

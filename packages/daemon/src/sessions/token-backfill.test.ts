@@ -12,8 +12,11 @@ import { createTokenCounter } from "../tokens/create-counter.js";
 import { loadExactCount } from "../tokens/encodings.js";
 import { entryContextText, IMAGE_TOKENS } from "../tokens/entry-text.js";
 import type { TokenCounter } from "../tokens/counter.js";
-import { FakeCounter, sequentialIds, temporaryFolder } from "./fixtures/test-helpers.js";
+import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
 import { SessionService } from "./service.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const exactCount = (entry: SessionEntry) => {
@@ -22,7 +25,7 @@ const exactCount = (entry: SessionEntry) => {
 };
 
 describe("token counts of imported sessions", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
   const counters: TokenCounter[] = [];
 
@@ -33,13 +36,13 @@ describe("token counts of imported sessions", () => {
   };
 
   beforeEach(() => {
-    folder = temporaryFolder();
-    store = new SessionStore({ path: join(folder.path, "sessions.db"), ids: sequentialIds(), checkpoints: "sqlite" });
+    folder = dirs.make();
+    store = new SessionStore({ path: join(folder, "sessions.db"), ids: sequentialIds(), checkpoints: "sqlite" });
   });
   afterEach(async () => {
     await Promise.all(counters.splice(0).map((counter) => counter.dispose()));
     await store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   it("imports without counting, and readers still get exact counts (computed when read)", async () => {

@@ -3,17 +3,19 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const openAndLeave = fileURLToPath(new URL("./fixtures/open-and-leave.mjs", import.meta.url));
 
 describe("checkpoint worker", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
-  beforeEach(() => (folder = temporaryFolder()));
-  afterEach(() => folder.cleanup());
+  let folder: string;
+  beforeEach(() => (folder = dirs.make()));
+  afterEach(() => dirs.remove(folder));
 
   it("never keeps the process alive, even when the store is not closed", async () => {
-    const child = spawn(process.execPath, [openAndLeave, join(folder.path, "left.db")], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [openAndLeave, join(folder, "left.db")], { stdio: ["ignore", "pipe", "inherit"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => child.kill(), 15_000);

@@ -3,8 +3,11 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
 import { SessionStore } from "./session-store.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const appendProcess = fileURLToPath(new URL("./fixtures/append-process.mjs", import.meta.url));
 const PER_PROCESS = 300;
@@ -22,12 +25,12 @@ function waitForLine(child: ChildProcess, line: string): Promise<void> {
 }
 
 describe("two daemon processes on one database file", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
-  beforeEach(() => (folder = temporaryFolder()));
-  afterEach(() => folder.cleanup());
+  let folder: string;
+  beforeEach(() => (folder = dirs.make()));
+  afterEach(() => dirs.remove(folder));
 
   it("loses no append and forms one chain when both append to one session at once", async () => {
-    const path = join(folder.path, "shared.db");
+    const path = join(folder, "shared.db");
     const store = new SessionStore({ path, ids: sequentialIds(), checkpoints: "sqlite" });
     store.createSession({ id: "shared", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
 

@@ -8,24 +8,26 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addLogSink } from "../log.js";
-import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
 import { secureHomeFolder } from "./permissions.js";
 import { SessionStore } from "./session-store.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe("store permissions", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let logged: string[];
   let logSink: { dispose(): void };
   beforeEach(() => {
-    folder = temporaryFolder();
+    folder = dirs.make();
     logged = [];
     logSink = addLogSink((_level, message) => logged.push(message));
   });
   afterEach(() => {
     logSink.dispose();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   const write = async (path: string) => {
@@ -37,7 +39,7 @@ describe("store permissions", () => {
   it("creates the database folder 0700 and the database, -wal and -shm files 0600, whatever the umask", async () => {
     const previous = process.umask(0o022);
     try {
-      const home = join(folder.path, "home");
+      const home = join(folder, "home");
       const path = join(home, "sessions.db");
       const store = await write(path);
       expect(modeOf(home)).toBe(0o700);
@@ -49,7 +51,7 @@ describe("store permissions", () => {
   });
 
   it("tightens an existing world-readable database and its -wal/-shm, saying so", async () => {
-    const path = join(folder.path, "sessions.db");
+    const path = join(folder, "sessions.db");
     await (await write(path)).close();
     for (const file of [path, `${path}-wal`, `${path}-shm`]) {
       writeFileSync(file, "", { flag: "a" });
@@ -62,7 +64,7 @@ describe("store permissions", () => {
   });
 
   it("tightens an existing home folder others could read, saying so, and leaves a missing one alone", () => {
-    const home = join(folder.path, "home");
+    const home = join(folder, "home");
     secureHomeFolder(home);
     expect(() => statSync(home)).toThrow();
     mkdirSync(home, { mode: 0o755 });
@@ -75,14 +77,14 @@ describe("store permissions", () => {
   const canSwitchUser = process.getuid?.() === 0 && spawnSync("runuser", ["-u", "nobody", "--", "true"]).status === 0;
 
   it.runIf(canSwitchUser)("keeps another user out of the database (runuser as nobody)", async () => {
-    chmodSync(folder.path, 0o755); // the test folder itself: only the store's own modes may stop them
-    const home = join(folder.path, "home");
+    chmodSync(folder, 0o755); // the test folder itself: only the store's own modes may stop them
+    const home = join(folder, "home");
     const path = join(home, "sessions.db");
     const store = await write(path);
     const read = spawnSync("runuser", ["-u", "nobody", "--", "cat", path]);
     expect(read.status).not.toBe(0);
     expect(read.stderr.toString()).toMatch(/Permission denied/);
-    execFileSync("runuser", ["-u", "nobody", "--", "ls", folder.path]); // the parent was readable all along
+    execFileSync("runuser", ["-u", "nobody", "--", "ls", folder]); // the parent was readable all along
     await store.close();
   });
 });

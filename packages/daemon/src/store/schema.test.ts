@@ -1,20 +1,22 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
 import { openDatabase } from "./database.js";
 import { DatabaseTooNewError, migrate, migrations, migrationSearchText, SCHEMA_VERSION, schemaVersion } from "./schema.js";
 import { searchText } from "./search-text.js";
 import { SessionStore } from "./session-store.js";
 import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 describe("schema migrations", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
-  beforeEach(() => (folder = temporaryFolder()));
-  afterEach(() => folder.cleanup());
+  let folder: string;
+  beforeEach(() => (folder = dirs.make()));
+  afterEach(() => dirs.remove(folder));
 
   it("creates every table on a fresh database and records the version", () => {
-    const db = openDatabase(join(folder.path, "nested", "fresh.db"));
+    const db = openDatabase(join(folder, "nested", "fresh.db"));
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     // entries_fts and the shadow tables FTS5 keeps its index in.
@@ -23,7 +25,7 @@ describe("schema migrations", () => {
   });
 
   it("runs nothing again when a migrated database is reopened, and keeps its data", async () => {
-    const path = join(folder.path, "reopen.db");
+    const path = join(folder, "reopen.db");
     const first = new SessionStore({ path, checkpoints: "sqlite" });
     first.createSession({ id: "kept", cwd: "/p", createdAt: "2026-01-01T00:00:00.000Z", modifiedMs: 0 });
     await first.close();
@@ -36,7 +38,7 @@ describe("schema migrations", () => {
   });
 
   it("applies only the missing steps to a database at an older version", () => {
-    const path = join(folder.path, "old.db");
+    const path = join(folder, "old.db");
     const raw = new Database(path);
     migrations[0]!.up(raw);
     raw.pragma("user_version = 1");
@@ -47,7 +49,7 @@ describe("schema migrations", () => {
   });
 
   it("opens a database of the development build that numbered the full-text step 4: index rebuilt once, owner columns added", async () => {
-    const path = join(folder.path, "dev.db");
+    const path = join(folder, "dev.db");
     const store = new SessionStore({ path, ids: sequentialIds(), checkpoints: "sqlite" });
     store.createSession({ id: "dev", cwd: "/p", createdAt: "2026-01-01T00:00:00.000Z", modifiedMs: 0 });
     store.append({ sessionId: "dev", entries: [{ type: "message", message: { role: "user", content: "colour themes for the editor" } }] });
@@ -68,7 +70,7 @@ describe("schema migrations", () => {
   });
 
   it("adds no owner column twice when a database at version 3 has them already", () => {
-    const path = join(folder.path, "columns.db");
+    const path = join(folder, "columns.db");
     const raw = new Database(path);
     for (const migration of migrations.slice(0, 3)) migration.up(raw);
     raw.exec("ALTER TABLE sessions ADD COLUMN import_owner_pid INTEGER");
@@ -94,7 +96,7 @@ describe("schema migrations", () => {
   });
 
   it("refuses a database written by a newer daemon", () => {
-    const path = join(folder.path, "newer.db");
+    const path = join(folder, "newer.db");
     const raw = new Database(path);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
@@ -103,7 +105,7 @@ describe("schema migrations", () => {
   });
 
   it("opens in WAL mode with NORMAL sync and SQLite's automatic checkpoints off when a worker checkpoints", async () => {
-    const path = join(folder.path, "pragmas.db");
+    const path = join(folder, "pragmas.db");
     const db = openDatabase(path, { manualCheckpoints: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("synchronous", { simple: true })).toBe(1);

@@ -2,10 +2,13 @@ import Database from "better-sqlite3";
 import type { EntryInput } from "@base-context/protocol";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
 import { migrations } from "./schema.js";
 import { ftsQuery } from "./search.js";
 import { SessionStore } from "./session-store.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
 const assistant = (text: string): EntryInput => ({ type: "message", message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m" } });
@@ -13,21 +16,21 @@ const toolResult = (text: string): EntryInput =>
   ({ type: "message", message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "text", text }], isError: false } }) as EntryInput;
 
 describe("full-text search", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
-  const path = () => join(folder.path, "search.db");
+  const path = () => join(folder, "search.db");
   const create = (id: string, cwd = "/p") => store.createSession({ id, cwd, createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
   const append = (sessionId: string, ...entries: EntryInput[]) => store.append({ sessionId, entries });
   const found = (text: string, options: { cwd?: string } = {}) =>
     store.searchSessions({ text, limit: 10, hitsPerSession: 3, ...options }).map((match) => [match.sessionId, match.hits.map((hit) => hit.entryId)]);
 
   beforeEach(() => {
-    folder = temporaryFolder();
+    folder = dirs.make();
     store = new SessionStore({ path: path(), ids: sequentialIds(), checkpoints: "sqlite" });
   });
   afterEach(async () => {
     await store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   it("finds any message of a session, not only the first, by stem and prefix; ranks the better match first", () => {
@@ -76,7 +79,7 @@ describe("full-text search", () => {
 
   it("the migration indexes the entries of an existing database", async () => {
     await store.close();
-    const raw = new Database(join(folder.path, "old.db"));
+    const raw = new Database(join(folder, "old.db"));
     for (const migration of migrations.slice(0, 3)) migration.up(raw);
     raw.pragma("user_version = 3");
     raw.prepare("INSERT INTO sessions (id, cwd, created_at, modified_ms) VALUES ('old', '/p', '2026-01-01T00:00:00.000Z', 0)").run();
@@ -84,7 +87,7 @@ describe("full-text search", () => {
       JSON.stringify({ type: "message", id: "o1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "legacy search words" } }),
     );
     raw.close();
-    store = new SessionStore({ path: join(folder.path, "old.db"), checkpoints: "sqlite" });
+    store = new SessionStore({ path: join(folder, "old.db"), checkpoints: "sqlite" });
     expect(found("legacy")).toEqual([["old", ["o1"]]]);
   });
 });

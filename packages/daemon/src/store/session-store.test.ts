@@ -3,9 +3,12 @@ import type { EntryInput } from "@base-context/protocol";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../errors.js";
-import { sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
 import type { OwnerProbe } from "./owner.js";
 import { SessionStore } from "./session-store.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
 const assistant = (text: string): EntryInput => ({
@@ -30,19 +33,19 @@ function appError(run: () => unknown): AppError {
 }
 
 describe("SessionStore", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let store: SessionStore;
   const open = (ids = sequentialIds()) =>
-    new SessionStore({ path: join(folder.path, "store.db"), ids, checkpoints: "sqlite" });
+    new SessionStore({ path: join(folder, "store.db"), ids, checkpoints: "sqlite" });
 
   beforeEach(() => {
-    folder = temporaryFolder();
+    folder = dirs.make();
     store = open();
     store.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
   });
   afterEach(async () => {
     await store.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   describe("append", () => {
@@ -168,7 +171,7 @@ describe("SessionStore", () => {
       target.insertBatch([{ line: 2, entry: { type: "session_info", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" }, tokens: null }]);
     };
     const reopen = (probe: OwnerProbe) =>
-      new SessionStore({ path: join(folder.path, "store.db"), ids: sequentialIds(), checkpoints: "sqlite", ownerProbe: probe });
+      new SessionStore({ path: join(folder, "store.db"), ids: sequentialIds(), checkpoints: "sqlite", ownerProbe: probe });
     const newSession = { id: "half", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 };
 
     it("keeps a live importer's session id taken", () => {
@@ -321,7 +324,7 @@ describe("SessionStore", () => {
 
   describe("WAL checkpoints", () => {
     it("checkpoints from the worker so the WAL restarts instead of growing", async () => {
-      const path = join(folder.path, "wal.db");
+      const path = join(folder, "wal.db");
       const walStore = new SessionStore({ path, ids: sequentialIds(), checkpoints: "worker" });
       try {
         walStore.createSession({ id: "w", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });

@@ -9,8 +9,10 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
 import { createWriteRunner } from "./write-lock.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 /** A worker thread that takes the write lock on `path`, says so, and commits after `holdMs`. */
 function holdLock(path: string, holdMs: number): Promise<Worker> {
@@ -27,12 +29,12 @@ function holdLock(path: string, holdMs: number): Promise<Worker> {
 }
 
 describe("createWriteRunner", () => {
-  let folder: ReturnType<typeof temporaryFolder>;
+  let folder: string;
   let db: Database.Database;
   let path: string;
   beforeEach(() => {
-    folder = temporaryFolder();
-    path = join(folder.path, "lock.db");
+    folder = dirs.make();
+    path = join(folder, "lock.db");
     db = new Database(path);
     db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 5000");
@@ -40,7 +42,7 @@ describe("createWriteRunner", () => {
   });
   afterEach(() => {
     db.close();
-    folder.cleanup();
+    dirs.remove(folder);
   });
 
   it("waits for another connection's transaction, then writes", async () => {

@@ -8,11 +8,10 @@
  * count of pi's `estimateTokens`, which makes `chars4` reproduce it to the character.
  */
 import type { ContextMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
-import { entryToContextMessage } from "../core/entry-messages.js";
-import { bashExecutionText, branchSummaryText, compactionSummaryText } from "../core/llm-text.js";
+import { bashExecutionText, branchSummaryText, compactionSummaryText, entryToContextMessage } from "@base-context/core";
 
 /**
- * The summary wrappers. Defined once in the core (`core/llm-text.ts`), which the context builder
+ * The summary wrappers. Defined once in the core (`llm-text.ts` of @base-context/core), which the context builder
  * imports; re-exported here so counting code names the same strings it counts.
  */
 export {
@@ -20,7 +19,7 @@ export {
   BRANCH_SUMMARY_SUFFIX,
   COMPACTION_SUMMARY_PREFIX,
   COMPACTION_SUMMARY_SUFFIX,
-} from "../core/llm-text.js";
+} from "@base-context/core";
 
 /** Tokens one image counts, whatever the estimator (docs/design.md#token-counting). */
 export const IMAGE_TOKENS = 1200;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PathBuilder, toolCall } from "../core/test-support.js";
+import { PathBuilder, toolCall } from "../../../core/src/test-support.js";
 import { RequestFailedError } from "../errors.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../summarizer/index.js";
 import { NO_SUMMARIZER, summarizeBranch } from "./branch-summary.js";

@@ -18,7 +18,7 @@ import {
   NO_BRANCH_CONTENT,
   prepareBranchEntries,
   type CountedEntry,
-} from "../core/index.js";
+} from "@base-context/core";
 import {
   summarizerDetails,
   summarizeWithFallback,

@@ -3,7 +3,7 @@
  * left, the new leaf, and the text handed back to the client's input box.
  */
 import type { SessionEntry } from "@base-context/protocol";
-import { collectEntriesForBranchSummary } from "../core/index.js";
+import { collectEntriesForBranchSummary } from "@base-context/core";
 import type { CountedEntry } from "../sessions/index.js";
 
 export interface NavigationPlan {

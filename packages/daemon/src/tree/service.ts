@@ -15,7 +15,7 @@ import type { SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";
 import type { SessionLocks } from "../compaction/session-locks.js";
 import { createSummarizer, describeChain, type ClientModel, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
-import { detailsWithRetention } from "../core/index.js";
+import { detailsWithRetention } from "@base-context/core";
 import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
 import { NavigationCommitter, type SummaryToWrite } from "./commit.js";
 import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "./hooks.js";

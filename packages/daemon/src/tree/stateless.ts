@@ -5,7 +5,7 @@
  */
 import type { SummarizeBranch, SummarizeProgress, SummarizeResult, TreeHookEvent, ValidParamsOf } from "@base-context/protocol";
 import { summarizedResult, type StatelessDeps, type StatelessRequest } from "../compaction/stateless-deps.js";
-import type { CountedEntry } from "../core/index.js";
+import type { CountedEntry } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
 import { describeChain } from "../summarizer/index.js";

@@ -7,12 +7,15 @@ import { join } from "node:path";
 import { SessionLocks } from "../compaction/session-locks.js";
 import { CancelledError } from "../errors.js";
 import { SessionService } from "../sessions/index.js";
-import { FakeCounter, sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
+import { FakeCounter, sequentialIds } from "../sessions/fixtures/test-helpers.js";
 import { defaultSettings } from "../settings/index.js";
 import { SessionStore } from "../store/index.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../summarizer/index.js";
 import type { TreeHooks } from "./hooks.js";
 import { TreeService } from "./service.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
 
 /** Answers `## Goal\nExplored the branch (n messages)` and records every request; `hold()` makes the next calls wait. */
 export class RecordingSummarizer implements Summarizer {
@@ -60,9 +63,9 @@ export interface TreeFixture {
 }
 
 export async function treeFixture(options: { hooks?: TreeHooks } = {}): Promise<TreeFixture> {
-  const folder = temporaryFolder("base-context-tree-");
+  const folder = dirs.make("base-context-tree-");
   const ids = sequentialIds();
-  const store = new SessionStore({ path: join(folder.path, "sessions.db"), ids, checkpoints: "sqlite" });
+  const store = new SessionStore({ path: join(folder, "sessions.db"), ids, checkpoints: "sqlite" });
   const sessions = new SessionService(store, new FakeCounter(), { ids });
   const summarizer = new RecordingSummarizer();
   const settings = defaultSettings();
@@ -84,7 +87,7 @@ export async function treeFixture(options: { hooks?: TreeHooks } = {}): Promise<
     leaf: () => store.requireSession(sessionId).leafId,
     close: async () => {
       await store.close();
-      folder.cleanup();
+      dirs.remove(folder);
     },
   };
 }

@@ -7,8 +7,9 @@
  * JavaScript is the loader-hooks module itself:
  * - from the compiled daemon (dist/), every module is `.js` and is used as is;
  * - from TypeScript sources (the test runner), `loader-hooks.ts` is type-stripped here once and
- *   passed as a data: URL; the bootstrap, the SDK module and the core they import are then
- *   loaded as `.ts` through the hooks, so tests never run a stale build.
+ *   passed as a data: URL; the bootstrap and the SDK module are then loaded as `.ts` through
+ *   the hooks, so tests never run a stale build of the daemon. The packages they import
+ *   (`@base-context/core`, `@base-context/protocol`) resolve to their builds, as everywhere.
  * Every worker also gets a MessagePort to the daemon's transpiler (`workerData.transpiler`).
  */
 import { existsSync, readFileSync } from "node:fs";

@@ -11,9 +11,9 @@ import {
   errorLine,
   reportedExitCode,
   toolResultFailed,
+  clip,
   type ToolAction,
-} from "../../core/index.js";
-import { clip } from "../../core/retention/text.js";
+} from "@base-context/core";
 import type { Action, ErrorFact } from "./facts.js";
 
 /** The key of the model's own calls: a model error is resolved by a later finished answer. */

@@ -9,7 +9,7 @@
  * - Next Steps: rewritten from the new range (the latest plan, the question the user owes an
  *   answer to, the request still open: never a failed command, which is under Blocked); the
  *   previous ones only when the range brings none.
- * Every item passes the junk filter (core/retention/junk.ts): no code, data, headings or empty items.
+ * Every item passes the junk filter (@base-context/core, `retention/junk.ts`): no code, data, headings or empty items.
  */
 import type { SummaryKind } from "../types.js";
 import { isTrivialRequest, type Facts } from "./facts.js";
@@ -17,8 +17,7 @@ import { cap, chronological, dedupe, latestPerShape, Scorer } from "./items.js";
 import type { ParsedSummary } from "./previous.js";
 import { actionItems, fixedItems, unresolvedErrors } from "./progress.js";
 import { KEEP, type Block, type Item } from "./render.js";
-import { junkKind } from "../../core/index.js";
-import { clip, code, OrderedSet } from "../../core/retention/text.js";
+import { clip, code, junkKind, OrderedSet } from "@base-context/core";
 
 export interface ComposeInput {
   readonly kind: SummaryKind;

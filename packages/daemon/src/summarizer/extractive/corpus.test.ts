@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkRetention, junkLines, PROBE_KINDS, probeMessages, type ProbeKind } from "../../core/index.js";
+import { checkRetention, junkLines, PROBE_KINDS, probeMessages, type ProbeKind } from "@base-context/core";
 import { piSessionMessages } from "../../sessions/index.js";
 import { extractiveSummary } from "./index.js";
 

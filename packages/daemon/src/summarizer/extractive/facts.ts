@@ -7,17 +7,24 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
+  clip,
   constraintSentences,
+  extractCodeSpans,
+  extractIdentifiers,
+  extractPaths,
+  extractUrls,
+  firstLine,
   isGoalRequest,
   isPlanSentence,
   isSummaryText,
   junkKind,
+  OrderedSet,
   readMessages,
   requestText,
+  sentences,
   type ActionKind,
   type MessageReader,
-} from "../../core/index.js";
-import { clip, extractCodeSpans, extractIdentifiers, extractPaths, extractUrls, firstLine, OrderedSet, sentences } from "../../core/retention/text.js";
+} from "@base-context/core";
 import { ActionLog } from "./action-log.js";
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */

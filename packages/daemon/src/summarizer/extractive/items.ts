@@ -4,7 +4,7 @@
  */
 import type { Noted } from "./facts.js";
 import type { Item } from "./render.js";
-import { normalizeKey } from "../../core/retention/text.js";
+import { normalizeKey } from "@base-context/core";
 
 const itemIndex = new WeakMap<Item, number>();
 

@@ -1,9 +1,8 @@
 /** The Done items built from tool calls, and the errors: fixed ones and those still standing. */
 import type { Action, ErrorFact, Facts, Noted } from "./facts.js";
-import { isSleep } from "../../core/index.js";
+import { code, isSleep } from "@base-context/core";
 import { latestAndRest, listed, type Scorer } from "./items.js";
 import type { Item } from "./render.js";
-import { code } from "../../core/retention/text.js";
 
 /**
  * One line per changed file and per command, the most recent ones; older ones, reads, searches

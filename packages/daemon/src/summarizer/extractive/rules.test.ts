@@ -4,7 +4,7 @@
  * user only, Next Steps from the plan and open requests, no junk anywhere.
  */
 import { describe, expect, it } from "vitest";
-import { junkLines } from "../../core/index.js";
+import { junkLines } from "@base-context/core";
 import { assistant, tool, user } from "./fixtures.js";
 import { extractiveSummary } from "./index.js";
 

@@ -3,7 +3,7 @@
  * what it says. Whitespace is collapsed; the renderer cuts the text to the terminal width.
  */
 import type { AgentMessage, SessionEntry, ToolCall } from "@base-context/protocol";
-import { BRANCH_SUMMARY_PREAMBLE } from "../../core/index.js";
+import { BRANCH_SUMMARY_PREAMBLE } from "@base-context/core";
 
 export type EntryKind =
   | "user"

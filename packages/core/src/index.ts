@@ -2,8 +2,8 @@
  * The pure core of Base Context (docs/architecture.md): context building, usage, cut points,
  * compaction preparation, serialization, prompts, file tracking and branch collection. No I/O:
  * the daemon feeds it path entries with their stored token counts. Published as
- * `@base-context/daemon/core`; the plugin SDK re-exports parts of it so plugins and the daemon
- * agree on every rule.
+ * `@base-context/core`; `./plugin-api.ts` is the part plugins see, which the plugin SDK and the
+ * daemon's plugin workers both re-export, so plugins and the daemon agree on every rule.
  */
 export type { ContextMessage, CountedEntry, LlmMessage } from "./types.js";
 export {
@@ -53,6 +53,7 @@ export {
   COMPACTION_SUMMARY_SUFFIX,
 } from "./llm-text.js";
 export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
+export { MAX_PARAMS_DEPTH, tooDeepAt } from "./nesting.js";
 export { capSummary, summaryCutNote, utf8ByteLength } from "./summary-cap.js";
 export {
   compactionThreshold,

@@ -3,7 +3,12 @@ import { PathBuilder } from "./test-support.js";
 import { contextUsage, estimateContextTokens, shouldCompact, usageTotalTokens, type UsageSettings } from "./usage.js";
 
 const on: UsageSettings = {
-  compaction: { enabled: true, reserveTokens: 1000, keepRecentTokens: 500 },
+  compaction: {
+    enabled: true,
+    reserveTokens: 1000,
+    keepRecentTokens: 500,
+    prune: { enabled: true, protectTokens: 40_000, minTokens: 1_000, minSavings: 20_000 },
+  },
   context: { mode: "on" },
 };
 

@@ -23,3 +23,15 @@ export { checkRetention, formatRetention, isKept, normalizeForMatch, SummaryInde
 export { junkKind, junkLines, summaryItems, type JunkKind } from "./junk.js";
 export { carriedProbes, detailsWithRetention, repairBudgetTokens, repairSummary, retainSummary, type RepairResult } from "./repair.js";
 export { classifyToolCall, reportedExitCode, type ActionKind, type ToolAction } from "./tools.js";
+export {
+  clip,
+  code,
+  extractCodeSpans,
+  extractIdentifiers,
+  extractPaths,
+  extractUrls,
+  firstLine,
+  normalizeKey,
+  OrderedSet,
+  sentences,
+} from "./text.js";
