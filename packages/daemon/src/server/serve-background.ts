@@ -17,7 +17,7 @@
  */
 import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
-import { requestActivity, type RequestActivity } from "../server/router.js";
+import { requestActivity, type RequestActivity } from "./router.js";
 
 /** What the background work uses of the daemon (tests pass fakes). */
 export interface BackgroundWorkDaemon {
