@@ -33,7 +33,7 @@ export async function serveSocket(path: string, env: NodeJS.ProcessEnv = process
   // Shared by every client, so started with the daemon (hooks arriving early wait for it).
   daemon.plugins.startInBackground();
   // Token counter warm-up and backfill, in the gaps between every client's requests.
-  startBackgroundWork(daemon);
+  startBackgroundWork(daemon, server.activity);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));

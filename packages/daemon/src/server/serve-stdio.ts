@@ -6,7 +6,7 @@ import { Daemon } from "../daemon.js";
 import { log } from "../log.js";
 import { registerHandlers } from "./handlers/index.js";
 import { protocolOutput } from "./protocol-output.js";
-import { requestActivity, Router } from "./router.js";
+import { Router } from "./router.js";
 import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 import { startServer } from "./server.js";
 import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serving.js";
@@ -28,9 +28,9 @@ export async function serveStdio(): Promise<number> {
       onInitialize: ({ projectDir }) => {
         // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
         // Started in the first pause between requests, not in the way of the client's first ones.
-        void requestActivity.whenIdle(STARTUP_QUIET_MS).then(() => daemon.plugins.startInBackground(projectDir));
+        void router.activity.whenIdle(STARTUP_QUIET_MS).then(() => daemon.plugins.startInBackground(projectDir));
         // Token counter warm-up and backfill, in the gaps between requests.
-        startBackgroundWork(daemon);
+        startBackgroundWork(daemon, router.activity);
       },
       onExit: (code) => {
         stopBackgroundWork(daemon);
