@@ -31,7 +31,7 @@ export interface DaemonOptions {
 }
 
 export class Daemon {
-  readonly store: SessionStore;
+  private readonly store: SessionStore;
   readonly counter: TokenCounter;
   readonly sessions: SessionService;
   readonly settings: SettingsManager;

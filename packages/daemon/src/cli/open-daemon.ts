@@ -27,7 +27,7 @@ export async function withDaemon<T>(io: CliIo, work: (daemon: Daemon) => Promise
 
 /** Opens (creating and migrating if needed) and closes the database; a CliError saying what to do if that fails. */
 export async function checkDatabaseOpens(databasePath: string): Promise<void> {
-  const { openDatabase } = await import("../store/database.js");
+  const { openDatabase } = await import("../sessions/database.js");
   try {
     openDatabase(databasePath).close();
   } catch (error) {

@@ -9,7 +9,7 @@ import { idTooShort, MIN_ID_PREFIX } from "./messages.js";
 const PAGE_SIZE = 1000;
 
 export async function resolveSessionId(daemon: Daemon, given: string): Promise<string> {
-  if (daemon.store.getSession(given)) return given;
+  if (daemon.sessions.records.getSession(given)) return given;
   if (given.length < MIN_ID_PREFIX) throw idTooShort(given);
   const matches: string[] = [];
   let cursor: string | undefined;

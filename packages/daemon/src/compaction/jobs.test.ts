@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Daemon } from "../daemon.js";
 import { temporaryFolder } from "../sessions/fixtures/test-helpers.js";
-import type { JobRecord } from "../store/index.js";
+import type { JobRecord } from "../sessions/index.js";
 import { ABANDONED_AFTER_MS, isAbandoned, toProtocolJob } from "./jobs.js";
 
 const job = (extra: Partial<JobRecord> = {}): JobRecord => ({
@@ -59,8 +59,8 @@ describe("a daemon starting", () => {
     const databasePath = join(folder.path, "sessions.db");
     const first = new Daemon({ env, databasePath, watchSettings: false });
     const { session } = await first.sessions.create({ cwd: folder.path });
-    first.store.jobs.insert({ id: "left", sessionId: session.id, reason: "threshold", state: "summarizing", ownerPid: process.pid, nowMs: Date.now() });
-    first.store.jobs.insert({ id: "done", sessionId: session.id, reason: "manual", state: "nothing", ownerPid: process.pid, nowMs: Date.now() });
+    first.sessions.records.jobs.insert({ id: "left", sessionId: session.id, reason: "threshold", state: "summarizing", ownerPid: process.pid, nowMs: Date.now() });
+    first.sessions.records.jobs.insert({ id: "done", sessionId: session.id, reason: "manual", state: "nothing", ownerPid: process.pid, nowMs: Date.now() });
     await first.dispose();
 
     const second = new Daemon({ env, databasePath, watchSettings: false });

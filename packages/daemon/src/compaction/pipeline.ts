@@ -32,8 +32,7 @@ import {
   type PrunePlan,
 } from "../core/index.js";
 import { CancelledError } from "../errors.js";
-import type { CountedEntry, SessionService } from "../sessions/index.js";
-import type { AppendOutcome, SessionStore } from "../store/index.js";
+import type { AppendOutcome, CountedEntry, SessionRecords, SessionService } from "../sessions/index.js";
 import { describeChain, summarizerChain, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import { compactHookEvent } from "./hook-event.js";
 import type { CompactHooks } from "./hooks.js";
@@ -49,7 +48,7 @@ export type CompactionRunParams = Omit<ValidParamsOf<typeof CompactionRun>, "str
 
 export interface PipelineDeps {
   readonly sessions: SessionService;
-  readonly store: SessionStore;
+  readonly records: SessionRecords;
   settingsFor(sessionId: string): Settings;
   /** The summarizer (and its fallback chain) for these settings and the asking client's model. */
   summarizerFor(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
@@ -100,7 +99,7 @@ export async function runCompaction(
       reporter.createJob("prepared", leafId);
       reporter.report(`Hiding ${rung.plan.hidden.length} old tool output(s)`, 50);
       throwIfAborted(signal);
-      result = commitPrune(deps.store, params, leafId, rung.plan, path.entries, reporter);
+      result = commitPrune(deps.records, params, leafId, rung.plan, path.entries, reporter);
     } else {
       const prepared = prepareCompaction(path.entries, compaction, prune.enabled ? { pruneMinTokens: prune.minTokens } : {});
       if ("nothing" in prepared) return finish(reporter, { status: "nothing_to_compact", rung: "summarize", message: prepared.nothing });
@@ -119,7 +118,7 @@ export async function runCompaction(
       // A plugin may keep another tail than prepared: only outputs it keeps are hidden.
       const tailPrune = keptPrune(preparation, produced.firstKeptEntryId, path.entries);
       const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter, { summary: produced.summary, prune: tailPrune });
-      result = { ...commit(deps.store, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) };
+      result = { ...commit(deps.records, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) };
     }
   } catch (error) {
     reporter.failed(error);
@@ -149,11 +148,11 @@ async function produce(
   const { hooks } = deps;
   const failures: HookFailure[] = [];
   if (hooks) {
-    const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings, clientModel };
+    const context = { sessionId, projectDir: deps.records.requireSession(sessionId).cwd, settings, clientModel };
     if (hooks.hasCompactHook?.(context) !== false) {
       reporter.report("Asking plugins", 5);
       // Plugins may keep their own state anywhere on the branch: they get all of it that fits in one message.
-      const branchEntries = deps.store.path(sessionId, preparation.leafId).map((stored) => stored.entry);
+      const branchEntries = deps.records.path(sessionId, preparation.leafId).map((stored) => stored.entry);
       const event = compactHookEvent(preparation, branchEntries, customInstructions, settings);
       const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
       throwIfAborted(signal);
@@ -217,7 +216,7 @@ function retain(produced: ProducedCompaction, preparation: CompactionPreparation
  * records the job's outcome in the same transaction. Entries appended meanwhile stay kept.
  */
 function commit(
-  store: SessionStore,
+  records: SessionRecords,
   params: CompactionRunParams,
   preparation: CompactionPreparation,
   produced: ProducedCompaction,
@@ -239,7 +238,7 @@ function commit(
   // overflow recovery look for); it lies in the kept part, where the context reads it.
   const entries: EntryInput[] = tailPrune.hidden.length > 0 ? [pruneEntryInput(tailPrune), entry] : [entry];
   let result: CompactionResult | undefined;
-  store.appendRecorded(
+  records.appendRecorded(
     {
       sessionId: params.sessionId,
       entries,
@@ -249,7 +248,7 @@ function commit(
     },
     (outcome) => {
       result = resultOf(outcome, produced, tailPrune, stats, jobId);
-      store.jobs.update(jobId, reporter.finalUpdate(result));
+      records.jobs.update(jobId, reporter.finalUpdate(result));
     },
   );
   return result!;
@@ -319,7 +318,7 @@ function describePrune(plan: PrunePlan): string {
 
 /** The prune entry alone, under the leaf the plan was made for, with the job's outcome. */
 function commitPrune(
-  store: SessionStore,
+  records: SessionRecords,
   params: CompactionRunParams,
   leafId: string,
   plan: PrunePlan,
@@ -339,7 +338,7 @@ function commitPrune(
     ...(tokensBefore !== null ? { tokensAfter: Math.max(0, tokensBefore - plan.tokensSaved), tokensSaved: plan.tokensSaved } : {}),
   };
   let result: CompactionResult | undefined;
-  store.appendRecorded(
+  records.appendRecorded(
     {
       sessionId: params.sessionId,
       entries: [pruneEntryInput(plan)],
@@ -354,7 +353,7 @@ function commitPrune(
         const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : `${describePrune(plan)}, no model call`;
         result = { status: "committed", entry, message, jobId, stats, rung: "prune", pruned: { entryId: entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved } };
       }
-      store.jobs.update(jobId, reporter.finalUpdate(result));
+      records.jobs.update(jobId, reporter.finalUpdate(result));
     },
   );
   return result!;

@@ -14,7 +14,7 @@ import {
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
-import { currentOwner, type CompactionJobs, type JobState, type JobUpdate } from "../store/index.js";
+import { currentOwner, type CompactionJobs, type JobState, type JobUpdate } from "../sessions/index.js";
 import type { ClientModel } from "../summarizer/index.js";
 
 /**

@@ -96,7 +96,7 @@ function overflowCompactionsOf(sessions: SessionService, sessionId: string): (en
   let ids: Set<string> | undefined;
   return (entry) => {
     ids ??= new Set(
-      sessions.store.jobs
+      sessions.records.jobs
         .latestForSession(sessionId, RECENT_JOBS)
         .filter((job) => job.reason === "overflow" && job.entryId !== undefined)
         .map((job) => job.entryId!),

@@ -21,6 +21,7 @@ import { log } from "../log.js";
 import { timeMs, type AppendedEntries, type AppendRequest, type SessionRecord, type SessionStore } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
+import type { SessionRecords } from "./records.js";
 import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-cache.js";
 import { toContextPath, type ContextPath } from "./context-path.js";
 import { jsonBytes } from "./entry-size.js";
@@ -64,14 +65,17 @@ export class SessionService implements SessionsApi {
   /** Fills counts that imports leave out; off until `startBackfill` (one-shot CLI commands leave them to readers). */
   private backfill: TokenBackfill | undefined;
   private readonly maxEntryBytes: (() => number) | undefined;
+  /** The rows compaction and tree navigation read and write besides appends and context paths. */
+  readonly records: SessionRecords;
 
   constructor(
-    readonly store: SessionStore,
+    private readonly store: SessionStore,
     private readonly counter: TokenCounter,
     options: SessionServiceOptions = {},
   ) {
     this.ids = options.ids ?? defaultIds;
     this.maxEntryBytes = options.maxEntryBytes;
+    this.records = store;
     this.tokens = new TokenLedger(store, counter);
     this.importer = new PiImporter(store, this.ids, options.import);
     this.contextPaths = new ContextPathCache(options.contextPathCache);

@@ -68,9 +68,9 @@ export class TreeService {
    * RequestFailedError when the model fails with fallback off. Everything else is a result.
    */
   async navigate(params: NavigateParams, options: NavigateOptions = {}): Promise<NavigateResult> {
-    const store = this.sessions.store;
-    store.requireSession(params.sessionId);
-    const replay = params.requestId === undefined ? undefined : findNavigation(store, params.sessionId, params.requestId);
+    const records = this.sessions.records;
+    records.requireSession(params.sessionId);
+    const replay = params.requestId === undefined ? undefined : findNavigation(records, params.sessionId, params.requestId);
     if (replay) return replay;
     const signal = options.signal ?? new AbortController().signal;
     const release = this.deps.locks.acquire(params.sessionId, TREE_OPERATION);
@@ -83,9 +83,9 @@ export class TreeService {
 
   private async navigateLocked(params: NavigateParams, signal: AbortSignal, options: NavigateOptions): Promise<NavigateResult> {
     const { sessionId, targetId } = params;
-    const store = this.sessions.store;
-    const oldLeafId = store.requireSession(sessionId).leafId;
-    if (!store.hasEntry(sessionId, targetId)) throw entryNotFound(sessionId, targetId);
+    const records = this.sessions.records;
+    const oldLeafId = records.requireSession(sessionId).leafId;
+    if (!records.hasEntry(sessionId, targetId)) throw entryNotFound(sessionId, targetId);
     if (targetId === oldLeafId) return this.finish(params, { status: "unchanged", leafId: oldLeafId });
 
     const progress = options.progress ?? (() => undefined);
@@ -93,7 +93,7 @@ export class TreeService {
     let status = "failed";
     try {
       const oldPath = await this.sessions.getCountedPath(sessionId, oldLeafId);
-      const targetPath = store.path(sessionId, targetId).map((stored) => stored.entry);
+      const targetPath = records.path(sessionId, targetId).map((stored) => stored.entry);
       const plan = planNavigation(oldPath, targetPath);
 
       const hook = await this.runHook(params, oldLeafId, plan, signal, progress, options.clientModel);
@@ -146,7 +146,7 @@ export class TreeService {
   /** Stores a result that wrote nothing, so a retry with the same requestId gets it back. */
   private finish(params: NavigateParams, result: NavigateResult): NavigateResult {
     if (params.requestId !== undefined) {
-      this.sessions.store.saveRequestResult(params.sessionId, params.requestId, NAVIGATE_METHOD, { navigate: result });
+      this.sessions.records.saveRequestResult(params.sessionId, params.requestId, NAVIGATE_METHOD, { navigate: result });
     }
     return result;
   }
@@ -176,7 +176,7 @@ export class TreeService {
     try {
       const context: TreeHookContext = {
         sessionId: params.sessionId,
-        projectDir: this.sessions.store.requireSession(params.sessionId).cwd,
+        projectDir: this.sessions.records.requireSession(params.sessionId).cwd,
         settings: this.deps.settings.forSession(params.sessionId),
         clientModel,
       };
