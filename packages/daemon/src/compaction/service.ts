@@ -22,7 +22,7 @@ import type { CompactHooks } from "./hooks.js";
 import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Liveness } from "./jobs.js";
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
 import { RunReporter, type CompactionRunContext } from "./reporter.js";
-import { SessionLocks } from "./session-locks.js";
+import { SessionLocks } from "../sessions/session-locks.js";
 import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
 
 export interface CompactionServiceOptions {

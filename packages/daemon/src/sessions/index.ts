@@ -6,6 +6,7 @@ export type { ImportOptions, ImportResult, SkippedLine } from "./import.js";
 export type { SessionsApi } from "./api.js";
 export { piSessionMessages } from "./pi-messages.js";
 export type { SessionRecords } from "./records.js";
+export { SessionLocks } from "./session-locks.js";
 // What compaction/ and tree/ work with of the store (rows, jobs, process owners): store/ is reached only through sessions/.
 export {
   currentOwner,

@@ -13,7 +13,7 @@ import { CancelledError, entryNotFound } from "../errors.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
-import type { SessionLocks } from "../compaction/session-locks.js";
+import type { SessionLocks } from "../sessions/session-locks.js";
 import { createSummarizer, describeChain, type ClientModel, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
 import { detailsWithRetention } from "../core/index.js";
 import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";

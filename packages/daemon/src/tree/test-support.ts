@@ -4,7 +4,7 @@
  */
 import type { EntryInput, SessionEntry, Settings } from "@base-context/protocol";
 import { join } from "node:path";
-import { SessionLocks } from "../compaction/session-locks.js";
+import { SessionLocks } from "../sessions/session-locks.js";
 import { CancelledError } from "../errors.js";
 import { SessionService } from "../sessions/index.js";
 import { FakeCounter, sequentialIds, temporaryFolder } from "../sessions/fixtures/test-helpers.js";
