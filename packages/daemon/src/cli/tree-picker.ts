@@ -9,8 +9,7 @@ import { describeResult } from "./navigate.js";
 import { withDaemon } from "./open-daemon.js";
 import { colorEnabled, type CliIo } from "./output.js";
 import { EXIT, interruptible } from "./run.js";
-import { resolveSessionId } from "./session-ref.js";
-import { resolveEntryId } from "./tree.js";
+import { resolveEntryId, resolveSessionId } from "./session-ref.js";
 import { drawScreen, initialState, parseKeys, pressKey, type PickerOutcome, type PickerState } from "./tree-picker-state.js";
 
 export interface PickOptions {

@@ -3,12 +3,12 @@
  * On a terminal it opens the interactive picker (tree-picker.ts); piped, or with --print, it
  * prints the tree, every line cut to the width.
  */
-import { filterTree, renderTree, replacedCounts, TREE_FILTERS, type FlatNode, type TreeFilter } from "../tree/view/index.js";
+import { filterTree, renderTree, replacedCounts, TREE_FILTERS, type TreeFilter } from "../tree/view/index.js";
 import { choiceOption, flag, integerOption, JSON_OPTION, stringOption, UsageError, type CommandSpec, type ParsedArgs } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
 import { colorEnabled, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
-import { CliError, runCommand } from "./run.js";
-import { resolveSessionId } from "./session-ref.js";
+import { runCommand } from "./run.js";
+import { resolveEntryId, resolveSessionId } from "./session-ref.js";
 
 export const TREE_SPEC: CommandSpec = {
   name: "tree",
@@ -105,15 +105,6 @@ export function treeWidth(args: ParsedArgs, io: CliIo): number {
   if (io.stdout.isTTY === true && io.stdout.columns) return io.stdout.columns;
   const columns = Number(io.env.COLUMNS);
   return Number.isSafeInteger(columns) && columns >= 20 ? columns : DEFAULT_PRINT_WIDTH;
-}
-
-/** An entry id, or a unique start of one, among the session's entries. */
-export function resolveEntryId(nodes: readonly FlatNode[], given: string, sessionId: string): string {
-  if (nodes.some((node) => node.entry.id === given)) return given;
-  const matches = given.length === 0 ? [] : nodes.filter((node) => node.entry.id.startsWith(given)).map((node) => node.entry.id);
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) throw new CliError(`"${given}" is the start of more than one entry id: ${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", …" : ""}`, ["Give more of the id."]);
-  throw new CliError(`session ${sessionId} has no entry "${given}"`, [`See its entries with: base-context tree ${sessionId}`]);
 }
 
 export type { TreeFilter };
