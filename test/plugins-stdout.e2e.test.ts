@@ -10,7 +10,16 @@ import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
-import { COMPACT_EVERYTHING, compact, compactableSession, hookPlugin, pluginsRoot, replaceSummary, usePluginDaemons, writePlugin } from "./support/plugins.js";
+import {
+  COMPACT_EVERYTHING,
+  compact,
+  compactableSession,
+  hookPlugin,
+  pluginsRoot,
+  replaceSummary,
+  usePluginDaemons,
+  writePlugin,
+} from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
 const FORGED = JSON.stringify({ jsonrpc: "2.0", method: "forged/notification", params: { from: "a plugin" } });

@@ -62,7 +62,13 @@ describe("four daemons appending to one database", { timeout: 60_000 }, () => {
       lost += check.missing + (rows.length - acknowledged[s]!.length); // nothing stored that was not acknowledged
     });
     const tried = acknowledged[0]!.length + acknowledged[1]!.length + failures;
-    recordScore({ area: "four daemons", scenario: `${DAEMONS} × ${APPENDS} appends, 2 shared sessions`, tried, survived: tried - failures - problems.length, lost: lost + problems.length });
+    recordScore({
+      area: "four daemons",
+      scenario: `${DAEMONS} × ${APPENDS} appends, 2 shared sessions`,
+      tried,
+      survived: tried - failures - problems.length,
+      lost: lost + problems.length,
+    });
     expect(verdict).toBe("ok");
     expect(failures).toBe(0);
     expect(problems).toEqual([]);

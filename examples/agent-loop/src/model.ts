@@ -96,11 +96,17 @@ export async function callModel(call: ModelCall): Promise<AssistantMessage> {
       content.push({ type: "toolCall", id: toolCall.id, name: toolCall.function.name, ...parseArguments(toolCall.function.arguments) });
     }
     const usage = toUsage(completion.usage);
-    const message: AssistantMessage = { ...base, content, stopReason: stopReasonOf(choice.finish_reason, content), ...(usage ? { usage } : {}) };
+    const message: AssistantMessage = {
+      ...base,
+      content,
+      stopReason: stopReasonOf(choice.finish_reason, content),
+      ...(usage ? { usage } : {}),
+    };
     if (choice.finish_reason === "content_filter") message.errorMessage = "the provider's content filter stopped the reply";
     return message;
   } catch (error) {
-    if (error instanceof APIUserAbortError || call.signal?.aborted) return { ...base, content: [], stopReason: "aborted", errorMessage: "aborted" };
+    if (error instanceof APIUserAbortError || call.signal?.aborted)
+      return { ...base, content: [], stopReason: "aborted", errorMessage: "aborted" };
     // The SDK's message carries the HTTP status and the provider's text, e.g.
     // "400 This model's maximum context length is 8192 tokens. However, …".
     return { ...base, content: [], stopReason: "error", errorMessage: error instanceof Error ? error.message : String(error) };

@@ -31,6 +31,10 @@ export function resolveEntryId(nodes: readonly FlatNode[], given: string, sessio
   if (nodes.some((node) => node.entry.id === given)) return given;
   const matches = given.length === 0 ? [] : nodes.filter((node) => node.entry.id.startsWith(given)).map((node) => node.entry.id);
   if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) throw new CliError(`"${given}" is the start of more than one entry id: ${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", …" : ""}`, ["Give more of the id."]);
+  if (matches.length > 1)
+    throw new CliError(
+      `"${given}" is the start of more than one entry id: ${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", …" : ""}`,
+      ["Give more of the id."],
+    );
   throw new CliError(`session ${sessionId} has no entry "${given}"`, [`See its entries with: base-context tree ${sessionId}`]);
 }

@@ -30,7 +30,10 @@ export async function pickInTree(io: CliIo, options: PickOptions): Promise<numbe
     return { session, nodes, leafId };
   });
   const { session, nodes, leafId } = loaded;
-  const around = options.around !== undefined ? { id: resolveEntryId(nodes, options.around, session.id), context: options.context ?? DEFAULT_CONTEXT } : undefined;
+  const around =
+    options.around !== undefined
+      ? { id: resolveEntryId(nodes, options.around, session.id), context: options.context ?? DEFAULT_CONTEXT }
+      : undefined;
   const state = initialState({
     nodes,
     replaced: replacedCounts(nodes),

@@ -23,7 +23,11 @@ export const TREE_SPEC: CommandSpec = {
     "Piped, or with --print, the tree is printed instead.",
   arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
   options: [
-    { name: "filter", value: "kind", description: `only some entries: ${TREE_FILTERS.join(", ")} (compactions, branch summaries and prunes); the current leaf always shows` },
+    {
+      name: "filter",
+      value: "kind",
+      description: `only some entries: ${TREE_FILTERS.join(", ")} (compactions, branch summaries and prunes); the current leaf always shows`,
+    },
     { name: "around", value: "entry", description: "only the entries near this one (or a unique start of its id)" },
     { name: "context", value: "n", description: "with --around: how many steps up and down to show (default 5)" },
     { name: "depth", value: "n", description: "show branches at most n branch points deep; deeper ones are counted in one line" },
@@ -65,7 +69,10 @@ export function treeCommand(argv: string[], io: CliIo = processIo()): Promise<nu
       const { nodes = [], leafId } = await daemon.sessions.tree({ sessionId, flat: true });
       return { session, leafId, nodes };
     });
-    const around = aroundRef !== undefined ? { id: resolveEntryId(shown.nodes, aroundRef, shown.session.id), context: context ?? DEFAULT_CONTEXT } : undefined;
+    const around =
+      aroundRef !== undefined
+        ? { id: resolveEntryId(shown.nodes, aroundRef, shown.session.id), context: context ?? DEFAULT_CONTEXT }
+        : undefined;
     const nodes = filter !== undefined || around !== undefined ? filterTree(shown.nodes, { filter, around }) : shown.nodes;
     if (flag(args, "json")) {
       writeJson(io, { ...shown, nodes });
@@ -74,7 +81,8 @@ export function treeCommand(argv: string[], io: CliIo = processIo()): Promise<nu
     const { session } = shown;
     const style = styleFor(io.stdout, io.env);
     const name = session.name === undefined ? "" : ` ${style.bold(`"${session.name}"`)}`;
-    const count = nodes.length === shown.nodes.length ? plural(nodes.length, "entry", "entries") : `${formatShown(nodes.length, shown.nodes.length)}`;
+    const count =
+      nodes.length === shown.nodes.length ? plural(nodes.length, "entry", "entries") : `${formatShown(nodes.length, shown.nodes.length)}`;
     const { cutVisible } = await import("../tree/view/index.js");
     io.stdout.write(`${cutVisible(`session ${session.id}${name} · ${session.cwd} · ${count}`, width)}\n`);
     io.stdout.write(

@@ -31,7 +31,14 @@ describe("isAbandoned", () => {
 describe("toProtocolJob", () => {
   it("gives times as ISO strings, the duration once ended, and the stored result", () => {
     const result = { status: "committed" as const, summarizer: "extractive", jobId: "j1" };
-    const ended = job({ state: "committed", endedMs: job().createdMs + 1500, summarizer: "extractive", entryId: "c1", requestId: "r1", result });
+    const ended = job({
+      state: "committed",
+      endedMs: job().createdMs + 1500,
+      summarizer: "extractive",
+      entryId: "c1",
+      requestId: "r1",
+      result,
+    });
     expect(toProtocolJob(ended)).toEqual({
       id: "j1",
       sessionId: "s1",
@@ -59,8 +66,22 @@ describe("a daemon starting", () => {
     const databasePath = join(folder.path, "sessions.db");
     const first = new Daemon({ env, databasePath, watchSettings: false });
     const { session } = await first.sessions.create({ cwd: folder.path });
-    first.sessions.records.jobs.insert({ id: "left", sessionId: session.id, reason: "threshold", state: "summarizing", ownerPid: process.pid, nowMs: Date.now() });
-    first.sessions.records.jobs.insert({ id: "done", sessionId: session.id, reason: "manual", state: "nothing", ownerPid: process.pid, nowMs: Date.now() });
+    first.sessions.records.jobs.insert({
+      id: "left",
+      sessionId: session.id,
+      reason: "threshold",
+      state: "summarizing",
+      ownerPid: process.pid,
+      nowMs: Date.now(),
+    });
+    first.sessions.records.jobs.insert({
+      id: "done",
+      sessionId: session.id,
+      reason: "manual",
+      state: "nothing",
+      ownerPid: process.pid,
+      nowMs: Date.now(),
+    });
     await first.dispose();
 
     const second = new Daemon({ env, databasePath, watchSettings: false });

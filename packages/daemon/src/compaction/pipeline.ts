@@ -93,7 +93,11 @@ export async function runCompaction(
     const rung = chooseRunRung(params, settings, path.entries);
     if (rung.kind === "prune") {
       if (rung.plan.hidden.length === 0) {
-        return finish(reporter, { status: "nothing_to_compact", rung: "prune", message: NOTHING_TO_PRUNE(prune.protectTokens, prune.minTokens) });
+        return finish(reporter, {
+          status: "nothing_to_compact",
+          rung: "prune",
+          message: NOTHING_TO_PRUNE(prune.protectTokens, prune.minTokens),
+        });
       }
       const leafId = path.entries[path.entries.length - 1]!.entry.id;
       reporter.createJob("prepared", leafId);
@@ -110,14 +114,23 @@ export async function runCompaction(
       if (produced.kind === "compaction") retain(produced, preparation, settings);
       if (produced.kind === "cancel") {
         const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
-        return finish(reporter, { status: "cancelled", rung: "summarize", message: `cancelled by plugin ${produced.pluginId}`, stats, ...failuresOf(produced) });
+        return finish(reporter, {
+          status: "cancelled",
+          rung: "summarize",
+          message: `cancelled by plugin ${produced.pluginId}`,
+          stats,
+          ...failuresOf(produced),
+        });
       }
       // The last moment a cancel can still mean "nothing written": the commit below is synchronous.
       throwIfAborted(signal);
       reporter.report("Committing the summary", 90);
       // A plugin may keep another tail than prepared: only outputs it keeps are hidden.
       const tailPrune = keptPrune(preparation, produced.firstKeptEntryId, path.entries);
-      const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter, { summary: produced.summary, prune: tailPrune });
+      const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter, {
+        summary: produced.summary,
+        prune: tailPrune,
+      });
       result = { ...commit(deps.records, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) };
     }
   } catch (error) {
@@ -254,11 +267,18 @@ function commit(
   return result!;
 }
 
-function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, tailPrune: PrunePlan, stats: CompactionStats, jobId: string): CompactionResult {
+function resultOf(
+  outcome: AppendOutcome,
+  produced: ProducedCompaction,
+  tailPrune: PrunePlan,
+  stats: CompactionStats,
+  jobId: string,
+): CompactionResult {
   if (outcome.status === "stale") {
     return {
       status: "stale",
-      message: "the session moved to another branch while the summary was written: the leaf it was prepared for is no longer on the current path; nothing was written",
+      message:
+        "the session moved to another branch while the summary was written: the leaf it was prepared for is no longer on the current path; nothing was written",
       summarizer: produced.summarizer,
       jobId,
       stats,
@@ -267,7 +287,8 @@ function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, tailPrun
     };
   }
   const pruneText = tailPrune.hidden.length > 0 ? `; ${describePrune(tailPrune)} of the kept part` : "";
-  const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : produced.message + pruneText;
+  const message =
+    outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : produced.message + pruneText;
   const compactionEntry = outcome.entries[outcome.entries.length - 1]!.entry;
   const pruneEntry = outcome.entries.length > 1 ? outcome.entries[0]!.entry : undefined;
   return {
@@ -347,11 +368,28 @@ function commitPrune(
     },
     (outcome) => {
       if (outcome.status === "stale") {
-        result = { status: "stale", message: "the session moved to another branch meanwhile: nothing was pruned", jobId, stats, rung: "prune" };
+        result = {
+          status: "stale",
+          message: "the session moved to another branch meanwhile: nothing was pruned",
+          jobId,
+          stats,
+          rung: "prune",
+        };
       } else {
         const entry = outcome.entries[0]!.entry;
-        const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : `${describePrune(plan)}, no model call`;
-        result = { status: "committed", entry, message, jobId, stats, rung: "prune", pruned: { entryId: entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved } };
+        const message =
+          outcome.status === "replayed"
+            ? "already committed by an earlier attempt with this requestId"
+            : `${describePrune(plan)}, no model call`;
+        result = {
+          status: "committed",
+          entry,
+          message,
+          jobId,
+          stats,
+          rung: "prune",
+          pruned: { entryId: entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved },
+        };
       }
       records.jobs.update(jobId, reporter.finalUpdate(result));
     },

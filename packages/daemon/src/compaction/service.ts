@@ -148,7 +148,9 @@ export class CompactionService {
     // A job another daemon was running when it died would otherwise read "summarizing" until
     // this daemon restarts: its owner is checked now, and the job marked interrupted.
     const now = this.now();
-    const gone = new Set(jobs.filter((job) => RUNNING_JOB_STATES.includes(job.state) && isGoneElsewhere(job, now, liveness)).map((job) => job.id));
+    const gone = new Set(
+      jobs.filter((job) => RUNNING_JOB_STATES.includes(job.state) && isGoneElsewhere(job, now, liveness)).map((job) => job.id),
+    );
     if (gone.size > 0 && this.records.jobs.markInterrupted((job) => gone.has(job.id), now) > 0) jobs = read();
     return { jobs: jobs.map(toProtocolJob) };
   }

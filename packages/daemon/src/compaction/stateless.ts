@@ -3,7 +3,14 @@
  * agent sends, through the stored compaction's pipeline without the store — plugin hook
  * (cancel | result | nothing) → summarizer chain → retention check and repair. Nothing is written.
  */
-import type { CompactionPreparation, ContextMessage, SummarizeCompaction, SummarizeProgress, SummarizeResult, ValidParamsOf } from "@base-context/protocol";
+import type {
+  CompactionPreparation,
+  ContextMessage,
+  SummarizeCompaction,
+  SummarizeProgress,
+  SummarizeResult,
+  ValidParamsOf,
+} from "@base-context/protocol";
 import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "../core/index.js";
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
@@ -34,7 +41,10 @@ export async function summarizeCompactionStateless(
   try {
     let produced: { summary: string; details: unknown; summarizer: string; message: string; pluginId?: string; firstKeptEntryId?: string };
     const context: CompactHookContext = { sessionId: params.sessionId, projectDir, settings, clientModel: request.clientModel };
-    const hook = deps.hooks && deps.hooks.hasCompactHook?.(context) !== false ? await runHook(deps.hooks, params, preparation, context, signal, progress) : undefined;
+    const hook =
+      deps.hooks && deps.hooks.hasCompactHook?.(context) !== false
+        ? await runHook(deps.hooks, params, preparation, context, signal, progress)
+        : undefined;
     if (hook && "cancel" in hook) {
       outcome = `cancelled by plugin ${hook.pluginId}`;
       return { status: "cancelled", pluginId: hook.pluginId, message: outcome };
@@ -51,7 +61,10 @@ export async function summarizeCompactionStateless(
       };
     } else {
       const summarizer: Summarizer = deps.summarizerFor(settings.summarizer, request.clientModel);
-      progress({ kind: "report", message: `Summarizing ${describe(preparation)} with ${describeChain(summarizer, settings.summarizer.fallback)}` });
+      progress({
+        kind: "report",
+        message: `Summarizing ${describe(preparation)} with ${describeChain(summarizer, settings.summarizer.fallback)}`,
+      });
       const summarized = await summarizePreparation(preparation, {
         summarizer,
         fallback: settings.summarizer.fallback,
@@ -74,7 +87,9 @@ export async function summarizeCompactionStateless(
     outcome = produced.message;
     return {
       ...summarizedResult(produced, retained),
-      ...(produced.firstKeptEntryId !== undefined && params.firstKeptEntryId !== undefined ? { firstKeptEntryId: produced.firstKeptEntryId } : {}),
+      ...(produced.firstKeptEntryId !== undefined && params.firstKeptEntryId !== undefined
+        ? { firstKeptEntryId: produced.firstKeptEntryId }
+        : {}),
     };
   } catch (error) {
     if (error instanceof CancelledError) outcome = "cancelled by the client";

@@ -58,7 +58,11 @@ export async function runCheckpoint(
   // A commit under this requestId without a stored turn/end answer: the earlier attempt died after it.
   const earlier = committedResult(records, sessionId, requestId);
   if (earlier) {
-    return { kind: "failed_after_commit", result: earlier, error: "an earlier attempt of this turn/end committed the checkpoint and did not finish" };
+    return {
+      kind: "failed_after_commit",
+      result: earlier,
+      error: "an earlier attempt of this turn/end committed the checkpoint and did not finish",
+    };
   }
   const holder = compaction.locks.holder(sessionId);
   if (holder !== undefined) return { kind: "busy", holder };
@@ -69,7 +73,13 @@ export async function runCheckpoint(
   let result: CompactionResult;
   try {
     // `auto` with the turn's window: the cheap prune rung when it alone is enough (docs/compaction-rungs.md).
-    const params: CompactionRunParams = { sessionId, reason: request.reason, requestId, strategy: "auto", contextWindow: request.contextWindow };
+    const params: CompactionRunParams = {
+      sessionId,
+      reason: request.reason,
+      requestId,
+      strategy: "auto",
+      contextWindow: request.contextWindow,
+    };
     if (request.workDoneToken !== undefined) params.workDoneToken = request.workDoneToken;
     result = await compaction.run(params, watched.ctx);
   } catch (error) {

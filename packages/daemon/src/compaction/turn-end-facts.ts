@@ -63,7 +63,12 @@ export async function gatherTurnEndFacts(sessions: SessionService, input: TurnEn
   return { reply, facts: { ...base, path: leafPath.entries, reply, sessionModel: modelOf(before) } };
 }
 
-async function appendReply(sessions: SessionService, sessionId: string, message: AssistantMessage, requestId: string): Promise<RecordedReply> {
+async function appendReply(
+  sessions: SessionService,
+  sessionId: string,
+  message: AssistantMessage,
+  requestId: string,
+): Promise<RecordedReply> {
   const outcome = await sessions.appendEntries({
     sessionId,
     entries: [{ type: "message", message }],

@@ -18,11 +18,13 @@ afterEach(() => {
 });
 
 describe("the compiled plugin host", () => {
-  it.skipIf(!existsSync(distIndex)).each(["worker", "process"])("loads a TypeScript plugin that imports the SDK and answers a hook (%s isolation)", async (isolation) => {
-    const home = temporaryDir();
-    disposers.push(home.remove);
-    writePlugin(join(home.dir, "plugins"), "typed", {
-      "index.ts": `import { definePlugin, serializeConversation } from "@base-context/plugin-sdk";
+  it.skipIf(!existsSync(distIndex)).each(["worker", "process"])(
+    "loads a TypeScript plugin that imports the SDK and answers a hook (%s isolation)",
+    async (isolation) => {
+      const home = temporaryDir();
+      disposers.push(home.remove);
+      writePlugin(join(home.dir, "plugins"), "typed", {
+        "index.ts": `import { definePlugin, serializeConversation } from "@base-context/plugin-sdk";
         const text: string = serializeConversation([{ role: "user", content: "hi" }]);
         export default definePlugin({ name: "typed", apiVersion: 1, hooks: { session_before_tree: () => ({ summary: { summary: text } }) } });`,
     });

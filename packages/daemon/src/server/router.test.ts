@@ -25,7 +25,11 @@ function routerFailingWith(error: unknown): Router {
   return router;
 }
 
-async function failure(router: Router, method: string, params: unknown = {}): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
+async function failure(
+  router: Router,
+  method: string,
+  params: unknown = {},
+): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
   try {
     await router.dispatch(method, params, new CancellationTokenSource().token, peer);
   } catch (error) {

@@ -7,7 +7,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RequestActivity } from "./router.js";
 import type { TokenCounter } from "../tokens/counter.js";
-import { CALLING_THREAD_QUIET_MS, STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork, type BackgroundWorkDaemon } from "./serve-background.js";
+import {
+  CALLING_THREAD_QUIET_MS,
+  STARTUP_QUIET_MS,
+  startBackgroundWork,
+  stopBackgroundWork,
+  type BackgroundWorkDaemon,
+} from "./serve-background.js";
 
 function fakeDaemon(options: { rent: boolean }) {
   let payOff = () => {};

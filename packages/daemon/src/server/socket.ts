@@ -134,7 +134,9 @@ async function prepareSocketPath(path: string): Promise<void> {
     if (error instanceof SocketPathError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new SocketPathError(`cannot create the socket: directory ${directory} does not exist; create it first`);
-    throw new SocketPathError(`cannot create the socket in ${directory}: the directory is not writable (${code ?? "error"}); choose a directory you own`);
+    throw new SocketPathError(
+      `cannot create the socket in ${directory}: the directory is not writable (${code ?? "error"}); choose a directory you own`,
+    );
   }
 
   let existing: BigIntStats;

@@ -128,7 +128,12 @@ export class SessionService implements SessionsApi {
   }
 
   async search(params: Params<"search">): Result<"search"> {
-    const matches = this.store.searchSessions({ text: params.query, cwd: params.cwd, limit: params.limit ?? DEFAULT_LIST_LIMIT, hitsPerSession: params.hits ?? DEFAULT_SEARCH_HITS });
+    const matches = this.store.searchSessions({
+      text: params.query,
+      cwd: params.cwd,
+      limit: params.limit ?? DEFAULT_LIST_LIMIT,
+      hitsPerSession: params.hits ?? DEFAULT_SEARCH_HITS,
+    });
     const results: Resolved<"search">["results"] = [];
     for (const match of matches) {
       const record = this.store.getSession(match.sessionId);
@@ -246,10 +251,14 @@ export class SessionService implements SessionsApi {
       const bytes = jsonBytes(entry, limit);
       if (bytes <= limit) return;
       const which = entries.length === 1 ? "the entry" : `entry ${index}`;
-      throw new LimitError("entry_too_large", `${which} is larger than the largest accepted (${limit} bytes, setting limits.maxEntryBytes); nothing was written`, {
-        maxEntryBytes: limit,
-        index,
-      });
+      throw new LimitError(
+        "entry_too_large",
+        `${which} is larger than the largest accepted (${limit} bytes, setting limits.maxEntryBytes); nothing was written`,
+        {
+          maxEntryBytes: limit,
+          index,
+        },
+      );
     });
   }
 

@@ -42,14 +42,23 @@ describe("a daemon's locks", () => {
   afterEach(() => folder.cleanup());
 
   it("are one for compaction and tree navigation: a navigation during a compaction is refused", async () => {
-    const daemon = new Daemon({ env: { BASE_CONTEXT_HOME: folder.path }, databasePath: join(folder.path, "sessions.db"), watchSettings: false });
+    const daemon = new Daemon({
+      env: { BASE_CONTEXT_HOME: folder.path },
+      databasePath: join(folder.path, "sessions.db"),
+      watchSettings: false,
+    });
     try {
       const { session } = await daemon.sessions.create({ cwd: folder.path });
-      const { entry } = await daemon.sessions.append({ sessionId: session.id, entry: { type: "message", message: { role: "user", content: "hi" } } });
+      const { entry } = await daemon.sessions.append({
+        sessionId: session.id,
+        entry: { type: "message", message: { role: "user", content: "hi" } },
+      });
       await daemon.sessions.append({ sessionId: session.id, entry: { type: "message", message: { role: "user", content: "and more" } } });
       expect(daemon.compaction.locks).toBe(daemon.sessionLocks);
       const release = daemon.compaction.locks.acquire(session.id, "compaction");
-      const error = await daemon.tree.navigate({ sessionId: session.id, targetId: entry.id, summarize: false }).catch((caught: unknown) => caught);
+      const error = await daemon.tree
+        .navigate({ sessionId: session.id, targetId: entry.id, summarize: false })
+        .catch((caught: unknown) => caught);
       release();
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe("session_busy");

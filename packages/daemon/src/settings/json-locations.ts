@@ -91,7 +91,9 @@ class Scanner {
     if (ch === "f") return this.literal("false");
     if (ch === "n") return this.literal("null");
     if (ch === "-" || (ch !== undefined && ch >= "0" && ch <= "9")) return this.number();
-    this.fail(this.i >= this.text.length ? "unexpected end of file: a value is missing" : `unexpected ${this.describe()}: expected a value`);
+    this.fail(
+      this.i >= this.text.length ? "unexpected end of file: a value is missing" : `unexpected ${this.describe()}: expected a value`,
+    );
   }
 
   private object(path: PropertyKey[]): void {
@@ -102,7 +104,10 @@ class Scanner {
       return;
     }
     for (;;) {
-      if (this.text[this.i] !== '"') this.fail(this.text[this.i] === "}" ? "trailing comma before '}'" : `expected a property name in double quotes, found ${this.describe()}`);
+      if (this.text[this.i] !== '"')
+        this.fail(
+          this.text[this.i] === "}" ? "trailing comma before '}'" : `expected a property name in double quotes, found ${this.describe()}`,
+        );
       const keyStart = this.i;
       const key = JSON.parse(this.string()) as string;
       this.offsets.set(pathKey([...path, key]), keyStart);
@@ -188,7 +193,8 @@ class Scanner {
     while (this.i < this.text.length) {
       const ch = this.text[this.i];
       if (ch === " " || ch === "\t" || ch === "\n" || ch === "\r") this.i++;
-      else if (ch === "/" && (this.text[this.i + 1] === "/" || this.text[this.i + 1] === "*")) this.fail("comments are not allowed in JSON");
+      else if (ch === "/" && (this.text[this.i + 1] === "/" || this.text[this.i + 1] === "*"))
+        this.fail("comments are not allowed in JSON");
       else return;
     }
   }

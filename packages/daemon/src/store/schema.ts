@@ -174,7 +174,9 @@ export function schemaVersion(db: Database): number {
 export function migrate(db: Database): void {
   const found = schemaVersion(db);
   if (found > SCHEMA_VERSION) {
-    throw new Error(`the database has schema version ${found}, newer than this daemon understands (${SCHEMA_VERSION}); update base-context`);
+    throw new Error(
+      `the database has schema version ${found}, newer than this daemon understands (${SCHEMA_VERSION}); update base-context`,
+    );
   }
   if (found === SCHEMA_VERSION) return;
   db.transaction(() => {

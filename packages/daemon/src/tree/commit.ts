@@ -57,7 +57,8 @@ export class NavigationCommitter {
 
     if (!lastDraft) {
       // The move and its request result in one transaction, still only from the old leaf.
-      const request = input.requestId !== undefined ? { id: input.requestId, method: NAVIGATE_METHOD, result: { navigate: base } } : undefined;
+      const request =
+        input.requestId !== undefined ? { id: input.requestId, method: NAVIGATE_METHOD, result: { navigate: base } } : undefined;
       const moved = records.moveLeafIf(sessionId, { from: input.oldLeafId, to: input.newLeafId, ...(request ? { request } : {}) });
       return moved.moved ? base : this.stale(input, moved.leafId);
     }

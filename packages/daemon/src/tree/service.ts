@@ -98,7 +98,12 @@ export class TreeService {
 
       const hook = await this.runHook(params, oldLeafId, plan, signal, progress, options.clientModel);
       if (hook && "cancel" in hook) {
-        const result: NavigateResult = { status: "cancelled", leafId: oldLeafId, pluginId: hook.pluginId, message: `cancelled by plugin ${hook.pluginId}` };
+        const result: NavigateResult = {
+          status: "cancelled",
+          leafId: oldLeafId,
+          pluginId: hook.pluginId,
+          message: `cancelled by plugin ${hook.pluginId}`,
+        };
         status = result.status;
         return this.finish(params, result);
       }
@@ -194,9 +199,20 @@ export class TreeService {
   private retain(params: NavigateParams, plan: NavigationPlan, summary: SummaryToWrite): SummaryToWrite {
     const settings = this.deps.settings.forSession(params.sessionId);
     // Capped with repair, so the report describes the stored text.
-    const retained = retainBranchSummary(plan.entriesToSummarize, this.tokenBudget(params), summary.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
+    const retained = retainBranchSummary(
+      plan.entriesToSummarize,
+      this.tokenBudget(params),
+      summary.summary,
+      settings.summary.repair,
+      settings.limits.maxSummaryBytes,
+    );
     const stored = retained.summary;
-    return { ...summary, summary: stored, retention: retained.retention, details: detailsWithRetention(summary.details, retained.retention) };
+    return {
+      ...summary,
+      summary: stored,
+      retention: retained.retention,
+      details: detailsWithRetention(summary.details, retained.retention),
+    };
   }
 
   private tokenBudget(params: NavigateParams): number {
@@ -225,7 +241,11 @@ export class TreeService {
       fallback: settings.summarizer.fallback,
       signal,
       sessionId: params.sessionId,
-      onSummarizing: (count) => progress({ kind: "report", message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}` }),
+      onSummarizing: (count) =>
+        progress({
+          kind: "report",
+          message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}`,
+        }),
     });
     // Capped with retention (retain): a body near the cap is cut to leave room for repair.
     return { summary: written.summary, details: written.details };

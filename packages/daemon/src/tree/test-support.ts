@@ -38,7 +38,9 @@ export class RecordingSummarizer implements Summarizer {
     this.requests.push(request);
     await this.during?.();
     if (this.gate) {
-      const aborted = new Promise<never>((_, reject) => request.signal?.addEventListener("abort", () => reject(new CancelledError()), { once: true }));
+      const aborted = new Promise<never>((_, reject) =>
+        request.signal?.addEventListener("abort", () => reject(new CancelledError()), { once: true }),
+      );
       await Promise.race([this.gate, aborted]);
     }
     if (request.signal?.aborted) throw new CancelledError();
@@ -97,7 +99,12 @@ export const assistant = (text: string, calls: { name: string; path: string }[] 
     role: "assistant",
     content: [
       ...(text ? [{ type: "text" as const, text }] : []),
-      ...calls.map((call, index) => ({ type: "toolCall" as const, id: `${call.name}-${index}`, name: call.name, arguments: { path: call.path } })),
+      ...calls.map((call, index) => ({
+        type: "toolCall" as const,
+        id: `${call.name}-${index}`,
+        name: call.name,
+        arguments: { path: call.path },
+      })),
     ],
     provider: "openai",
     model: "gpt-4.1",

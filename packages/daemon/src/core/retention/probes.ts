@@ -164,7 +164,8 @@ class ProbeCollector {
 
   finish(): RetentionProbes {
     // A question or plan the user already answered is not open any more… unless nothing else is.
-    if (this.lastPlan && (this.lastPlan.index > this.lastUserIndex || !this.lastPlan.text.endsWith("?"))) this.probes.plan.push(this.lastPlan);
+    if (this.lastPlan && (this.lastPlan.index > this.lastUserIndex || !this.lastPlan.text.endsWith("?")))
+      this.probes.plan.push(this.lastPlan);
     return this.probes;
   }
 }

@@ -21,7 +21,16 @@ import {
   toolResultFailed,
   type ActionKind,
 } from "../../core/index.js";
-import { clip, extractCodeSpans, extractIdentifiers, extractPaths, extractUrls, firstLine, OrderedSet, sentences } from "../../core/retention/text.js";
+import {
+  clip,
+  extractCodeSpans,
+  extractIdentifiers,
+  extractPaths,
+  extractUrls,
+  firstLine,
+  OrderedSet,
+  sentences,
+} from "../../core/retention/text.js";
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */
 export interface Noted {
@@ -245,7 +254,9 @@ class FactCollector {
       return;
     }
     const failed = bashFailed(message);
-    const error = failed ? { what: `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`, message: errorLine(message.output) } : undefined;
+    const error = failed
+      ? { what: `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`, message: errorLine(message.output) }
+      : undefined;
     this.recordOutcome(key, !failed, index, error);
   }
 
