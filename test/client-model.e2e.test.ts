@@ -313,7 +313,7 @@ for (const [name, transport] of [
       const compaction = await agent.client.request(CompactionRun, { sessionId, reason: "manual" });
       expect(compaction.summarizer).toBe("extractive");
       const navigation = await agent.client.request(TreeNavigate, { sessionId, targetId: ids[0]!, summarize: true });
-      expect((navigation.summaryEntry?.details as Details).summarizer).toBe("extractive");
+      expect((navigation.summaryEntry!.details as Details).summarizer).toBe("extractive");
       expect(agent.asked).toEqual([]);
     });
   });

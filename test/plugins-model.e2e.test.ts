@@ -58,7 +58,7 @@ return { compaction: { summary: first.text, firstKeptEntryId: p.firstKeptEntryId
       fromHook: true,
       details: { model: MODEL, chat: "the model's answer", tokens: 2, keys: [], leaked: 0 },
     });
-    expect((result.compaction?.details as { usage?: { input?: number; output?: number } }).usage).toEqual({
+    expect((result.compaction!.details as { usage?: { input?: number; output?: number } }).usage).toEqual({
       input: expect.any(Number),
       output: expect.any(Number),
     });

@@ -77,7 +77,12 @@ describe("a plugin writing to file descriptor 1", () => {
       closeSync(stderrFd);
       const exited = new Promise((resolve) => child.once("exit", resolve));
       const client = connect(child.stdout!, child.stdin!);
-      opened.push({ close: () => (child.stdin!.end(), client.dispose()) });
+      opened.push({
+        close: () => {
+          child.stdin!.end();
+          return client.dispose();
+        },
+      });
       const seen = observe(client, child.stdout);
       await client.initialize({});
 

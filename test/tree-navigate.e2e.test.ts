@@ -407,7 +407,7 @@ describe("tree/navigate: cancellation, retries and errors", () => {
   });
 
   it("reports a model failure as -32803 and writes nothing (fallback off)", async () => {
-    const { client, fake, calls } = await harness();
+    const { client, fake } = await harness();
     const s = await linearSession(client);
     fake.setHandler(() => reply.badRequest("Invalid model: fake-summarizer", "model_not_found"));
     const before = await entryCount(client, s.sessionId);

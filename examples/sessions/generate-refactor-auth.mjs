@@ -229,7 +229,7 @@ calls = assistant(
 );
 Object.entries(routeSpecs).forEach(([name, specs], i) => result(calls[i], routeFile(name, specs)));
 
-function serviceFile(name, entity) {
+function serviceFile(_name, entity) {
   const fns = ["getForUser", "list", "create", "update", "archive", "restore", "addMember", "removeMember", "transfer", "exportCsv", "search", "countByStatus"];
   return `import { db } from "../infra/db";
 import { NotFoundError, ForbiddenError } from "../errors";

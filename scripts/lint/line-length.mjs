@@ -10,8 +10,9 @@
  * not ignored .ts/.mts/.cts/.js/.mjs/.cjs file of the repository). Exit 1 when a line is too long.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 
 export const MAX_LINE_LENGTH = 140;
@@ -60,9 +61,21 @@ export function longLines(fileName, text, max = MAX_LINE_LENGTH) {
   return found;
 }
 
+/** Generated or installed folders, for a tree that is not a git checkout. */
+const SKIPPED = new Set([".git", "node_modules", "dist", "coverage", ".ci-results", ".bench-data"]);
+
 function sourceFiles(root) {
-  const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" });
-  return listed.split("\n").filter((path) => SOURCE.test(path) && !path.endsWith(".d.ts"));
+  let listed;
+  try {
+    const options = { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] };
+    listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], options).split("\n");
+  } catch {
+    listed = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(root, resolve(entry.parentPath ?? entry.path, entry.name)))
+      .filter((path) => !path.split("/").some((part) => SKIPPED.has(part)));
+  }
+  return listed.filter((path) => SOURCE.test(path) && !path.endsWith(".d.ts"));
 }
 
 function main(argv) {
@@ -88,4 +101,5 @@ function main(argv) {
   return 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = main(process.argv.slice(2));
+const invoked = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invoked) process.exitCode = main(process.argv.slice(2));

@@ -246,7 +246,7 @@ function installExamplePlugin(home) {
 async function clientModelStory(recorder, { daemonMain, env }) {
   const { client, exited } = P.spawnDaemon({ command: process.execPath, args: [daemonMain, "serve"], env, stderr: "ignore" });
   const rpc = recorder.connection(client, "an agent that offers its model");
-  rpc.answer(P.ModelComplete, (params) => ({
+  rpc.answer(P.ModelComplete, () => ({
     text: "## Goal\nFix the login form, which accepts an empty password.\n\n## Done\n- Rejected a missing or empty password in src/auth/login.ts (401 invalid_credentials).",
     model: "gpt-4.1-mini",
     usage: { input: 812, output: 46 },

@@ -18,7 +18,7 @@ const DAEMONS = 4;
 const APPENDS = 40;
 
 let home: string;
-let daemons: TestDaemon[] = [];
+const daemons: TestDaemon[] = [];
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "bc-adversarial-four-"));
   // Started one after another: what is under test is four daemons appending at once, not four

@@ -6,7 +6,8 @@
  * A failed call is not thrown: it becomes an assistant message with `stopReason: "error"` and
  * the provider's text in `errorMessage`, which is how `turn/end` recognizes a context overflow.
  */
-import OpenAI, { APIUserAbortError } from "openai";
+import type OpenAI from "openai";
+import { APIUserAbortError } from "openai";
 import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,

@@ -7,7 +7,13 @@ const plain = styleFor({ isTTY: false }, {});
 
 function printed(report: CompactReport, env: NodeJS.ProcessEnv = {}): string {
   let out = "";
-  const io: CliIo = { stdout: { write: (text: string) => ((out += text), true) }, stderr: { write: () => true }, env };
+  const stdout = {
+    write: (text: string) => {
+      out += text;
+      return true;
+    },
+  };
+  const io: CliIo = { stdout, stderr: { write: () => true }, env };
   printCompactReport(io, report);
   return out;
 }

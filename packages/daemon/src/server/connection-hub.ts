@@ -45,7 +45,7 @@ export class ConnectionHub {
   /** Shared by the routers of every connection. */
   readonly activity: RequestActivity;
 
-  constructor(private readonly options: ConnectionHubOptions) {
+  constructor(options: ConnectionHubOptions) {
     this.activity = options.activity ?? new RequestActivity();
     this.appendSubscription = options.sessions.onDidAppend((event) => this.announceAppend(event));
   }

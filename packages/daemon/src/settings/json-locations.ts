@@ -156,11 +156,11 @@ class Scanner {
         return this.text.slice(start, this.i);
       }
       if (code === 92) {
-        const escape = this.text[this.i + 1];
-        if (escape === "u") {
+        const escaped = this.text[this.i + 1];
+        if (escaped === "u") {
           if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.i + 2, this.i + 6))) this.fail("invalid \\u escape in a string");
           this.i += 6;
-        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) {
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) {
           this.i += 2;
         } else {
           this.fail("invalid escape in a string");
