@@ -3,7 +3,7 @@
  * fails; the text of one string, template or regex literal does not count, comments do.
  */
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { tempDirs } from "./support/temp-dir.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SCRIPT = join(ROOT, "scripts/lint/line-length.mjs");
+const WRAP = join(ROOT, "scripts/lint/wrap-long-lines.mjs");
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
 
@@ -46,5 +47,22 @@ describe("the line length check", () => {
 
   it("counts the code inside a template's substitutions", () => {
     expect(check("substitution.ts", `export const t = (n: number) => \`a \${n + ${"n + ".repeat(40)}n} b\`;\n`).status).toBe(1);
+  });
+});
+
+describe("wrapping long lines (scripts/lint/wrap-long-lines.mjs)", () => {
+  it("wraps the too-long statements only, and the check passes afterwards", () => {
+    const folder = dirs.make("bc-wrap-");
+    const path = join(folder, "wide.ts");
+    const args = Array.from({ length: 12 }, (_, i) => `argument${i}`);
+    const keptAsIs = "export const   spaced = { a: 1 }; // hand-made layout, not the formatter's";
+    const wide = `export const all = call(${args.map((a) => `${a}.name`).join(", ")});`;
+    writeFileSync(path, `${keptAsIs}\nfunction call(...values: string[]) {\n  return values;\n}\n${wide}\n`);
+    const run = spawnSync(process.execPath, [WRAP, path], { encoding: "utf8" });
+    expect(run.status).toBe(0);
+    const wrapped = readFileSync(path, "utf8");
+    expect(wrapped).toContain(keptAsIs);
+    expect(wrapped).toContain("export const all = call(\n  argument0.name,\n  argument1.name,\n");
+    expect(spawnSync(process.execPath, [SCRIPT, path], { encoding: "utf8" }).status).toBe(0);
   });
 });

@@ -64,7 +64,7 @@ export function longLines(fileName, text, max = MAX_LINE_LENGTH) {
 /** Generated or installed folders, for a tree that is not a git checkout. */
 const SKIPPED = new Set([".git", "node_modules", "dist", "coverage", ".ci-results", ".bench-data"]);
 
-function sourceFiles(root) {
+export function sourceFiles(root) {
   let listed;
   try {
     const options = { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] };
