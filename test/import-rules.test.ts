@@ -5,13 +5,25 @@
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, posix, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDirs } from "./support/temp-dir.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DEPCRUISE = join(ROOT, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+
+/** Where the config says the core is ("packages/daemon/src/core/", or the core package once it moves). */
+const CORE_DIR = (() => {
+  const config = createRequire(import.meta.url)(join(ROOT, ".dependency-cruiser.cjs")) as {
+    forbidden: { name: string; from: { path?: string } }[];
+  };
+  const rule = config.forbidden.find((candidate) => candidate.name === "core-imports-no-io-module");
+  return rule!.from.path!.replace(/^\^/, "");
+})();
+/** An import of the daemon's sessions/ from the core, whichever folder the core is in. */
+const CORE_TO_SESSIONS = `${posix.relative(CORE_DIR, "packages/daemon/src/sessions")}/service.js`;
 
 interface Violation {
   rule: { name: string };
@@ -25,13 +37,13 @@ const FILES: Record<string, string> = {
   "packages/daemon/src/tree/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
   "packages/daemon/src/tree/b.ts": 'import type { a } from "./a.js";\nexport const b = 1;\nexport type A = typeof a;\n',
   // The core reaching for I/O: Node modules, packages, the daemon's layers.
-  "packages/daemon/src/core/reads-files.ts": 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
-  "packages/daemon/src/core/spawns.ts": 'import { spawn } from "child_process";\nexport const run = spawn;\n',
-  "packages/daemon/src/core/opens-database.ts": 'import Database from "better-sqlite3";\nexport const open = Database;\n',
-  "packages/daemon/src/core/uses-sessions.ts": 'import type { Session } from "../sessions/service.js";\nexport type S = Session;\n',
+  [`${CORE_DIR}reads-files.ts`]: 'import { readFileSync } from "node:fs";\nexport const read = readFileSync;\n',
+  [`${CORE_DIR}spawns.ts`]: 'import { spawn } from "child_process";\nexport const run = spawn;\n',
+  [`${CORE_DIR}opens-database.ts`]: 'import Database from "better-sqlite3";\nexport const open = Database;\n',
+  [`${CORE_DIR}uses-sessions.ts`]: `import type { Session } from "${CORE_TO_SESSIONS}";\nexport type S = Session;\n`,
   // …and what it may use: itself, pure Node modules.
-  "packages/daemon/src/core/pure.ts": 'import { a } from "./text.js";\nimport { join } from "node:path";\nexport const p = [a, join];\n',
-  "packages/daemon/src/core/text.ts": "export const a = 1;\n",
+  [`${CORE_DIR}pure.ts`]: 'import { a } from "./text.js";\nimport { join } from "node:path";\nexport const p = [a, join];\n',
+  [`${CORE_DIR}text.ts`]: "export const a = 1;\n",
   // server/ imported from outside cli/ …
   "packages/daemon/src/server/server.ts": "export const serve = 1;\n",
   "packages/daemon/src/sessions/serves.ts": 'import { serve } from "../server/server.js";\nexport const s = serve;\n',
@@ -79,10 +91,12 @@ beforeAll(() => {
 afterAll(() => dirs.cleanup());
 
 const D = "packages/daemon/src/";
+const short = (path: string) => path.replace(D, "").replace(/^.*node_modules\/([^/]+)\/.*$/, "$1");
+const core = (name: string) => short(`${CORE_DIR}${name}`);
 function broken(rule: string): string[] {
   return violations
     .filter((violation) => violation.rule.name === rule)
-    .map((violation) => `${violation.from.replace(D, "")} → ${violation.to.replace(D, "").replace(/^.*node_modules\/([^/]+)\/.*$/, "$1")}`)
+    .map((violation) => `${short(violation.from)} → ${short(violation.to)}`)
     .sort();
 }
 
@@ -92,12 +106,12 @@ describe("the import rules", () => {
   });
 
   it("refuse an I/O module in the core: Node's, with or without node:, and packages such as better-sqlite3", () => {
-    expect(broken("core-imports-no-io-module")).toEqual(["core/reads-files.ts → fs", "core/spawns.ts → child_process"]);
-    expect(broken("core-imports-no-io-package")).toEqual(["core/opens-database.ts → better-sqlite3"]);
+    expect(broken("core-imports-no-io-module")).toEqual([`${core("reads-files.ts")} → fs`, `${core("spawns.ts")} → child_process`]);
+    expect(broken("core-imports-no-io-package")).toEqual([`${core("opens-database.ts")} → better-sqlite3`]);
   });
 
   it("refuse an import of the daemon's layers from the core", () => {
-    expect(broken("core-imports-nothing-of-the-daemon")).toEqual(["core/uses-sessions.ts → sessions/service.ts"]);
+    expect(broken("core-imports-nothing-of-the-daemon")).toEqual([`${core("uses-sessions.ts")} → sessions/service.ts`]);
   });
 
   it("let only cli/ (and test code) import server/", () => {
