@@ -41,7 +41,12 @@ async function buildSession(daemon, entryCount, keep) {
   rmSync(file);
   if (keep !== undefined) {
     // `keep` is a multiple of 4: the first kept entry is a user message, a valid cut point.
-    const compaction = { type: "compaction", summary: "## Goal\nBenchmark compaction.\n", firstKeptEntryId: piEntryId(entryCount - keep), tokensBefore: null };
+    const compaction = {
+      type: "compaction",
+      summary: "## Goal\nBenchmark compaction.\n",
+      firstKeptEntryId: piEntryId(entryCount - keep),
+      tokensBefore: null,
+    };
     await daemon.request(P.EntryAppend, { sessionId: session.id, entry: compaction });
     // A compaction as the leaf has nothing to compact: one more turn after it.
     await daemon.request(P.EntryAppendMany, { sessionId: session.id, entries: chat.entryBodies(4, entryCount) });

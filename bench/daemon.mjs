@@ -158,11 +158,26 @@ try {
   // virtual machine's vCPUs adapting to the ping-pong between them. Those first appends go to a
   // session of their own and are reported without a target.
   const { session: warmUpSession } = await daemon.request(P.SessionCreate, { cwd: "/bench/project", name: "append warm-up" });
-  const warmUp = await timeRequests(WARM_UP_APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId: warmUpSession.id, entry: oneKilobyte(i) }));
-  report({ name: `entry/append 1 KB, the first ${WARM_UP_APPENDS} of a fresh burst (warm-up), p50`, value: median(warmUp), unit: "ms", digits: 3 });
+  const warmUp = await timeRequests(WARM_UP_APPENDS, (i) =>
+    daemon.request(P.EntryAppend, { sessionId: warmUpSession.id, entry: oneKilobyte(i) }),
+  );
+  report({
+    name: `entry/append 1 KB, the first ${WARM_UP_APPENDS} of a fresh burst (warm-up), p50`,
+    value: median(warmUp),
+    unit: "ms",
+    digits: 3,
+  });
   await timeRequests(100, (i) => daemon.request(P.EntryAppend, { sessionId: large.sessionId, entry: oneKilobyte(i) }));
-  const appends = await timeRequests(APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId: large.sessionId, entry: oneKilobyte(100 + i) }));
-  report({ name: `entry/append 1 KB on the 100k session, p50 of ${APPENDS}`, value: median(appends), unit: "ms", digits: 3, target: { max: 0.5 } });
+  const appends = await timeRequests(APPENDS, (i) =>
+    daemon.request(P.EntryAppend, { sessionId: large.sessionId, entry: oneKilobyte(100 + i) }),
+  );
+  report({
+    name: `entry/append 1 KB on the 100k session, p50 of ${APPENDS}`,
+    value: median(appends),
+    unit: "ms",
+    digits: 3,
+    target: { max: 0.5 },
+  });
   report({ name: `entry/append 1 KB on the 100k session, p99`, value: percentile(appends, 99), unit: "ms", digits: 3, target: { max: 5 } });
   // The appends stay in the session (114k entries stored) on a branch of their own: back at the
   // compaction, the current context is the one measured warm above, so cold and warm compare.
@@ -205,7 +220,10 @@ try {
     value: backfill.entries / (backfill.ms / 1000),
     unit: "entries/s",
     digits: 0,
-    note: backfill.left === 0 ? `${backfill.entries.toLocaleString("en-US")} counts in ${(backfill.ms / 1000).toFixed(1)} s` : `${backfill.left.toLocaleString("en-US")} left after ${(backfill.ms / 1000).toFixed(0)} s`,
+    note:
+      backfill.left === 0
+        ? `${backfill.entries.toLocaleString("en-US")} counts in ${(backfill.ms / 1000).toFixed(1)} s`
+        : `${backfill.left.toLocaleString("en-US")} left after ${(backfill.ms / 1000).toFixed(0)} s`,
   });
   await daemon.stop();
 
@@ -234,7 +252,13 @@ try {
   if (smallPeak !== undefined && largePeak !== undefined) {
     report({ name: "daemon peak RSS, same workload, 1k entries stored", value: smallPeak, unit: "MB", digits: 0 });
     report({ name: "daemon peak RSS, same workload, 114k entries stored", value: largePeak, unit: "MB", digits: 0 });
-    report({ name: "  ratio 114k / 1k", value: largePeak / smallPeak, digits: 2, target: { max: 1.25 }, note: "memory independent of entries stored" });
+    report({
+      name: "  ratio 114k / 1k",
+      value: largePeak / smallPeak,
+      digits: 2,
+      target: { max: 1.25 },
+      note: "memory independent of entries stored",
+    });
   }
   if (builderPeak !== undefined) {
     report({ name: "daemon peak RSS while building 10k, importing 100k, 4,100 appends", value: builderPeak, unit: "MB", digits: 0 });

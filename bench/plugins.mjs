@@ -23,7 +23,10 @@ const root = join(home, "plugins");
 
 function writePlugin(name, entry, source) {
   mkdirSync(join(root, name), { recursive: true });
-  writeFileSync(join(root, name, "package.json"), JSON.stringify({ name, version: "1.0.0", type: "module", baseContext: { apiVersion: 1, main: entry } }));
+  writeFileSync(
+    join(root, name, "package.json"),
+    JSON.stringify({ name, version: "1.0.0", type: "module", baseContext: { apiVersion: 1, main: entry } }),
+  );
   writeFileSync(join(root, name, entry), source);
 }
 
@@ -46,9 +49,14 @@ function treeEvent(entries) {
     id: `e${i}`,
     parentId: i === 0 ? null : `e${i - 1}`,
     timestamp: new Date(1_700_000_000_000 + i * 1000).toISOString(),
-    message: i % 2 === 0 ? { role: "user", content: `question ${i} `.repeat(20), timestamp: i } : { role: "assistant", content: [{ type: "text", text: `answer ${i} `.repeat(40) }], timestamp: i },
+    message:
+      i % 2 === 0
+        ? { role: "user", content: `question ${i} `.repeat(20), timestamp: i }
+        : { role: "assistant", content: [{ type: "text", text: `answer ${i} `.repeat(40) }], timestamp: i },
   }));
-  return { preparation: { targetId: "e0", oldLeafId: `e${entries - 1}`, commonAncestorId: "e0", entriesToSummarize, userWantsSummary: true } };
+  return {
+    preparation: { targetId: "e0", oldLeafId: `e${entries - 1}`, commonAncestorId: "e0", entriesToSummarize, userWantsSummary: true },
+  };
 }
 
 function percentile(sorted, p) {

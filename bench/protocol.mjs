@@ -32,15 +32,20 @@ async function entryGrowth(label, mib) {
   const daemon = await startDaemon(home.path);
   try {
     const { session } = await daemon.request(SessionCreate, { cwd: "/bench" });
-    await daemon.request(EntryAppend, { sessionId: session.id, entry: { type: "message", message: { role: "user", content: "warm the tokenizer" } } });
+    await daemon.request(EntryAppend, {
+      sessionId: session.id,
+      entry: { type: "message", message: { role: "user", content: "warm the tokenizer" } },
+    });
     await settle(daemon.pid);
     const before = daemon.memory().currentMB;
     const content = "word ".repeat(Math.floor((mib * MiB) / 5));
     let refused = false;
-    await daemon.request(EntryAppend, { sessionId: session.id, entry: { type: "message", message: { role: "user", content } } }).catch((error) => {
-      if (error?.data?.code !== "entry_too_large") throw error;
-      refused = true;
-    });
+    await daemon
+      .request(EntryAppend, { sessionId: session.id, entry: { type: "message", message: { role: "user", content } } })
+      .catch((error) => {
+        if (error?.data?.code !== "entry_too_large") throw error;
+        refused = true;
+      });
     return { growthMB: daemon.memory().peakMB - before, refused };
   } finally {
     await daemon.stop();
@@ -51,19 +56,35 @@ async function entryGrowth(label, mib) {
 progress("one 15 MiB entry (under the default 16 MiB limit)");
 const stored = await entryGrowth("entry", 15);
 report({ name: "daemon peak RSS growth, append of one 15 MiB entry", value: stored.growthMB, unit: "MB", digits: 0 });
-report({ name: "  per MiB of entry", value: stored.growthMB / 15, digits: 1, target: { max: 14 }, note: "frame, parse, stored JSON, SQLite, reply echo" });
+report({
+  name: "  per MiB of entry",
+  value: stored.growthMB / 15,
+  digits: 1,
+  target: { max: 14 },
+  note: "frame, parse, stored JSON, SQLite, reply echo",
+});
 
 progress("one 40 MiB entry (over the limit: refused)");
 const refused = await entryGrowth("refused", 40);
 if (!refused.refused) throw new Error("the 40 MiB entry was not refused");
-report({ name: "daemon peak RSS growth, refused 40 MiB entry", value: refused.growthMB, unit: "MB", digits: 0, target: { max: 40 * 4 }, note: "read and parsed, never stored" });
+report({
+  name: "daemon peak RSS growth, refused 40 MiB entry",
+  value: refused.growthMB,
+  unit: "MB",
+  digits: 0,
+  target: { max: 40 * 4 },
+  note: "read and parsed, never stored",
+});
 
 progress("Content-Length: 2^40 then 64 MiB of body over a socket");
 {
   const home = temporaryHome("socket");
   writeFileSync(join(home.path, "settings.json"), "{}");
   const path = join(home.path, "daemon.sock");
-  const child = spawn(process.execPath, [daemonMain, "serve", "--socket", path], { env: { ...process.env, BASE_CONTEXT_HOME: home.path }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [daemonMain, "serve", "--socket", path], {
+    env: { ...process.env, BASE_CONTEXT_HOME: home.path },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
   while (!stderr.includes("listening on")) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -83,7 +104,14 @@ progress("Content-Length: 2^40 then 64 MiB of body over a socket");
   }
   socket.end();
   await closed;
-  report({ name: "daemon peak RSS growth, 2^40 Content-Length + 64 MiB sent", value: memoryOf(child.pid).peakMB - before, unit: "MB", digits: 0, target: { max: 16 }, note: "refused at the header" });
+  report({
+    name: "daemon peak RSS growth, 2^40 Content-Length + 64 MiB sent",
+    value: memoryOf(child.pid).peakMB - before,
+    unit: "MB",
+    digits: 0,
+    target: { max: 16 },
+    note: "refused at the header",
+  });
   child.kill("SIGTERM");
   await new Promise((resolve) => child.once("exit", resolve));
   home.remove();

@@ -82,7 +82,13 @@ function reportSavings(label, totals, note) {
     ["summarize", "summarizing alone"],
     ["both", "summarize + prune the kept part"],
   ]) {
-    report({ name: `  saved by ${what}`, value: percent(totals[key], totals.before), unit: "%", digits: 1, note: `${fmt(totals[key])} tokens` });
+    report({
+      name: `  saved by ${what}`,
+      value: percent(totals[key], totals.before),
+      unit: "%",
+      digits: 1,
+      note: `${fmt(totals[key])} tokens`,
+    });
   }
 }
 
@@ -129,7 +135,12 @@ function simulate(strategy) {
   const stats = { turnEnds: 0, modelCalls: 0, prunes: 0, peak: 0 };
   const threshold = core.compactionThreshold(WINDOW, { compaction: SETTINGS, context: { mode: "on" } });
   const append = (body, tokens) => {
-    const entry = { ...body, id: `s${++id}`, parentId: path.at(-1)?.entry.id ?? null, timestamp: new Date(1_767_225_600_000 + id).toISOString() };
+    const entry = {
+      ...body,
+      id: `s${++id}`,
+      parentId: path.at(-1)?.entry.id ?? null,
+      timestamp: new Date(1_767_225_600_000 + id).toISOString(),
+    };
     path.push({ entry, tokens });
     return entry.id;
   };

@@ -39,7 +39,9 @@ function shares(summaries) {
 
 const percent = ({ kept, total }) => (total === 0 ? 100 : (100 * kept) / total);
 
-const extractive = shares(sessions.map((s) => ({ ...s, summary: extractiveSummary({ kind: "history", messages: s.messages, maxTokens: 13_107 }) })));
+const extractive = shares(
+  sessions.map((s) => ({ ...s, summary: extractiveSummary({ kind: "history", messages: s.messages, maxTokens: 13_107 }) })),
+);
 for (const kind of PROBE_KINDS) {
   const t = extractive.totals[kind];
   report({
@@ -50,13 +52,29 @@ for (const kind of PROBE_KINDS) {
     ...(TARGETS[kind] !== undefined ? { target: { min: TARGETS[kind] } } : {}),
   });
 }
-report({ name: `extractive: junk lines per summary (${sessions.length} sessions)`, value: extractive.junk / sessions.length, unit: "lines", digits: 2, target: { max: 0 } });
+report({
+  name: `extractive: junk lines per summary (${sessions.length} sessions)`,
+  value: extractive.junk / sessions.length,
+  unit: "lines",
+  digits: 2,
+  target: { max: 0 },
+});
 
 const weak = shares(
-  sessions.map((s) => ({ ...s, summary: repairSummary("The user and the assistant worked on the code.", probeMessages(s.messages), 4096).summary })),
+  sessions.map((s) => ({
+    ...s,
+    summary: repairSummary("The user and the assistant worked on the code.", probeMessages(s.messages), 4096).summary,
+  })),
 );
 for (const kind of ["files", "errors", "constraints"]) {
   const t = weak.totals[kind];
-  report({ name: `one-line summary + repair: ${kind} kept (${t.kept}/${t.total})`, value: percent(t), unit: "%", digits: 0, target: { min: 100 } });
+  report({
+    name: `one-line summary + repair: ${kind} kept (${t.kept}/${t.total})`,
+    value: percent(t),
+    unit: "%",
+    digits: 0,
+    target: { min: 100 },
+  });
 }
-if (extractive.missing.length > 0) process.stdout.write(`lost by the extractive summarizer:\n${extractive.missing.map((m) => `  ${m}`).join("\n")}\n`);
+if (extractive.missing.length > 0)
+  process.stdout.write(`lost by the extractive summarizer:\n${extractive.missing.map((m) => `  ${m}`).join("\n")}\n`);

@@ -28,7 +28,13 @@ progress("start-up (fresh processes)");
 const gptStart = await fresh("gpt-tokenizer-startup");
 const tiktokenStart = await fresh("js-tiktoken-startup");
 const counterStart = await fresh("counter-startup");
-report({ name: "start-up, gpt-tokenizer o200k_base (load + first count)", value: gptStart.ms, unit: "ms", digits: 0, note: "blocks the thread that loads it" });
+report({
+  name: "start-up, gpt-tokenizer o200k_base (load + first count)",
+  value: gptStart.ms,
+  unit: "ms",
+  digits: 0,
+  note: "blocks the thread that loads it",
+});
 report({ name: "start-up, js-tiktoken o200k_base (load + first count)", value: tiktokenStart.ms, unit: "ms", digits: 0 });
 report({ name: "start-up, counter's first countTextAsync (starts the worker)", value: counterStart.ms, unit: "ms", digits: 0 });
 report({ name: "  event-loop stall meanwhile", value: counterStart.stallMs, unit: "ms", target: { max: 50 } });
@@ -69,14 +75,36 @@ for (const [name, makeText] of inputs) {
   report({ name: `gpt-tokenizer, 1 MB ${name}`, value: throughput(gptCount, makeText), unit: "MB/s" });
   report({ name: `js-tiktoken, 1 MB ${name}`, value: throughput(tiktokenCount, makeText), unit: "MB/s" });
 }
-report({ name: "gpt-tokenizer, 1 MB run of one character (=)", value: throughput(gptCount, () => "=".repeat(MB), 2), unit: "MB/s", digits: 2 });
+report({
+  name: "gpt-tokenizer, 1 MB run of one character (=)",
+  value: throughput(gptCount, () => "=".repeat(MB), 2),
+  unit: "MB/s",
+  digits: 2,
+});
 
 // Issue: 1 MB of base64 took 2.5 s, 10 MB 90 s. Target: at least 10 MB/s (≤ 1 s per 10 MB).
 const { randomBytes } = await import("node:crypto");
 const base64 = (megabytes) => (seed) => randomBytes(Math.floor((megabytes * MB * 3) / 4) + seed).toString("base64");
-report({ name: "gpt-tokenizer, 10 MB base64 (one line)", value: throughput(gptCount, base64(10), 2), unit: "MB/s", target: { min: 10 }, note: "estimated from samples" });
-report({ name: "gpt-tokenizer, 2 MB of base64 in 1 KB words", value: throughput(gptCount, (seed) => base64(2)(seed).replace(/(.{1000})/g, "$1 "), 1), unit: "MB/s", digits: 2, note: "counted exactly: linear, not fast" });
-report({ name: "gpt-tokenizer, 20 MB run of one character (=)", value: throughput(gptCount, () => "=".repeat(20 * MB), 2), unit: "MB/s", target: { min: 10 } });
+report({
+  name: "gpt-tokenizer, 10 MB base64 (one line)",
+  value: throughput(gptCount, base64(10), 2),
+  unit: "MB/s",
+  target: { min: 10 },
+  note: "estimated from samples",
+});
+report({
+  name: "gpt-tokenizer, 2 MB of base64 in 1 KB words",
+  value: throughput(gptCount, (seed) => base64(2)(seed).replace(/(.{1000})/g, "$1 "), 1),
+  unit: "MB/s",
+  digits: 2,
+  note: "counted exactly: linear, not fast",
+});
+report({
+  name: "gpt-tokenizer, 20 MB run of one character (=)",
+  value: throughput(gptCount, () => "=".repeat(20 * MB), 2),
+  unit: "MB/s",
+  target: { min: 10 },
+});
 
 /** Milliseconds for one count. */
 function timeOnce(count, text) {
@@ -86,10 +114,20 @@ function timeOnce(count, text) {
 }
 timeOnce(tiktokenCount, "=".repeat(500)); // warm-up
 report({ name: "js-tiktoken, 2,000 × =", value: timeOnce(tiktokenCount, "=".repeat(2000)), unit: "ms" });
-report({ name: "js-tiktoken, 8,000 × = (once)", value: timeOnce(tiktokenCount, "=".repeat(8000)), unit: "ms", note: "quadratic in the run" });
+report({
+  name: "js-tiktoken, 8,000 × = (once)",
+  value: timeOnce(tiktokenCount, "=".repeat(8000)),
+  unit: "ms",
+  note: "quadratic in the run",
+});
 const gptCore = requireFromDaemon("gpt-tokenizer/encoding/o200k_base").default.bytePairEncodingCoreProcessor;
 const stockMerge = (text) => gptCore.bytePairMerge(new TextEncoder().encode(text));
-report({ name: "gpt-tokenizer stock merge, 8,000 × =", value: timeOnce(stockMerge, "=".repeat(8000)), unit: "ms", note: "quadratic; 100,000 × = takes ~5 s" });
+report({
+  name: "gpt-tokenizer stock merge, 8,000 × =",
+  value: timeOnce(stockMerge, "=".repeat(8000)),
+  unit: "ms",
+  note: "quadratic; 100,000 × = takes ~5 s",
+});
 report({ name: "gpt-tokenizer with long-piece merge, 8,000 × =", value: timeOnce(gptCount, "=".repeat(8000)), unit: "ms" });
 
 // ---- what a synchronous count costs (why syncMaxChars is 4096) -------------------------------
@@ -102,7 +140,13 @@ for (const chars of [1024, 4096, 16384]) {
     run.push(timeOnce(gptCount, (i % 2 ? "-" : "=").repeat(chars - i)));
   }
   report({ name: `calling-thread count, ${chars.toLocaleString("en-US")} chars of prose`, value: median(prose), unit: "ms", digits: 2 });
-  report({ name: `calling-thread count, ${chars.toLocaleString("en-US")} × one character`, value: median(run), unit: "ms", digits: 2, note: "worst case" });
+  report({
+    name: `calling-thread count, ${chars.toLocaleString("en-US")} × one character`,
+    value: median(run),
+    unit: "ms",
+    digits: 2,
+    note: "worst case",
+  });
 }
 const latency = await fresh("small-count-latency");
 report({ name: "countTextAsync 1 KB via worker, p50", value: latency.worker.p50, unit: "ms", digits: 3 });
@@ -119,7 +163,13 @@ const stallCases = [
 for (const [kind, label, interactiveTarget] of stallCases) {
   progress(`event-loop stall: ${label}`);
   const result = await fresh("stall", kind);
-  report({ name: `countTextAsync ${label}: time`, value: result.ms, unit: "ms", digits: 0, note: `${result.tokens.toLocaleString("en-US")} tokens` });
+  report({
+    name: `countTextAsync ${label}: time`,
+    value: result.ms,
+    unit: "ms",
+    digits: 0,
+    note: `${result.tokens.toLocaleString("en-US")} tokens`,
+  });
   report({ name: "  max event-loop stall", value: result.stallMs, unit: "ms", target: { max: 50 } });
   report({
     name: "  a 1 KB count asked for meanwhile",

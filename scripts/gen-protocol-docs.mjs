@@ -68,7 +68,8 @@ for (const [path, content] of files) {
 const missingSummaries = messages.filter(({ decl }) => METHOD_SUMMARIES[decl.method] === undefined).map(({ decl }) => decl.method);
 const missingExamples = messages.filter(({ decl }) => !examples.has(decl.method)).map(({ decl }) => decl.method);
 if (missingSummaries.length > 0) console.error(`no summary line yet (scripts/protocol-docs/summaries.mjs): ${missingSummaries.join(", ")}`);
-if (missingExamples.length > 0) console.error(`no recorded example yet (scripts/protocol-docs/scenario.mjs): ${missingExamples.join(", ")}`);
+if (missingExamples.length > 0)
+  console.error(`no recorded example yet (scripts/protocol-docs/scenario.mjs): ${missingExamples.join(", ")}`);
 console.error(`wrote ${files.size} files to ${relative(process.cwd(), outDir) || "."}: ${[...files.keys()].join(", ")}`);
 
 async function recordExamples() {

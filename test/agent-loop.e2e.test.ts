@@ -58,7 +58,8 @@ function notePath(i: number): string {
 
 function noteText(i: number): string {
   const lines = [`# Meeting ${i} MARK-NOTE-${i}`, ""];
-  for (let k = 1; k <= 18; k++) lines.push(`- Item ${k}: the team reviewed deployment step ${i * 100 + k} and agreed who owns it next week.`);
+  for (let k = 1; k <= 18; k++)
+    lines.push(`- Item ${k}: the team reviewed deployment step ${i * 100 + k} and agreed who owns it next week.`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -88,10 +89,13 @@ function scriptModel(script: FakeReply[]): { requests: RecordedRequest[] } {
 
 const readNote = (i: number): FakeReply => reply.toolCalls([{ name: "read", arguments: { path: notePath(i) } }]);
 const markersIn = (value: unknown): string[] => JSON.stringify(value).match(/MARK-[A-Z]+-\d+/g) ?? [];
-const messageMarkers = (entries: readonly SessionEntry[]): string[] => entries.flatMap((entry) => (entry.type === "message" ? markersIn(entry.message) : []));
+const messageMarkers = (entries: readonly SessionEntry[]): string[] =>
+  entries.flatMap((entry) => (entry.type === "message" ? markersIn(entry.message) : []));
 
 describe("the agent loop", () => {
-  it("stores every message, compacts several times, recovers from an overflow, and sends what the daemon builds", { timeout: 120_000 }, async () => {
+  it("stores every message, compacts several times, recovers from an overflow, and sends what the daemon builds", {
+    timeout: 120_000,
+  }, async () => {
     const home = daemonHome();
     const d = await startDaemon({ home, env: { OPENAI_API_KEY: "test-key" } });
     try {
@@ -128,7 +132,8 @@ describe("the agent loop", () => {
           systemPrompt: "You answer questions about meeting notes. Read them with the tools.",
           onEvent: (event) => {
             events.push(event);
-            const entry = event.type === "turnEnd" && event.answer.checkpoint?.status === "committed" ? event.answer.checkpoint.entry : undefined;
+            const entry =
+              event.type === "turnEnd" && event.answer.checkpoint?.status === "committed" ? event.answer.checkpoint.entry : undefined;
             if (entry) requestsBefore.set(entry.id, agent.requests.length);
           },
         },
@@ -185,14 +190,23 @@ describe("the agent loop", () => {
       // --- Tool calls and their results were stored, in order, in pi's shapes.
       const toolResults = path.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
       expect(toolResults).toHaveLength(13);
-      expect(toolResults[0]).toMatchObject({ toolName: "ls", isError: false, content: [{ type: "text", text: expect.stringContaining("note-12.md") }] });
+      expect(toolResults[0]).toMatchObject({
+        toolName: "ls",
+        isError: false,
+        content: [{ type: "text", text: expect.stringContaining("note-12.md") }],
+      });
       toolResults.slice(1).forEach((result, i) => {
         expect(result).toMatchObject({ toolName: "read", isError: false });
         expect(markersIn(result)).toEqual([`MARK-NOTE-${i + 1}`]);
         const callIndex = path.findIndex(
-          (entry) => entry.type === "message" && entry.message.role === "assistant" && entry.message.content.some((block) => block.type === "toolCall" && block.id === result.toolCallId),
+          (entry) =>
+            entry.type === "message" &&
+            entry.message.role === "assistant" &&
+            entry.message.content.some((block) => block.type === "toolCall" && block.id === result.toolCallId),
         );
-        const resultIndex = path.findIndex((entry) => entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === result.toolCallId);
+        const resultIndex = path.findIndex(
+          (entry) => entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === result.toolCallId,
+        );
         expect(callIndex).toBeGreaterThanOrEqual(0);
         expect(resultIndex).toBeGreaterThan(callIndex);
       });
@@ -203,12 +217,19 @@ describe("the agent loop", () => {
       const retryAnswer = (events[retryAt] as { answer: TurnEndAnswer }).answer;
       expect(retryAnswer).toMatchObject({ overflow: { recovered: true }, checkpoint: { status: "committed" } });
       const failed = events.slice(0, retryAt).findLast((event) => event.type === "reply");
-      expect(failed).toMatchObject({ message: { stopReason: "error", errorMessage: expect.stringContaining("maximum context length is 3000 tokens") } });
+      expect(failed).toMatchObject({
+        message: { stopReason: "error", errorMessage: expect.stringContaining("maximum context length is 3000 tokens") },
+      });
       const failedId = (failed as { entryId: string }).entryId;
-      expect((await d.client.request(EntryGet, { sessionId, entryId: failedId })).entry).toMatchObject({ type: "message", message: { stopReason: "error" } });
+      expect((await d.client.request(EntryGet, { sessionId, entryId: failedId })).entry).toMatchObject({
+        type: "message",
+        message: { stopReason: "error" },
+      });
       expect(path.map((entry) => entry.id)).not.toContain(failedId);
       const retried = events.slice(retryAt).find((event) => event.type === "reply");
-      expect(retried).toMatchObject({ message: { stopReason: "stop", content: [{ type: "text", text: expect.stringContaining("MARK-ANSWER-2") }] } });
+      expect(retried).toMatchObject({
+        message: { stopReason: "stop", content: [{ type: "text", text: expect.stringContaining("MARK-ANSWER-2") }] },
+      });
       const retriedRequest = agent.requests[requestsBefore.get(retryAnswer.checkpoint!.entry!.id)!]!;
       expect(JSON.stringify(retriedRequest.body?.messages)).not.toContain(OVERFLOW_ERROR);
 
@@ -227,7 +248,10 @@ describe("the agent loop", () => {
       expect(last.body?.messages?.slice(1)).toEqual(sentContext.messages);
       const now = await d.client.request(ContextBuild, { sessionId, format: "openai-chat" });
       expect(path.at(-1)?.id).toBe(finalReply.entryId);
-      expect(now.messages).toEqual([...sentContext.messages, { role: "assistant", content: "Meetings 9-12 closed the plan. MARK-ANSWER-3" }]);
+      expect(now.messages).toEqual([
+        ...sentContext.messages,
+        { role: "assistant", content: "Meetings 9-12 closed the plan. MARK-ANSWER-3" },
+      ]);
     } finally {
       await d.close();
     }
@@ -235,7 +259,9 @@ describe("the agent loop", () => {
 });
 
 describe("the agent loop writes the daemon's summaries with its own model", () => {
-  it("threshold compactions and an overflow recovery with no summarizer settings: the summaries come from the agent's model", { timeout: 120_000 }, async () => {
+  it("threshold compactions and an overflow recovery with no summarizer settings: the summaries come from the agent's model", {
+    timeout: 120_000,
+  }, async () => {
     // Only compaction settings: the daemon is told nothing about a summarizer.
     const home = dirs.make("bc-agent-loop-own-model-");
     writeFileSync(join(home, "settings.json"), JSON.stringify({ compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP } }));
@@ -267,7 +293,10 @@ describe("the agent loop writes the daemon's summaries with its own model", () =
       await d.client.initialize({ clientInfo: { name: "agent-loop-test" } });
 
       const { sessionId } = await openSession(d.client, { cwd: workspace, provider: "openai-compatible", model: AGENT_MODEL });
-      const inbox = new Inbox(["Summarize meetings 1 to 4 (list the notes folder first). MARK-PROMPT-1", "Now meetings 5 to 8. MARK-PROMPT-2"]);
+      const inbox = new Inbox([
+        "Summarize meetings 1 to 4 (list the notes folder first). MARK-PROMPT-1",
+        "Now meetings 5 to 8. MARK-PROMPT-2",
+      ]);
       inbox.close();
       const result = await runAgentLoop(
         {
@@ -314,7 +343,10 @@ describe("the agent loop writes the daemon's summaries with its own model", () =
 });
 
 function runLoopCli(args: readonly string[], home: string, env: Record<string, string> = {}) {
-  return runNodeProgram(LOOP_MAIN, args, { env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "test-key", ...env }, timeoutMs: 90_000 });
+  return runNodeProgram(LOOP_MAIN, args, {
+    env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "test-key", ...env },
+    timeoutMs: 90_000,
+  });
 }
 
 describe("the agent loop command", () => {
@@ -328,7 +360,18 @@ describe("the agent loop command", () => {
       reply.text("CLI answer two"),
     ]);
     const run = await runLoopCli(
-      ["--base-url", fake.baseURL, "--model", AGENT_MODEL, "--context-window", String(WINDOW), "--cwd", workspace, "Read meetings 1 to 4.", "Then 5 and 6."],
+      [
+        "--base-url",
+        fake.baseURL,
+        "--model",
+        AGENT_MODEL,
+        "--context-window",
+        String(WINDOW),
+        "--cwd",
+        workspace,
+        "Read meetings 1 to 4.",
+        "Then 5 and 6.",
+      ],
       home,
     );
 
@@ -339,7 +382,9 @@ describe("the agent loop command", () => {
     expect(run.stderr).toContain("[model] calls ls(); says: Let me look around.");
     expect(run.stderr).toContain('[tool] read(path="notes/note-01.md") → ');
     expect(run.stderr).toContain("[turn/end] followUp continue");
-    expect(run.stderr).toMatch(/\[turn\/end\] followUp continue \(context \d+ \/ threshold 1800 tokens, 1 prompt queued\)\n\[user\] Then 5 and 6\./);
+    expect(run.stderr).toMatch(
+      /\[turn\/end\] followUp continue \(context \d+ \/ threshold 1800 tokens, 1 prompt queued\)\n\[user\] Then 5 and 6\./,
+    );
     expect(run.stderr).toMatch(/\[compaction\] threshold compaction started/);
     expect(run.stderr).toMatch(/\[compaction\] committed by openai:fake-summarizer: \d+ messages summarized/);
     expect(run.stderr).toContain("[turn/end] followUp none");
@@ -358,7 +403,9 @@ describe("the agent loop command", () => {
     }
   });
 
-  it("stops at a model error that is not an overflow: the error stored and on stderr, nothing on stdout, exit 1", { timeout: 120_000 }, async () => {
+  it("stops at a model error that is not an overflow: the error stored and on stderr, nothing on stdout, exit 1", {
+    timeout: 120_000,
+  }, async () => {
     const home = daemonHome();
     scriptModel([reply.badRequest("Unsupported parameter: 'tools'.")]);
     const run = await runLoopCli(["--base-url", fake.baseURL, "--model", AGENT_MODEL, "--cwd", workspace, "Hello?"], home);
@@ -372,7 +419,10 @@ describe("the agent loop command", () => {
     try {
       const { sessions } = await d.client.request(SessionList, {});
       const { entries } = await d.client.request(SessionPath, { sessionId: sessions[0]!.id });
-      expect(entries.at(-1)).toMatchObject({ type: "message", message: { role: "assistant", stopReason: "error", errorMessage: expect.stringContaining("Unsupported parameter") } });
+      expect(entries.at(-1)).toMatchObject({
+        type: "message",
+        message: { role: "assistant", stopReason: "error", errorMessage: expect.stringContaining("Unsupported parameter") },
+      });
     } finally {
       await d.close();
     }
@@ -380,7 +430,10 @@ describe("the agent loop command", () => {
 
   it.each([
     [["--model", AGENT_MODEL, "hi"], "missing --base-url URL"],
-    [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--context-window", "lots", "hi"], '--context-window must be a positive integer, got "lots"'],
+    [
+      ["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--context-window", "lots", "hi"],
+      '--context-window must be a positive integer, got "lots"',
+    ],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--window", "10", "hi"], "Unknown option '--window'"],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL], "give at least one prompt"],
   ])("rejects %j with a clear message and exit code 2", async (args, message) => {

@@ -43,7 +43,16 @@ describe("the same words for the same problem in every command", () => {
 
   it("asks for at least 4 characters of a session id, in every command that takes one", async () => {
     const home = dirs.make();
-    for (const command of [["show", "d7"], ["tree", "d7"], ["export", "d7"], ["compact", "d7"], ["navigate", "d7", "x"], ["rename", "d7", "x"], ["label", "d7", "x", "y"], ["delete", "d7"]]) {
+    for (const command of [
+      ["show", "d7"],
+      ["tree", "d7"],
+      ["export", "d7"],
+      ["compact", "d7"],
+      ["navigate", "d7", "x"],
+      ["rename", "d7", "x"],
+      ["label", "d7", "x", "y"],
+      ["delete", "d7"],
+    ]) {
       const run = await runCli(command, { home });
       expect(run.code, command.join(" ")).toBe(1);
       expect(run.stderr).toContain(`base-context ${command[0]}: "d7" is too short to pick a session: give at least 4 characters of its id`);
@@ -87,7 +96,9 @@ describe("export after navigating", () => {
     const home = dirs.make();
     await runCli(["import", EXAMPLE], { home });
     // Go back to an assistant answer in the middle: a new branch starts there.
-    const tree = JSON.parse((await runCli(["tree", EXAMPLE_ID, "--json"], { home })).stdout) as { nodes: { entry: { id: string; type: string; message?: { role: string } } }[] };
+    const tree = JSON.parse((await runCli(["tree", EXAMPLE_ID, "--json"], { home })).stdout) as {
+      nodes: { entry: { id: string; type: string; message?: { role: string } } }[];
+    };
     const middle = tree.nodes.filter((node) => node.entry.message?.role === "assistant")[10]!.entry.id;
     const moved = await runCli(["navigate", EXAMPLE_ID, middle], { home });
     expect(moved.code, moved.stderr).toBe(0);
@@ -105,7 +116,10 @@ describe("export after navigating", () => {
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stderr).toBe("");
     const copy = JSON.parse((await runCli(["import", file, "--new-id", "--json"], { home })).stdout) as { session: { id: string } };
-    const reimported = JSON.parse((await runCli(["tree", copy.session.id, "--json"], { home })).stdout) as { leafId: string; nodes: unknown[] };
+    const reimported = JSON.parse((await runCli(["tree", copy.session.id, "--json"], { home })).stdout) as {
+      leafId: string;
+      nodes: unknown[];
+    };
     expect(reimported.leafId).toBe(leafId);
     expect(reimported.nodes).toHaveLength(70);
   });

@@ -52,7 +52,11 @@ describe("settings", () => {
       keepRecentTokens: 5000,
       prune: { enabled: true, protectTokens: 40000, minTokens: 2000, minSavings: 20000 },
     });
-    expect(json.sources).toMatchObject({ "compaction.enabled": "default", "compaction.reserveTokens": "global", "compaction.keepRecentTokens": "project" });
+    expect(json.sources).toMatchObject({
+      "compaction.enabled": "default",
+      "compaction.reserveTokens": "global",
+      "compaction.keepRecentTokens": "project",
+    });
     expect(json.files.map((file) => [file.source, file.exists, file.valid])).toEqual([
       ["global", true, true],
       ["project", true, true],
@@ -110,7 +114,11 @@ async function startModelsEndpoint(status: number, models: string[] = []): Promi
   endpoint = createServer((request, response) => {
     seenKeys.push(String(request.headers.authorization));
     response.writeHead(request.url === "/v1/models" ? status : 404, { "content-type": "application/json" });
-    response.end(JSON.stringify(status === 200 ? { object: "list", data: models.map((id) => ({ id, object: "model" })) } : { error: { message: "nope" } }));
+    response.end(
+      JSON.stringify(
+        status === 200 ? { object: "list", data: models.map((id) => ({ id, object: "model" })) } : { error: { message: "nope" } },
+      ),
+    );
   });
   await new Promise<void>((done) => endpoint!.listen(0, "127.0.0.1", done));
   return { baseURL: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`, seenKeys };
@@ -139,7 +147,9 @@ describe("doctor", () => {
     expect(run.stdout).toMatch(/^ok\s+database\s+.*sessions\.db does not exist yet; it is created on first use$/m);
     expect(run.stdout).toMatch(/^ok\s+settings\s+global none, project none$/m);
     expect(run.stdout).toMatch(/^ok\s+tokenizer\s+o200k_base \(exact\): "Hello, world!" = \d+ tokens/m);
-    expect(run.stdout).toMatch(/^ok\s+summarizer\s+auto: the connected client's own model when it offers one \(model\/complete\), else extractive \(built in, offline: nothing leaves this machine\); no model host is contacted$/m);
+    expect(run.stdout).toMatch(
+      /^ok\s+summarizer\s+auto: the connected client's own model when it offers one \(model\/complete\), else extractive \(built in, offline: nothing leaves this machine\); no model host is contacted$/m,
+    );
     expect(run.stdout).toMatch(/^ok\s+plugins\s+none installed$/m);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("Everything looks fine.");
   });
@@ -159,8 +169,13 @@ describe("doctor", () => {
     const { baseURL, seenKeys } = await startModelsEndpoint(200, ["gpt-4o-mini", "other-model"]);
     const home = dirs.make("bc-doctor-");
     writeJson(join(home, "settings.json"), { summarizer: { provider: "openai", baseURL, model: "gpt-4o-mini" } });
-    const good = JSON.parse((await runCli(["doctor", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-doctor" } })).stdout) as DoctorJson;
-    expect(checkNamed(good, "summarizer")).toMatchObject({ status: "ok", summary: `model gpt-4o-mini at ${baseURL}: reachable, key accepted, model offered` });
+    const good = JSON.parse(
+      (await runCli(["doctor", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-doctor" } })).stdout,
+    ) as DoctorJson;
+    expect(checkNamed(good, "summarizer")).toMatchObject({
+      status: "ok",
+      summary: `model gpt-4o-mini at ${baseURL}: reachable, key accepted, model offered`,
+    });
     expect(seenKeys).toEqual(["Bearer sk-doctor"]);
 
     writeJson(join(home, "settings.json"), { summarizer: { provider: "openai", baseURL, model: "missing-model" } });
@@ -182,13 +197,20 @@ describe("doctor", () => {
 
     // Choosing "auto" in the global settings acknowledges it: no more warning.
     writeJson(join(home, "settings.json"), { summarizer: { provider: "auto" } });
-    const chosen = checkNamed(JSON.parse((await runCli(["doctor", "--offline", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-old-habit" } })).stdout) as DoctorJson, "summarizer");
+    const chosen = checkNamed(
+      JSON.parse(
+        (await runCli(["doctor", "--offline", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-old-habit" } })).stdout,
+      ) as DoctorJson,
+      "summarizer",
+    );
     expect(chosen.status).toBe("ok");
 
     // Named in the global settings: auto says which model and host it uses after the client's.
     const { baseURL } = await startModelsEndpoint(200, ["named"]);
     writeJson(join(home, "settings.json"), { summarizer: { baseURL, model: "named" } });
-    const named = JSON.parse((await runCli(["doctor", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-doctor" } })).stdout) as DoctorJson;
+    const named = JSON.parse(
+      (await runCli(["doctor", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-doctor" } })).stdout,
+    ) as DoctorJson;
     expect(checkNamed(named, "summarizer")).toMatchObject({
       status: "ok",
       summary: `auto: the connected client's own model when it offers one (model/complete), else model named at ${baseURL}: reachable, key accepted, model offered`,
@@ -199,24 +221,35 @@ describe("doctor", () => {
     const { baseURL } = await startModelsEndpoint(401);
     const home = dirs.make("bc-doctor-");
     writeJson(join(home, "settings.json"), { summarizer: { provider: "openai", baseURL } });
-    const refused = JSON.parse((await runCli(["doctor", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-bad" } })).stdout) as DoctorJson;
+    const refused = JSON.parse(
+      (await runCli(["doctor", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-bad" } })).stdout,
+    ) as DoctorJson;
     expect(checkNamed(refused, "summarizer").summary).toContain("the endpoint refused the key in $OPENAI_API_KEY (HTTP 401)");
 
     const closedURL = await closedPortURL();
     writeJson(join(home, "settings.json"), { summarizer: { provider: "openai", baseURL: closedURL, fallback: false } });
     const unreachable = await runCli(["doctor", "--project", home, "--timeout", "3000"], { home, env: { OPENAI_API_KEY: "sk-any" } });
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stdout).toMatch(/^fail\s+summarizer\s+model gpt-4o-mini at http:\/\/127\.0\.0\.1:\d+\/v1: unreachable \(ECONNREFUSED\)/m);
+    expect(unreachable.stdout).toMatch(
+      /^fail\s+summarizer\s+model gpt-4o-mini at http:\/\/127\.0\.0\.1:\d+\/v1: unreachable \(ECONNREFUSED\)/m,
+    );
     expect(unreachable.stdout).toContain("Check summarizer.baseURL");
 
-    const offline = JSON.parse((await runCli(["doctor", "--offline", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-any" } })).stdout) as DoctorJson;
+    const offline = JSON.parse(
+      (await runCli(["doctor", "--offline", "--json", "--project", home], { home, env: { OPENAI_API_KEY: "sk-any" } })).stdout,
+    ) as DoctorJson;
     expect(checkNamed(offline, "summarizer").status).toBe("skip");
   });
 
   it("reports a plugin that fails to load, with the file to fix (exit 1)", async () => {
     const home = dirs.make("bc-doctor-");
     const plugin = join(home, "plugins", "broken-plugin");
-    writeJson(join(plugin, "package.json"), { name: "broken-plugin", version: "1.2.3", type: "module", baseContext: { apiVersion: 1, main: "index.js" } });
+    writeJson(join(plugin, "package.json"), {
+      name: "broken-plugin",
+      version: "1.2.3",
+      type: "module",
+      baseContext: { apiVersion: 1, main: "index.js" },
+    });
     writeFileSync(join(plugin, "index.js"), 'throw new Error("this plugin is broken on purpose");\n');
     const run = await runCli(["doctor", "--offline", "--json", "--project", home], { home });
     const report = JSON.parse(run.stdout) as DoctorJson;

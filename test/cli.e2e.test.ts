@@ -107,7 +107,9 @@ describe("sessions", () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^ID\s+UPDATED\s+ENTRIES\s+CWD\s+TITLE$/);
-    expect(lines[1]).toMatch(new RegExp(`^${SAMPLE_ID}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+69\\s+/srv/api\\s+We need to move the API`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^${SAMPLE_ID}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+69\\s+/srv/api\\s+We need to move the API`),
+    );
     expect(lines[2]).toMatch(new RegExp(`^${MALFORMED_ID}\\s.*\\s3\\s+/home/dev/broken\\s+first$`));
     expect(lines[3]).toBe("2 sessions");
   });
@@ -141,18 +143,27 @@ describe("show", () => {
   it("prints every message of the context with its token count, and the total", async () => {
     const run = await cli("show", SAMPLE_ID);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^session ${SAMPLE_ID} · /srv/api\nleaf \\w+ · model openai/gpt-4.1 · thinking medium · format native\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(`^session ${SAMPLE_ID} · /srv/api\nleaf \\w+ · model openai/gpt-4.1 · thinking medium · format native\n`),
+    );
     expect(run.stdout).toMatch(/── 1 · user · 93 tokens ─+\nWe need to move the API/);
     expect(run.stdout).toContain("→ read({\"path\":\"src/auth/middleware.ts\"})");
     expect(run.stdout).toMatch(/── 3 · toolResult read · \d+ tokens/);
 
-    const json = JSON.parse((await cli("show", SAMPLE_ID, "--json")).stdout) as { tokens: number; messages: { index: number; tokens: number; role: string }[] };
+    const json = JSON.parse((await cli("show", SAMPLE_ID, "--json")).stdout) as {
+      tokens: number;
+      messages: { index: number; tokens: number; role: string }[];
+    };
     // Per-message counts are the stored counts the total is made of.
     expect(json.messages.reduce((sum, message) => sum + message.tokens, 0)).toBe(json.tokens);
     // Both totals, each saying what it is: the count, and pi's estimate that the threshold uses.
     const [total, estimate] = run.stdout.trimEnd().split("\n").slice(-2);
-    expect(total).toBe(`Total: ${json.tokens.toLocaleString("en-US")} tokens in ${json.messages.length} messages (counted with o200k_base)`);
-    expect(estimate).toMatch(/^Estimate: [\d,]+ tokens \(pi's estimate: the model's last reported usage \+ 4 characters a token after it; the compaction threshold is checked against it\)$/);
+    expect(total).toBe(
+      `Total: ${json.tokens.toLocaleString("en-US")} tokens in ${json.messages.length} messages (counted with o200k_base)`,
+    );
+    expect(estimate).toMatch(
+      /^Estimate: [\d,]+ tokens \(pi's estimate: the model's last reported usage \+ 4 characters a token after it; the compaction threshold is checked against it\)$/,
+    );
   });
 
   it("shows the OpenAI chat messages a client would send, one line each with --brief", async () => {
@@ -177,9 +188,15 @@ describe("show", () => {
     const first = JSON.parse(prefix.stdout) as { sessionId: string; messages: { index: number }[] };
     expect(first.sessionId).toBe(SAMPLE_ID);
 
-    const exported = (await cli("export", SAMPLE_ID)).stdout.trim().split("\n").map((line) => JSON.parse(line) as { id: string; type: string; message?: { role: string } });
+    const exported = (await cli("export", SAMPLE_ID)).stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: string; type: string; message?: { role: string } });
     const firstUser = exported.find((entry) => entry.type === "message" && entry.message?.role === "user")!;
-    const upToFirst = JSON.parse((await cli("show", SAMPLE_ID, "--leaf", firstUser.id, "--json")).stdout) as { leafId: string; messages: unknown[] };
+    const upToFirst = JSON.parse((await cli("show", SAMPLE_ID, "--leaf", firstUser.id, "--json")).stdout) as {
+      leafId: string;
+      messages: unknown[];
+    };
     expect(upToFirst.leafId).toBe(firstUser.id);
     expect(upToFirst.messages).toHaveLength(1);
   });

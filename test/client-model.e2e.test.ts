@@ -104,7 +104,11 @@ const SPLIT_TURN: EntryInput[] = [
   assistant("Fixed the import in test/setup.ts; all tests pass."),
 ];
 
-async function sessionIn(client: BaseContextClient, cwd: string, entries: EntryInput[] = SPLIT_TURN): Promise<{ sessionId: string; ids: string[] }> {
+async function sessionIn(
+  client: BaseContextClient,
+  cwd: string,
+  entries: EntryInput[] = SPLIT_TURN,
+): Promise<{ sessionId: string; ids: string[] }> {
   const { session } = await client.request(SessionCreate, { cwd });
   const stored = await appendAll(client, session.id, entries);
   return { sessionId: session.id, ids: stored.map((entry) => entry.id) };
@@ -285,7 +289,9 @@ for (const [name, transport] of [
 
       expect(details.summarizer).toBe("extractive");
       expect(details.fallbacks?.map((f) => f.from)).toEqual(["client", "client"]);
-      expect(details.fallback?.error).toMatch(/^summarizer client failed: the client "(stdio|socket)-agent"( \(connection \d+\))? answered model\/complete with an error \(-32603\): quota exceeded for the agent's model$/);
+      expect(details.fallback?.error).toMatch(
+        /^summarizer client failed: the client "(stdio|socket)-agent"( \(connection \d+\))? answered model\/complete with an error \(-32603\): quota exceeded for the agent's model$/,
+      );
       expect(entry.summary).toMatch(/^## Goal\n/);
     });
 
@@ -307,7 +313,7 @@ for (const [name, transport] of [
       const compaction = await agent.client.request(CompactionRun, { sessionId, reason: "manual" });
       expect(compaction.summarizer).toBe("extractive");
       const navigation = await agent.client.request(TreeNavigate, { sessionId, targetId: ids[0]!, summarize: true });
-      expect((navigation.summaryEntry?.details as Details).summarizer).toBe("extractive");
+      expect((navigation.summaryEntry!.details as Details).summarizer).toBe("extractive");
       expect(agent.asked).toEqual([]);
     });
   });
@@ -337,14 +343,19 @@ describe("the client's own model over the socket, with several clients", () => {
     void agent.client.request(CompactionRun, { sessionId, reason: "manual", requestId: "outlives-its-client" }).catch(() => undefined);
 
     const job = await waitFor(
-      async () => (await watcher.client.request(CompactionStatusRequest, { requestId: "outlives-its-client" })).jobs.find((j) => j.state === "committed"),
+      async () =>
+        (await watcher.client.request(CompactionStatusRequest, { requestId: "outlives-its-client" })).jobs.find(
+          (j) => j.state === "committed",
+        ),
       { timeoutMs: 20_000, message: "the compaction did not commit after its client left" },
     );
     const path = await watcher.client.request(SessionPath, { sessionId });
     const entry = path.entries.find((e) => e.id === job.entryId) as CompactionEntry;
     const details = entry.details as Details;
     expect(details.summarizer).toBe("extractive");
-    expect(details.fallback?.error).toMatch(/summarizer client failed: the client "socket-agent" \(connection \d+\) disconnected before it (answered|could be asked)/);
+    expect(details.fallback?.error).toMatch(
+      /summarizer client failed: the client "socket-agent" \(connection \d+\) disconnected before it (answered|could be asked)/,
+    );
   });
 });
 
@@ -372,12 +383,17 @@ describe("no surprise hosts", () => {
     expect(remote.requests).toEqual([]);
     // The user who relied on the key alone is told what changed and how to restore it.
     // stderr is a pipe of its own: its lines may arrive after the replies.
-    await waitFor(() => daemon.stderr().includes("$OPENAI_API_KEY is set, but a key alone no longer sends conversations to a model host"), { message: "no migration note" });
+    await waitFor(() => daemon.stderr().includes("$OPENAI_API_KEY is set, but a key alone no longer sends conversations to a model host"), {
+      message: "no migration note",
+    });
     expect(daemon.stderr()).toContain('"summarizer": { "model": "gpt-4o-mini" }');
   });
 
   it("a model named in the global settings is used, and the result states its host", async () => {
-    const daemon = await startDaemon({ settings: { summarizer: { model: "named-model", baseURL: remote.baseURL } }, env: { OPENAI_API_KEY: "sk-user" } });
+    const daemon = await startDaemon({
+      settings: { summarizer: { model: "named-model", baseURL: remote.baseURL } },
+      env: { OPENAI_API_KEY: "sk-user" },
+    });
     cleanups.push(() => daemon.close());
     const { sessionId } = await sessionIn(daemon.client, withSettings({ compaction: { reserveTokens: 2000, keepRecentTokens: 1 } }));
     const result = await daemon.client.request(CompactionRun, { sessionId, reason: "manual" });
@@ -398,6 +414,8 @@ describe("no surprise hosts", () => {
 
     expect(result.summarizer).toBe("extractive");
     expect(remote.requests).toEqual([]);
-    await waitFor(() => daemon.stderr().includes('summarizer.provider: "openai" cannot be set in a project\'s settings'), { message: "the refused key was not reported" });
+    await waitFor(() => daemon.stderr().includes('summarizer.provider: "openai" cannot be set in a project\'s settings'), {
+      message: "the refused key was not reported",
+    });
   });
 });

@@ -83,14 +83,19 @@ describe("base-context compact, offline", () => {
   it("show prints what the compaction in force kept", async () => {
     const home = dirs.make("bc-cli-home-");
     expect((await cli([SAMPLE], { BASE_CONTEXT_HOME: home })).code).toBe(0);
-    const shown = execFileSync(process.execPath, [DAEMON_MAIN, "show", "5b0c2f4e", "--brief"], { env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home }, encoding: "utf8" });
+    const shown = execFileSync(process.execPath, [DAEMON_MAIN, "show", "5b0c2f4e", "--brief"], {
+      env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home },
+      encoding: "utf8",
+    });
     expect(shown).toMatch(/^compaction \w+: kept (\d+)\/\1 files, (\d+)\/\2 errors/m);
   });
 
   it("prints one JSON object with --json, and compacts a fresh copy when the file was imported before", async () => {
     const home = dirs.make("bc-cli-home-");
     const first = await cli([SAMPLE, "--json"], { BASE_CONTEXT_HOME: home });
-    const again = await cli([SAMPLE, "--json", "--keep-recent", "12000", "--instructions", "the rollout plan"], { BASE_CONTEXT_HOME: home });
+    const again = await cli([SAMPLE, "--json", "--keep-recent", "12000", "--instructions", "the rollout plan"], {
+      BASE_CONTEXT_HOME: home,
+    });
     expect(first.code).toBe(0);
     expect(again.code).toBe(0);
     const a = JSON.parse(first.stdout) as JsonReport;
@@ -143,7 +148,10 @@ describe("base-context compact with a model", () => {
 
   it("uses the configured model and names it", async () => {
     const home = dirs.make("bc-cli-home-");
-    writeFileSync(join(home, "settings.json"), JSON.stringify({ summarizer: { provider: "openai", baseURL: fake.baseURL, model: "fake-cli-model" } }));
+    writeFileSync(
+      join(home, "settings.json"),
+      JSON.stringify({ summarizer: { provider: "openai", baseURL: fake.baseURL, model: "fake-cli-model" } }),
+    );
     const run = await cli([SAMPLE], { BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "test-key" });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Summarizer\s+openai:fake-cli-model/);

@@ -237,10 +237,17 @@ describe("compaction/run with a model", () => {
     expect(kinds.at(-1)).toBe("end");
     expect(progress[0]).toMatchObject({ kind: "begin", title: "Compacting session", cancellable: true });
     const reports = progress.filter((p) => p.kind === "report");
-    expect(reports).toContainEqual({ kind: "report", message: `Summarizing 4 messages with openai:${MODEL} at ${fake.baseURL.replace(/\/+$/, "")}, then extractive`, percentage: 10 });
+    expect(reports).toContainEqual({
+      kind: "report",
+      message: `Summarizing 4 messages with openai:${MODEL} at ${fake.baseURL.replace(/\/+$/, "")}, then extractive`,
+      percentage: 10,
+    });
     expect(reports.at(-1)).toEqual({ kind: "report", message: "Committing the summary", percentage: 90 });
     // The result names the summarizer that ran and the host the conversation went to.
-    expect(progress.at(-1)).toEqual({ kind: "end", message: `summarized 4 messages with openai:${MODEL} at ${fake.baseURL.replace(/\/+$/, "")}` });
+    expect(progress.at(-1)).toEqual({
+      kind: "end",
+      message: `summarized 4 messages with openai:${MODEL} at ${fake.baseURL.replace(/\/+$/, "")}`,
+    });
   });
 });
 
@@ -320,7 +327,10 @@ describe("idempotency, settings and nothing to do", () => {
   it('is disabled for manual and threshold runs when context.mode is "off"', async () => {
     const sessionId = await session({ context: { mode: "off" } });
     await appendAll(d.client, sessionId, RENAME_TURN);
-    expect(await d.client.request(CompactionRun, { sessionId })).toMatchObject({ status: "disabled", message: expect.stringContaining('context.mode is "off"') });
+    expect(await d.client.request(CompactionRun, { sessionId })).toMatchObject({
+      status: "disabled",
+      message: expect.stringContaining('context.mode is "off"'),
+    });
     expect((await d.client.request(CompactionRun, { sessionId, reason: "threshold" })).status).toBe("disabled");
     expect(fake.chatRequests()).toHaveLength(0);
     expect(await entryCount(sessionId)).toBe(RENAME_TURN.length);

@@ -71,7 +71,9 @@ describe("two daemons appending to one session", { timeout: 60_000 }, () => {
 
     // Nothing lost, nothing doubled, and each daemon's appends in the order it received them.
     const texts = entries.map(text);
-    expect(new Set(texts)).toEqual(new Set([...Array.from({ length: N }, (_, i) => `A-${i}`), ...Array.from({ length: N }, (_, i) => `B-${i}`)]));
+    expect(new Set(texts)).toEqual(
+      new Set([...Array.from({ length: N }, (_, i) => `A-${i}`), ...Array.from({ length: N }, (_, i) => `B-${i}`)]),
+    );
     expect(texts.filter((t) => t.startsWith("A-"))).toEqual(Array.from({ length: N }, (_, i) => `A-${i}`));
     expect(texts.filter((t) => t.startsWith("B-"))).toEqual(Array.from({ length: N }, (_, i) => `B-${i}`));
 
@@ -88,7 +90,10 @@ describe("two daemons appending to one session", { timeout: 60_000 }, () => {
     const { session } = await b.client.request(SessionCreate, { cwd: "/home/me/shared" });
     const sessionId = session.id;
     const batches = Array.from({ length: 30 }, (_, i) =>
-      a.client.request(EntryAppendMany, { sessionId, entries: [userEntry(`batch-${i}-0`), userEntry(`batch-${i}-1`), userEntry(`batch-${i}-2`)] }),
+      a.client.request(EntryAppendMany, {
+        sessionId,
+        entries: [userEntry(`batch-${i}-0`), userEntry(`batch-${i}-1`), userEntry(`batch-${i}-2`)],
+      }),
     );
     const singles = Array.from({ length: 60 }, (_, i) => b.client.request(EntryAppend, { sessionId, entry: userEntry(`single-${i}`) }));
     await Promise.all([...batches, ...singles]);
@@ -110,7 +115,9 @@ describe("two daemons appending to one session", { timeout: 60_000 }, () => {
     const sessionId = session.id;
     const K = 40;
     const send = (d: TestDaemon) =>
-      Array.from({ length: K }, (_, i) => d.client.request(EntryAppend, { sessionId, entry: userEntry(`req-${i}`), requestId: `req-${i}` }));
+      Array.from({ length: K }, (_, i) =>
+        d.client.request(EntryAppend, { sessionId, entry: userEntry(`req-${i}`), requestId: `req-${i}` }),
+      );
     const [fromA, fromB] = await Promise.all([Promise.all(send(a)), Promise.all(send(b))]);
     // Both daemons answer each requestId with the same, single write.
     expect(fromB).toEqual(fromA);

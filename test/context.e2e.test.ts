@@ -43,8 +43,23 @@ describe("context/build without a compaction", () => {
       { type: "custom", customType: "plugin-state", data: { n: 1 } },
       { type: "custom_message", customType: "reminder", content: "Keep it short.", display: true, details: { why: "policy" } },
       { type: "session_info", name: "reading" },
-      { type: "message", message: { role: "bashExecution", command: "ls", output: "a.ts", exitCode: 0, cancelled: false, truncated: false, timestamp: 5 } },
-      { type: "message", message: { role: "bashExecution", command: "cat .env", output: "SECRET", exitCode: 0, cancelled: false, truncated: false, excludeFromContext: true, timestamp: 6 } },
+      {
+        type: "message",
+        message: { role: "bashExecution", command: "ls", output: "a.ts", exitCode: 0, cancelled: false, truncated: false, timestamp: 5 },
+      },
+      {
+        type: "message",
+        message: {
+          role: "bashExecution",
+          command: "cat .env",
+          output: "SECRET",
+          exitCode: 0,
+          cancelled: false,
+          truncated: false,
+          excludeFromContext: true,
+          timestamp: 6,
+        },
+      },
       assistant("It exports a."),
     ]);
     const [, u1, a1, t1, , cm, , bash, , a2] = entries;
@@ -94,7 +109,14 @@ describe("context/build with compactions", () => {
   /** u1 a1 u2 a2 u3 a3, then a compaction keeping from u2, then u4 a4. */
   async function compacted() {
     const sessionId = await createSession(d.client);
-    const before = await appendAll(d.client, sessionId, [user("u1"), assistant("a1"), user("u2"), assistant("a2"), user("u3"), assistant("a3")]);
+    const before = await appendAll(d.client, sessionId, [
+      user("u1"),
+      assistant("a1"),
+      user("u2"),
+      assistant("a2"),
+      user("u3"),
+      assistant("a3"),
+    ]);
     const [c1] = await appendAll(d.client, sessionId, [compaction("Summary one.", before[2]!.id)]);
     const after = await appendAll(d.client, sessionId, [user("u4"), assistant("a4")]);
     return { sessionId, before, c1: c1!, after };
@@ -103,7 +125,12 @@ describe("context/build with compactions", () => {
   it("starts with the compaction summary, then the kept entries from firstKeptEntryId, then what follows", async () => {
     const { sessionId, before, c1, after } = await compacted();
     const context = await build(sessionId);
-    expect(context.messages[0]).toEqual({ role: "compactionSummary", summary: "Summary one.", tokensBefore: 50_000, timestamp: Date.parse(c1.timestamp) });
+    expect(context.messages[0]).toEqual({
+      role: "compactionSummary",
+      summary: "Summary one.",
+      tokensBefore: 50_000,
+      timestamp: Date.parse(c1.timestamp),
+    });
     expect(context.messages).toEqual([c1, ...before.slice(2), ...after].map(messageOf));
     expect(context.compactionId).toBe(c1.id);
     expect(context.tokens).toBe(await tokensOf(d.client, sessionId, [c1, ...before.slice(2), ...after].map((e) => e.id)));
@@ -214,7 +241,18 @@ describe("context/build in openai-chat format", () => {
       toolResult("call_a", "read", "export function login() {}"),
       toolResult("call_b", "bash", "1 failing", true),
       { type: "custom_message", customType: "reminder", content: [{ type: "text", text: "Tests must pass." }], display: false },
-      { type: "message", message: { role: "bashExecution", command: "git status", output: "", exitCode: 2, cancelled: false, truncated: false, timestamp: 9 } },
+      {
+        type: "message",
+        message: {
+          role: "bashExecution",
+          command: "git status",
+          output: "",
+          exitCode: 2,
+          cancelled: false,
+          truncated: false,
+          timestamp: 9,
+        },
+      },
       assistant("Fixed."),
     ]);
     const chat = await build(sessionId, { format: "openai-chat" });

@@ -155,7 +155,9 @@ describe("the scanner", () => {
   });
 
   it("turns headings into GitHub's anchors", () => {
-    const anchors = anchorsOf("# Design\n## What a context holds\n### `turn/end` & follow-up\n## Validation\n## Validation\n```\n# not a heading\n```\n<a id=\"log-message\"></a>");
+    const anchors = anchorsOf(
+      '# Design\n## What a context holds\n### `turn/end` & follow-up\n## Validation\n## Validation\n```\n# not a heading\n```\n<a id="log-message"></a>',
+    );
     expect([...anchors]).toEqual(["design", "what-a-context-holds", "turnend--follow-up", "validation", "validation-1", "log-message"]);
   });
 
@@ -167,7 +169,11 @@ describe("the scanner", () => {
       "docs/plugins.md#hooks@3",
     ]);
     const links = anchorCitations("[a](design.md#threshold) [b](#cancel) [c](../README.md#try-it)", "docs/architecture.md");
-    expect(links.map((c) => `${c.page}#${c.anchor}`)).toEqual(["docs/design.md#threshold", "docs/architecture.md#cancel", "README.md#try-it"]);
+    expect(links.map((c) => `${c.page}#${c.anchor}`)).toEqual([
+      "docs/design.md#threshold",
+      "docs/architecture.md#cancel",
+      "README.md#try-it",
+    ]);
   });
 });
 
@@ -203,7 +209,8 @@ describe("the repository", () => {
         checked += 1;
         const anchors = anchorsIn(citation.page);
         if (!anchors) broken.push(`${file}:${citation.line}: ${citation.page} is not in the repository`);
-        else if (!anchors.has(citation.anchor)) broken.push(`${file}:${citation.line}: ${citation.page} has no heading #${citation.anchor}`);
+        else if (!anchors.has(citation.anchor))
+          broken.push(`${file}:${citation.line}: ${citation.page} has no heading #${citation.anchor}`);
       }
     }
     expect(broken).toEqual([]);

@@ -120,7 +120,10 @@ describe("pi v3 files", () => {
       "user",
       "assistant",
     ]);
-    expect(context.messages[0]).toMatchObject({ summary: "## Goal\nRate-limit the public API with Redis and metrics.", tokensBefore: 45000 });
+    expect(context.messages[0]).toMatchObject({
+      summary: "## Goal\nRate-limit the public API with Redis and metrics.",
+      tokensBefore: 45000,
+    });
     expect(context.model).toEqual({ provider: "anthropic", modelId: "claude-sonnet-4-5" });
     expect(context.thinkingLevel).toBe("medium");
 
@@ -201,7 +204,12 @@ describe("pi v1 files", () => {
     const fileEntries = parse(read("pi-v1.jsonl")).slice(1);
     const { session, entryCount } = await importPath("pi-v1.jsonl");
     expect(entryCount).toBe(fileEntries.length);
-    expect(session).toMatchObject({ id: "7c9e6679-7425-40de-944b-e07fc1f90ae7", cwd: "/home/dev/todo-app", provider: "anthropic", modelId: "claude-sonnet-4-5" });
+    expect(session).toMatchObject({
+      id: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+      cwd: "/home/dev/todo-app",
+      provider: "anthropic",
+      modelId: "claude-sonnet-4-5",
+    });
     const { entries } = await d.client.request(SessionPath, { sessionId: session.id });
     // One chain in file order, so the path from the last line is the whole file.
     expect(entries).toHaveLength(fileEntries.length);
@@ -223,7 +231,11 @@ describe("pi v1 files", () => {
   it("builds the context pi builds, for the last entry and for a leaf under the first compaction", async () => {
     const { session } = await importPath("pi-v1.jsonl");
     const context = await expectContextAsPi(session.id);
-    expect(context.messages[0]).toMatchObject({ role: "compactionSummary", summary: "Todos have a dueDate, the list sorts by it and overdue items are red.", tokensBefore: 9100 });
+    expect(context.messages[0]).toMatchObject({
+      role: "compactionSummary",
+      summary: "Todos have a dueDate, the list sorts by it and overdue items are red.",
+      tokensBefore: 9100,
+    });
     expect(context.messages.slice(1).map((m) => ("content" in m && typeof m.content === "string" ? m.content : m.role))).toEqual([
       "Add tests for the sorting.",
       "assistant",
@@ -254,14 +266,25 @@ describe("edge cases pi handles in its own way", () => {
       J({ type: "session", id: "v1-with-bad-line", timestamp: "2026-03-01T00:00:00.000Z", cwd: "/p" }),
       J(msg(undefined, undefined, 1, { role: "user", content: "u1" })),
       "{oops",
-      J(msg(undefined, undefined, 2, { role: "assistant", content: [{ type: "text", text: "a2" }], provider: "p", model: "m", stopReason: "stop" })),
+      J(
+        msg(undefined, undefined, 2, {
+          role: "assistant",
+          content: [{ type: "text", text: "a2" }],
+          provider: "p",
+          model: "m",
+          stopReason: "stop",
+        }),
+      ),
       J(msg(undefined, undefined, 3, { role: "user", content: "u3" })),
       J({ type: "compaction", timestamp: "2026-03-01T00:00:04.000Z", summary: "S", firstKeptEntryIndex: 3, tokensBefore: 5 }),
     ].join("\n");
     const { session, skippedLines } = await importSession({ format: "pi-jsonl", content });
     expect(skippedLines?.map((s) => s.line)).toEqual([3]);
     const context = await expectContextAsPi(session.id);
-    expect(context.messages).toEqual([expect.objectContaining({ role: "compactionSummary", summary: "S" }), expect.objectContaining({ content: "u3" })]);
+    expect(context.messages).toEqual([
+      expect.objectContaining({ role: "compactionSummary", summary: "S" }),
+      expect.objectContaining({ content: "u3" }),
+    ]);
     // pi's own reading of the original file agrees.
     expect(piBuildContext(piLoad(content).entries).messages).toEqual(context.messages);
   });
@@ -271,7 +294,15 @@ describe("edge cases pi handles in its own way", () => {
       J({ type: "session", version: 3, id: "dangling-first-kept", timestamp: "2026-03-01T00:00:00.000Z", cwd: "/p" }),
       J(msg("a", null, 1, { role: "user", content: "u1" })),
       J(msg("b", "a", 2, { role: "user", content: "u2" })),
-      J({ type: "compaction", id: "c", parentId: "b", timestamp: "2026-03-01T00:00:03.000Z", summary: "S", firstKeptEntryId: "not-there", tokensBefore: 5 }),
+      J({
+        type: "compaction",
+        id: "c",
+        parentId: "b",
+        timestamp: "2026-03-01T00:00:03.000Z",
+        summary: "S",
+        firstKeptEntryId: "not-there",
+        tokensBefore: 5,
+      }),
       J(msg("d", "c", 4, { role: "user", content: "u3" })),
     ].join("\n");
     const { session } = await importSession({ format: "pi-jsonl", content });

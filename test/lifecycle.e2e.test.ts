@@ -2,7 +2,16 @@
  * The LSP-style lifecycle of `base-context serve` over real stdio: initialize → work → shutdown →
  * exit, the errors around it, and a stdout that carries protocol frames and nothing else.
  */
-import { ErrorCodes, Exit, Initialize, PROTOCOL_VERSION, SessionCreate, SessionImport, SessionList, Shutdown } from "@base-context/protocol";
+import {
+  ErrorCodes,
+  Exit,
+  Initialize,
+  PROTOCOL_VERSION,
+  SessionCreate,
+  SessionImport,
+  SessionList,
+  Shutdown,
+} from "@base-context/protocol";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +46,11 @@ function exitWithin(d: TestDaemon, ms = 20_000): Promise<number | null> {
 describe.concurrent("before initialize", SPAWNING, () => {
   it("answers initialize with serverInfo, the protocol version and its capabilities", async (ctx) => {
     const d = await daemon(ctx, { initialize: false });
-    const result = await d.client.request(Initialize, { protocolVersion: PROTOCOL_VERSION, processId: process.pid, clientInfo: { name: "e2e" } });
+    const result = await d.client.request(Initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      processId: process.pid,
+      clientInfo: { name: "e2e" },
+    });
     expect(result.serverInfo.name).toBe("base-context");
     expect(result.serverInfo.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(result.protocolVersion).toBe("1");
@@ -170,8 +183,20 @@ describe.concurrent("stdout", SPAWNING, () => {
       // A session whose second entry names a parent that is not an earlier line: the import logs a warning.
       const content = [
         JSON.stringify({ type: "session", version: 3, id: "stdout-purity", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" }),
-        JSON.stringify({ type: "message", id: "e1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "ünïcödé ✓ — multibyte", timestamp: 1 } }),
-        JSON.stringify({ type: "message", id: "e2", parentId: "later", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "user", content: "orphan", timestamp: 2 } }),
+        JSON.stringify({
+          type: "message",
+          id: "e1",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:01.000Z",
+          message: { role: "user", content: "ünïcödé ✓ — multibyte", timestamp: 1 },
+        }),
+        JSON.stringify({
+          type: "message",
+          id: "e2",
+          parentId: "later",
+          timestamp: "2026-01-01T00:00:02.000Z",
+          message: { role: "user", content: "orphan", timestamp: 2 },
+        }),
         "{not json",
       ].join("\n");
       const requests = [
@@ -208,7 +233,9 @@ describe.concurrent("stdout", SPAWNING, () => {
         expect(Object.keys(f.headers).every((h) => h === "content-length" || h === "content-type")).toBe(true);
       }
       const replies = new Map(frames.filter((f) => "id" in f.body && f.body.id !== null).map((f) => [f.body.id, f.body]));
-      expect(frames.filter((f) => f.body.id === null)).toMatchObject([{ body: { error: { code: -32700, data: { code: "parse_error" } } } }]);
+      expect(frames.filter((f) => f.body.id === null)).toMatchObject([
+        { body: { error: { code: -32700, data: { code: "parse_error" } } } },
+      ]);
       expect([...replies.keys()].sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
       expect(replies.get(1)).toMatchObject({ error: { code: -32002 } });
       expect(replies.get(4)).toMatchObject({ result: { entryCount: 2, skippedLines: [{ line: 4 }] } });
@@ -265,7 +292,10 @@ describe("an initialized daemon", () => {
     expect(missing.data?.issues?.map((issue) => issue.path)).toContain("entry");
 
     const badEntry = await rpcError(
-      d.client.connection.sendRequest("entry/append", { sessionId: "s", entry: { type: "message", message: { role: "robot", content: "x" } } }),
+      d.client.connection.sendRequest("entry/append", {
+        sessionId: "s",
+        entry: { type: "message", message: { role: "robot", content: "x" } },
+      }),
     );
     expect(badEntry.code).toBe(-32602);
     expect(badEntry.data?.issues?.[0]?.path).toBe("entry.message.role");

@@ -92,7 +92,9 @@ async function twoTurns(pi: PiRpc): Promise<void> {
 
 const notifications = (pi: PiRpc) => pi.output.filter((line) => line.type === "extension_ui_request" && line["method"] === "notify");
 const errorsShown = (pi: PiRpc) =>
-  pi.output.filter((line: PiOutput) => line.type === "extension_error" || (line.type === "extension_ui_request" && line["notifyType"] === "error"));
+  pi.output.filter(
+    (line: PiOutput) => line.type === "extension_error" || (line.type === "extension_ui_request" && line["notifyType"] === "error"),
+  );
 
 /** The real pi: a process start, three model turns and a daemon start per test. */
 const PI_TEST = { timeout: 120_000 };
@@ -112,7 +114,10 @@ describe("pi with the Base Context extension", PI_TEST, () => {
     // The plugin's ctx.complete was answered by pi's model, lent to the daemon by the extension.
     expect(entry["summary"]).toContain(LENT_MODEL_ANSWER);
     expect(entry["fromHook"]).toBe(true);
-    const details = entry["details"] as { by: string; retention: { files: unknown; requests: { kept: number; total: number }; missing: unknown } };
+    const details = entry["details"] as {
+      by: string;
+      retention: { files: unknown; requests: { kept: number; total: number }; missing: unknown };
+    };
     expect(details.by).toBe("marker");
     expect(details.retention.requests.total).toBeGreaterThan(0);
     expect(details.retention.missing).toBeDefined();
@@ -185,13 +190,23 @@ describe("cancelling pi's compaction", PI_TEST, () => {
     writePlugin(pluginsRoot(home), "marker", MARKER_PLUGIN);
     const agentDir = join(dirs.make("bc-pi-agent-"), "agent");
     writePiAgentDir({ agentDir, baseURL: fake.baseURL, compaction: { keepRecentTokens: 1 } });
-    const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0", BASE_CONTEXT_HOME: home };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PI_CODING_AGENT_DIR: agentDir,
+      PI_OFFLINE: "1",
+      PI_TELEMETRY: "0",
+      BASE_CONTEXT_HOME: home,
+    };
     delete env["OPENAI_API_KEY"];
-    const child = spawn(process.execPath, [SDK_ABORT, PI_SDK, PI_EXTENSION, "Fix src/config.ts for empty files.", "Add a test for it.", "Thanks."], {
-      cwd: dirs.make("bc-pi-project-"),
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [SDK_ABORT, PI_SDK, PI_EXTENSION, "Fix src/config.ts for empty files.", "Add a test for it.", "Thanks."],
+      {
+        cwd: dirs.make("bc-pi-project-"),
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     running.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -202,10 +217,13 @@ describe("cancelling pi's compaction", PI_TEST, () => {
     const said: Record<string, unknown>[] = [];
     createInterface({ input: child.stdout }).on("line", (line) => said.push(JSON.parse(line) as Record<string, unknown>));
 
-    const lentCall = await waitFor(() => fake.requests.slice(earlier).find((request) => requestText(request.body).includes("Base Context plugin asks")), {
-      timeoutMs: 90_000,
-      message: "the daemon's plugin never reached pi's model",
-    }).catch((error: Error) => {
+    const lentCall = await waitFor(
+      () => fake.requests.slice(earlier).find((request) => requestText(request.body).includes("Base Context plugin asks")),
+      {
+        timeoutMs: 90_000,
+        message: "the daemon's plugin never reached pi's model",
+      },
+    ).catch((error: Error) => {
       throw new Error(`${error.message}\n${stderr}\n${JSON.stringify(said)}`);
     });
     expect(said).toContainEqual({ compacting: true });

@@ -21,20 +21,31 @@ function homeWith(plugins: Record<string, Record<string, string>>, settings: unk
   return home;
 }
 
-const THROWS = hookPlugin({ preamble: 'function explode() {\n  throw new TypeError("no summary today");\n}', compact: "explode();", tree: "explode();" });
+const THROWS = hookPlugin({
+  preamble: 'function explode() {\n  throw new TypeError("no summary today");\n}',
+  compact: "explode();",
+  tree: "explode();",
+});
 
 describe("a failing plugin", () => {
   it("is named in compact's footer with its stack location; the built-in summary is used", async () => {
     const home = homeWith({ boom: THROWS });
     const run = await runCli(["compact", EXAMPLE], { home });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/Summarizer\s+extractive \(plugin global:boom failed: TypeError: no summary today \(at index\.mjs:2:9\); built in, offline\)/);
+    expect(run.stdout).toMatch(
+      /Summarizer\s+extractive \(plugin global:boom failed: TypeError: no summary today \(at index\.mjs:2:9\); built in, offline\)/,
+    );
     const json = JSON.parse((await runCli(["compact", EXAMPLE, "--json"], { home })).stdout) as { pluginFailures: unknown[] };
-    expect(json.pluginFailures).toEqual([{ pluginId: "global:boom", kind: "exception", message: "TypeError: no summary today (at index.mjs:2:9)" }]);
+    expect(json.pluginFailures).toEqual([
+      { pluginId: "global:boom", kind: "exception", message: "TypeError: no summary today (at index.mjs:2:9)" },
+    ]);
   });
 
   it("fails doctor's plugin check (not active), for a throw and for a hang", async () => {
-    const home = homeWith({ boom: THROWS, stuck: hookPlugin({ compact: "await new Promise(() => {});" }), fine: hookPlugin({ compact: "return undefined;" }) }, { plugins: { hookTimeoutMs: 300 } });
+    const home = homeWith(
+      { boom: THROWS, stuck: hookPlugin({ compact: "await new Promise(() => {});" }), fine: hookPlugin({ compact: "return undefined;" }) },
+      { plugins: { hookTimeoutMs: 300 } },
+    );
     const run = await runCli(["doctor", "--offline", "--json"], { home, cwd: home });
     const report = JSON.parse(run.stdout) as { ok: boolean; checks: { name: string; status: string; summary: string; fixes: string[] }[] };
     const plugins = report.checks.find((check) => check.name === "plugins")!;

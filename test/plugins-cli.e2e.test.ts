@@ -8,7 +8,17 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { compact, compactableSession, hookPlugin, pluginInfo, pluginsRoot, projectPluginsRoot, replaceSummary, usePluginDaemons, writePlugin } from "./support/plugins.js";
+import {
+  compact,
+  compactableSession,
+  hookPlugin,
+  pluginInfo,
+  pluginsRoot,
+  projectPluginsRoot,
+  replaceSummary,
+  usePluginDaemons,
+  writePlugin,
+} from "./support/plugins.js";
 import { runCli } from "./support/run-cli.js";
 import { waitFor } from "./support/wait.js";
 
@@ -18,7 +28,8 @@ const { dirs } = daemons;
 
 /** Plugin commands load plugins in worker threads: slow on a loaded machine, so a generous limit. */
 const CLI_TIMEOUT_MS = 60_000;
-const cli = (args: string[], home: string, cwd?: string) => runCli(args, { home, timeoutMs: CLI_TIMEOUT_MS, ...(cwd !== undefined ? { cwd } : {}) });
+const cli = (args: string[], home: string, cwd?: string) =>
+  runCli(args, { home, timeoutMs: CLI_TIMEOUT_MS, ...(cwd !== undefined ? { cwd } : {}) });
 
 interface ListedPlugin {
   id: string;
@@ -65,7 +76,14 @@ describe("plugin new", () => {
 describe("plugins", () => {
   it("has --help for itself and each command, and exits 2 on usage errors", async () => {
     const home = dirs.make("bc-plugins-cli-home-");
-    for (const args of [["plugins", "--help"], ["plugins", "list", "--help"], ["plugins", "trust", "--help"], ["plugins", "untrust", "--help"], ["plugins", "reload", "--help"], ["plugin", "new", "--help"]]) {
+    for (const args of [
+      ["plugins", "--help"],
+      ["plugins", "list", "--help"],
+      ["plugins", "trust", "--help"],
+      ["plugins", "untrust", "--help"],
+      ["plugins", "reload", "--help"],
+      ["plugin", "new", "--help"],
+    ]) {
       const help = await cli(args, home);
       expect(help.code, args.join(" ")).toBe(0);
       expect(help.stdout, args.join(" ")).toMatch(/^Usage: base-context plugins?/);
@@ -89,7 +107,9 @@ describe("plugins", () => {
     const trusted = await cli(["plugins", "trust", project], home);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toMatch(/repo-plugin\s+project\s+active/);
-    expect(listed((await cli(["plugins", "--json"], home, project)).stdout)).toEqual([expect.objectContaining({ name: "repo-plugin", status: "active" })]);
+    expect(listed((await cli(["plugins", "--json"], home, project)).stdout)).toEqual([
+      expect.objectContaining({ name: "repo-plugin", status: "active" }),
+    ]);
 
     expect((await cli(["plugins", "untrust", project], home)).code).toBe(0);
     expect(listed((await cli(["plugins", "list", "--json", "--project", project], home)).stdout)[0]?.status).toBe("untrusted");
@@ -103,29 +123,46 @@ describe("plugins", () => {
     expect((await pluginInfo(client, "repo-plugin", project))?.status).toBe("untrusted");
 
     expect((await cli(["plugins", "trust", project], home)).code).toBe(0);
-    await waitFor(async () => (await pluginInfo(client, "repo-plugin", project))?.status === "active", { timeoutMs: 20_000, message: "the daemon to start the trusted plugin" });
+    await waitFor(async () => (await pluginInfo(client, "repo-plugin", project))?.status === "active", {
+      timeoutMs: 20_000,
+      message: "the daemon to start the trusted plugin",
+    });
     const second = await compactableSession(client, project);
     expect((await compact(client, second.sessionId)).compaction?.summary).toBe("from the repo plugin");
 
     const generation = (await pluginInfo(client, "global"))!.generation;
     const reloaded = await cli(["plugins", "reload", "global"], home);
     expect(reloaded.code).toBe(0);
-    await waitFor(async () => ((await pluginInfo(client, "global"))?.generation ?? 0) > generation, { timeoutMs: 20_000, message: "a new generation in the daemon" });
+    await waitFor(async () => ((await pluginInfo(client, "global"))?.generation ?? 0) > generation, {
+      timeoutMs: 20_000,
+      message: "a new generation in the daemon",
+    });
 
     // The daemon's own project/trust and the CLI's write the same list.
     await client.request(ProjectTrust, { projectDir: project, trusted: false });
-    expect(listed((await cli(["plugins", "--json", "--project", project], home)).stdout).find((p) => p.name === "repo-plugin")?.status).toBe("untrusted");
+    expect(
+      listed((await cli(["plugins", "--json", "--project", project], home)).stdout).find((p) => p.name === "repo-plugin")?.status,
+    ).toBe("untrusted");
   });
 });
 
 describe("one-shot commands run plugins too", () => {
   it("compact and navigate use the plugins' summaries and exit on their own", async () => {
     const home = dirs.make("bc-plugins-cli-home-");
-    writePlugin(pluginsRoot(home), "cli-plugin", hookPlugin({ compact: replaceSummary("compacted by the plugin"), tree: 'return { summary: { summary: "branch by the plugin" } };' }));
+    writePlugin(
+      pluginsRoot(home),
+      "cli-plugin",
+      hookPlugin({ compact: replaceSummary("compacted by the plugin"), tree: 'return { summary: { summary: "branch by the plugin" } };' }),
+    );
 
     const compacted = await cli(["compact", SAMPLE, "--keep-recent", "2000", "--json"], home);
     expect(compacted.code).toBe(0);
-    const report = JSON.parse(compacted.stdout) as { sessionId: string; status: string; summarizer?: string; entry?: { summary?: string; fromHook?: boolean } };
+    const report = JSON.parse(compacted.stdout) as {
+      sessionId: string;
+      status: string;
+      summarizer?: string;
+      entry?: { summary?: string; fromHook?: boolean };
+    };
     expect(report).toMatchObject({ status: "committed", summarizer: "plugin:global:cli-plugin", entry: { fromHook: true } });
     // Repair is on by default: what the one-line summary lost is appended after the plugin's text.
     expect(report.entry?.summary).toMatch(/^compacted by the plugin\n\n## Critical Context\n- User constraint: /);

@@ -32,13 +32,21 @@ const entryCount = async (client: BaseContextClient, sessionId: string) => (awai
 
 describe("a plugin deciding the compaction", () => {
   it("replaces the summary: the entry is fromHook with the plugin's details, and no model is called", async () => {
-    const { client, project, modelCalls } = await daemonWith({ mine: hookPlugin({ compact: replaceSummary("## Goal\nby the plugin", { by: "mine", n: 1 }) }) });
+    const { client, project, modelCalls } = await daemonWith({
+      mine: hookPlugin({ compact: replaceSummary("## Goal\nby the plugin", { by: "mine", n: 1 }) }),
+    });
     const { sessionId, entries } = await compactableSession(client, project);
 
     const result = await compact(client, sessionId);
 
     expect(result).toMatchObject({ status: "committed", summarizer: "plugin:global:mine" });
-    expect(result.compaction).toMatchObject({ type: "compaction", summary: "## Goal\nby the plugin", fromHook: true, details: { by: "mine", n: 1 }, firstKeptEntryId: entries[4]!.id });
+    expect(result.compaction).toMatchObject({
+      type: "compaction",
+      summary: "## Goal\nby the plugin",
+      fromHook: true,
+      details: { by: "mine", n: 1 },
+      firstKeptEntryId: entries[4]!.id,
+    });
     expect(modelCalls()).toBe(0);
   });
 
@@ -60,7 +68,10 @@ describe("a plugin deciding the compaction", () => {
       {
         summarizer: hookPlugin({ compact: replaceSummary("from summarizer") }),
         guard: hookPlugin({ compact: "return { cancel: true };" }),
-        witness: hookPlugin({ preamble: 'import { writeFileSync } from "node:fs";', compact: `writeFileSync(${JSON.stringify(marker)}, "ran"); return undefined;` }),
+        witness: hookPlugin({
+          preamble: 'import { writeFileSync } from "node:fs";',
+          compact: `writeFileSync(${JSON.stringify(marker)}, "ran"); return undefined;`,
+        }),
       },
       { plugins: { order: ["summarizer", "guard", "witness"] } },
     );
@@ -91,7 +102,10 @@ describe("a plugin deciding the compaction", () => {
   });
 
   it("runs no plugin at all with plugins.enabled false", async () => {
-    const { client, project, modelCalls } = await daemonWith({ stopper: hookPlugin({ compact: "return { cancel: true };" }) }, { plugins: { enabled: false } });
+    const { client, project, modelCalls } = await daemonWith(
+      { stopper: hookPlugin({ compact: "return { cancel: true };" }) },
+      { plugins: { enabled: false } },
+    );
     const { sessionId } = await compactableSession(client, project);
 
     const result = await compact(client, sessionId);
@@ -104,7 +118,9 @@ describe("a plugin deciding the compaction", () => {
 
 describe("a plugin failing: reported, and the default summary is used", () => {
   it("throws: plugins/didError kind exception, the model summarizes, plugins/list shows the last error", async () => {
-    const { client, project, news, modelCalls } = await daemonWith({ thrower: hookPlugin({ compact: 'throw new Error("the plugin broke");' }) });
+    const { client, project, news, modelCalls } = await daemonWith({
+      thrower: hookPlugin({ compact: 'throw new Error("the plugin broke");' }),
+    });
     const { sessionId } = await compactableSession(client, project);
 
     const result = await compact(client, sessionId);
@@ -113,15 +129,28 @@ describe("a plugin failing: reported, and the default summary is used", () => {
     expect(result.compaction?.fromHook).toBeUndefined();
     expect(modelCalls()).toBe(1);
     const error = await waitFor(() => news.errors[0], { message: "plugins/didError" });
-    expect(error).toMatchObject({ pluginId: "global:thrower", hook: "session_before_compact", kind: "exception", version: "1.0.0", generation: 1 });
+    expect(error).toMatchObject({
+      pluginId: "global:thrower",
+      hook: "session_before_compact",
+      kind: "exception",
+      version: "1.0.0",
+      generation: 1,
+    });
     expect(error.message).toContain("the plugin broke");
     const { plugins } = await client.request(PluginsList, {});
-    expect(plugins[0]).toMatchObject({ id: "global:thrower", status: "active", lastError: { kind: "exception", hook: "session_before_compact" } });
+    expect(plugins[0]).toMatchObject({
+      id: "global:thrower",
+      status: "active",
+      lastError: { kind: "exception", hook: "session_before_compact" },
+    });
   });
 
   it("returns an invalid result (a misspelt key): kind invalid-result, ignored", async () => {
     const { client, project, news } = await daemonWith({
-      typo: hookPlugin({ compact: 'const p = event.preparation; return { compaction: { sumary: "x", firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore } };' }),
+      typo: hookPlugin({
+        compact:
+          'const p = event.preparation; return { compaction: { sumary: "x", firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore } };',
+      }),
     });
     const { sessionId } = await compactableSession(client, project);
 
@@ -210,7 +239,9 @@ ${replaceSummary("summary despite the noise")}`,
 
     expect(result.compaction?.summary).toBe("summary despite the noise");
     expect(await entryCount(client, sessionId)).toBe(6);
-    await waitFor(() => d.stderr().includes("noisy: compacting") && d.stderr().includes("noisy: on stderr"), { message: "the plugin's output in the daemon's log" });
+    await waitFor(() => d.stderr().includes("noisy: compacting") && d.stderr().includes("noisy: on stderr"), {
+      message: "the plugin's output in the daemon's log",
+    });
     expect(d.stderr()).toContain("[plugin noisy] noisy: loading");
   });
 });

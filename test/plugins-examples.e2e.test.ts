@@ -44,7 +44,9 @@ describe("every example", () => {
     const names = readdirSync(EXAMPLES_DIR).sort();
     const { client } = await daemonWithExamples(names);
     const { plugins } = await client.request(PluginsList, {});
-    expect(plugins.map((plugin) => [plugin.name, plugin.status, plugin.lastError])).toEqual(names.map((name) => [name, "active", undefined]));
+    expect(plugins.map((plugin) => [plugin.name, plugin.status, plugin.lastError])).toEqual(
+      names.map((name) => [name, "active", undefined]),
+    );
   });
 });
 
@@ -66,7 +68,12 @@ describe("pinned-guard", () => {
   it("cancels navigating away from a branch that holds a pinned entry", async () => {
     const { client, project } = await daemonWithExamples(["pinned-guard"]);
     const sessionId = await session(client, project);
-    const entries = await appendAll(client, sessionId, [user("Plan the migration."), assistant("Plan: three steps."), user("Keep this exact SQL: ALTER TABLE …"), assistant("Noted.")]);
+    const entries = await appendAll(client, sessionId, [
+      user("Plan the migration."),
+      assistant("Plan: three steps."),
+      user("Keep this exact SQL: ALTER TABLE …"),
+      assistant("Noted."),
+    ]);
     await client.request(LabelSet, { sessionId, targetId: entries[2]!.id, label: "pinned" });
 
     const result = await client.request(TreeNavigate, { sessionId, targetId: entries[1]!.id, summarize: true });
@@ -79,7 +86,10 @@ describe("decisions-artifacts", () => {
   it("writes the daemon model's narrative plus a decisions and artifacts ledger that later compactions extend", async () => {
     fake.setHandler(() => reply.text("Narrative from the daemon's model."));
     const summarizer = { provider: "openai", baseURL: fake.baseURL, model: "fake-summarizer", maxRetries: 0 };
-    const { client, project } = await daemonWithExamples(["decisions-artifacts"], { settings: { summarizer }, env: { OPENAI_API_KEY: "test-key" } });
+    const { client, project } = await daemonWithExamples(["decisions-artifacts"], {
+      settings: { summarizer },
+      env: { OPENAI_API_KEY: "test-key" },
+    });
     const sessionId = await session(client, project);
     await appendAll(client, sessionId, [
       user("We'll use zod for validation. Read the schema."),
@@ -127,7 +137,12 @@ describe("openai-summarizer", () => {
     expect(compaction.compaction?.details).toMatchObject({ summarizer: "openai-summarizer", model: "alt-model" });
 
     const branch = await session(client, project);
-    const entries = await appendAll(client, branch, [user("Try approach A."), assistant("A works."), user("Now try B."), assistant("B is slower.")]);
+    const entries = await appendAll(client, branch, [
+      user("Try approach A."),
+      assistant("A works."),
+      user("Now try B."),
+      assistant("B is slower."),
+    ]);
     const navigated = await client.request(TreeNavigate, { sessionId: branch, targetId: entries[1]!.id, summarize: true });
     expect(navigated.summaryEntry).toMatchObject({ fromHook: true, summary: "Summary by alt-model.", details: { model: "alt-model" } });
     expect(fake.chatRequests().every((request) => request.body?.model === "alt-model")).toBe(true);

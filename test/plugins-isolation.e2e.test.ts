@@ -24,7 +24,12 @@ describe("a plugin stuck in while (true)", () => {
     const HOOK_TIMEOUT_MS = 3_000;
     const marker = join(dirs.make("bc-plugins-marker-"), "looping");
     const { client, project, news } = await daemonWith(
-      { spinner: hookPlugin({ preamble: 'import { writeFileSync } from "node:fs";', compact: `writeFileSync(${JSON.stringify(marker)}, "x");\nwhile (true) {}` }) },
+      {
+        spinner: hookPlugin({
+          preamble: 'import { writeFileSync } from "node:fs";',
+          compact: `writeFileSync(${JSON.stringify(marker)}, "x");\nwhile (true) {}`,
+        }),
+      },
       { plugins: { hookTimeoutMs: HOOK_TIMEOUT_MS } },
     );
     const { sessionId } = await compactableSession(client, project);

@@ -22,7 +22,14 @@ beforeEach(() => {
 
 /** The daemon's model is the fake, its key in a variable of its own choosing (summarizer.apiKeyEnv). */
 async function daemonWithModel(compactHook: string, preamble = "") {
-  const summarizer = { provider: "openai", baseURL: fake.baseURL, model: MODEL, apiKeyEnv: "BC_SUMMARIZER_KEY", maxRetries: 0, timeoutMs: 60_000 };
+  const summarizer = {
+    provider: "openai",
+    baseURL: fake.baseURL,
+    model: MODEL,
+    apiKeyEnv: "BC_SUMMARIZER_KEY",
+    maxRetries: 0,
+    timeoutMs: 60_000,
+  };
   return daemons.start({
     plugins: { borrower: hookPlugin({ compact: compactHook, preamble }) },
     settings: { summarizer },
@@ -51,7 +58,10 @@ return { compaction: { summary: first.text, firstKeptEntryId: p.firstKeptEntryId
       fromHook: true,
       details: { model: MODEL, chat: "the model's answer", tokens: 2, keys: [], leaked: 0 },
     });
-    expect((result.compaction?.details as { usage?: { input?: number; output?: number } }).usage).toEqual({ input: expect.any(Number), output: expect.any(Number) });
+    expect((result.compaction!.details as { usage?: { input?: number; output?: number } }).usage).toEqual({
+      input: expect.any(Number),
+      output: expect.any(Number),
+    });
     const [first, second] = fake.chatRequests();
     expect(first?.headers.authorization).toBe("Bearer the-daemons-secret");
     expect(first?.body).toMatchObject({
@@ -92,7 +102,9 @@ return { compaction: { summary: answer.text, firstKeptEntryId: p.firstKeptEntryI
     const result = await compact(setup.client, sessionId);
 
     expect(result.compaction).toMatchObject({ summary: "the client's answer", details: { model: "client-llm" } });
-    expect(asked).toEqual([{ purpose: "plugin", system: "Be brief.", messages: [{ role: "user", content: "Name the goal." }], maxTokens: 50, sessionId }]);
+    expect(asked).toEqual([
+      { purpose: "plugin", system: "Be brief.", messages: [{ role: "user", content: "Name the goal." }], maxTokens: 50, sessionId },
+    ]);
     expect(fake.requests).toEqual([]);
   });
 
@@ -108,7 +120,9 @@ return { compaction: { summary: message, firstKeptEntryId: p.firstKeptEntryId, t
 
     const result = await compact(client, sessionId);
 
-    expect(result.compaction?.summary).toBe('ctx.complete: the daemon has no model to offer (the project\'s settings narrow summarizer.provider to "extractive")');
+    expect(result.compaction?.summary).toBe(
+      'ctx.complete: the daemon has no model to offer (the project\'s settings narrow summarizer.provider to "extractive")',
+    );
     expect(fake.requests).toEqual([]);
   });
 

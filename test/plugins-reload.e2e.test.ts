@@ -7,7 +7,16 @@ import { PluginsList, type BaseContextClient } from "@base-context/protocol";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { atomicSave, compact, compactableSession, pluginInfo, pluginsRoot, usePluginDaemons, waitForPlugin, writePlugin } from "./support/plugins.js";
+import {
+  atomicSave,
+  compact,
+  compactableSession,
+  pluginInfo,
+  pluginsRoot,
+  usePluginDaemons,
+  waitForPlugin,
+  writePlugin,
+} from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
 const daemons = usePluginDaemons();
@@ -104,7 +113,10 @@ describe("hot reload", () => {
     const { client, project, news, entry } = await daemonWithLivePlugin(versionSource("working version"));
 
     atomicSave(entry, "export default {{ this is not TypeScript");
-    const error = await waitFor(() => news.errors.find((e) => e.kind === "activation"), { timeoutMs: 10_000, message: "an activation report" });
+    const error = await waitFor(() => news.errors.find((e) => e.kind === "activation"), {
+      timeoutMs: 10_000,
+      message: "an activation report",
+    });
     expect(error).toMatchObject({ pluginId: "global:live", hook: null });
     const info = await waitForPlugin(client, "live", (plugin) => plugin.lastError?.kind === "activation");
     expect(info).toMatchObject({ status: "active", generation: 1 });
@@ -112,7 +124,10 @@ describe("hot reload", () => {
     expect(await summaryOfNewCompaction(client, project)).toBe("working version");
 
     atomicSave(entry, versionSource("fixed version"));
-    await waitFor(async () => (await summaryOfNewCompaction(client, project)) === "fixed version", { timeoutMs: 20_000, message: "the fixed version serving" });
+    await waitFor(async () => (await summaryOfNewCompaction(client, project)) === "fixed version", {
+      timeoutMs: 20_000,
+      message: "the fixed version serving",
+    });
     expect((await pluginInfo(client, "live"))?.lastError).toBeUndefined();
   });
 });

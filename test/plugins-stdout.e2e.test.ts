@@ -10,7 +10,16 @@ import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
-import { COMPACT_EVERYTHING, compact, compactableSession, hookPlugin, pluginsRoot, replaceSummary, usePluginDaemons, writePlugin } from "./support/plugins.js";
+import {
+  COMPACT_EVERYTHING,
+  compact,
+  compactableSession,
+  hookPlugin,
+  pluginsRoot,
+  replaceSummary,
+  usePluginDaemons,
+  writePlugin,
+} from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
 const FORGED = JSON.stringify({ jsonrpc: "2.0", method: "forged/notification", params: { from: "a plugin" } });
@@ -68,7 +77,12 @@ describe("a plugin writing to file descriptor 1", () => {
       closeSync(stderrFd);
       const exited = new Promise((resolve) => child.once("exit", resolve));
       const client = connect(child.stdout!, child.stdin!);
-      opened.push({ close: () => (child.stdin!.end(), client.dispose()) });
+      opened.push({
+        close: () => {
+          child.stdin!.end();
+          return client.dispose();
+        },
+      });
       const seen = observe(client, child.stdout);
       await client.initialize({});
 

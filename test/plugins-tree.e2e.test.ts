@@ -59,7 +59,9 @@ return { summary: { summary: "Left: " + p.entriesToSummarize.map((e) => e.id).jo
   });
 
   it("runs on navigations without a summary too, where a cancel still counts", async () => {
-    const { client, sessionId, entries } = await daemonWithTreeHook("return event.preparation.userWantsSummary ? undefined : { cancel: true };");
+    const { client, sessionId, entries } = await daemonWithTreeHook(
+      "return event.preparation.userWantsSummary ? undefined : { cancel: true };",
+    );
 
     expect((await client.request(TreeNavigate, backToFirstAnswer(sessionId, entries, false))).status).toBe("cancelled");
     expect((await client.request(SessionGet, { sessionId })).leafId).toBe(entries[3]!.id);

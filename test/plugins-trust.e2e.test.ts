@@ -31,21 +31,33 @@ describe("a project's plugins", () => {
     writePlugin(
       projectPluginsRoot(project),
       "repo-summarizer",
-      hookPlugin({ preamble: `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(loaded)}, "top-level code ran");`, compact: replaceSummary("from the project's plugin") }),
+      hookPlugin({
+        preamble: `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(loaded)}, "top-level code ran");`,
+        compact: replaceSummary("from the project's plugin"),
+      }),
     );
     const projectDir = realpathSync(project);
     const { sessionId } = await compactableSession(client, project);
 
     const listed = await client.request(PluginsList, { projectDir: project });
     expect(listed.plugins).toEqual([
-      expect.objectContaining({ id: `project:repo-summarizer@${projectDir}`, name: "repo-summarizer", source: "project", projectDir, status: "untrusted", hooks: [] }),
+      expect.objectContaining({
+        id: `project:repo-summarizer@${projectDir}`,
+        name: "repo-summarizer",
+        source: "project",
+        projectDir,
+        status: "untrusted",
+        hooks: [],
+      }),
     ]);
     const untrusted = await compact(client, sessionId);
     expect(untrusted).toMatchObject({ status: "committed", summarizer: "extractive" });
     expect(existsSync(loaded)).toBe(false);
 
     const changes: string[] = [];
-    const subscription = client.onNotification(PluginsDidChange, ({ plugins }) => changes.push(plugins.map((p) => `${p.name}:${p.status}`).join(",")));
+    const subscription = client.onNotification(PluginsDidChange, ({ plugins }) =>
+      changes.push(plugins.map((p) => `${p.name}:${p.status}`).join(",")),
+    );
     await client.request(ProjectTrust, { projectDir: project, trusted: true });
     const { plugins } = await client.request(PluginsList, { projectDir: project });
     expect(plugins[0]).toMatchObject({ status: "active", hooks: ["session_before_compact"] });
@@ -92,7 +104,10 @@ describe("a project's plugins", () => {
     const { plugins } = await client.request(PluginsList, { projectDir: user });
     expect(plugins.map((plugin) => [plugin.id, plugin.status])).toEqual([["global:mine", "active"]]);
     const { sessionId } = await compactableSession(client, user);
-    expect(await compact(client, sessionId)).toMatchObject({ summarizer: "plugin:global:mine", compaction: { summary: "from the global plugin" } });
+    expect(await compact(client, sessionId)).toMatchObject({
+      summarizer: "plugin:global:mine",
+      compaction: { summary: "from the global plugin" },
+    });
   });
 
   it("keeps the trust in the global folder, never in the project", async () => {

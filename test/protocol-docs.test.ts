@@ -27,7 +27,10 @@ function generatedFiles(docsDir: string): string[] {
 describe("the protocol reference", () => {
   it("is up to date with the schemas and the daemon (run `pnpm run docs` after changing either)", { timeout: 180_000 }, async () => {
     const out = dirs.make("bc-protocol-docs-");
-    await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "gen-protocol-docs.mjs"), "--out", out], { cwd: ROOT, timeout: 170_000 });
+    await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "gen-protocol-docs.mjs"), "--out", out], {
+      cwd: ROOT,
+      timeout: 170_000,
+    });
     const fresh = generatedFiles(out);
     expect(generatedFiles(DOCS), "docs/protocol/ has other files than the generator writes: run `pnpm run docs`").toEqual(fresh);
     for (const file of fresh) {
@@ -57,7 +60,11 @@ describe("the protocol reference", () => {
       const name = ref.slice('"#/$defs/'.length, -1);
       expect(schema.$defs[name], `${ref} points nowhere`).toBeDefined();
     }
-    expect(schema.messages["session/create"]).toMatchObject({ kind: "request", direction: "toDaemon", params: { $ref: "#/$defs/SessionCreateParams" } });
+    expect(schema.messages["session/create"]).toMatchObject({
+      kind: "request",
+      direction: "toDaemon",
+      params: { $ref: "#/$defs/SessionCreateParams" },
+    });
     expect(schema.messages["entry/didAppend"]).toMatchObject({ kind: "notification", direction: "toClient" });
   });
 });

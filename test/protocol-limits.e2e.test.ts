@@ -10,7 +10,16 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { rpcError, user } from "./fixtures/e2e.js";
 import { startDaemon, type TestDaemon } from "./support/daemon.js";
-import { connectRaw, frame, INITIALIZE, openSockets, spawnRawSocketDaemon, spawnRawStdio, type RawSocketDaemon, type RawStdioDaemon } from "./support/raw-daemon.js";
+import {
+  connectRaw,
+  frame,
+  INITIALIZE,
+  openSockets,
+  spawnRawSocketDaemon,
+  spawnRawStdio,
+  type RawSocketDaemon,
+  type RawStdioDaemon,
+} from "./support/raw-daemon.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
@@ -64,7 +73,16 @@ describe("limits", () => {
       d.client.request(TurnEnd, {
         sessionId: session.id,
         contextWindow: 100_000,
-        assistant: { role: "assistant", content: [{ type: "text", text: big }], api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 }, stopReason: "stop", timestamp: 1 },
+        assistant: {
+          role: "assistant",
+          content: [{ type: "text", text: big }],
+          api: "x",
+          provider: "x",
+          model: "x",
+          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+          stopReason: "stop",
+          timestamp: 1,
+        },
       }),
     );
     expect(turn).toMatchObject({ code: ErrorCodes.InvalidParams, data: { code: "entry_too_large" } });
@@ -75,7 +93,13 @@ describe("limits", () => {
     const d = await startDaemon({ home: homeWith({ limits: { maxEntryBytes: 4096 } }) });
     closeable.push(d);
     const line = (id: string, parentId: string | null, text: string) =>
-      JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: 1 } });
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: text, timestamp: 1 },
+      });
     const content = [
       JSON.stringify({ type: "session", version: 3, id: "big-import", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" }),
       line("e1", null, "small"),
@@ -84,7 +108,9 @@ describe("limits", () => {
     ].join("\n");
     const result = await d.client.request(SessionImport, { format: "pi-jsonl", content });
     expect(result.entryCount).toBe(2);
-    expect(result.skippedLines).toEqual([{ line: 3, reason: "the entry is larger than the largest accepted (4096 bytes, setting limits.maxEntryBytes)" }]);
+    expect(result.skippedLines).toEqual([
+      { line: 3, reason: "the entry is larger than the largest accepted (4096 bytes, setting limits.maxEntryBytes)" },
+    ]);
   });
 
   it("refuses params nested deeper than 128 levels with -32602 nesting_too_deep, and serves on", async () => {
@@ -107,8 +133,13 @@ describe("limits", () => {
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/create", params: { cwd: "x".repeat(5000) } });
     daemon.connection.write(frame(big));
     expect(await daemon.exitCode).toBe(1);
-    expect(daemon.connection.responses()).toMatchObject([{ id: 0 }, { id: null, error: { code: -32600, data: { code: "message_too_large" } } }]);
-    expect(daemon.stderr()).toContain(`message of ${Buffer.byteLength(big)} bytes refused: the largest accepted is 4096 bytes (setting limits.maxMessageBytes)`);
+    expect(daemon.connection.responses()).toMatchObject([
+      { id: 0 },
+      { id: null, error: { code: -32600, data: { code: "message_too_large" } } },
+    ]);
+    expect(daemon.stderr()).toContain(
+      `message of ${Buffer.byteLength(big)} bytes refused: the largest accepted is 4096 bytes (setting limits.maxMessageBytes)`,
+    );
   });
 
   it("refuses a 2^40-byte Content-Length before reading the body, over a socket too: that connection closes, others go on", async () => {
@@ -121,7 +152,9 @@ describe("limits", () => {
     expect(connection.responses()).toMatchObject([{ id: null, error: { code: -32600, data: { code: "message_too_large" } } }]);
     expect((await bystander.connection.request(1, "session/list", {})).result).toBeDefined();
     // Logged for the daemon's owner, not broadcast to the other clients.
-    expect(daemon.stderr()).toMatch(/protocol error from socket client \d+, closing the connection: message of 1099511627776 bytes refused/);
+    expect(daemon.stderr()).toMatch(
+      /protocol error from socket client \d+, closing the connection: message of 1099511627776 bytes refused/,
+    );
     expect(bystander.connection.replies.filter((reply) => reply.method === "log/message")).toEqual([]);
   });
 });
@@ -129,8 +162,21 @@ describe("limits", () => {
 describe("JSON-RPC 2.0 error replies", () => {
   it("answers a body that is not JSON with -32700 and anything but a request with -32600, id null, and serves on", async () => {
     const { connection } = await stdioDaemon();
-    const bodies = ["{not json", "[]", '[{"jsonrpc":"2.0","id":5,"method":"session/list"}]', "42", '"hi"', "null", '{"jsonrpc":"2.0","id":6,"method":5}'];
-    for (const body of [...bodies, '{"jsonrpc":"2.0","id":true,"method":"session/list"}', '{"jsonrpc":"2.0","id":{},"method":"session/list"}', '{"jsonrpc":"2.0","id":[7],"method":"session/list"}']) {
+    const bodies = [
+      "{not json",
+      "[]",
+      '[{"jsonrpc":"2.0","id":5,"method":"session/list"}]',
+      "42",
+      '"hi"',
+      "null",
+      '{"jsonrpc":"2.0","id":6,"method":5}',
+    ];
+    for (const body of [
+      ...bodies,
+      '{"jsonrpc":"2.0","id":true,"method":"session/list"}',
+      '{"jsonrpc":"2.0","id":{},"method":"session/list"}',
+      '{"jsonrpc":"2.0","id":[7],"method":"session/list"}',
+    ]) {
       connection.write(frame(body));
     }
     expect((await connection.request(8, "session/list", {})).result).toBeDefined();
@@ -146,14 +192,21 @@ describe("JSON-RPC 2.0 error replies", () => {
   it("refuses a second request with the id of one in flight (duplicate_request_id); the first is stored", async () => {
     const { connection } = await stdioDaemon();
     await connection.request(1, "session/create", { cwd: "/p", id: "dup" });
-    const append = (text: string) => ({ jsonrpc: "2.0", id: 2, method: "entry/append", params: { sessionId: "dup", entry: { type: "message", message: { role: "user", content: text } } } });
+    const append = (text: string) => ({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "entry/append",
+      params: { sessionId: "dup", entry: { type: "message", message: { role: "user", content: text } } },
+    });
     connection.write(Buffer.concat([frame(JSON.stringify(append("first"))), frame(JSON.stringify(append("second")))]));
     await waitFor(() => connection.replies.filter((reply) => reply.id === 2).length === 2, { message: "two replies with id 2" });
     const replies = connection.replies.filter((reply) => reply.id === 2);
     expect(replies.find((reply) => reply.error)?.error).toMatchObject({ code: -32600, data: { code: "duplicate_request_id" } });
     expect(replies.find((reply) => reply.result)?.result).toMatchObject({ entry: { message: { content: "first" } } });
     const path = await connection.request(3, "session/path", { sessionId: "dup" });
-    expect((path.result as { entries: { message: { content: string } }[] }).entries.map((entry) => entry.message.content)).toEqual(["first"]);
+    expect((path.result as { entries: { message: { content: string } }[] }).entries.map((entry) => entry.message.content)).toEqual([
+      "first",
+    ]);
   });
 });
 
@@ -163,7 +216,9 @@ describe("unreadable frames", () => {
     daemon.connection.write("Content-Length: abc\r\n\r\n{}");
     expect(await daemon.exitCode).toBe(1);
     expect(daemon.connection.responses().at(-1)).toMatchObject({ id: null, error: { code: -32600, data: { code: "invalid_frame" } } });
-    expect(daemon.stderr()).toContain('protocol error from the client, closing the connection: Content-Length must be a number of bytes, got "abc"');
+    expect(daemon.stderr()).toContain(
+      'protocol error from the client, closing the connection: Content-Length must be a number of bytes, got "abc"',
+    );
   });
 
   it("over a socket: closes that connection only, and broken connections release their file descriptors", async () => {

@@ -53,7 +53,9 @@ async function sessionWithOldListing(): Promise<{ sessionId: string; listingId: 
 }
 
 const textOf = (message: ContextMessage | undefined) =>
-  message && "content" in message && Array.isArray(message.content) ? message.content.map((block) => ("text" in block ? block.text : "")).join("") : "";
+  message && "content" in message && Array.isArray(message.content)
+    ? message.content.map((block) => ("text" in block ? block.text : "")).join("")
+    : "";
 
 describe("compaction/run with strategy prune", () => {
   it("hides the old listing behind a stub, reports the rung and the saving, and pi opens the export", async () => {
@@ -76,7 +78,10 @@ describe("compaction/run with strategy prune", () => {
     expect(after.messages).toHaveLength(before.messages.length);
 
     // Pruning again hides nothing twice.
-    expect(await d.client.request(CompactionRun, { sessionId, strategy: "prune" })).toMatchObject({ status: "nothing_to_compact", rung: "prune" });
+    expect(await d.client.request(CompactionRun, { sessionId, strategy: "prune" })).toMatchObject({
+      status: "nothing_to_compact",
+      rung: "prune",
+    });
 
     // The export carries the prune entry as a custom entry; pi 0.73 opens the file and builds a
     // context with the full listing (it ignores custom entries).
@@ -122,7 +127,11 @@ describe("turn/end", () => {
       },
     });
     expect(answer.usage).toEqual({ tokens: 19_500, threshold: 19_000 });
-    expect(answer.checkpoint).toMatchObject({ status: "committed", rung: "prune", entry: { type: "prune", hidden: [{ entryId: listingId }] } });
+    expect(answer.checkpoint).toMatchObject({
+      status: "committed",
+      rung: "prune",
+      entry: { type: "prune", hidden: [{ entryId: listingId }] },
+    });
     expect(answer.message).toMatch(/pruned 1 old tool output \(\d+ tokens\), no model call/);
     const usageAfter = await d.client.request(ContextBuild, { sessionId });
     expect(usageAfter.pruned?.entryIds).toEqual([listingId]);

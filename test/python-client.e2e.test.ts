@@ -20,7 +20,12 @@ const shellQuote = (words: string[]) => words.map((word) => `'${word.replace(/'/
 describe("the Python client", () => {
   it("runs the scenario: session, appends, OpenAI context, an error, import, compaction, shutdown", { timeout: 120_000 }, async () => {
     const home = dirs.make("bc-python-");
-    const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]), PYTHONIOENCODING: "utf-8" };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      BASE_CONTEXT_HOME: home,
+      BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
+      PYTHONIOENCODING: "utf-8",
+    };
     delete env.OPENAI_API_KEY;
     const { stdout } = await promisify(execFile)("python3", ["scenario.py"], { cwd: PYTHON_DIR, env, timeout: 110_000 });
 
@@ -55,12 +60,18 @@ describe("the Python client", () => {
       "except BaseContextError as error:",
       "    print('after close:', error.code, error.message.startswith('the daemon is gone'))",
     ].join("\n");
-    const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      BASE_CONTEXT_HOME: home,
+      BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
+    };
     const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: PYTHON_DIR, env, timeout: 50_000 });
     expect(stdout).toBe("before initialize: -32002 server_not_initialized\nsessions: []\nafter close: None True\n");
   });
 
-  it("offers its model: the daemon's compaction is written by it; an error it raises leads to the fallback", { timeout: 60_000 }, async () => {
+  it("offers its model: the daemon's compaction is written by it; an error it raises leads to the fallback", {
+    timeout: 60_000,
+  }, async () => {
     const home = dirs.make("bc-python-");
     const script = `
 import json
@@ -88,12 +99,18 @@ for name, model in [("good", my_model), ("broken", broken_model)]:
         print(name, result["summarizer"], json.dumps(result["entry"]["summary"].splitlines()[1]), details.get("fallback", {}).get("error", "-"))
 print("asked", asked)
 `;
-    const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      BASE_CONTEXT_HOME: home,
+      BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
+    };
     delete env.OPENAI_API_KEY;
     const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: PYTHON_DIR, env, timeout: 50_000 });
     const lines = stdout.trimEnd().split("\n");
     expect(lines[0]).toBe('good client:py-model "Written by the Python client\'s model (compaction)" -');
-    expect(lines[1]).toMatch(/^broken extractive ".*" summarizer client failed: the client "python-broken" answered model\/complete with an error \(-32803\): the Python model is out of quota$/);
+    expect(lines[1]).toMatch(
+      /^broken extractive ".*" summarizer client failed: the client "python-broken" answered model\/complete with an error \(-32803\): the Python model is out of quota$/,
+    );
     expect(lines[2]).toBe("asked ['compaction']");
   });
 });

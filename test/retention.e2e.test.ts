@@ -5,7 +5,14 @@
  * reply. Without repair the report shows what was lost. Over three iterative compactions no
  * repaired item is lost or repeated.
  */
-import { CompactionRun, SessionImport, type BaseContextClient, type CompactionEntry, type EntryInput, type RetentionReport } from "@base-context/protocol";
+import {
+  CompactionRun,
+  SessionImport,
+  type BaseContextClient,
+  type CompactionEntry,
+  type EntryInput,
+  type RetentionReport,
+} from "@base-context/protocol";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,7 +73,10 @@ describe("retention of a weak summary, repaired", () => {
   });
 
   it("a plugin returning one line: repaired the same way, its own details kept beside the report", async () => {
-    const { client, project } = await daemons.start({ plugins: { oneliner: hookPlugin({ compact: replaceSummary(ONE_LINE, { by: "oneliner" }) }) }, settings: REPAIR_ON });
+    const { client, project } = await daemons.start({
+      plugins: { oneliner: hookPlugin({ compact: replaceSummary(ONE_LINE, { by: "oneliner" }) }) },
+      settings: REPAIR_ON,
+    });
     const sessionId = await importCorpusSession(client, project);
 
     const { result, entry } = await compactAll(client, sessionId);
@@ -86,7 +96,9 @@ describe("retention of a weak summary, repaired", () => {
     expect(entry.summary).not.toContain("User constraint:");
     expect(result.retention!.repaired).toBeUndefined();
     expect(result.retention!.constraints.kept).toBe(0);
-    expect(result.retention!.missing.constraints).toContain("Never touch migrations/ in this task, the schema is frozen until the release.");
+    expect(result.retention!.missing.constraints).toContain(
+      "Never touch migrations/ in this task, the schema is frozen until the release.",
+    );
     expect(result.retention!.missing.errors).toContain("TypeError: cannot read property 'amount' of undefined");
   });
 
@@ -97,7 +109,9 @@ describe("retention of a weak summary, repaired", () => {
     const sessionId = await createSession(client, project);
     const rounds: EntryInput[][] = [1, 2, 3].map((n) => [
       user(`Task ${n}: fix the module_${n} loader. Never rename the exports of module_${n}.`),
-      assistant("", { toolCalls: [{ id: `call_${n}`, name: "edit", arguments: { path: `src/module_${n}.ts`, oldText: "a", newText: "b" } }] }),
+      assistant("", {
+        toolCalls: [{ id: `call_${n}`, name: "edit", arguments: { path: `src/module_${n}.ts`, oldText: "a", newText: "b" } }],
+      }),
       toolResult(`call_${n}`, "edit", `Error: oldText not found in src/module_${n}.ts`, true),
       assistant(`Round ${n} done.`),
     ]);
@@ -115,7 +129,10 @@ describe("retention of a weak summary, repaired", () => {
     expect(retention!.constraints.total).toBe(3);
     expect(retention!.errors.total).toBe(3);
     for (const n of [1, 2, 3]) {
-      for (const line of [`- User constraint: Never rename the exports of module_${n}.`, `Error: oldText not found in src/module_${n}.ts`]) {
+      for (const line of [
+        `- User constraint: Never rename the exports of module_${n}.`,
+        `Error: oldText not found in src/module_${n}.ts`,
+      ]) {
         expect(summary.split(line).length - 1, line).toBe(1);
       }
     }

@@ -37,7 +37,9 @@ describe("sessions search", () => {
     expect(run.stdout).toContain("1 session found, best match first");
     expect(run.stdout).not.toContain(PI_V3_ID);
 
-    const json = JSON.parse((await runCli(["sessions", "rate limiting", "--json"], { home })).stdout) as { results: { session: { id: string }; nameMatches: boolean; hits: unknown[] }[] };
+    const json = JSON.parse((await runCli(["sessions", "rate limiting", "--json"], { home })).stdout) as {
+      results: { session: { id: string }; nameMatches: boolean; hits: unknown[] }[];
+    };
     expect(json.results.map((result) => result.session.id)).toEqual([PI_V3_ID]);
     expect(json.results[0]!.nameMatches).toBe(true);
 
@@ -79,7 +81,10 @@ describe("sessions search", () => {
     expect(labelled.stdout).toBe('Labelled 3a7f0579 "the ask".\n');
     const tree = await runCli(["tree", "5b0c", "--filter", "labelled"], { home });
     expect(tree.stdout).toMatch(/3a7f0579 user: .*\[label: the ask\]/);
-    const after = JSON.parse((await runCli(["tree", "5b0c", "--json"], { home })).stdout) as { leafId: string; nodes: { entry: { id: string; parentId: string } }[] };
+    const after = JSON.parse((await runCli(["tree", "5b0c", "--json"], { home })).stdout) as {
+      leafId: string;
+      nodes: { entry: { id: string; parentId: string } }[];
+    };
     // The label entry is appended under the leaf (as pi does); the conversation position is the same.
     expect(after.nodes.find((node) => node.entry.id === after.leafId)!.entry.parentId).toBe(before.leafId);
     const ambiguous = await runCli(["label", "5b0c", "3a7f", "x"], { home });

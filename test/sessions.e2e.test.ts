@@ -48,7 +48,11 @@ describe("session/create, get, list, delete", () => {
   });
 
   it("creates a session with a client-chosen id and parentSession, and refuses that id again with session_exists", async () => {
-    const { session } = await d.client.request(SessionCreate, { cwd: "/home/me/create", id: "chosen-id-1", parentSession: "older-session" });
+    const { session } = await d.client.request(SessionCreate, {
+      cwd: "/home/me/create",
+      id: "chosen-id-1",
+      parentSession: "older-session",
+    });
     expect(session).toMatchObject({ id: "chosen-id-1", parentSession: "older-session" });
     const again = await rpcError(d.client.request(SessionCreate, { cwd: "/elsewhere", id: "chosen-id-1" }));
     expect(again.code).toBe(ErrorCodes.SessionExists);
@@ -108,9 +112,16 @@ describe("session/search and session/rename", () => {
   it("searches every message as it is appended, best match first; a rename is a session_info entry and matches first", async () => {
     const cwd = `/search-${Date.now()}`;
     const themes = await createSession(d.client, cwd);
-    await appendAll(d.client, themes, [user("/mode"), assistant("ok"), user("Which colour themes do we ship?"), assistant("Two themes: dark and light themes.")]);
+    await appendAll(d.client, themes, [
+      user("/mode"),
+      assistant("ok"),
+      user("Which colour themes do we ship?"),
+      assistant("Two themes: dark and light themes."),
+    ]);
     const other = await createSession(d.client, cwd);
-    await appendAll(d.client, other, [user("Fix the build. By the way, the theme switcher flickers on startup in some browsers sometimes.")]);
+    await appendAll(d.client, other, [
+      user("Fix the build. By the way, the theme switcher flickers on startup in some browsers sometimes."),
+    ]);
 
     const { results } = await d.client.request(SessionSearch, { query: "theme", cwd });
     expect(results.map((result) => result.session.id)).toEqual([themes, other]);
@@ -371,7 +382,9 @@ describe("session/fork", () => {
   it("answers an unknown entry with entry_not_found and an unknown session with session_not_found", async () => {
     const sessionId = await createSession(d.client);
     expect((await rpcError(d.client.request(SessionFork, { sessionId, entryId: "12345678" }))).data?.code).toBe("entry_not_found");
-    expect((await rpcError(d.client.request(SessionFork, { sessionId: "missing", entryId: "12345678" }))).data?.code).toBe("session_not_found");
+    expect((await rpcError(d.client.request(SessionFork, { sessionId: "missing", entryId: "12345678" }))).data?.code).toBe(
+      "session_not_found",
+    );
   });
 });
 

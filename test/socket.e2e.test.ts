@@ -31,7 +31,16 @@ import { rpcError } from "./fixtures/e2e.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 import { appendAll, assistant, user } from "./fixtures/e2e.js";
-import { atomicSave, compact, compactableSession, COMPACT_EVERYTHING, hookPlugin, pluginsRoot, waitForPlugin, writePlugin } from "./support/plugins.js";
+import {
+  atomicSave,
+  compact,
+  compactableSession,
+  COMPACT_EVERYTHING,
+  hookPlugin,
+  pluginsRoot,
+  waitForPlugin,
+  writePlugin,
+} from "./support/plugins.js";
 
 const SAMPLE = join(import.meta.dirname, "..", "examples", "sessions", "refactor-auth.jsonl");
 
@@ -81,7 +90,10 @@ function spawnSocketDaemon(path: string, home: string, env: Record<string, strin
 async function startSocketDaemon(options: { home?: string; path?: string } = {}): Promise<SocketDaemon> {
   const home = options.home ?? dirs.make("bc-socket-");
   const daemon = spawnSocketDaemon(options.path ?? join(home, "daemon.sock"), home);
-  await waitFor(() => daemon.stderr().includes("listening on"), { timeoutMs: 20_000, message: "the socket daemon did not start listening" });
+  await waitFor(() => daemon.stderr().includes("listening on"), {
+    timeoutMs: 20_000,
+    message: "the socket daemon did not start listening",
+  });
   return daemon;
 }
 
@@ -132,7 +144,10 @@ describe("serve --socket", () => {
     const projects = ["alpha", "beta"].map((name) => {
       const dir = dirs.make(`bc-socket-${name}-`);
       mkdirSync(join(dir, ".base-context"));
-      writeFileSync(join(dir, ".base-context", "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: name === "alpha" ? 1111 : 2222 } }));
+      writeFileSync(
+        join(dir, ".base-context", "settings.json"),
+        JSON.stringify({ compaction: { keepRecentTokens: name === "alpha" ? 1111 : 2222 } }),
+      );
       return dir;
     });
     const a = await connectClient(daemon, "a", true, projects[0]);
@@ -140,7 +155,9 @@ describe("serve --socket", () => {
     const rounds = await Promise.all(
       Array.from({ length: 5 }, () => [a.client.request(SettingsGet, {}), b.client.request(SettingsGet, {})]).flat(),
     );
-    expect(rounds.map((view) => view.settings.compaction.keepRecentTokens)).toEqual([1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222]);
+    expect(rounds.map((view) => view.settings.compaction.keepRecentTokens)).toEqual([
+      1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222,
+    ]);
   });
 
   it("tells the other clients that have a session open about each other's appends (entry/didAppend)", async () => {
@@ -181,7 +198,9 @@ describe("serve --socket", () => {
       message: "b did not hear of the compaction",
     });
     expect(received(b, CompactionDidStart.method)).toEqual([{ sessionId: session.id, reason: "manual" }]);
-    expect(received(b, CompactionDidEnd.method)).toEqual([expect.objectContaining({ sessionId: session.id, status: "committed", entryId: result.entry!.id })]);
+    expect(received(b, CompactionDidEnd.method)).toEqual([
+      expect.objectContaining({ sessionId: session.id, status: "committed", entryId: result.entry!.id }),
+    ]);
     // With the kept part's large tool outputs pruned in the same step, the prune entry comes first.
     const written = [...(result.pruned ? [result.pruned.entryId] : []), result.entry!.id];
     expect(received(b, EntryDidAppend.method)).toEqual([{ sessionId: session.id, entryIds: written, leafId: result.entry!.id }]);
@@ -292,10 +311,19 @@ return { compaction: { summary: "compacted by ${version}", firstKeptEntryId: p.f
   it("summarizes a branch left by tree/navigate with the plugin", async () => {
     const { project, client } = await socketDaemonWithPlugin();
     const { session } = await client.request(SessionCreate, { cwd: project });
-    const entries = await appendAll(client, session.id, [user("Try Redis."), assistant("Redis is set up."), user("Measure first."), assistant("In-memory wins.")]);
+    const entries = await appendAll(client, session.id, [
+      user("Try Redis."),
+      assistant("Redis is set up."),
+      user("Measure first."),
+      assistant("In-memory wins."),
+    ]);
     const result = await client.request(TreeNavigate, { sessionId: session.id, targetId: entries[1]!.id, summarize: true });
     expect(result.status).toBe("moved");
-    expect(result.summaryEntry as BranchSummaryEntry).toMatchObject({ type: "branch_summary", fromHook: true, summary: "left behind, by v1" });
+    expect(result.summaryEntry as BranchSummaryEntry).toMatchObject({
+      type: "branch_summary",
+      fromHook: true,
+      summary: "left behind, by v1",
+    });
   });
 
   it("hot-reloads a saved plugin: the next compaction uses the new version", async () => {

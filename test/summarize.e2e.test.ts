@@ -29,7 +29,13 @@ const WORK: EntryInput[] = [
   assistant("Reading the loader.", { toolCalls: [{ id: "call_1", name: "read", arguments: { path: "src/config.ts" } }] }),
   toolResult("call_1", "read", "export function loadConfig(text) { return JSON.parse(text); }"),
   assistant("An empty file makes JSON.parse throw. Guarding it.", {
-    toolCalls: [{ id: "call_2", name: "edit", arguments: { path: "src/config.ts", oldText: "return JSON.parse(text);", newText: "return text.trim() ? JSON.parse(text) : {};" } }],
+    toolCalls: [
+      {
+        id: "call_2",
+        name: "edit",
+        arguments: { path: "src/config.ts", oldText: "return JSON.parse(text);", newText: "return text.trim() ? JSON.parse(text) : {};" },
+      },
+    ],
   }),
   toolResult("call_2", "edit", "Edited src/config.ts"),
   assistant("Done: an empty file now loads as {}."),
@@ -41,7 +47,12 @@ function entriesOf(inputs: EntryInput[]): SessionEntry[] {
   let parentId: string | null = "root0000";
   return inputs.map((input, index) => {
     const id = `e${String(index).padStart(7, "0")}`;
-    const entry = { ...input, id, parentId, timestamp: new Date(Date.parse("2026-01-10T10:00:00Z") + index * 1000).toISOString() } as SessionEntry;
+    const entry = {
+      ...input,
+      id,
+      parentId,
+      timestamp: new Date(Date.parse("2026-01-10T10:00:00Z") + index * 1000).toISOString(),
+    } as SessionEntry;
     parentId = id;
     return entry;
   });
@@ -72,7 +83,10 @@ describe("summarize/compaction", () => {
 
   it("summarizes a split turn: the history and the turn's beginning, or the turn's beginning alone", async () => {
     const { client } = await daemons.start();
-    const split = await client.request(SummarizeCompaction, { messagesToSummarize: MESSAGES.slice(0, 3), turnPrefixMessages: MESSAGES.slice(3, 5) });
+    const split = await client.request(SummarizeCompaction, {
+      messagesToSummarize: MESSAGES.slice(0, 3),
+      turnPrefixMessages: MESSAGES.slice(3, 5),
+    });
     expect(split.status).toBe("summarized");
     expect(split.summary).toContain("**Turn Context (split turn):**");
     expect(split.details).toMatchObject({ modifiedFiles: ["src/config.ts"], readFiles: [] });
@@ -83,7 +97,9 @@ describe("summarize/compaction", () => {
   });
 
   it("runs the plugins' session_before_compact: a plugin's summary comes back with its details and the retention report", async () => {
-    const { client } = await daemons.start({ plugins: { marker: hookPlugin({ compact: replaceSummary("## Goal\nFix src/config.ts (MARKER-PLUGIN)", { by: "marker" }) }) } });
+    const { client } = await daemons.start({
+      plugins: { marker: hookPlugin({ compact: replaceSummary("## Goal\nFix src/config.ts (MARKER-PLUGIN)", { by: "marker" }) }) },
+    });
 
     const result = await client.request(SummarizeCompaction, {
       messagesToSummarize: MESSAGES,
@@ -92,7 +108,12 @@ describe("summarize/compaction", () => {
       sessionId: "pi-session-1",
     });
 
-    expect(result).toMatchObject({ status: "summarized", summarizer: "plugin:global:marker", pluginId: "global:marker", firstKeptEntryId: "kept0001" });
+    expect(result).toMatchObject({
+      status: "summarized",
+      summarizer: "plugin:global:marker",
+      pluginId: "global:marker",
+      firstKeptEntryId: "kept0001",
+    });
     expect(result.summary).toContain("MARKER-PLUGIN");
     expect(result.details).toMatchObject({ by: "marker", retention: result.retention });
   });
@@ -140,11 +161,15 @@ describe("summarize/compaction", () => {
     expect(empty).toMatchObject({ code: -32602, data: { code: "invalid_params" } });
     expect(empty.message).toContain("nothing to summarize");
 
-    const wrongRole = await rpcError(client.request(SummarizeCompaction, { messagesToSummarize: [{ role: "narrator", content: "?" } as never] }));
+    const wrongRole = await rpcError(
+      client.request(SummarizeCompaction, { messagesToSummarize: [{ role: "narrator", content: "?" } as never] }),
+    );
     expect(wrongRole).toMatchObject({ code: -32602, data: { code: "invalid_params" } });
     expect(wrongRole.data!.issues![0]!.path).toMatch(/^messagesToSummarize\.0/);
 
-    const badSettings = await rpcError(client.request(SummarizeCompaction, { messagesToSummarize: MESSAGES, settings: { reserveTokens: -1 } }));
+    const badSettings = await rpcError(
+      client.request(SummarizeCompaction, { messagesToSummarize: MESSAGES, settings: { reserveTokens: -1 } }),
+    );
     expect(badSettings.data!.issues![0]!.path).toBe("settings.reserveTokens");
   });
 });
@@ -171,7 +196,10 @@ describe("summarize/branch", () => {
 
   it("answers bad input with invalid_params", async () => {
     const { client } = await daemons.start();
-    expect(await rpcError(client.request(SummarizeBranch, { entries: [] }))).toMatchObject({ code: -32602, data: { code: "invalid_params" } });
+    expect(await rpcError(client.request(SummarizeBranch, { entries: [] }))).toMatchObject({
+      code: -32602,
+      data: { code: "invalid_params" },
+    });
     const noId = await rpcError(client.request(SummarizeBranch, { entries: [{ type: "message", message: messageOf(WORK[0]!) } as never] }));
     expect(noId.data!.issues![0]!.path).toMatch(/^entries\.0/);
   });

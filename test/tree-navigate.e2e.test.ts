@@ -139,7 +139,9 @@ describe("tree/navigate with a branch summary", () => {
         BRANCH_SUMMARY_PROMPT,
     );
 
-    expect(summary.type === "branch_summary" && summary.summary).toMatch(new RegExp(`^${escapeRegExp(BRANCH_SUMMARY_PREAMBLE)}## Goal\\nFake summary of: add a ttl`));
+    expect(summary.type === "branch_summary" && summary.summary).toMatch(
+      new RegExp(`^${escapeRegExp(BRANCH_SUMMARY_PREAMBLE)}## Goal\\nFake summary of: add a ttl`),
+    );
     expect(summary.type === "branch_summary" && summary.summary.endsWith("<modified-files>\nsrc/cache.ts\n</modified-files>")).toBe(true);
     expect(summary.type === "branch_summary" && summary.details).toEqual({
       readFiles: [],
@@ -150,9 +152,14 @@ describe("tree/navigate with a branch summary", () => {
     expect(result.retention).toMatchObject({ files: { kept: 1, total: 1 } });
 
     await waitFor(() => notifications.length === 1 && progress.length >= 2);
-    expect(notifications).toEqual([{ sessionId: s.sessionId, oldLeafId: s.a4.id, leafId: summary.id, targetId: s.u2.id, summaryEntryId: summary.id }]);
+    expect(notifications).toEqual([
+      { sessionId: s.sessionId, oldLeafId: s.a4.id, leafId: summary.id, targetId: s.u2.id, summaryEntryId: summary.id },
+    ]);
     expect(progress[0]).toMatchObject({ kind: "begin" });
-    expect(progress).toContainEqual({ kind: "report", message: `Summarizing 3 messages with openai:fake-summarizer at ${fake.baseURL.replace(/\/+$/, "")}` });
+    expect(progress).toContainEqual({
+      kind: "report",
+      message: `Summarizing 3 messages with openai:fake-summarizer at ${fake.baseURL.replace(/\/+$/, "")}`,
+    });
     expect(progress[progress.length - 1]).toEqual({ kind: "end", message: "moved" });
   });
 
@@ -163,10 +170,16 @@ describe("tree/navigate with a branch summary", () => {
 
     const context = await client.request(ContextBuild, { sessionId: s.sessionId });
     expect(context.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant", "branchSummary"]);
-    expect(context.messages[4]).toMatchObject({ role: "branchSummary", fromId: s.a4.id, summary: summaryEntry!.type === "branch_summary" ? summaryEntry!.summary : "" });
+    expect(context.messages[4]).toMatchObject({
+      role: "branchSummary",
+      fromId: s.a4.id,
+      summary: summaryEntry!.type === "branch_summary" ? summaryEntry!.summary : "",
+    });
 
     const chat = await client.request(ContextBuild, { sessionId: s.sessionId, format: "openai-chat" });
-    expect(JSON.stringify(chat.messages[chat.messages.length - 1])).toContain("The following is a summary of a branch that this conversation came back from");
+    expect(JSON.stringify(chat.messages[chat.messages.length - 1])).toContain(
+      "The following is a summary of a branch that this conversation came back from",
+    );
   });
 
   it("navigates to the root user message with a summary: the summary becomes a root of its own", async () => {
@@ -242,7 +255,10 @@ describe("tree/navigate with a branch summary", () => {
   it("answers 'No content to summarize' without a model call when the branch holds no messages", async () => {
     const { client, calls } = await harness();
     const s = await linearSession(client);
-    await appendAll(client, s.sessionId, [{ type: "model_change", provider: "openai", modelId: "gpt-5" }, { type: "thinking_level_change", thinkingLevel: "high" }]);
+    await appendAll(client, s.sessionId, [
+      { type: "model_change", provider: "openai", modelId: "gpt-5" },
+      { type: "thinking_level_change", thinkingLevel: "high" },
+    ]);
 
     const result = await client.request(TreeNavigate, { sessionId: s.sessionId, targetId: s.a4.id, summarize: true });
     expect(result.summaryEntry).toMatchObject({
@@ -279,19 +295,32 @@ describe("tree/navigate with a branch summary", () => {
   it("accumulates file lists across nested navigations (daemon-made summaries pass theirs on)", async () => {
     const { client } = await harness();
     const sessionId = await createSession(client);
-    const [root, base] = await appendAll(client, sessionId, [user("set up the project"), assistant("done", { toolCalls: [readCall("r0", "package.json")] })]);
+    const [root, base] = await appendAll(client, sessionId, [
+      user("set up the project"),
+      assistant("done", { toolCalls: [readCall("r0", "package.json")] }),
+    ]);
     // Branch A: writes the cache, then is left for the base with a summary.
     await appendAll(client, sessionId, [user("branch A"), assistant("cache written", { toolCalls: [writeCall("w1", "src/cache.ts")] })]);
     const first = await client.request(TreeNavigate, { sessionId, targetId: base!.id, summarize: true });
     // Branch B goes on after that summary, edits the database layer, and is left for the root.
-    await appendAll(client, sessionId, [user("branch B"), assistant("db edited", { toolCalls: [editCall("e1", "src/db.ts"), readCall("r1", "src/db.test.ts")] })]);
+    await appendAll(client, sessionId, [
+      user("branch B"),
+      assistant("db edited", { toolCalls: [editCall("e1", "src/db.ts"), readCall("r1", "src/db.test.ts")] }),
+    ]);
     const second = await client.request(TreeNavigate, { sessionId, targetId: root!.id, summarize: true });
 
-    expect(first.summaryEntry!.type === "branch_summary" && first.summaryEntry!.details).toMatchObject({ readFiles: [], modifiedFiles: ["src/cache.ts"] });
+    expect(first.summaryEntry!.type === "branch_summary" && first.summaryEntry!.details).toMatchObject({
+      readFiles: [],
+      modifiedFiles: ["src/cache.ts"],
+    });
     const details = second.summaryEntry!.type === "branch_summary" ? second.summaryEntry!.details : undefined;
     expect(details).toMatchObject({ readFiles: ["package.json", "src/db.test.ts"], modifiedFiles: ["src/cache.ts", "src/db.ts"] });
     const text = second.summaryEntry!.type === "branch_summary" ? second.summaryEntry!.summary : "";
-    expect(text.endsWith("<read-files>\npackage.json\nsrc/db.test.ts\n</read-files>\n\n<modified-files>\nsrc/cache.ts\nsrc/db.ts\n</modified-files>")).toBe(true);
+    expect(
+      text.endsWith(
+        "<read-files>\npackage.json\nsrc/db.test.ts\n</read-files>\n\n<modified-files>\nsrc/cache.ts\nsrc/db.ts\n</modified-files>",
+      ),
+    ).toBe(true);
   });
 
   it("drops old messages that do not fit the budget but squeezes in the summary before them, and keeps every file", async () => {
@@ -315,7 +344,12 @@ describe("tree/navigate with a branch summary", () => {
     const budget = newest + Math.floor((await tokens(s1)) / 2);
     expect(newest).toBeLessThan(0.9 * budget);
 
-    const result = await client.request(TreeNavigate, { sessionId, targetId: u1!.id, summarize: true, contextWindow: reserveTokens + budget });
+    const result = await client.request(TreeNavigate, {
+      sessionId,
+      targetId: u1!.id,
+      summarize: true,
+      contextWindow: reserveTokens + budget,
+    });
     const prompt = promptOf(calls()[1]);
     expect(prompt).toContain("[User]: newest question");
     expect(prompt).toContain("[Assistant]: newest answer");
@@ -337,7 +371,9 @@ describe("tree/navigate: cancellation, retries and errors", () => {
     const before = await entryCount(client, s.sessionId);
     const controller = new AbortController();
 
-    const navigation = rpcError(client.request(TreeNavigate, { sessionId: s.sessionId, targetId: s.u2.id, summarize: true }, { signal: controller.signal }));
+    const navigation = rpcError(
+      client.request(TreeNavigate, { sessionId: s.sessionId, targetId: s.u2.id, summarize: true }, { signal: controller.signal }),
+    );
     await waitFor(() => calls().length === 1);
     controller.abort();
 
@@ -371,7 +407,7 @@ describe("tree/navigate: cancellation, retries and errors", () => {
   });
 
   it("reports a model failure as -32803 and writes nothing (fallback off)", async () => {
-    const { client, fake, calls } = await harness();
+    const { client, fake } = await harness();
     const s = await linearSession(client);
     fake.setHandler(() => reply.badRequest("Invalid model: fake-summarizer", "model_not_found"));
     const before = await entryCount(client, s.sessionId);
@@ -401,7 +437,12 @@ describe("session/fork and session/tree", () => {
     const s = await linearSession(client);
     const compaction: EntryInput = { type: "compaction", summary: "## Goal\nlogin", firstKeptEntryId: s.u2.id, tokensBefore: 1234 };
     await client.request(EntryAppend, { sessionId: s.sessionId, entry: compaction });
-    const { summaryEntry } = await client.request(TreeNavigate, { sessionId: s.sessionId, targetId: s.a2.id, summarize: true, label: "back" });
+    const { summaryEntry } = await client.request(TreeNavigate, {
+      sessionId: s.sessionId,
+      targetId: s.a2.id,
+      summarize: true,
+      label: "back",
+    });
     const late = (await client.request(EntryAppend, { sessionId: s.sessionId, entry: user("a newer sibling") })).entry;
 
     const { roots, leafId } = await client.request(SessionTree, { sessionId: s.sessionId });

@@ -23,7 +23,13 @@ const SESSION_ID = "7c1e0f3a-2b4d-4e6f-8a9b-0c1d2e3f4a5b";
 function sessionFile(dir: string): string {
   const at = (second: number) => `2026-01-05T09:00:${String(second).padStart(2, "0")}.000Z`;
   const userLine = (id: string, parentId: string | null, second: number, text: string) =>
-    JSON.stringify({ type: "message", id, parentId, timestamp: at(second), message: { role: "user", content: text, timestamp: 1767603600000 + second * 1000 } });
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: at(second),
+      message: { role: "user", content: text, timestamp: 1767603600000 + second * 1000 },
+    });
   const assistantLine = (id: string, parentId: string, second: number, text: string) =>
     JSON.stringify({
       type: "message",
@@ -36,7 +42,14 @@ function sessionFile(dir: string): string {
         api: "openai-completions",
         provider: "openai",
         model: "gpt-4.1",
-        usage: { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 20, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        usage: {
+          input: 10,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 20,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
         stopReason: "stop",
         timestamp: 1767603600000 + second * 1000,
       },
@@ -59,7 +72,10 @@ async function setUp(): Promise<{ home: string; terminal: Terminal }> {
   const home = dirs.make();
   const imported = await runCli(["import", sessionFile(home)], { home });
   expect(imported.code, imported.stderr).toBe(0);
-  const terminal = openTerminal(home, [process.execPath, DAEMON_MAIN, "tree", SESSION_ID.slice(0, 8)], { BASE_CONTEXT_HOME: home, TERM: "xterm-256color" });
+  const terminal = openTerminal(home, [process.execPath, DAEMON_MAIN, "tree", SESSION_ID.slice(0, 8)], {
+    BASE_CONTEXT_HOME: home,
+    TERM: "xterm-256color",
+  });
   terminals.push(terminal);
   return { home, terminal };
 }
@@ -125,7 +141,9 @@ describe("the tree picker on a terminal", () => {
   it("prints the static tree when stdout is not a terminal", async () => {
     const home = dirs.make();
     await runCli(["import", sessionFile(home)], { home });
-    const terminal = openTerminal(home, ["sh", "-c", `'${process.execPath}' '${DAEMON_MAIN}' tree ${SESSION_ID.slice(0, 8)} | cat`], { BASE_CONTEXT_HOME: home });
+    const terminal = openTerminal(home, ["sh", "-c", `'${process.execPath}' '${DAEMON_MAIN}' tree ${SESSION_ID.slice(0, 8)} | cat`], {
+      BASE_CONTEXT_HOME: home,
+    });
     terminals.push(terminal);
     const screen = await terminal.waitForScreen("[exit 0]");
     expect(screen).toContain("a0000006 assistant: The in-memory store is in.  ← current leaf");

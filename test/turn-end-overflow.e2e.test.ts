@@ -13,7 +13,15 @@ import {
 } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { appendAll, assistant, user } from "./fixtures/e2e.js";
-import { COMPACTION_OFF, overflowReply, replyWithUsage, sessionWithHistory, turnEnd, useTurnEndDaemon, WINDOW } from "./fixtures/turn-end.js";
+import {
+  COMPACTION_OFF,
+  overflowReply,
+  replyWithUsage,
+  sessionWithHistory,
+  turnEnd,
+  useTurnEndDaemon,
+  WINDOW,
+} from "./fixtures/turn-end.js";
 
 const { fake, h } = useTurnEndDaemon();
 
@@ -58,8 +66,15 @@ describe("a context overflow", () => {
     expect((await turnEnd(client(), { sessionId, assistant: overflowReply() })).followUp).toBe("retry");
     const summaries = summariesRequested();
 
-    const second = await turnEnd(client(), { sessionId, assistant: overflowReply("This model's maximum context length is 10000 tokens. However, your messages resulted in 12000 tokens.") });
-    expect(second).toMatchObject({ followUp: "none", overflow: { recovered: false }, message: expect.stringContaining("already compacted once") });
+    const second = await turnEnd(client(), {
+      sessionId,
+      assistant: overflowReply("This model's maximum context length is 10000 tokens. However, your messages resulted in 12000 tokens."),
+    });
+    expect(second).toMatchObject({
+      followUp: "none",
+      overflow: { recovered: false },
+      message: expect.stringContaining("already compacted once"),
+    });
     expect(second.checkpoint).toBeUndefined();
     expect(summariesRequested()).toBe(summaries);
     // The failed retry is the record of the failed turn: it stays on the path.
@@ -67,7 +82,10 @@ describe("a context overflow", () => {
 
     // New user input starts over: the next overflow is recovered again (given something to summarize).
     await client().request(EntryAppend, { sessionId, entry: user("Let's try a smaller step.") });
-    await appendAll(client(), sessionId, [assistant(`Smaller step: ${"reading one file at a time ".repeat(12)}`), user(`Go on ${"with the next file ".repeat(12)}`)]);
+    await appendAll(client(), sessionId, [
+      assistant(`Smaller step: ${"reading one file at a time ".repeat(12)}`),
+      user(`Go on ${"with the next file ".repeat(12)}`),
+    ]);
     const third = await turnEnd(client(), { sessionId, assistant: overflowReply() });
     expect(third).toMatchObject({ followUp: "retry", overflow: { recovered: true }, checkpoint: { status: "committed" } });
   });
@@ -75,7 +93,10 @@ describe("a context overflow", () => {
   it("from another model than the session's is ignored", async () => {
     const sessionId = await sessionWithHistory(client(), h.home);
     const summaries = summariesRequested();
-    const answer = await turnEnd(client(), { sessionId, assistant: overflowReply(undefined, { provider: "anthropic", model: "claude-sonnet-4" }) });
+    const answer = await turnEnd(client(), {
+      sessionId,
+      assistant: overflowReply(undefined, { provider: "anthropic", model: "claude-sonnet-4" }),
+    });
     expect(answer).toMatchObject({ followUp: "none", message: expect.stringContaining("ignored") });
     expect(answer.overflow).toBeUndefined();
     expect(answer.checkpoint).toBeUndefined();

@@ -30,7 +30,11 @@ describe("below the threshold", () => {
 
   it("asks for no follow-up when every tool result requested termination", async () => {
     const sessionId = await newSession();
-    const answer = await turnEnd(client(), { sessionId, assistant: replyWithUsage(100, { stopReason: "toolUse" }), toolBatch: terminating });
+    const answer = await turnEnd(client(), {
+      sessionId,
+      assistant: replyWithUsage(100, { stopReason: "toolUse" }),
+      toolBatch: terminating,
+    });
     expect(answer.followUp).toBe("none");
   });
 });
@@ -79,7 +83,11 @@ describe("above the threshold", () => {
 
   it("asks for none when every tool result requested termination", async () => {
     const sessionId = await newSession();
-    const answer = await turnEnd(client(), { sessionId, assistant: replyWithUsage(9_500, { stopReason: "toolUse" }), toolBatch: terminating });
+    const answer = await turnEnd(client(), {
+      sessionId,
+      assistant: replyWithUsage(9_500, { stopReason: "toolUse" }),
+      toolBatch: terminating,
+    });
     expect(answer).toMatchObject({ followUp: "none", checkpoint: { status: "committed" } });
   });
 });

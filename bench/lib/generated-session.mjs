@@ -148,7 +148,12 @@ export function agentRun(turns, { seed = 7, startMs = 1_767_225_600_000 } = {}) 
   let id = 0;
   let parentId = null;
   const entry = (body, tokens) => {
-    const current = { ...body, id: `g${(++id).toString(16).padStart(7, "0")}`, parentId, timestamp: new Date(startMs + id * 1000).toISOString() };
+    const current = {
+      ...body,
+      id: `g${(++id).toString(16).padStart(7, "0")}`,
+      parentId,
+      timestamp: new Date(startMs + id * 1000).toISOString(),
+    };
     parentId = current.id;
     return { entry: current, tokens };
   };
@@ -162,12 +167,22 @@ export function agentRun(turns, { seed = 7, startMs = 1_767_225_600_000 } = {}) 
         const [name, args] = TOOLS[(turn + r) % TOOLS.length];
         const callId = `call_${turn}_${r}`;
         pending.push(
-          message({ role: "assistant", content: [{ type: "toolCall", id: callId, name, arguments: args(turn * 7 + r) }], stopReason: "toolUse" }, between(60, 400)),
+          message(
+            { role: "assistant", content: [{ type: "toolCall", id: callId, name, arguments: args(turn * 7 + r) }], stopReason: "toolUse" },
+            between(60, 400),
+          ),
         );
         yield pending;
-        pending = [message({ role: "toolResult", toolCallId: callId, toolName: name, content: [{ type: "text", text: "…" }], isError: false }, toolOutputTokens())];
+        pending = [
+          message(
+            { role: "toolResult", toolCallId: callId, toolName: name, content: [{ type: "text", text: "…" }], isError: false },
+            toolOutputTokens(),
+          ),
+        ];
       }
-      pending.push(message({ role: "assistant", content: [{ type: "text", text: `done with task ${turn}` }], stopReason: "stop" }, between(100, 800)));
+      pending.push(
+        message({ role: "assistant", content: [{ type: "text", text: `done with task ${turn}` }], stopReason: "stop" }, between(100, 800)),
+      );
       yield pending;
     }
   }

@@ -229,7 +229,7 @@ calls = assistant(
 );
 Object.entries(routeSpecs).forEach(([name, specs], i) => result(calls[i], routeFile(name, specs)));
 
-function serviceFile(name, entity) {
+function serviceFile(_name, entity) {
   const fns = ["getForUser", "list", "create", "update", "archive", "restore", "addMember", "removeMember", "transfer", "exportCsv", "search", "countByStatus"];
   return `import { db } from "../infra/db";
 import { NotFoundError, ForbiddenError } from "../errors";
@@ -392,6 +392,7 @@ calls = assistant(
 );
 result(calls[0], "Applied 3 edits to src/routes/auth.ts");
 
+const CASE_NAMES = ["401 without token", "403 for viewer on write", "200 for member", "404 across tenants", "audit entry written", "rate limited", "validates body"];
 for (let round = 0; round < 5; round++) {
   const target = ["projects", "invoices", "users", "admin", "webhooks"][round];
   calls = assistant(`Re-checking \`src/routes/${target}.ts\` against the new middleware and its tests.`, [
@@ -402,7 +403,11 @@ for (let round = 0; round < 5; round++) {
     calls[0],
     Array.from(
       { length: 110 },
-      (_, i) => `it("${target} case ${i + 1}: ${["401 without token", "403 for viewer on write", "200 for member", "404 across tenants", "audit entry written", "rate limited", "validates body"][i % 7]}", async () => {\n  const res = await request(app).${i % 3 === 0 ? "get" : "post"}("/${target}/${1000 + i}").set(await authHeaders("${["viewer", "member", "admin"][i % 3]}"));\n  expect(res.status).toBe(${[401, 403, 200, 404, 200, 429, 400][i % 7]});\n});`,
+      (_, i) =>
+        `it("${target} case ${i + 1}: ${CASE_NAMES[i % 7]}", async () => {\n` +
+        `  const res = await request(app).${i % 3 === 0 ? "get" : "post"}("/${target}/${1000 + i}")` +
+        `.set(await authHeaders("${["viewer", "member", "admin"][i % 3]}"));\n` +
+        `  expect(res.status).toBe(${[401, 403, 200, 404, 200, 429, 400][i % 7]});\n});`,
     ).join("\n\n"),
   );
   result(calls[1], round === 3 ? testOutput([{ name: "admin › impersonate › keeps the admin id", error: "AssertionError: expected undefined to equal 'u_admin_1'", at: "test/admin.test.ts:48:29" }]) : testOutput([]), round === 3);

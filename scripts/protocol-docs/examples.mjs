@@ -7,7 +7,8 @@
  * @typedef {{ kind: "request", method: string, id: number, params: unknown, result?: unknown,
  *             error?: { code: number, message: string, data?: unknown },
  *             notifications: { method: string, params: unknown }[], title?: string }} RequestExample
- * @typedef {{ kind: "notification", method: string, params: unknown, direction: "toDaemon" | "toClient", title?: string }} NotificationExample
+ * @typedef {{ kind: "notification", method: string, params: unknown, direction: "toDaemon" | "toClient",
+ *             title?: string }} NotificationExample
  * @typedef {RequestExample | NotificationExample} Example
  */
 
@@ -27,7 +28,11 @@ export function selectExamples(exchanges) {
     if (exchange.kind === "request" && exchange.direction !== "toClient") requestId++;
     if (!exchange.example) continue;
     if (exchange.kind === "notification") {
-      if (!byMethod.has(exchange.method)) add(exchange.method, { ...pick(exchange, ["kind", "method", "params", "direction"]), ...(exchange.title ? { title: exchange.title } : {}) });
+      if (!byMethod.has(exchange.method))
+        add(exchange.method, {
+          ...pick(exchange, ["kind", "method", "params", "direction"]),
+          ...(exchange.title ? { title: exchange.title } : {}),
+        });
       continue;
     }
     if (exchange.title !== undefined || !hasUntitled(exchange.method)) {
@@ -38,13 +43,22 @@ export function selectExamples(exchanges) {
     }
     for (const notification of exchange.notifications) {
       if (!byMethod.has(notification.method)) {
-        add(notification.method, { kind: "notification", method: notification.method, params: notification.params, direction: "toClient", title: `sent while \`${exchange.method}\` runs` });
+        add(notification.method, {
+          kind: "notification",
+          method: notification.method,
+          params: notification.params,
+          direction: "toClient",
+          title: `sent while \`${exchange.method}\` runs`,
+        });
       }
     }
   }
   // Untitled (the plain first call) first, then the titled variants in the order they ran.
   for (const [method, examples] of byMethod) {
-    byMethod.set(method, [...examples.filter((e) => e.title === undefined || e.kind === "notification"), ...examples.filter((e) => e.title !== undefined && e.kind === "request")]);
+    byMethod.set(method, [
+      ...examples.filter((e) => e.title === undefined || e.kind === "notification"),
+      ...examples.filter((e) => e.title !== undefined && e.kind === "request"),
+    ]);
   }
   return byMethod;
 }

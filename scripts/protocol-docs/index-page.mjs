@@ -74,7 +74,11 @@ export function indexPage({ messages, areas, errorCodes, appErrorCodes, dataCode
       "",
       markdownTable(
         ["method", "kind", "summary"],
-        inArea.map(({ decl, direction }) => [`[\`${decl.method}\`](protocol/${area}.md#${anchorOf(decl.method)})`, kindText(decl.kind, direction), METHOD_SUMMARIES[decl.method] ?? ""]),
+        inArea.map(({ decl, direction }) => [
+          `[\`${decl.method}\`](protocol/${area}.md#${anchorOf(decl.method)})`,
+          kindText(decl.kind, direction),
+          METHOD_SUMMARIES[decl.method] ?? "",
+        ]),
       ),
       "",
     ];

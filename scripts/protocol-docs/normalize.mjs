@@ -51,7 +51,11 @@ export function normalizeExchanges(exchanges, run) {
   collect(exchanges, undefined);
 
   // Pass 2: replace.
-  const replaceIn = (text) => text.replaceAll(run.home, "~/.base-context").replace(UUID_ANYWHERE, (uuid) => ids.get(uuid) ?? uuid).replace(/\b[0-9a-f]{8}\b/g, (hex) => ids.get(hex) ?? hex);
+  const replaceIn = (text) =>
+    text
+      .replaceAll(run.home, "~/.base-context")
+      .replace(UUID_ANYWHERE, (uuid) => ids.get(uuid) ?? uuid)
+      .replace(/\b[0-9a-f]{8}\b/g, (hex) => ids.get(hex) ?? hex);
   const rewrite = (value, key, owner) => {
     if (typeof value === "string") {
       if (isLive(value)) return ownerTime(owners, owner, key);
@@ -76,7 +80,12 @@ class IdMap {
     if (this.#map.has(id)) return;
     const n = ++this.#count[kind];
     const hex = createHash("sha256").update(`${kind}:${n}`).digest("hex");
-    this.#map.set(id, kind === "uuid" ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}` : hex.slice(0, 8));
+    this.#map.set(
+      id,
+      kind === "uuid"
+        ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+        : hex.slice(0, 8),
+    );
   }
   get(id) {
     return this.#map.get(id);

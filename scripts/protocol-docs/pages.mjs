@@ -19,7 +19,11 @@ export function areaPage(area, messages, schema, examples) {
   lines.push(
     markdownTable(
       ["method", "kind", "summary"],
-      messages.map(({ decl, direction }) => [`[\`${decl.method}\`](#${anchorOf(decl.method)})`, kindText(decl.kind, direction), METHOD_SUMMARIES[decl.method] ?? ""]),
+      messages.map(({ decl, direction }) => [
+        `[\`${decl.method}\`](#${anchorOf(decl.method)})`,
+        kindText(decl.kind, direction),
+        METHOD_SUMMARIES[decl.method] ?? "",
+      ]),
     ),
     "",
   );
@@ -63,16 +67,28 @@ function exampleBlock(example) {
   }
   if (example.direction === "toClient") {
     // Sent by the daemon (its own request ids); the client answers.
-    lines.push("← request from the daemon", "", ...json({ jsonrpc: "2.0", id: example.id, method: example.method, params: example.params }));
-    const answer = example.error ? { jsonrpc: "2.0", id: example.id, error: example.error } : { jsonrpc: "2.0", id: example.id, result: example.result ?? null };
+    lines.push(
+      "← request from the daemon",
+      "",
+      ...json({ jsonrpc: "2.0", id: example.id, method: example.method, params: example.params }),
+    );
+    const answer = example.error
+      ? { jsonrpc: "2.0", id: example.id, error: example.error }
+      : { jsonrpc: "2.0", id: example.id, result: example.result ?? null };
     lines.push(example.error ? "→ error from the client" : "→ result from the client", "", ...json(answer));
     return lines;
   }
   lines.push("→ request", "", ...json({ jsonrpc: "2.0", id: example.id, method: example.method, params: example.params }));
   for (const notification of example.notifications) {
-    lines.push(`← notification (while the request runs)`, "", ...json({ jsonrpc: "2.0", method: notification.method, params: notification.params }));
+    lines.push(
+      `← notification (while the request runs)`,
+      "",
+      ...json({ jsonrpc: "2.0", method: notification.method, params: notification.params }),
+    );
   }
-  const reply = example.error ? { jsonrpc: "2.0", id: example.id, error: example.error } : { jsonrpc: "2.0", id: example.id, result: example.result ?? null };
+  const reply = example.error
+    ? { jsonrpc: "2.0", id: example.id, error: example.error }
+    : { jsonrpc: "2.0", id: example.id, result: example.result ?? null };
   lines.push(example.error ? "← error" : "← result", "", ...json(reply));
   return lines;
 }
@@ -90,7 +106,14 @@ export function typesPage(schema) {
     "",
   ];
   for (const [name, definition] of Object.entries(schema.$defs)) {
-    lines.push(`<a id="${anchorOf(name)}"></a>`, "", `## ${name}`, "", describeSchema(definition, schema.$defs, { fromTypesPage: true, inline: false }), "");
+    lines.push(
+      `<a id="${anchorOf(name)}"></a>`,
+      "",
+      `## ${name}`,
+      "",
+      describeSchema(definition, schema.$defs, { fromTypesPage: true, inline: false }),
+      "",
+    );
   }
   return lines.join("\n");
 }

@@ -31,7 +31,15 @@ export class Recorder {
     client.connection.onNotification((method, params) => {
       if (BACKGROUND_NOTIFICATIONS.has(method)) return;
       if (during) during.push({ method, params });
-      else this.exchanges.push({ kind: "notification", method, params, direction: "toClient", example: true, title: `received by ${clientName}` });
+      else
+        this.exchanges.push({
+          kind: "notification",
+          method,
+          params,
+          direction: "toClient",
+          example: true,
+          title: `received by ${clientName}`,
+        });
     });
     return {
       /**
@@ -66,7 +74,15 @@ export class Recorder {
       answer: (decl, answer) => {
         let daemonIds = 0;
         client.onRequest(decl, async (params) => {
-          const exchange = { kind: "request", direction: "toClient", id: daemonIds++, method: decl.method, params, notifications: [], example: true };
+          const exchange = {
+            kind: "request",
+            direction: "toClient",
+            id: daemonIds++,
+            method: decl.method,
+            params,
+            notifications: [],
+            example: true,
+          };
           exchange.result = await answer(params);
           this.exchanges.push(exchange);
           return exchange.result;

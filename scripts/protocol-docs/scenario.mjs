@@ -55,7 +55,13 @@ const LOGIN_TS = [
 /** A small pi session file (format v3) with one line that is not JSON, for session/import. */
 const PI_FILE = [
   { type: "session", version: 3, id: "0f1e2d3c-4b5a-4697-8877-665544332211", timestamp: "2026-01-14T16:00:00.000Z", cwd: PROJECT },
-  { type: "message", id: "a1b2c3d4", parentId: null, timestamp: "2026-01-14T16:00:01.000Z", message: { role: "user", content: "Add a /health endpoint", timestamp: Date.parse("2026-01-14T16:00:01.000Z") } },
+  {
+    type: "message",
+    id: "a1b2c3d4",
+    parentId: null,
+    timestamp: "2026-01-14T16:00:01.000Z",
+    message: { role: "user", content: "Add a /health endpoint", timestamp: Date.parse("2026-01-14T16:00:01.000Z") },
+  },
 ]
   .map((line) => JSON.stringify(line))
   .concat(['{"type":"message","id":"e5f6a7b8","parentId":"a1b2c3d4",'])
@@ -78,15 +84,30 @@ async function stdioStory(recorder, { daemonMain, env }) {
   const { client, exited } = P.spawnDaemon({ command: process.execPath, args: [daemonMain, "serve"], env, stderr: "ignore" });
   const rpc = recorder.connection(client, "the client");
 
-  await rpc.request(P.Initialize, { protocolVersion: P.PROTOCOL_VERSION, processId: 4242, clientInfo: { name: "my-agent", version: "1.0.0" }, projectDir: PROJECT });
+  await rpc.request(P.Initialize, {
+    protocolVersion: P.PROTOCOL_VERSION,
+    processId: 4242,
+    clientInfo: { name: "my-agent", version: "1.0.0" },
+    projectDir: PROJECT,
+  });
   await rpc.notify(P.Initialized, {});
 
   const { session } = await rpc.request(P.SessionCreate, { cwd: PROJECT, name: "Fix the empty-password login" });
   const sessionId = session.id;
-  const ask = await rpc.request(P.EntryAppend, { sessionId, entry: user("The login form accepts an empty password. Find out why and fix it.", 0) });
+  const ask = await rpc.request(P.EntryAppend, {
+    sessionId,
+    entry: user("The login form accepts an empty password. Find out why and fix it.", 0),
+  });
   const read = await rpc.request(P.EntryAppend, {
     sessionId,
-    entry: assistant([{ type: "text", text: "Let me read the login handler." }, { type: "toolCall", id: "call_1", name: "read", arguments: { path: "src/auth/login.ts" } }], 5, "toolUse"),
+    entry: assistant(
+      [
+        { type: "text", text: "Let me read the login handler." },
+        { type: "toolCall", id: "call_1", name: "read", arguments: { path: "src/auth/login.ts" } },
+      ],
+      5,
+      "toolUse",
+    ),
   });
   await rpc.request(P.EntryAppend, { sessionId, entry: toolResult("call_1", "read", LOGIN_TS, 6) }, { example: false });
   const fix = await rpc.request(P.EntryAppendMany, {
@@ -94,8 +115,13 @@ async function stdioStory(recorder, { daemonMain, env }) {
     entries: [
       assistant(
         [
-          { type: "text", text: "An empty password skips the check: `password && …` is false for \"\". Requiring it:" },
-          { type: "toolCall", id: "call_2", name: "edit", arguments: { path: "src/auth/login.ts", oldText: "(password && !(await verify", newText: "(!password || !(await verify" } },
+          { type: "text", text: 'An empty password skips the check: `password && …` is false for "". Requiring it:' },
+          {
+            type: "toolCall",
+            id: "call_2",
+            name: "edit",
+            arguments: { path: "src/auth/login.ts", oldText: "(password && !(await verify", newText: "(!password || !(await verify" },
+          },
         ],
         20,
         "toolUse",
@@ -130,7 +156,18 @@ async function stdioStory(recorder, { daemonMain, env }) {
       sessionId,
       entries: [
         user("Add a regression test for it.", 100),
-        assistant([{ type: "toolCall", id: "call_3", name: "write", arguments: { path: "test/login.test.ts", content: "it(\"rejects an empty password\", …)" } }], 110, "toolUse"),
+        assistant(
+          [
+            {
+              type: "toolCall",
+              id: "call_3",
+              name: "write",
+              arguments: { path: "test/login.test.ts", content: 'it("rejects an empty password", …)' },
+            },
+          ],
+          110,
+          "toolUse",
+        ),
         toolResult("call_3", "write", "Wrote test/login.test.ts", 111),
         assistant([{ type: "text", text: "Added test/login.test.ts: an empty password gets 401." }], 120),
       ],
@@ -140,7 +177,13 @@ async function stdioStory(recorder, { daemonMain, env }) {
   // Settings for this run only: a session this short would otherwise have nothing to compact.
   const small = { keepRecentTokens: 46 };
   await rpc.request(P.CompactionPrepare, { sessionId, settings: small });
-  await rpc.request(P.CompactionRun, { sessionId, reason: "manual", requestId: "compact-0001", customInstructions: "Keep the file names.", settings: small });
+  await rpc.request(P.CompactionRun, {
+    sessionId,
+    reason: "manual",
+    requestId: "compact-0001",
+    customInstructions: "Keep the file names.",
+    settings: small,
+  });
   if (P.CompactionStatusRequest) await rpc.request(P.CompactionStatusRequest, { sessionId, limit: 5 });
   await rpc.request(P.TurnEnd, {
     sessionId,
@@ -169,7 +212,11 @@ async function stdioStory(recorder, { daemonMain, env }) {
   await rpc.request(P.ProjectTrust, { projectDir: PROJECT, trusted: false });
 
   await rpc.request(P.SessionGet, { sessionId: "no-such-session" }, { title: "Unknown session" });
-  await rpc.request(P.EntryAppend, { sessionId, entry: { type: "message", message: { role: "narrator", content: "?" } } }, { title: "Invalid params" });
+  await rpc.request(
+    P.EntryAppend,
+    { sessionId, entry: { type: "message", message: { role: "narrator", content: "?" } } },
+    { title: "Invalid params" },
+  );
 
   await rpc.request(P.Shutdown, {});
   await rpc.notify(P.Exit, {});
@@ -199,14 +246,20 @@ function installExamplePlugin(home) {
 async function clientModelStory(recorder, { daemonMain, env }) {
   const { client, exited } = P.spawnDaemon({ command: process.execPath, args: [daemonMain, "serve"], env, stderr: "ignore" });
   const rpc = recorder.connection(client, "an agent that offers its model");
-  rpc.answer(P.ModelComplete, (params) => ({
+  rpc.answer(P.ModelComplete, () => ({
     text: "## Goal\nFix the login form, which accepts an empty password.\n\n## Done\n- Rejected a missing or empty password in src/auth/login.ts (401 invalid_credentials).",
     model: "gpt-4.1-mini",
     usage: { input: 812, output: 46 },
   }));
   await rpc.request(
     P.Initialize,
-    { protocolVersion: P.PROTOCOL_VERSION, processId: 4242, clientInfo: { name: "my-agent", version: "1.0.0" }, projectDir: PROJECT, capabilities: { model: { complete: true } } },
+    {
+      protocolVersion: P.PROTOCOL_VERSION,
+      processId: 4242,
+      clientInfo: { name: "my-agent", version: "1.0.0" },
+      projectDir: PROJECT,
+      capabilities: { model: { complete: true } },
+    },
     { title: "A client that offers its model (model/complete)" },
   );
   await rpc.notify(P.Initialized, {});
@@ -224,7 +277,11 @@ async function clientModelStory(recorder, { daemonMain, env }) {
     { example: false },
   );
   // Keeps only the last entry (the new question): the first turn is summarized, by the client's model.
-  await rpc.request(P.CompactionRun, { sessionId: session.id, reason: "manual", settings: { keepRecentTokens: 1 } }, { title: "Written by the client's own model" });
+  await rpc.request(
+    P.CompactionRun,
+    { sessionId: session.id, reason: "manual", settings: { keepRecentTokens: 1 } },
+    { title: "Written by the client's own model" },
+  );
   await rpc.request(P.Shutdown, {}, { example: false });
   await rpc.notify(P.Exit, {});
   await exited;

@@ -18,7 +18,7 @@ const DAEMONS = 4;
 const APPENDS = 40;
 
 let home: string;
-let daemons: TestDaemon[] = [];
+const daemons: TestDaemon[] = [];
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "bc-adversarial-four-"));
   // Started one after another: what is under test is four daemons appending at once, not four
@@ -62,7 +62,13 @@ describe("four daemons appending to one database", { timeout: 60_000 }, () => {
       lost += check.missing + (rows.length - acknowledged[s]!.length); // nothing stored that was not acknowledged
     });
     const tried = acknowledged[0]!.length + acknowledged[1]!.length + failures;
-    recordScore({ area: "four daemons", scenario: `${DAEMONS} × ${APPENDS} appends, 2 shared sessions`, tried, survived: tried - failures - problems.length, lost: lost + problems.length });
+    recordScore({
+      area: "four daemons",
+      scenario: `${DAEMONS} × ${APPENDS} appends, 2 shared sessions`,
+      tried,
+      survived: tried - failures - problems.length,
+      lost: lost + problems.length,
+    });
     expect(verdict).toBe("ok");
     expect(failures).toBe(0);
     expect(problems).toEqual([]);

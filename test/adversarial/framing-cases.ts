@@ -29,34 +29,117 @@ const body = (text: string) => frame(text);
 const invalid: [number, string][] = [[-32600, "invalid_request"]];
 
 export const CATALOGUE: FramingCase[] = [
-  { name: "Content-Length: abc", area: "framing", bytes: raw("Content-Length: abc\r\n\r\n{}"), expect: { kind: "close", dataCode: "invalid_frame" } },
-  { name: "negative Content-Length", area: "framing", bytes: raw("Content-Length: -5\r\n\r\n{}"), expect: { kind: "close", dataCode: "invalid_frame" } },
-  { name: "hex Content-Length", area: "framing", bytes: raw("Content-Length: 0x1f\r\n\r\n{}"), expect: { kind: "close", dataCode: "invalid_frame" } },
-  { name: "float Content-Length", area: "framing", bytes: raw("Content-Length: 2.5\r\n\r\n{}"), expect: { kind: "close", dataCode: "invalid_frame" } },
-  { name: "missing Content-Length", area: "framing", bytes: raw("Content-Type: application/json\r\n\r\n{}"), expect: { kind: "close", dataCode: "invalid_frame" } },
-  { name: "LF-only header", area: "framing", bytes: raw('Content-Length: 40\n\n{"jsonrpc":"2.0","id":1,"method":"x"}   '), expect: { kind: "close", dataCode: "invalid_frame" } },
-  { name: "header over 8 KB", area: "framing", bytes: raw(`X-Filler: ${"f".repeat(9000)}\r\nContent-Length: 2\r\n\r\n{}`), expect: { kind: "close", dataCode: "invalid_frame" } },
-  { name: "Content-Length 2^40", area: "framing", bytes: raw(`Content-Length: ${2 ** 40}\r\n\r\n${"z".repeat(64 * 1024)}`), expect: { kind: "close", dataCode: "message_too_large" } },
+  {
+    name: "Content-Length: abc",
+    area: "framing",
+    bytes: raw("Content-Length: abc\r\n\r\n{}"),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
+  {
+    name: "negative Content-Length",
+    area: "framing",
+    bytes: raw("Content-Length: -5\r\n\r\n{}"),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
+  {
+    name: "hex Content-Length",
+    area: "framing",
+    bytes: raw("Content-Length: 0x1f\r\n\r\n{}"),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
+  {
+    name: "float Content-Length",
+    area: "framing",
+    bytes: raw("Content-Length: 2.5\r\n\r\n{}"),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
+  {
+    name: "missing Content-Length",
+    area: "framing",
+    bytes: raw("Content-Type: application/json\r\n\r\n{}"),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
+  {
+    name: "LF-only header",
+    area: "framing",
+    bytes: raw('Content-Length: 40\n\n{"jsonrpc":"2.0","id":1,"method":"x"}   '),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
+  {
+    name: "header over 8 KB",
+    area: "framing",
+    bytes: raw(`X-Filler: ${"f".repeat(9000)}\r\nContent-Length: 2\r\n\r\n{}`),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
+  {
+    name: "Content-Length 2^40",
+    area: "framing",
+    bytes: raw(`Content-Length: ${2 ** 40}\r\n\r\n${"z".repeat(64 * 1024)}`),
+    expect: { kind: "close", dataCode: "message_too_large" },
+  },
   // 2 bytes claimed, 30 sent: the rest is read as the next header, which it is not.
-  { name: "Content-Length shorter than the body", area: "framing", bytes: frame('{"jsonrpc":"2.0","method":"x"}', 2), expect: { kind: "close", dataCode: "invalid_frame" } },
+  {
+    name: "Content-Length shorter than the body",
+    area: "framing",
+    bytes: frame('{"jsonrpc":"2.0","method":"x"}', 2),
+    expect: { kind: "close", dataCode: "invalid_frame" },
+  },
   { name: "Content-Length longer than the body", area: "framing", bytes: frame("{}", 5000), expect: { kind: "close-on-end" } },
   { name: "body not JSON", area: "json-rpc", bytes: body("{not json"), expect: { kind: "answer", errors: [[-32700, "parse_error"]] } },
   { name: "empty body", area: "json-rpc", bytes: body(""), expect: { kind: "answer", errors: [[-32700, "parse_error"]] } },
   { name: "[]", area: "json-rpc", bytes: body("[]"), expect: { kind: "answer", errors: invalid } },
-  { name: "batch", area: "json-rpc", bytes: body('[{"jsonrpc":"2.0","id":"b1","method":"session/list","params":{}}]'), expect: { kind: "answer", errors: invalid } },
+  {
+    name: "batch",
+    area: "json-rpc",
+    bytes: body('[{"jsonrpc":"2.0","id":"b1","method":"session/list","params":{}}]'),
+    expect: { kind: "answer", errors: invalid },
+  },
   { name: "42", area: "json-rpc", bytes: body("42"), expect: { kind: "answer", errors: invalid } },
   { name: '"hi"', area: "json-rpc", bytes: body('"hi"'), expect: { kind: "answer", errors: invalid } },
   { name: "null", area: "json-rpc", bytes: body("null"), expect: { kind: "answer", errors: invalid } },
-  { name: '"method": 5', area: "json-rpc", bytes: body('{"jsonrpc":"2.0","id":"m5","method":5}'), expect: { kind: "answer", errors: invalid } },
-  { name: "boolean id", area: "json-rpc", bytes: body('{"jsonrpc":"2.0","id":true,"method":"session/list","params":{}}'), expect: { kind: "answer", errors: invalid } },
-  { name: "object id", area: "json-rpc", bytes: body('{"jsonrpc":"2.0","id":{"a":1},"method":"session/list","params":{}}'), expect: { kind: "answer", errors: invalid } },
-  { name: "array id", area: "json-rpc", bytes: body('{"jsonrpc":"2.0","id":[1],"method":"session/list","params":{}}'), expect: { kind: "answer", errors: invalid } },
-  { name: "no jsonrpc member", area: "json-rpc", bytes: body('{"id":"nj","method":"session/list","params":{}}'), expect: { kind: "answer", errors: invalid } },
-  { name: "params a string", area: "json-rpc", bytes: body('{"jsonrpc":"2.0","id":"ps","method":"session/list","params":"bar"}'), expect: { kind: "answer", errors: invalid } },
+  {
+    name: '"method": 5',
+    area: "json-rpc",
+    bytes: body('{"jsonrpc":"2.0","id":"m5","method":5}'),
+    expect: { kind: "answer", errors: invalid },
+  },
+  {
+    name: "boolean id",
+    area: "json-rpc",
+    bytes: body('{"jsonrpc":"2.0","id":true,"method":"session/list","params":{}}'),
+    expect: { kind: "answer", errors: invalid },
+  },
+  {
+    name: "object id",
+    area: "json-rpc",
+    bytes: body('{"jsonrpc":"2.0","id":{"a":1},"method":"session/list","params":{}}'),
+    expect: { kind: "answer", errors: invalid },
+  },
+  {
+    name: "array id",
+    area: "json-rpc",
+    bytes: body('{"jsonrpc":"2.0","id":[1],"method":"session/list","params":{}}'),
+    expect: { kind: "answer", errors: invalid },
+  },
+  {
+    name: "no jsonrpc member",
+    area: "json-rpc",
+    bytes: body('{"id":"nj","method":"session/list","params":{}}'),
+    expect: { kind: "answer", errors: invalid },
+  },
+  {
+    name: "params a string",
+    area: "json-rpc",
+    bytes: body('{"jsonrpc":"2.0","id":"ps","method":"session/list","params":"bar"}'),
+    expect: { kind: "answer", errors: invalid },
+  },
   {
     name: "duplicate id in flight",
     area: "json-rpc",
-    bytes: Buffer.concat([body('{"jsonrpc":"2.0","id":"dup","method":"session/list","params":{}}'), body('{"jsonrpc":"2.0","id":"dup","method":"session/list","params":{}}')]),
+    bytes: Buffer.concat([
+      body('{"jsonrpc":"2.0","id":"dup","method":"session/list","params":{}}'),
+      body('{"jsonrpc":"2.0","id":"dup","method":"session/list","params":{}}'),
+    ]),
     expect: { kind: "answer", errors: [[-32600, "duplicate_request_id"]] },
   },
 ];
@@ -73,7 +156,18 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const METHODS = ["session/list", "session/get", "entry/append", "context/build", "initialize", "shutdown", "exit", "$/cancelRequest", "no/such", "initialized"];
+const METHODS = [
+  "session/list",
+  "session/get",
+  "entry/append",
+  "context/build",
+  "initialize",
+  "shutdown",
+  "exit",
+  "$/cancelRequest",
+  "no/such",
+  "initialized",
+];
 const KEYS = ["jsonrpc", "id", "method", "params", "result", "error", "sessionId", "entry", "x"];
 const WEIRD_LENGTHS = ["", "-1", "0x10", "1e3", "12.0", " 7 7", "٣", "99999999999999999999", "NaN", "+5", "5,5"];
 
@@ -137,8 +231,16 @@ export function randomFrames(seed: number, count: number): RandomFrame[] {
       frames.push({ kind: "length off by a few", bytes: frame(text, Math.max(0, text.length + int(11) - 5)) });
     } else if (roll === 7) {
       const text = Buffer.from(message(), "utf8");
-      const extra = pick(["Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n", "X-Anything: 1\r\n", "content-length: " + text.length + "\r\n", ""]);
-      frames.push({ kind: "extra header", bytes: Buffer.concat([Buffer.from(`Content-Length: ${text.length}\r\n${extra}\r\n`, "latin1"), text]) });
+      const extra = pick([
+        "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n",
+        "X-Anything: 1\r\n",
+        "content-length: " + text.length + "\r\n",
+        "",
+      ]);
+      frames.push({
+        kind: "extra header",
+        bytes: Buffer.concat([Buffer.from(`Content-Length: ${text.length}\r\n${extra}\r\n`, "latin1"), text]),
+      });
     } else if (roll === 8) {
       frames.push({ kind: "garbage", bytes: Buffer.from(Array.from({ length: 1 + int(300) }, () => int(256))) });
     } else {

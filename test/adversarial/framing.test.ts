@@ -11,7 +11,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { connectRaw, frame, INITIALIZE, openSockets, spawnRawSocketDaemon, spawnRawStdio, type RawConnection, type Reply } from "../support/raw-daemon.js";
+import {
+  connectRaw,
+  frame,
+  INITIALIZE,
+  openSockets,
+  spawnRawSocketDaemon,
+  spawnRawStdio,
+  type RawConnection,
+  type Reply,
+} from "../support/raw-daemon.js";
 import { tempDirs } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait.js";
 import { CATALOGUE, randomFrames, type FramingCase } from "./framing-cases.js";
@@ -50,7 +59,12 @@ let probeCount = 0;
  * Sends `bytes` then a probe request; resolves with what the daemon did. `closed()` says whether
  * the daemon's side has ended; `endClient()` ends the client's side.
  */
-async function probe(connection: RawConnection, bytes: Buffer, endClient: () => void, waitMs: number): Promise<{ outcome: Outcome; probeId: string }> {
+async function probe(
+  connection: RawConnection,
+  bytes: Buffer,
+  endClient: () => void,
+  waitMs: number,
+): Promise<{ outcome: Outcome; probeId: string }> {
   const probeId = `probe-${++probeCount}`;
   connection.write(Buffer.concat([bytes, frame(JSON.stringify({ jsonrpc: "2.0", id: probeId, method: "session/list", params: {} }))]));
   const answered = () => connection.responses().some((reply) => reply.id === probeId);
@@ -80,7 +94,9 @@ function asExpected(testCase: FramingCase, outcome: Outcome, replies: Reply[]): 
     case "answer":
       return (
         outcome === "answered" &&
-        testCase.expect.errors.every(([code, dataCode]) => errors.some((reply) => reply.error!.code === code && reply.error!.data?.code === dataCode))
+        testCase.expect.errors.every(([code, dataCode]) =>
+          errors.some((reply) => reply.error!.code === code && reply.error!.data?.code === dataCode),
+        )
       );
     case "close": {
       const { dataCode } = testCase.expect;
@@ -102,7 +118,10 @@ describe("framing fuzzer over stdio", () => {
     const { connection } = daemon;
     await connection.request("init", "initialize", INITIALIZE);
     if (acknowledged.length === 0) await connection.request("create", "session/create", { cwd: "/fuzz", id: "fuzz-stdio" });
-    const appended = await connection.request("ack", "entry/append", { sessionId: "fuzz-stdio", entry: { type: "message", message: { role: "user", content: `ack ${acknowledged.length}` } } });
+    const appended = await connection.request("ack", "entry/append", {
+      sessionId: "fuzz-stdio",
+      entry: { type: "message", message: { role: "user", content: `ack ${acknowledged.length}` } },
+    });
     acknowledged.push((appended.result as { entry: { id: string } }).entry.id);
     return daemon;
   }
@@ -115,85 +134,103 @@ describe("framing fuzzer over stdio", () => {
     return code !== "hung";
   }
 
-  it.each(["framing", "json-rpc"] as const)("handles every %s case of the catalogue", async (area) => {
-    if (acknowledged.length === 0) await freshDaemon().then(retire); // the session the daemons append to
-    {
-      const cases = CATALOGUE.filter((testCase) => testCase.area === area);
-      const results: { ok: boolean; hung: boolean; why: string }[] = [];
-      // Messages the daemon answers leave it running: one daemon serves all of them in turn.
-      const answered = cases.filter((testCase) => testCase.expect.kind === "answer");
-      if (answered.length > 0) {
-        const shared = await freshDaemon();
-        for (const testCase of answered) results.push(await runCase(shared, testCase));
-        if (!(await retire(shared))) results.push({ ok: true, hung: true, why: "the daemon did not exit after the client left" });
+  it.each(["framing", "json-rpc"] as const)(
+    "handles every %s case of the catalogue",
+    async (area) => {
+      if (acknowledged.length === 0) await freshDaemon().then(retire); // the session the daemons append to
+      {
+        const cases = CATALOGUE.filter((testCase) => testCase.area === area);
+        const results: { ok: boolean; hung: boolean; why: string }[] = [];
+        // Messages the daemon answers leave it running: one daemon serves all of them in turn.
+        const answered = cases.filter((testCase) => testCase.expect.kind === "answer");
+        if (answered.length > 0) {
+          const shared = await freshDaemon();
+          for (const testCase of answered) results.push(await runCase(shared, testCase));
+          if (!(await retire(shared))) results.push({ ok: true, hung: true, why: "the daemon did not exit after the client left" });
+        }
+        // Frames that end the daemon: one daemon each, a few at a time.
+        const closing = cases.filter((testCase) => testCase.expect.kind !== "answer");
+        for (let start = 0; start < closing.length; start += STDIO_PARALLEL) {
+          const group = closing.slice(start, start + STDIO_PARALLEL);
+          results.push(
+            ...(await Promise.all(
+              group.map(async (testCase) => {
+                const daemon = await freshDaemon();
+                const result = await runCase(daemon, testCase);
+                return (await retire(daemon)) ? result : { ...result, hung: true };
+              }),
+            )),
+          );
+        }
+        const survived = results.filter((result) => result.ok).length;
+        const lost = results.filter((result) => result.hung).length;
+        recordScore({
+          area: area === "framing" ? "framing (stdio)" : "json-rpc",
+          scenario: `catalogue over stdio (${cases.length} kinds)`,
+          tried: cases.length,
+          survived,
+          lost,
+        });
+        expect(results.filter((result) => !result.ok || result.hung).map((result) => result.why)).toEqual([]);
       }
-      // Frames that end the daemon: one daemon each, a few at a time.
-      const closing = cases.filter((testCase) => testCase.expect.kind !== "answer");
-      for (let start = 0; start < closing.length; start += STDIO_PARALLEL) {
-        const group = closing.slice(start, start + STDIO_PARALLEL);
-        results.push(
-          ...(await Promise.all(
-            group.map(async (testCase) => {
-              const daemon = await freshDaemon();
-              const result = await runCase(daemon, testCase);
-              return (await retire(daemon)) ? result : { ...result, hung: true };
-            }),
-          )),
-        );
-      }
-      const survived = results.filter((result) => result.ok).length;
-      const lost = results.filter((result) => result.hung).length;
-      recordScore({ area: area === "framing" ? "framing (stdio)" : "json-rpc", scenario: `catalogue over stdio (${cases.length} kinds)`, tried: cases.length, survived, lost });
-      expect(results.filter((result) => !result.ok || result.hung).map((result) => result.why)).toEqual([]);
-    }
-  }, STDIO_TEST_TIMEOUT_MS);
+    },
+    STDIO_TEST_TIMEOUT_MS,
+  );
 
   async function runCase(daemon: Awaited<ReturnType<typeof freshDaemon>>, testCase: FramingCase) {
     const before = daemon.connection.responses().length;
     const { outcome } = await probe(daemon.connection, testCase.bytes, () => daemon.connection.end(), probeWait(testCase));
     const exitCode = outcome === "closed" || outcome === "closed-on-end" ? await daemon.exitCode : undefined;
     const ok = asExpected(testCase, outcome, daemon.connection.responses().slice(before)) && (exitCode === undefined || exitCode === 1);
-    return { ok, hung: outcome === "hung", why: `${testCase.name}: ${outcome} (exit ${String(exitCode)}); stderr: ${daemon.stderr().slice(-300)}` };
+    return {
+      ok,
+      hung: outcome === "hung",
+      why: `${testCase.name}: ${outcome} (exit ${String(exitCode)}); stderr: ${daemon.stderr().slice(-300)}`,
+    };
   }
 
-  it(`survives ${RANDOM_STDIO_FRAMES} random frames (seed ${SEED})`, async () => {
-    const frames = randomFrames(SEED, RANDOM_STDIO_FRAMES);
-    let survived = 0;
-    let lost = 0;
-    const failures: string[] = [];
-    let daemon = await freshDaemon();
-    for (const [index, random] of frames.entries()) {
-      if (daemon.connection.closed) daemon = await freshDaemon();
-      const { outcome } = await probe(daemon.connection, random.bytes, () => daemon.connection.end(), RANDOM_PROBE_WAIT_MS);
-      if (outcome === "answered") {
-        survived++;
-        continue;
+  it(
+    `survives ${RANDOM_STDIO_FRAMES} random frames (seed ${SEED})`,
+    async () => {
+      const frames = randomFrames(SEED, RANDOM_STDIO_FRAMES);
+      let survived = 0;
+      let lost = 0;
+      const failures: string[] = [];
+      let daemon = await freshDaemon();
+      for (const [index, random] of frames.entries()) {
+        if (daemon.connection.closed) daemon = await freshDaemon();
+        const { outcome } = await probe(daemon.connection, random.bytes, () => daemon.connection.end(), RANDOM_PROBE_WAIT_MS);
+        if (outcome === "answered") {
+          survived++;
+          continue;
+        }
+        const exitCode = outcome === "hung" ? undefined : await daemon.exitCode;
+        // An unreadable frame (or a random `exit`) ends a stdio daemon with 1; anything else is a crash.
+        if (exitCode === 0 || exitCode === 1) survived++;
+        else {
+          lost++;
+          failures.push(`frame ${index} (${random.kind}): ${outcome}, exit ${String(exitCode)}; stderr: ${daemon.stderr().slice(-300)}`);
+          if (outcome === "hung") daemon.process.kill("SIGKILL");
+        }
       }
-      const exitCode = outcome === "hung" ? undefined : await daemon.exitCode;
-      // An unreadable frame (or a random `exit`) ends a stdio daemon with 1; anything else is a crash.
-      if (exitCode === 0 || exitCode === 1) survived++;
-      else {
-        lost++;
-        failures.push(`frame ${index} (${random.kind}): ${outcome}, exit ${String(exitCode)}; stderr: ${daemon.stderr().slice(-300)}`);
-        if (outcome === "hung") daemon.process.kill("SIGKILL");
-      }
-    }
-    if (!(await retire(daemon))) lost++;
+      if (!(await retire(daemon))) lost++;
 
-    // Every acknowledged append of every daemon of this file is in the store.
-    const check = spawnRawStdio(home);
-    await check.connection.request("init", "initialize", INITIALIZE);
-    const path = await check.connection.request("path", "session/path", { sessionId: "fuzz-stdio" });
-    const stored = new Set((path.result as { entries: { id: string }[] }).entries.map((entry) => entry.id));
-    const missing = acknowledged.filter((id) => !stored.has(id));
-    lost += missing.length;
-    await retire(check);
+      // Every acknowledged append of every daemon of this file is in the store.
+      const check = spawnRawStdio(home);
+      await check.connection.request("init", "initialize", INITIALIZE);
+      const path = await check.connection.request("path", "session/path", { sessionId: "fuzz-stdio" });
+      const stored = new Set((path.result as { entries: { id: string }[] }).entries.map((entry) => entry.id));
+      const missing = acknowledged.filter((id) => !stored.has(id));
+      lost += missing.length;
+      await retire(check);
 
-    recordScore({ area: "framing (stdio)", scenario: `random frames, seed ${SEED}`, tried: frames.length, survived, lost });
-    expect(failures).toEqual([]);
-    expect(missing).toEqual([]);
-    expect(lost).toBe(0);
-  }, STDIO_TEST_TIMEOUT_MS);
+      recordScore({ area: "framing (stdio)", scenario: `random frames, seed ${SEED}`, tried: frames.length, survived, lost });
+      expect(failures).toEqual([]);
+      expect(missing).toEqual([]);
+      expect(lost).toBe(0);
+    },
+    STDIO_TEST_TIMEOUT_MS,
+  );
 });
 
 describe("framing fuzzer over a socket", () => {
@@ -250,7 +287,12 @@ describe("framing fuzzer over a socket", () => {
       for (const testCase of CATALOGUE) {
         const { outcome, replies, leftOpen } = await attack(testCase.bytes, probeWait(testCase));
         const key = testCase.area === "framing" ? "framing (socket)|catalogue" : "json-rpc|catalogue over a socket";
-        tally(key, asExpected(testCase, outcome, replies) && !leftOpen, outcome === "hung" || leftOpen, `${testCase.name}: ${outcome}${leftOpen ? ", left open" : ""}`);
+        tally(
+          key,
+          asExpected(testCase, outcome, replies) && !leftOpen,
+          outcome === "hung" || leftOpen,
+          `${testCase.name}: ${outcome}${leftOpen ? ", left open" : ""}`,
+        );
       }
       await appendOne();
 
@@ -260,7 +302,12 @@ describe("framing fuzzer over a socket", () => {
         const batch = frames.slice(start, start + BATCH);
         const results = await Promise.all(batch.map((random) => attack(random.bytes, RANDOM_PROBE_WAIT_MS)));
         results.forEach(({ outcome, leftOpen }, index) => {
-          tally("framing (socket)|random", outcome !== "hung" && !leftOpen, outcome === "hung" || leftOpen, `frame ${start + index} (${batch[index]!.kind}): ${outcome}`);
+          tally(
+            "framing (socket)|random",
+            outcome !== "hung" && !leftOpen,
+            outcome === "hung" || leftOpen,
+            `frame ${start + index} (${batch[index]!.kind}): ${outcome}`,
+          );
         });
         await appendOne();
       }
@@ -274,10 +321,12 @@ describe("framing fuzzer over a socket", () => {
       // Every connection the fuzzer opened was closed and its descriptor released.
       let leakedFds = 0;
       if (fdsBefore !== undefined) {
-        await waitFor(async () => ((await openSockets(daemon.process.pid!)) ?? 0) <= fdsBefore, { timeoutMs: CLOSE_WAIT_MS }).catch(async () => {
-          leakedFds = ((await openSockets(daemon.process.pid!)) ?? 0) - fdsBefore;
-          failures.push(`${leakedFds} sockets not released`);
-        });
+        await waitFor(async () => ((await openSockets(daemon.process.pid!)) ?? 0) <= fdsBefore, { timeoutMs: CLOSE_WAIT_MS }).catch(
+          async () => {
+            leakedFds = ((await openSockets(daemon.process.pid!)) ?? 0) - fdsBefore;
+            failures.push(`${leakedFds} sockets not released`);
+          },
+        );
       }
 
       const scenarios: Record<string, string> = {

@@ -21,7 +21,13 @@ const d = useDaemon();
 
 const header = (id: string) => JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-03-01T12:00:00.000Z", cwd: "/odd" });
 const message = (id: string, parentId: string | null) =>
-  JSON.stringify({ type: "message", id, parentId, timestamp: "2026-03-01T12:00:01.000Z", message: { role: "user", content: id, timestamp: 1 } });
+  JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-03-01T12:00:01.000Z",
+    message: { role: "user", content: id, timestamp: 1 },
+  });
 
 /** The odd files, made in a fresh folder: name → [path, what the refusal must say]. */
 /** Each odd file: scenario, path, what session/import says, what the CLI says (its own wording, cli/messages.ts). */
@@ -41,7 +47,12 @@ function oddFiles(): [string, string, RegExp, RegExp][] {
     ["FIFO without a writer", fifo, /FIFO \(named pipe\), not a regular file/, /is not a regular file/],
     ["2 GB sparse file", sparse, /binary, not a pi session file/, /is not a pi session file: it is a binary file/],
     ["binary file", binary, /binary, not a pi session file/, /is not a pi session file: it is a binary file/],
-    ["/etc/passwd-like text", passwd, /not a pi session file: none of its 2 non-blank lines is a session header/, /is not a pi session file/],
+    [
+      "/etc/passwd-like text",
+      passwd,
+      /not a pi session file: none of its 2 non-blank lines is a session header/,
+      /is not a pi session file/,
+    ],
   ];
 }
 
@@ -58,13 +69,25 @@ async function importError(path: string): Promise<{ code?: string; message: stri
 describe("odd files", { timeout: 60_000 }, () => {
   it("session/import refuses each with import_failed saying what is wrong, and the daemon goes on", async () => {
     const { session } = await d.client.request(SessionCreate, { cwd: "/odd/bystander" });
-    await d.client.request(EntryAppend, { sessionId: session.id, entry: { type: "message", message: { role: "user", content: "still here", timestamp: 1 } } });
+    await d.client.request(EntryAppend, {
+      sessionId: session.id,
+      entry: { type: "message", message: { role: "user", content: "still here", timestamp: 1 } },
+    });
     for (const [scenario, path, says] of oddFiles()) {
       // An unrelated export in flight at the same time must be answered too.
-      const [error, exported] = await Promise.all([importError(path), d.client.request(SessionExport, { sessionId: session.id, format: "pi-jsonl" })]);
+      const [error, exported] = await Promise.all([
+        importError(path),
+        d.client.request(SessionExport, { sessionId: session.id, format: "pi-jsonl" }),
+      ]);
       const answered = (await d.client.request(SessionList, {})).sessions.length === 1;
       const survived = error.code === "import_failed" && says.test(error.message) && exported.content!.includes("still here") && answered;
-      recordScore({ area: "odd files", scenario: `session/import: ${scenario}`, tried: 1, survived: survived ? 1 : 0, lost: answered ? 0 : 1 });
+      recordScore({
+        area: "odd files",
+        scenario: `session/import: ${scenario}`,
+        tried: 1,
+        survived: survived ? 1 : 0,
+        lost: answered ? 0 : 1,
+      });
       expect(error.code).toBe("import_failed");
       expect(error.message).toMatch(says);
       expect(answered).toBe(true);
@@ -78,7 +101,8 @@ describe("odd files", { timeout: 60_000 }, () => {
     const file = join(dirs.make("bc-odd-cycle-"), "cycle.jsonl");
     writeFileSync(file, [header("odd-cycle"), message("a", "b"), message("b", "a")].join("\n"));
     const result = await d.client.request(SessionImport, { format: "pi-jsonl", path: file });
-    const reported = result.skippedLines?.some((skip) => skip.line === 2 && /comes later in the file \(a parent cycle/.test(skip.reason)) ?? false;
+    const reported =
+      result.skippedLines?.some((skip) => skip.line === 2 && /comes later in the file \(a parent cycle/.test(skip.reason)) ?? false;
     recordScore({ area: "odd files", scenario: "session/import: parent cycle a ↔ b", tried: 1, survived: reported ? 1 : 0, lost: 0 });
     expect(result.entryCount).toBe(2);
     expect(reported).toBe(true);

@@ -109,11 +109,14 @@ describe("SIGKILL loop", { timeout: 120_000 }, () => {
       const bystander = round === 1 ? undefined : await start();
       const importer = await start();
       const importing = importer.client.request(SessionImport, { format: "pi-jsonl", path: file }).catch(() => undefined);
-      await waitFor(() => isImporting(home, sessionId) || (sessionRows(home, sessionId).length === count && !isImporting(home, sessionId)), {
-        timeoutMs: 30_000,
-        intervalMs: 5,
-        message: "the import started",
-      });
+      await waitFor(
+        () => isImporting(home, sessionId) || (sessionRows(home, sessionId).length === count && !isImporting(home, sessionId)),
+        {
+          timeoutMs: 30_000,
+          intervalMs: 5,
+          message: "the import started",
+        },
+      );
       await pause(random() * 100);
       await kill(importer);
       await importing;
@@ -149,7 +152,10 @@ describe("SIGKILL loop", { timeout: 120_000 }, () => {
       const sessionId = session.id;
       const acknowledged: string[] = [];
       for (let index = 0; index < 6; index++) {
-        const { entry } = await survivor.client.request(EntryAppend, { sessionId, entry: index % 2 ? assistant(`a${index} ${"w ".repeat(400)}`) : user(`u${index} ${"w ".repeat(400)}`) });
+        const { entry } = await survivor.client.request(EntryAppend, {
+          sessionId,
+          entry: index % 2 ? assistant(`a${index} ${"w ".repeat(400)}`) : user(`u${index} ${"w ".repeat(400)}`),
+        });
         acknowledged.push(entry.id);
       }
       fake.setHandler(() => reply.hang());
@@ -180,13 +186,18 @@ describe("SIGKILL loop", { timeout: 120_000 }, () => {
       const sessionId = session.id;
       const acknowledged: string[] = [];
       for (let index = 0; index < 4; index++) {
-        const { entry } = await doomed.client.request(EntryAppend, { sessionId, entry: index % 2 ? assistant(`a${index}`) : user(`u${index}`) });
+        const { entry } = await doomed.client.request(EntryAppend, {
+          sessionId,
+          entry: index % 2 ? assistant(`a${index}`) : user(`u${index}`),
+        });
         acknowledged.push(entry.id);
       }
       const leafBefore = acknowledged.at(-1)!;
       fake.setHandler(() => reply.hang());
       const chats = fake.chatRequests().length;
-      const navigating = doomed.client.request(TreeNavigate, { sessionId, targetId: acknowledged[0]!, summarize: true }).catch(() => undefined);
+      const navigating = doomed.client
+        .request(TreeNavigate, { sessionId, targetId: acknowledged[0]!, summarize: true })
+        .catch(() => undefined);
       await waitFor(() => fake.chatRequests().length > chats, { timeoutMs: 20_000, message: "the navigation asked the model" });
       await kill(doomed);
       await navigating;

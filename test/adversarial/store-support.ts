@@ -43,7 +43,9 @@ export function sessionRows(home: string, sessionId: string): StoredRow[] {
 /** Whether `sessionId` has a row flagged as still importing. */
 export function isImporting(home: string, sessionId: string): boolean {
   return inspectDatabase(home, (db) => {
-    const row = db.prepare("SELECT import_started_ms FROM sessions WHERE id = ?").get(sessionId) as { import_started_ms: number | null } | undefined;
+    const row = db.prepare("SELECT import_started_ms FROM sessions WHERE id = ?").get(sessionId) as
+      | { import_started_ms: number | null }
+      | undefined;
     return row !== undefined && row.import_started_ms !== null;
   });
 }
@@ -53,7 +55,9 @@ export { seededRandom as seeded } from "./framing-cases.js";
 
 /** Writes a pi v3 file of one chain of `count` messages; returns its session id. */
 export function writePiFile(path: string, sessionId: string, count: number, pad = 300): void {
-  const lines = [JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: "2026-03-01T12:00:00.000Z", cwd: "/adversarial" })];
+  const lines = [
+    JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: "2026-03-01T12:00:00.000Z", cwd: "/adversarial" }),
+  ];
   let parentId: string | null = null;
   for (let index = 0; index < count; index++) {
     const id = `e${index.toString(16).padStart(7, "0")}`;

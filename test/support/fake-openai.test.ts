@@ -138,7 +138,13 @@ const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
 describe("fake OpenAI server: tool calls", () => {
   it("answers with tool calls the SDK parses, and records the tools offered", async () => {
     fake.enqueue(
-      reply.toolCalls([{ name: "read", arguments: { path: "a.md" } }, { id: "call_given", name: "read", arguments: "{not json" }], { text: "Reading." }),
+      reply.toolCalls(
+        [
+          { name: "read", arguments: { path: "a.md" } },
+          { id: "call_given", name: "read", arguments: "{not json" },
+        ],
+        { text: "Reading." },
+      ),
     );
     const completion = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "read a.md" }], tools });
 
@@ -160,7 +166,12 @@ describe("fake OpenAI server: tool calls", () => {
   });
 
   it("streams tool calls as deltas: id and name first, arguments in pieces", async () => {
-    fake.setHandler(() => reply.toolCalls([{ id: "call_1", name: "read", arguments: { path: "a fairly long/path/to/a/file.md" } }, { id: "call_2", name: "ls", arguments: {} }]));
+    fake.setHandler(() =>
+      reply.toolCalls([
+        { id: "call_1", name: "read", arguments: { path: "a fairly long/path/to/a/file.md" } },
+        { id: "call_2", name: "ls", arguments: {} },
+      ]),
+    );
     const stream = await client.chat.completions.create({
       model: "m",
       messages: [{ role: "user", content: "x" }],

@@ -95,21 +95,35 @@ export type FakeHandler = (request: RecordedRequest, index: number) => FakeReply
 
 /** Builders for the replies above. */
 export const reply = {
-  text: (text: string, extra: Omit<Extract<FakeReply, { kind: "text" }>, "kind" | "text"> = {}): FakeReply => ({ kind: "text", text, ...extra }),
+  text: (text: string, extra: Omit<Extract<FakeReply, { kind: "text" }>, "kind" | "text"> = {}): FakeReply => ({
+    kind: "text",
+    text,
+    ...extra,
+  }),
   /** The model calls tools: `reply.toolCalls([{ name: "read", arguments: { path: "a.md" } }])`. */
-  toolCalls: (calls: readonly FakeToolCall[], extra: Omit<Extract<FakeReply, { kind: "toolCalls" }>, "kind" | "calls"> = {}): FakeReply => ({
+  toolCalls: (
+    calls: readonly FakeToolCall[],
+    extra: Omit<Extract<FakeReply, { kind: "toolCalls" }>, "kind" | "calls"> = {},
+  ): FakeReply => ({
     kind: "toolCalls",
     calls,
     ...extra,
   }),
-  error: (status: number, message: string, extra: Omit<Extract<FakeReply, { kind: "error" }>, "kind" | "status" | "message"> = {}): FakeReply => ({
+  error: (
+    status: number,
+    message: string,
+    extra: Omit<Extract<FakeReply, { kind: "error" }>, "kind" | "status" | "message"> = {},
+  ): FakeReply => ({
     kind: "error",
     status,
     message,
     ...extra,
   }),
   /** 429 with `retry-after` (seconds) or `retry-after-ms`, as OpenAI sends them. */
-  rateLimited: (wait: { retryAfterSeconds?: number; retryAfterMs?: number } = {}, message = "Rate limit reached for requests"): FakeReply => {
+  rateLimited: (
+    wait: { retryAfterSeconds?: number; retryAfterMs?: number } = {},
+    message = "Rate limit reached for requests",
+  ): FakeReply => {
     const headers: Record<string, string> = {};
     if (wait.retryAfterSeconds !== undefined) headers["retry-after"] = String(wait.retryAfterSeconds);
     if (wait.retryAfterMs !== undefined) headers["retry-after-ms"] = String(wait.retryAfterMs);
@@ -122,7 +136,13 @@ export const reply = {
     type: "server_error",
     code: null,
   }),
-  badRequest: (message: string, code: string | null = null): FakeReply => ({ kind: "error", status: 400, message, type: "invalid_request_error", code }),
+  badRequest: (message: string, code: string | null = null): FakeReply => ({
+    kind: "error",
+    status: 400,
+    message,
+    type: "invalid_request_error",
+    code,
+  }),
   raw: (status: number, body: string): FakeReply => ({ kind: "raw", status, body }),
   hang: (): FakeReply => ({ kind: "hang" }),
   disconnect: (): FakeReply => ({ kind: "disconnect" }),
@@ -230,7 +250,12 @@ async function send(scripted: FakeReply, request: RecordedRequest, res: ServerRe
       return;
     case "error":
       if (!(await wait(scripted.delayMs ?? 0, res))) return;
-      sendJson(res, scripted.status, errorBody(scripted.message, scripted.type ?? "invalid_request_error", scripted.code ?? null), scripted.headers);
+      sendJson(
+        res,
+        scripted.status,
+        errorBody(scripted.message, scripted.type ?? "invalid_request_error", scripted.code ?? null),
+        scripted.headers,
+      );
       return;
     case "text": {
       if (!(await wait(scripted.delayMs ?? 0, res))) return;

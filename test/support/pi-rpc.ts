@@ -79,7 +79,14 @@ export function writePiAgentDir(setup: Pick<PiSetup, "agentDir" | "baseURL" | "c
 
 export async function startPi(setup: PiSetup): Promise<PiRpc> {
   writePiAgentDir(setup);
-  const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: setup.agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0", OPENAI_API_KEY: undefined, ...setup.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PI_CODING_AGENT_DIR: setup.agentDir,
+    PI_OFFLINE: "1",
+    PI_TELEMETRY: "0",
+    OPENAI_API_KEY: undefined,
+    ...setup.env,
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const args = [PI_CLI, "--mode", "rpc", "--provider", FAKE_PROVIDER, "--model", FAKE_MODEL];
   if (setup.install === "project") {
@@ -106,7 +113,12 @@ export async function startPi(setup: PiSetup): Promise<PiRpc> {
     try {
       await waitFor(check, { timeoutMs });
     } catch {
-      throw new Error(`${what} within ${timeoutMs} ms; pi's stderr:\n${stderr}\nlast output:\n${output.slice(-5).map((line) => JSON.stringify(line)).join("\n")}`);
+      throw new Error(
+        `${what} within ${timeoutMs} ms; pi's stderr:\n${stderr}\nlast output:\n${output
+          .slice(-5)
+          .map((line) => JSON.stringify(line))
+          .join("\n")}`,
+      );
     }
   };
 
@@ -118,7 +130,11 @@ export async function startPi(setup: PiSetup): Promise<PiRpc> {
       const id = `t${++ids}`;
       child.stdin!.write(`${JSON.stringify({ ...command, id })}\n`);
       let response: PiOutput | undefined;
-      await explained(() => (response = output.find((line) => line.type === "response" && line["id"] === id)) !== undefined, timeoutMs, `pi did not answer ${JSON.stringify(command)}`);
+      await explained(
+        () => (response = output.find((line) => line.type === "response" && line["id"] === id)) !== undefined,
+        timeoutMs,
+        `pi did not answer ${JSON.stringify(command)}`,
+      );
       return response as PiOutput & { success: boolean; data?: unknown; error?: string };
     },
     async prompt(message) {
@@ -128,7 +144,9 @@ export async function startPi(setup: PiSetup): Promise<PiRpc> {
       await explained(() => output.filter((line) => line.type === "agent_end").length > before, 60_000, "pi's agent run did not end");
     },
     sessionLines() {
-      const state = output.find((line) => line.type === "response" && line["command"] === "get_state" && (line["data"] as { sessionFile?: string })?.sessionFile);
+      const state = output.find(
+        (line) => line.type === "response" && line["command"] === "get_state" && (line["data"] as { sessionFile?: string })?.sessionFile,
+      );
       const file = (state?.["data"] as { sessionFile: string } | undefined)?.sessionFile;
       if (!file) throw new Error("ask get_state first: the session file is named there");
       return readFileSync(file, "utf8")

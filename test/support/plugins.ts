@@ -26,10 +26,18 @@ import { waitFor } from "./wait.js";
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/plugins/", import.meta.url));
 
 /** Writes `<root>/<name>/` with a package.json naming `index.mjs` (or `main`) and the given files. */
-export function writePlugin(root: string, name: string, files: Record<string, string>, options: { main?: string; version?: string } = {}): string {
+export function writePlugin(
+  root: string,
+  name: string,
+  files: Record<string, string>,
+  options: { main?: string; version?: string } = {},
+): string {
   const dir = join(root, name);
   const main = options.main ?? "index.mjs";
-  const all = { "package.json": JSON.stringify({ name, version: options.version ?? "1.0.0", type: "module", baseContext: { apiVersion: 1, main } }), ...files };
+  const all = {
+    "package.json": JSON.stringify({ name, version: options.version ?? "1.0.0", type: "module", baseContext: { apiVersion: 1, main } }),
+    ...files,
+  };
   for (const [file, text] of Object.entries(all)) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);
@@ -98,7 +106,11 @@ export async function compactableSession(client: BaseContextClient, cwd: string)
 export const COMPACT_EVERYTHING = { compaction: { keepRecentTokens: 1, reserveTokens: 2000 }, summary: { repair: false } };
 
 /** Runs a compaction and returns its result with the entry typed. */
-export async function compact(client: BaseContextClient, sessionId: string, options: { signal?: AbortSignal; workDoneToken?: string } = {}) {
+export async function compact(
+  client: BaseContextClient,
+  sessionId: string,
+  options: { signal?: AbortSignal; workDoneToken?: string } = {},
+) {
   const result = await client.request(
     CompactionRun,
     { sessionId, ...(options.workDoneToken !== undefined ? { workDoneToken: options.workDoneToken } : {}) },
@@ -130,7 +142,12 @@ export async function pluginInfo(client: BaseContextClient, name: string, projec
 }
 
 /** Waits until `plugins/list` shows the plugin in a state `check` accepts. */
-export async function waitForPlugin(client: BaseContextClient, name: string, check: (info: PluginInfo) => boolean, timeoutMs = 10_000): Promise<PluginInfo> {
+export async function waitForPlugin(
+  client: BaseContextClient,
+  name: string,
+  check: (info: PluginInfo) => boolean,
+  timeoutMs = 10_000,
+): Promise<PluginInfo> {
   return waitFor(
     async () => {
       const info = await pluginInfo(client, name);

@@ -172,7 +172,10 @@ export async function spawnRawSocketDaemon(home: string): Promise<RawSocketDaemo
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const exitCode = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await waitFor(() => stderr.includes("listening on") || child.exitCode !== null, { timeoutMs: 20_000, message: "the socket daemon did not start listening" });
+  await waitFor(() => stderr.includes("listening on") || child.exitCode !== null, {
+    timeoutMs: 20_000,
+    message: "the socket daemon did not start listening",
+  });
   if (child.exitCode !== null) throw new Error(`the socket daemon exited: ${stderr}`);
   return { process: child, path, stderr: () => stderr, exitCode };
 }

@@ -21,7 +21,14 @@ export interface CliOptions {
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithCli(), BASE_CONTEXT_HOME: options.home, OPENAI_API_KEY: undefined, NO_COLOR: undefined, ...options.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: pathWithCli(),
+    BASE_CONTEXT_HOME: options.home,
+    OPENAI_API_KEY: undefined,
+    NO_COLOR: undefined,
+    ...options.env,
+  };
   return runNodeProgram(DAEMON_MAIN, args, { ...options, env });
 }
 

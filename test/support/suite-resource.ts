@@ -11,7 +11,11 @@
  */
 import { afterAll, beforeAll } from "vitest";
 
-export function useSuiteResource<T extends object>(start: () => Promise<T>, stop: (resource: T) => Promise<void>, what = "the suite's resource"): T {
+export function useSuiteResource<T extends object>(
+  start: () => Promise<T>,
+  stop: (resource: T) => Promise<void>,
+  what = "the suite's resource",
+): T {
   let current: T | undefined;
   beforeAll(async () => {
     current = await start();

@@ -26,7 +26,12 @@ let sessions = 0;
  * Runs `command` (an argv) in a `width`×`height` terminal with `env`. When it ends, the terminal
  * shows `[exit <status>]` and stays open, so its last output can still be read.
  */
-export function openTerminal(dir: string, command: readonly string[], env: Record<string, string>, size = { width: 100, height: 24 }): Terminal {
+export function openTerminal(
+  dir: string,
+  command: readonly string[],
+  env: Record<string, string>,
+  size = { width: 100, height: 24 },
+): Terminal {
   const socket = `bc-test-${process.pid}-${++sessions}`;
   const script = join(dir, `${socket}.sh`);
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;

@@ -97,6 +97,7 @@ function required(value: string | undefined, what: string): string {
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`${name} must be a positive integer, got "${value}"`);
   return n;
 }

@@ -28,7 +28,8 @@ function describeReply(message: AssistantMessage): string {
   const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
   const usage = message.usage ? `, ${message.usage.input + message.usage.cacheRead} tokens in, ${message.usage.output} out` : "";
-  if (message.stopReason === "error" || message.stopReason === "aborted") return `[model] ${message.stopReason}: ${message.errorMessage ?? "(no message)"}`;
+  if (message.stopReason === "error" || message.stopReason === "aborted")
+    return `[model] ${message.stopReason}: ${message.errorMessage ?? "(no message)"}`;
   const parts = [calls.length > 0 ? `calls ${calls.map(callText).join(", ")}` : `answered (${message.stopReason})`];
   if (calls.length > 0 && text.trim()) parts.push(`says: ${clip(text, 120)}`);
   return `[model] ${parts.join("; ")}${usage}`;
@@ -54,7 +55,9 @@ function describeTurnEnd(answer: TurnEndAnswer, queuedInputs: number): string[] 
     ...(answer.usage ? [`context ${answer.usage.tokens} / threshold ${answer.usage.threshold} tokens`] : []),
     ...(queuedInputs > 0 ? [`${queuedInputs} prompt${queuedInputs === 1 ? "" : "s"} queued`] : []),
   ];
-  lines.push(`[turn/end] followUp ${answer.followUp}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}${answer.message ? ` — ${answer.message}` : ""}`);
+  lines.push(
+    `[turn/end] followUp ${answer.followUp}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}${answer.message ? ` — ${answer.message}` : ""}`,
+  );
   return lines;
 }
 

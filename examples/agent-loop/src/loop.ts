@@ -65,7 +65,13 @@ export interface AgentLoopOptions {
 export type AgentEvent =
   | { readonly type: "prompt"; readonly text: string; readonly entryId: string }
   /** About to call the model with the context the daemon built (`tokens`: its stored token counts). */
-  | { readonly type: "request"; readonly step: number; readonly messages: number; readonly tokens: number; readonly compactionId?: string | undefined }
+  | {
+      readonly type: "request";
+      readonly step: number;
+      readonly messages: number;
+      readonly tokens: number;
+      readonly compactionId?: string | undefined;
+    }
   | { readonly type: "reply"; readonly message: AssistantMessage; readonly entryId: string }
   | { readonly type: "toolResult"; readonly call: ToolCall; readonly result: ToolResultMessage; readonly entryId: string }
   /** The daemon's answer: `checkpoint` is the compaction it ran (if any), `followUp` what to do next. */
@@ -160,7 +166,8 @@ export async function runAgentLoop(options: AgentLoopOptions, inbox: Inbox): Pro
     }
     // "none": the turn is over. After a failure nothing resumes by itself, queued prompts included.
     if (reply.stopReason === "aborted") return stop("aborted");
-    if (failed) return stop(`the model call failed: ${reply.errorMessage ?? "no error message"}${answer.message ? ` (${answer.message})` : ""}`);
+    if (failed)
+      return stop(`the model call failed: ${reply.errorMessage ?? "no error message"}${answer.message ? ` (${answer.message})` : ""}`);
     if (answer.failedAfterCheckpoint !== undefined) return stop(`turn/end: ${answer.failedAfterCheckpoint}`);
     next = "prompt";
   }
@@ -181,5 +188,12 @@ async function runToolCall(tools: readonly Tool[], call: ToolCall, signal: Abort
     text = error instanceof Error ? error.message : String(error);
     isError = true;
   }
-  return { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text }], isError, timestamp: Date.now() };
+  return {
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: [{ type: "text", text }],
+    isError,
+    timestamp: Date.now(),
+  };
 }

@@ -23,9 +23,13 @@ const PROVIDER = "openai-compatible";
  * What the daemon will summarize with, for the log. This loop offers its own model, so with
  * `auto` (the default) the daemon's summaries are written by it.
  */
-function summarizerText(summarizer: { provider: string; model?: string | undefined; baseURL?: string | undefined }, agentModel: string): string {
+function summarizerText(
+  summarizer: { provider: string; model?: string | undefined; baseURL?: string | undefined },
+  agentModel: string,
+): string {
   if (summarizer.provider === "extractive") return "extractive (offline), as the daemon's settings say";
-  if (summarizer.provider === "openai") return `model ${summarizer.model ?? "(its default)"} at ${summarizer.baseURL ?? "the OpenAI API"}, as the daemon's settings say`;
+  if (summarizer.provider === "openai")
+    return `model ${summarizer.model ?? "(its default)"} at ${summarizer.baseURL ?? "the OpenAI API"}, as the daemon's settings say`;
   return `this agent's model ${agentModel} (the daemon asks it with model/complete)`;
 }
 
@@ -68,7 +72,11 @@ async function main(argv: string[]): Promise<number> {
     const openai = new OpenAI({ baseURL: options.baseURL, apiKey });
     // Before initialize: the client then offers its model, and the daemon's summaries use it.
     answerSummaryRequests(client, { openai, model: options.model }, (event) =>
-      log(event.error ? `[summary] ${event.purpose}: the model failed (${event.error}); the daemon falls back` : `[summary] ${event.purpose} written by ${options.model}`),
+      log(
+        event.error
+          ? `[summary] ${event.purpose}: the model failed (${event.error}); the daemon falls back`
+          : `[summary] ${event.purpose} written by ${options.model}`,
+      ),
     );
     await client.initialize({ clientInfo: { name: "agent-loop" }, projectDir: options.cwd });
     const { sessionId, created, entryCount } = await openSession(client, {
@@ -78,7 +86,9 @@ async function main(argv: string[]): Promise<number> {
       provider: PROVIDER,
       model: options.model,
     });
-    log(`[session] ${sessionId} (${created ? "new" : `continued, ${entryCount} entries`}); model ${options.model}, context window ${options.contextWindow} tokens`);
+    log(
+      `[session] ${sessionId} (${created ? "new" : `continued, ${entryCount} entries`}); model ${options.model}, context window ${options.contextWindow} tokens`,
+    );
     const { settings } = await client.request(SettingsGet, { projectDir: options.cwd });
     const automatic = settings.compaction.enabled && settings.context.mode === "on";
     const compacts = automatic

@@ -6,7 +6,8 @@
  * A failed call is not thrown: it becomes an assistant message with `stopReason: "error"` and
  * the provider's text in `errorMessage`, which is how `turn/end` recognizes a context overflow.
  */
-import OpenAI, { APIUserAbortError } from "openai";
+import type OpenAI from "openai";
+import { APIUserAbortError } from "openai";
 import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,
@@ -96,11 +97,17 @@ export async function callModel(call: ModelCall): Promise<AssistantMessage> {
       content.push({ type: "toolCall", id: toolCall.id, name: toolCall.function.name, ...parseArguments(toolCall.function.arguments) });
     }
     const usage = toUsage(completion.usage);
-    const message: AssistantMessage = { ...base, content, stopReason: stopReasonOf(choice.finish_reason, content), ...(usage ? { usage } : {}) };
+    const message: AssistantMessage = {
+      ...base,
+      content,
+      stopReason: stopReasonOf(choice.finish_reason, content),
+      ...(usage ? { usage } : {}),
+    };
     if (choice.finish_reason === "content_filter") message.errorMessage = "the provider's content filter stopped the reply";
     return message;
   } catch (error) {
-    if (error instanceof APIUserAbortError || call.signal?.aborted) return { ...base, content: [], stopReason: "aborted", errorMessage: "aborted" };
+    if (error instanceof APIUserAbortError || call.signal?.aborted)
+      return { ...base, content: [], stopReason: "aborted", errorMessage: "aborted" };
     // The SDK's message carries the HTTP status and the provider's text, e.g.
     // "400 This model's maximum context length is 8192 tokens. However, …".
     return { ...base, content: [], stopReason: "error", errorMessage: error instanceof Error ? error.message : String(error) };

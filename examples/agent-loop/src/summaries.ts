@@ -25,13 +25,20 @@ export interface SummaryRequestEvent {
  * Registers the answer to `model/complete`. Call it before `initialize`: the client then offers
  * its model there (`capabilities.model.complete`).
  */
-export function answerSummaryRequests(daemon: BaseContextClient, model: SummaryModel, onRequest?: (event: SummaryRequestEvent) => void): { dispose(): void } {
+export function answerSummaryRequests(
+  daemon: BaseContextClient,
+  model: SummaryModel,
+  onRequest?: (event: SummaryRequestEvent) => void,
+): { dispose(): void } {
   return daemon.onRequest(ModelComplete, async (params, signal) => {
     const messages: ChatCompletionMessageParam[] = [];
     if (params.system !== undefined) messages.push({ role: "system", content: params.system });
     for (const message of params.messages) messages.push({ role: message.role, content: message.content });
     try {
-      const completion = await model.openai.chat.completions.create({ model: model.model, messages, max_tokens: params.maxTokens }, { signal });
+      const completion = await model.openai.chat.completions.create(
+        { model: model.model, messages, max_tokens: params.maxTokens },
+        { signal },
+      );
       const text = completion.choices[0]?.message?.content ?? "";
       onRequest?.({ purpose: params.purpose, outputTokens: completion.usage?.completion_tokens });
       return {
@@ -44,7 +51,11 @@ export function answerSummaryRequests(daemon: BaseContextClient, model: SummaryM
       onRequest?.({ purpose: params.purpose, error: message });
       // The status tells the daemon whether another attempt may help (429, 5xx) or not (400).
       const status = error instanceof OpenAI.APIError ? error.status : undefined;
-      throw new ResponseError(ErrorCodes.RequestFailed, `the agent's model failed: ${message}`, status !== undefined ? { status } : undefined);
+      throw new ResponseError(
+        ErrorCodes.RequestFailed,
+        `the agent's model failed: ${message}`,
+        status !== undefined ? { status } : undefined,
+      );
     }
   });
 }

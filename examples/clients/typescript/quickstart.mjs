@@ -58,7 +58,13 @@ const turn = await client.request(EntryAppendMany, {
     },
     {
       type: "message",
-      message: { role: "toolResult", toolCallId: "call_1", toolName: "read", content: [{ type: "text", text: "export { main } from './main.js';" }], isError: false },
+      message: {
+        role: "toolResult",
+        toolCallId: "call_1",
+        toolName: "read",
+        content: [{ type: "text", text: "export { main } from './main.js';" }],
+        isError: false,
+      },
     },
   ],
 });

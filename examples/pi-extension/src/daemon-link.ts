@@ -89,7 +89,10 @@ export class DaemonLink {
       this.options.prepare(open.client);
       await withTimeout(
         Promise.race([
-          open.client.initialize({ projectDir: this.options.projectDir(), clientInfo: { name: "pi", version: this.options.clientVersion } }),
+          open.client.initialize({
+            projectDir: this.options.projectDir(),
+            clientInfo: { name: "pi", version: this.options.clientVersion },
+          }),
           open.closed.then(() => {
             throw new Error(`${this.describe()} ended before answering initialize${tail(open.log())}`);
           }),

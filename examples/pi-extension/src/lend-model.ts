@@ -25,7 +25,14 @@ export function lendModel(client: BaseContextClient, current: () => ExtensionCon
             api: model.api,
             provider: model.provider,
             model: model.id,
-            usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+            usage: {
+              input: 0,
+              output: 0,
+              cacheRead: 0,
+              cacheWrite: 0,
+              totalTokens: 0,
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+            },
             stopReason: "stop",
             timestamp: now,
           },
@@ -42,7 +49,10 @@ export function lendModel(client: BaseContextClient, current: () => ExtensionCon
       },
     );
     if (response.stopReason === "error" || response.stopReason === "aborted") {
-      throw new ResponseError(ErrorCodes.InternalError, response.errorMessage ?? `${model.id} ${response.stopReason === "aborted" ? "was aborted" : "failed"}`);
+      throw new ResponseError(
+        ErrorCodes.InternalError,
+        response.errorMessage ?? `${model.id} ${response.stopReason === "aborted" ? "was aborted" : "failed"}`,
+      );
     }
     const text = response.content
       .filter((block): block is { type: "text"; text: string } => block.type === "text")

@@ -8,7 +8,10 @@ function firstSession() {
     .user("Add rate limiting to the API. We'll use a token bucket, not a fixed window.", { id: "u1" })
     .assistant("Reading the router", { id: "a1", toolCalls: [{ name: "read", arguments: { path: "src/router.ts" } }] })
     .toolResult("export const router = …", { id: "t1" })
-    .assistant("Decided to put the limiter in middleware.", { id: "a2", toolCalls: [{ name: "write", arguments: { path: "src/limiter.ts", content: "…" } }] })
+    .assistant("Decided to put the limiter in middleware.", {
+      id: "a2",
+      toolCalls: [{ name: "write", arguments: { path: "src/limiter.ts", content: "…" } }],
+    })
     .toolResult("ok", { id: "t2" })
     .user("Now the tests", { id: "u2" })
     .assistant("On it", { id: "a3" });
@@ -40,8 +43,16 @@ describe("decisions-artifacts", () => {
     if (first.kind !== "result") throw new Error("expected a result");
 
     const session = firstSession()
-      .compaction({ summary: first.value.summary, firstKeptEntryId: first.value.firstKeptEntryId, details: first.value.details, fromHook: true })
-      .assistant("Testing the limiter", { id: "a4", toolCalls: [{ name: "edit", arguments: { path: "src/limiter.ts", oldText: "a", newText: "b" } }] })
+      .compaction({
+        summary: first.value.summary,
+        firstKeptEntryId: first.value.firstKeptEntryId,
+        details: first.value.details,
+        fromHook: true,
+      })
+      .assistant("Testing the limiter", {
+        id: "a4",
+        toolCalls: [{ name: "edit", arguments: { path: "src/limiter.ts", oldText: "a", newText: "b" } }],
+      })
       .toolResult("ok", { id: "t4" })
       .assistant("Going with 100 requests per minute by default.", { id: "a5" })
       .user("Ship it", { id: "u3" })

@@ -50,11 +50,14 @@ export function previousLedger(branchEntries: readonly SessionEntry[]): Ledger |
 const TOOL_OPERATIONS: Record<string, ArtifactOperation> = { read: "read", write: "written", edit: "edited" };
 
 /** Sentences that announce a decision, in the user's or the assistant's words. */
-const DECISION = /\b(?:decided|decision|we(?:'ll| will) use|let's use|let's go with|going with|chose|instead of|from now on|always|never)\b/i;
+const DECISION =
+  /\b(?:decided|decision|we(?:'ll| will) use|let's use|let's go with|going with|chose|instead of|from now on|always|never)\b/i;
 
 function textOf(message: ContextMessage): string {
   if (message.role === "user" || message.role === "custom") {
-    return typeof message.content === "string" ? message.content : message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+    return typeof message.content === "string"
+      ? message.content
+      : message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
   }
   if (message.role === "assistant") return message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
   return "";

@@ -18,7 +18,13 @@ beforeAll(async () => {
       res.writeHead(reply.status, { "content-type": "application/json" });
       res.end(
         reply.status === 200
-          ? JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: reply.text } }] })
+          ? JSON.stringify({
+              id: "x",
+              object: "chat.completion",
+              created: 0,
+              model: "m",
+              choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: reply.text } }],
+            })
           : JSON.stringify({ error: { message: "bad request", type: "invalid_request_error" } }),
       );
     });
@@ -79,7 +85,10 @@ describe("openai-summarizer", () => {
     configure();
     reply.text = "branch summary";
     const result = await runHook(plugin, "session_before_tree", session().treeEvent("u1"));
-    expect(result.kind === "result" && result.value).toEqual({ summary: "branch summary", details: { summarizer: "openai-summarizer", model: "small-summarizer" } });
+    expect(result.kind === "result" && result.value).toEqual({
+      summary: "branch summary",
+      details: { summarizer: "openai-summarizer", model: "small-summarizer" },
+    });
     expect(JSON.stringify(requests[0]!.body)).not.toContain("[Tool result]");
   });
 

@@ -84,7 +84,11 @@ export default definePlugin({
             )
           : (preparation.previousSummary ?? "No prior history.");
       if (preparation.isSplitTurn && preparation.turnPrefixMessages.length > 0) {
-        const prefix = await complete(config, buildSummaryRequest({ kind: "turnPrefix", messages: preparation.turnPrefixMessages, reserveTokens }), ctx.signal);
+        const prefix = await complete(
+          config,
+          buildSummaryRequest({ kind: "turnPrefix", messages: preparation.turnPrefixMessages, reserveTokens }),
+          ctx.signal,
+        );
         summary += SPLIT_TURN_SEPARATOR + prefix;
       }
       ctx.log("info", `summarized ${preparation.messagesToSummarize.length} messages with ${config.model}`);

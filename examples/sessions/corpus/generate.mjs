@@ -50,7 +50,10 @@ class Session {
     const content = [];
     if (thinking) content.push({ type: "thinking", thinking });
     if (text) content.push({ type: "text", text });
-    const toolCalls = calls.map(([name, args]) => ({ type: "toolCall", id: `toolu_${this.name.slice(0, 4)}${String(++this.calls).padStart(4, "0")}`, name, arguments: args }));
+    const toolCalls = calls.map(([name, args]) => {
+      const id = `toolu_${this.name.slice(0, 4)}${String(++this.calls).padStart(4, "0")}`;
+      return { type: "toolCall", id, name, arguments: args };
+    });
     content.push(...toolCalls);
     const output = Math.ceil(JSON.stringify(content).length / 4);
     this.input += output + 200;
@@ -91,7 +94,8 @@ class Session {
   }
 
   lines() {
-    const header = { type: "session", ...(this.version > 1 ? { version: this.version } : {}), id: uuid(this.name), timestamp: new Date(Date.parse(this.entries[0].timestamp) - 1000).toISOString(), cwd: this.cwd };
+    const timestamp = new Date(Date.parse(this.entries[0].timestamp) - 1000).toISOString();
+    const header = { type: "session", ...(this.version > 1 ? { version: this.version } : {}), id: uuid(this.name), timestamp, cwd: this.cwd };
     let parentId = null;
     const out = [JSON.stringify(header)];
     for (const e of this.entries) {

@@ -52,7 +52,15 @@ describe("buildContext without a compaction", () => {
   });
 
   it("returns an empty context for an empty path", () => {
-    expect(buildContext({ path: [] })).toEqual({ messages: [], entryIds: [], thinkingLevel: "off", tokens: 0, prunedEntryIds: [], prunedToolCallIds: [], prunedTokens: 0 });
+    expect(buildContext({ path: [] })).toEqual({
+      messages: [],
+      entryIds: [],
+      thinkingLevel: "off",
+      tokens: 0,
+      prunedEntryIds: [],
+      prunedToolCallIds: [],
+      prunedTokens: 0,
+    });
   });
 });
 

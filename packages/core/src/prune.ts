@@ -90,7 +90,9 @@ const MAX_ARGS_CHARS = 80;
 /** The call's arguments as a stub shows them: its most telling argument, else its JSON, one line, short. */
 export function describeArguments(args: Record<string, unknown> | undefined): string {
   if (!args) return "";
-  const telling = TELLING_ARGUMENTS.map((name) => args[name]).find((value): value is string => typeof value === "string" && value.length > 0);
+  const telling = TELLING_ARGUMENTS.map((name) => args[name]).find(
+    (value): value is string => typeof value === "string" && value.length > 0,
+  );
   const text = (telling ?? (Object.keys(args).length > 0 ? JSON.stringify(args) : "")).replace(/\s+/g, " ").trim();
   return text.length > MAX_ARGS_CHARS ? `${text.slice(0, MAX_ARGS_CHARS - 1)}…` : text;
 }
@@ -106,7 +108,10 @@ function toolCallArguments(path: readonly CountedEntry[]): Map<string, Record<st
 }
 
 /** What hiding one tool result looks like. */
-export function prunedOutputOf(item: CountedEntry & { entry: { message: ToolResultMessage } }, args: Record<string, unknown> | undefined): PrunedOutput {
+export function prunedOutputOf(
+  item: CountedEntry & { entry: { message: ToolResultMessage } },
+  args: Record<string, unknown> | undefined,
+): PrunedOutput {
   const partial = { entryId: item.entry.id, toolName: item.entry.message.toolName, args: describeArguments(args), tokens: item.tokens };
   return { ...partial, stubTokens: stubTokenCount(pruneStub(partial)) };
 }

@@ -21,6 +21,7 @@ describe("capSummary", () => {
   });
 
   it("measures UTF-8 as Buffer does, lone surrogates included", () => {
-    for (const text of ["", "abc", "é€😀", "\ud800x", "x\udc00", "😀".repeat(3)]) expect(utf8ByteLength(text), JSON.stringify(text)).toBe(Buffer.byteLength(text));
+    for (const text of ["", "abc", "é€😀", "\ud800x", "x\udc00", "😀".repeat(3)])
+      expect(utf8ByteLength(text), JSON.stringify(text)).toBe(Buffer.byteLength(text));
   });
 });

@@ -51,7 +51,13 @@ export function estimateContextTokens(path: readonly CountedEntry[]): ContextTok
     const trailingTokens = sumTokens(candidates.slice(i + 1));
     // A prune after the reply hid outputs the reply's usage still measured in full.
     const prunedSince = savedByPrunesAfter(path, entry.id);
-    return { tokens: Math.max(0, usageTokens - prunedSince) + trailingTokens, usageTokens, trailingTokens, usageEntryId: entry.id, measurable };
+    return {
+      tokens: Math.max(0, usageTokens - prunedSince) + trailingTokens,
+      usageTokens,
+      trailingTokens,
+      usageEntryId: entry.id,
+      measurable,
+    };
   }
   const all = selectionTokens(selection);
   return { tokens: all, usageTokens: null, trailingTokens: all, measurable };

@@ -89,7 +89,9 @@ export class DaemonPlugins {
     setImmediate(() => {
       void this.start()
         .then(() => (projectDir === undefined ? undefined : this.host.addProject(projectDir)))
-        .catch((error: unknown) => log("warn", `plugins: opening ${projectDir ?? "the plugins"} failed: ${error instanceof Error ? error.message : String(error)}`));
+        .catch((error: unknown) =>
+          log("warn", `plugins: opening ${projectDir ?? "the plugins"} failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
     });
   }
 
@@ -179,10 +181,14 @@ function modelServices(
       const global = settings.get().settings.summarizer;
       const summarizerSettings = asking?.provider === "extractive" ? { ...global, provider: "extractive" as const } : global;
       const models = summarizerChain(summarizerFor(summarizerSettings, asking?.clientModel)).filter(
-        (member): member is OpenAISummarizer | ClientModelSummarizer => member instanceof OpenAISummarizer || member instanceof ClientModelSummarizer,
+        (member): member is OpenAISummarizer | ClientModelSummarizer =>
+          member instanceof OpenAISummarizer || member instanceof ClientModelSummarizer,
       );
       if (models.length === 0) {
-        throw new RequestFailedError(`ctx.complete: the daemon has no model to offer (${whyNoModel(summarizerSettings, global.provider !== "extractive" && summarizerSettings.provider === "extractive")})`, { reason: "no_model" });
+        throw new RequestFailedError(
+          `ctx.complete: the daemon has no model to offer (${whyNoModel(summarizerSettings, global.provider !== "extractive" && summarizerSettings.provider === "extractive")})`,
+          { reason: "no_model" },
+        );
       }
       const failures: string[] = [];
       for (const model of models) {
@@ -196,7 +202,10 @@ function modelServices(
             signal,
             ...(asking?.sessionId !== undefined ? { sessionId: asking.sessionId } : {}),
           });
-          const answeredBy = model instanceof OpenAISummarizer ? (summarizerSettings.model ?? DEFAULT_SUMMARIZER_MODEL) : (output as { model?: string }).model;
+          const answeredBy =
+            model instanceof OpenAISummarizer
+              ? (summarizerSettings.model ?? DEFAULT_SUMMARIZER_MODEL)
+              : (output as { model?: string }).model;
           return {
             text: output.text,
             ...(answeredBy !== undefined ? { model: answeredBy } : {}),

@@ -13,7 +13,7 @@ import { ContextService } from "./context/service.js";
 import { CompactionService } from "./compaction/service.js";
 import { TurnEndService } from "./compaction/turn-end.js";
 import type { Settings } from "@base-context/protocol";
-import { SessionLocks } from "./compaction/session-locks.js";
+import { SessionLocks } from "./sessions/session-locks.js";
 import { TreeService, type TreeHooks } from "./tree/index.js";
 import { DaemonPlugins } from "./daemon-plugins.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "./summarizer/index.js";
@@ -31,7 +31,7 @@ export interface DaemonOptions {
 }
 
 export class Daemon {
-  readonly store: SessionStore;
+  private readonly store: SessionStore;
   readonly counter: TokenCounter;
   readonly sessions: SessionService;
   readonly settings: SettingsManager;

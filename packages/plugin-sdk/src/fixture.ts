@@ -35,7 +35,13 @@ export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settin
     summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
     summary: { repair: true },
     plugins: { hookTimeoutMs: 30_000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
-    limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024, maxImportLineBytes: 64 * 2 ** 20, maxImportFileBytes: 4 * 2 ** 30 },
+    limits: {
+      maxMessageBytes: 64 * 1024 * 1024,
+      maxEntryBytes: 16 * 1024 * 1024,
+      maxSummaryBytes: 1024 * 1024,
+      maxImportLineBytes: 64 * 2 ** 20,
+      maxImportFileBytes: 4 * 2 ** 30,
+    },
   };
   const merged = { ...defaults } as Record<keyof Settings, unknown>;
   for (const key of Object.keys(overrides) as (keyof Settings)[]) merged[key] = { ...defaults[key], ...overrides[key] };
@@ -139,12 +145,16 @@ export class SessionFixture {
     return this.append(label === undefined ? { type: "label", targetId } : { type: "label", targetId, label });
   }
 
-  compaction(fields: Omit<CompactionEntry, "type" | "id" | "parentId" | "timestamp" | "tokensBefore"> & { tokensBefore?: number | null }): this {
+  compaction(
+    fields: Omit<CompactionEntry, "type" | "id" | "parentId" | "timestamp" | "tokensBefore"> & { tokensBefore?: number | null },
+  ): this {
     return this.append({ type: "compaction", ...fields, tokensBefore: fields.tokensBefore ?? null });
   }
 
   branchSummary(summary: string, fromId: string, details?: unknown): this {
-    return this.append(details === undefined ? { type: "branch_summary", summary, fromId } : { type: "branch_summary", summary, fromId, details });
+    return this.append(
+      details === undefined ? { type: "branch_summary", summary, fromId } : { type: "branch_summary", summary, fromId, details },
+    );
   }
 
   /** Moves the leaf (like `session/branch`): the next append starts a new branch from there. */

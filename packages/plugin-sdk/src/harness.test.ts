@@ -8,7 +8,10 @@ function fixture() {
     .toolResult("export function login() {}", { id: "t1" })
     .assistant("Found it", { id: "a2" })
     .user("Now add a test", { id: "u2" })
-    .assistant("Added test/auth.test.ts", { id: "a3", toolCalls: [{ name: "write", arguments: { path: "test/auth.test.ts", content: "..." } }] })
+    .assistant("Added test/auth.test.ts", {
+      id: "a3",
+      toolCalls: [{ name: "write", arguments: { path: "test/auth.test.ts", content: "..." } }],
+    })
     .toolResult("ok", { id: "t2" });
 }
 
@@ -20,7 +23,14 @@ const summarizer = definePlugin({
       const tokens = await ctx.countTokens("abcdefgh");
       const { text } = await ctx.complete({ prompt: "summarize", maxTokens: 100 });
       ctx.log("info", `tokens=${tokens}`);
-      return { compaction: { summary: text, firstKeptEntryId: event.preparation.firstKeptEntryId, tokensBefore: event.preparation.tokensBefore, details: { n: event.preparation.messagesToSummarize.length } } };
+      return {
+        compaction: {
+          summary: text,
+          firstKeptEntryId: event.preparation.firstKeptEntryId,
+          tokensBefore: event.preparation.tokensBefore,
+          details: { n: event.preparation.messagesToSummarize.length },
+        },
+      };
     },
   },
 });
@@ -62,16 +72,29 @@ describe("runHook (harness)", () => {
   });
 
   it("rejects what the daemon rejects: a firstKeptEntryId outside the range, an unknown key, non-JSON values", async () => {
-    const returning = (value: unknown) => definePlugin({ name: "x", apiVersion: 1, hooks: { session_before_compact: () => value as never } });
+    const returning = (value: unknown) =>
+      definePlugin({ name: "x", apiVersion: 1, hooks: { session_before_compact: () => value as never } });
     const event = fixture().compactEvent();
-    await expect(runHook(returning({ compaction: { summary: "s", firstKeptEntryId: "nope", tokensBefore: 1 } }), "session_before_compact", event)).rejects.toMatchObject({
+    await expect(
+      runHook(returning({ compaction: { summary: "s", firstKeptEntryId: "nope", tokensBefore: 1 } }), "session_before_compact", event),
+    ).rejects.toMatchObject({
       kind: "invalid-result",
       message: expect.stringContaining('"nope" is not an entry of the prepared range'),
     });
     await expect(runHook(returning({ cancle: true }), "session_before_compact", event)).rejects.toBeInstanceOf(PluginHookError);
-    await expect(runHook(returning({ compaction: { summary: "s", firstKeptEntryId: "u2", tokensBefore: 1n } }), "session_before_compact", event)).rejects.toThrow("not plain JSON");
+    await expect(
+      runHook(returning({ compaction: { summary: "s", firstKeptEntryId: "u2", tokensBefore: 1n } }), "session_before_compact", event),
+    ).rejects.toThrow("not plain JSON");
     // Kept entries after the first kept one are fine.
-    expect((await runHook(returning({ compaction: { summary: "s", firstKeptEntryId: "a3", tokensBefore: null } }), "session_before_compact", event)).kind).toBe("result");
+    expect(
+      (
+        await runHook(
+          returning({ compaction: { summary: "s", firstKeptEntryId: "a3", tokensBefore: null } }),
+          "session_before_compact",
+          event,
+        )
+      ).kind,
+    ).toBe("result");
     expect((await runHook(returning({ cancel: true }), "session_before_compact", event)).kind).toBe("cancel");
     expect((await runHook(returning(undefined), "session_before_compact", event)).kind).toBe("none");
   });
@@ -88,7 +111,9 @@ describe("runHook (harness)", () => {
           }),
       },
     });
-    await expect(runHook(slow, "session_before_tree", fixture().treeEvent("a2"), { timeoutMs: 50 })).rejects.toMatchObject({ kind: "timeout" });
+    await expect(runHook(slow, "session_before_tree", fixture().treeEvent("a2"), { timeoutMs: 50 })).rejects.toMatchObject({
+      kind: "timeout",
+    });
     expect((reason as DOMException).name).toBe("TimeoutError");
   });
 
@@ -99,7 +124,9 @@ describe("runHook (harness)", () => {
       apiVersion: 1,
       hooks: {
         session_before_tree: (_event, ctx) =>
-          new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve({ summary: { summary: `stopped: ${ctx.signal.reason.name}` } }))),
+          new Promise((resolve) =>
+            ctx.signal.addEventListener("abort", () => resolve({ summary: { summary: `stopped: ${ctx.signal.reason.name}` } })),
+          ),
       },
     });
     const run = runHook(waiting, "session_before_tree", fixture().treeEvent("a2"), { signal: controller.signal });
@@ -108,9 +135,15 @@ describe("runHook (harness)", () => {
   });
 
   it("checks the plugin and the event like the daemon does", async () => {
-    await expect(runHook({ name: "old", apiVersion: 0, hooks: {} }, "session_before_tree", fixture().treeEvent("a2"))).rejects.toMatchObject({ kind: "activation" });
-    await expect(runHook(summarizer, "session_before_compact", { preparation: {}, branchEntries: [] } as never)).rejects.toMatchObject({ kind: "invalid-event" });
-    await expect(runHook(summarizer, "session_before_compact", fixture().compactEvent())).rejects.toThrow("runHook got no `complete` option");
+    await expect(
+      runHook({ name: "old", apiVersion: 0, hooks: {} }, "session_before_tree", fixture().treeEvent("a2")),
+    ).rejects.toMatchObject({ kind: "activation" });
+    await expect(runHook(summarizer, "session_before_compact", { preparation: {}, branchEntries: [] } as never)).rejects.toMatchObject({
+      kind: "invalid-event",
+    });
+    await expect(runHook(summarizer, "session_before_compact", fixture().compactEvent())).rejects.toThrow(
+      "runHook got no `complete` option",
+    );
   });
 
   it("passes settings as ctx.settings", async () => {
@@ -119,7 +152,9 @@ describe("runHook (harness)", () => {
       apiVersion: 1,
       hooks: { session_before_tree: (_event, ctx) => ({ summary: { summary: String(ctx.settings.branchSummary.reserveTokens) } }) },
     });
-    const result = await runHook(reader, "session_before_tree", fixture().treeEvent("a2"), { settings: testSettings({ branchSummary: { reserveTokens: 99 } }) });
+    const result = await runHook(reader, "session_before_tree", fixture().treeEvent("a2"), {
+      settings: testSettings({ branchSummary: { reserveTokens: 99 } }),
+    });
     expect(result.kind === "result" && result.value.summary).toBe("99");
   });
 });

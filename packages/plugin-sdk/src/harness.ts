@@ -73,10 +73,14 @@ const EVENT_SCHEMAS: { session_before_compact: typeof CompactHookEvent; session_
 
 function checkPlugin(plugin: PluginDefinition): void {
   if (!SUPPORTED_PLUGIN_API_VERSIONS.includes(plugin.apiVersion)) {
-    throw new PluginHookError("activation", `the plugin declares apiVersion ${plugin.apiVersion}; supported: ${SUPPORTED_PLUGIN_API_VERSIONS.join(", ")}`);
+    throw new PluginHookError(
+      "activation",
+      `the plugin declares apiVersion ${plugin.apiVersion}; supported: ${SUPPORTED_PLUGIN_API_VERSIONS.join(", ")}`,
+    );
   }
   for (const name of Object.keys(plugin.hooks)) {
-    if (!(HOOK_NAMES as readonly string[]).includes(name)) throw new PluginHookError("activation", `unknown hook "${name}" (known hooks: ${HOOK_NAMES.join(", ")})`);
+    if (!(HOOK_NAMES as readonly string[]).includes(name))
+      throw new PluginHookError("activation", `unknown hook "${name}" (known hooks: ${HOOK_NAMES.join(", ")})`);
   }
 }
 
@@ -98,7 +102,8 @@ export async function runHook<H extends HookName>(
 ): Promise<RunHookResult<HookTypes[H]["value"]>> {
   checkPlugin(plugin);
   const parsedEvent = EVENT_SCHEMAS[hook].safeParse(event);
-  if (!parsedEvent.success) throw new PluginHookError("invalid-event", `the test event is not a valid ${hook} event: ${parsedEvent.error.message}`);
+  if (!parsedEvent.success)
+    throw new PluginHookError("invalid-event", `the test event is not a valid ${hook} event: ${parsedEvent.error.message}`);
   const settings = options.settings ?? testSettings();
   const timeoutMs = options.timeoutMs ?? settings.plugins.hookTimeoutMs;
   const logs: HarnessLogLine[] = [];

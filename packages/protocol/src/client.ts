@@ -78,7 +78,10 @@ export class BaseContextClient {
     const registration = this.connection.onRequest(decl.method, async (raw: unknown, token: CancellationToken) => {
       const parsed = decl.params.safeParse(raw);
       if (!parsed.success) {
-        throw new ResponseError(ErrorCodes.InvalidParams, `invalid params for ${decl.method}: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`);
+        throw new ResponseError(
+          ErrorCodes.InvalidParams,
+          `invalid params for ${decl.method}: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
+        );
       }
       const controller = new AbortController();
       const subscription = token.onCancellationRequested(() => controller.abort());

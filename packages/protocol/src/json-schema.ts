@@ -66,7 +66,13 @@ export function protocolJsonSchema(): ProtocolJsonSchema {
   const messages: Record<string, MessageSchemaEntry> = {};
   for (const root of roots) {
     const paramsName = viewOf(root) === "input" && renamed.has(root.params) ? root.params + INPUT_SUFFIX : root.params;
-    const entry: MessageSchemaEntry = { kind: root.kind, direction: root.direction, area: root.area, name: root.name, params: { $ref: ref(paramsName) } };
+    const entry: MessageSchemaEntry = {
+      kind: root.kind,
+      direction: root.direction,
+      area: root.area,
+      name: root.name,
+      params: { $ref: ref(paramsName) },
+    };
     if (root.result !== undefined) entry.result = { $ref: ref(root.result) };
     messages[root.method] = entry;
   }
@@ -136,7 +142,12 @@ function reachable(roots: readonly string[], defs: Map<string, JsonSchema>): Set
  * Schemas needed in both views whose views differ: directly (defaults, stripped keys), or
  * because they refer to one that does (then their `$ref`s differ). These get a `.input` twin.
  */
-function conflicting(inputReach: Set<string>, outputReach: Set<string>, input: Map<string, JsonSchema>, output: Map<string, JsonSchema>): Set<string> {
+function conflicting(
+  inputReach: Set<string>,
+  outputReach: Set<string>,
+  input: Map<string, JsonSchema>,
+  output: Map<string, JsonSchema>,
+): Set<string> {
   const both = [...inputReach].filter((name) => outputReach.has(name));
   const renamed = new Set(both.filter((name) => JSON.stringify(input.get(name)) !== JSON.stringify(output.get(name))));
   for (let grew = true; grew; ) {

@@ -75,7 +75,9 @@ export function protocolMessages(): readonly RegisteredMessage[] {
     const module: Record<string, unknown> = AREA_MODULES[area];
     const declared = Object.entries(module)
       .filter((entry): entry is [string, AnyDecl] => isDeclaration(entry[1]))
-      .sort(([, a], [, b]) => (a.kind !== b.kind ? (a.kind === "request" ? -1 : 1) : a.method < b.method ? -1 : a.method > b.method ? 1 : 0));
+      .sort(([, a], [, b]) =>
+        a.kind !== b.kind ? (a.kind === "request" ? -1 : 1) : a.method < b.method ? -1 : a.method > b.method ? 1 : 0,
+      );
     for (const [name, decl] of declared) {
       if (seen.has(decl.method)) continue;
       seen.add(decl.method);

@@ -56,7 +56,10 @@ describe("prepareBranchEntries", () => {
     const s = new PathBuilder();
     s.assistant({ toolCalls: [toolCall("c1", "edit", { path: "early.ts" })] }, 1000); // does not fit
     s.add({ type: "branch_summary", summary: "B", fromId: "x", details: { readFiles: ["nested.ts"], modifiedFiles: ["n2.ts"] } }, 1);
-    s.add({ type: "branch_summary", summary: "P", fromId: "y", fromHook: true, details: { readFiles: ["plugin.ts"], modifiedFiles: [] } }, 1);
+    s.add(
+      { type: "branch_summary", summary: "P", fromId: "y", fromHook: true, details: { readFiles: ["plugin.ts"], modifiedFiles: [] } },
+      1,
+    );
     s.assistant({ toolCalls: [toolCall("c2", "read", { path: "late.ts" })] }, 10);
     const preparation = prepareBranchEntries(s.path, 100);
     expect(preparation.entryIds).toEqual(["e2", "e3", "e4"]);

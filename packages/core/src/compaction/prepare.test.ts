@@ -157,7 +157,13 @@ describe("prepareCompaction", () => {
     const s = new PathBuilder();
     s.exchanges(1, 100); // e1, e2
     s.compaction(
-      { summary: "plugin", firstKeptEntryId: "e1", tokensBefore: 1, fromHook: true, details: { readFiles: ["p.ts"], modifiedFiles: ["q.ts"] } },
+      {
+        summary: "plugin",
+        firstKeptEntryId: "e1",
+        tokensBefore: 1,
+        fromHook: true,
+        details: { readFiles: ["p.ts"], modifiedFiles: ["q.ts"] },
+      },
       10,
     );
     s.exchanges(2, 100);

@@ -70,7 +70,12 @@ interface Split {
 }
 
 /** The cut on `counted` (the path with the counts the context would have) and what it summarizes. */
-function splitAt(path: readonly CountedEntry[], rangeStart: number, counted: readonly CountedEntry[], settings: CompactionSettings): Split | undefined {
+function splitAt(
+  path: readonly CountedEntry[],
+  rangeStart: number,
+  counted: readonly CountedEntry[],
+  settings: CompactionSettings,
+): Split | undefined {
   const cut = findCutPoint(counted, rangeStart, path.length, settings.keepRecentTokens);
   if (!cut) return undefined;
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
@@ -105,7 +110,10 @@ export function prepareCompaction(
   const hidden = prunedOutputs(path);
   const tailPlan: PrunePlan | undefined =
     options.pruneMinTokens !== undefined ? planTailPrune(path, options.pruneMinTokens, rangeStart) : undefined;
-  let split = tailPlan && tailPlan.hidden.length > 0 ? splitAt(path, rangeStart, withPrunedCounts(path, withPlan(hidden, tailPlan)), settings) : undefined;
+  let split =
+    tailPlan && tailPlan.hidden.length > 0
+      ? splitAt(path, rangeStart, withPrunedCounts(path, withPlan(hidden, tailPlan)), settings)
+      : undefined;
   // When the stubs make everything fit in the kept part there is nothing left to summarize: a
   // summary was asked for, so cut as without this step's pruning (the kept tail is still pruned).
   if (!split || isEmptySplit(split)) split = splitAt(path, rangeStart, withPrunedCounts(path, hidden), settings);

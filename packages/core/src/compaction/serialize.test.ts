@@ -17,7 +17,14 @@ describe("serializeConversation", () => {
         ],
       },
       { role: "toolResult", toolCallId: "1", toolName: "read", content: [{ type: "text", text: "export {}" }], isError: false },
-      { role: "user", content: [{ type: "text", text: "part one " }, { type: "image", data: "x", mimeType: "image/png" }, { type: "text", text: "part two" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "part one " },
+          { type: "image", data: "x", mimeType: "image/png" },
+          { type: "text", text: "part two" },
+        ],
+      },
     ]);
     expect(text).toBe(
       [

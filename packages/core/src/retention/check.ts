@@ -38,7 +38,9 @@ const MAX_WORDS = 12;
 const WORD_SHARE = 0.75;
 
 const STOPWORDS = new Set(
-  "that this with from into have will would should could there their them then than when what which where while were your about also just only make sure please need want like some more most other these those each such been being does done doing after before because using used over under again here very much many".split(" "),
+  "that this with from into have will would should could there their them then than when what which where while were your about also just only make sure please need want like some more most other these those each such been being does done doing after before because using used over under again here very much many".split(
+    " ",
+  ),
 );
 
 export function normalizeForMatch(text: string): string {
@@ -153,7 +155,13 @@ export function checkRetention(summary: string, probes: RetentionProbes): Retent
 
 /** "kept 41/41 files, 6/7 errors, 9/9 constraints, 5/6 requests, 1/1 plan" (kinds with nothing to keep are left out). */
 export function formatRetention(report: Pick<RetentionReport, ProbeKind> & { repaired?: RetentionReport["repaired"] }): string {
-  const names: Record<ProbeKind, string> = { files: "files", errors: "errors", constraints: "constraints", requests: "requests", plan: "plan" };
+  const names: Record<ProbeKind, string> = {
+    files: "files",
+    errors: "errors",
+    constraints: "constraints",
+    requests: "requests",
+    plan: "plan",
+  };
   const order: ProbeKind[] = ["files", "errors", "constraints", "requests", "plan"];
   const parts = order.filter((kind) => report[kind].total > 0).map((kind) => `${report[kind].kept}/${report[kind].total} ${names[kind]}`);
   let line = parts.length > 0 ? `kept ${parts.join(", ")}` : "nothing to keep";

@@ -9,7 +9,25 @@
 import { clip } from "./text.js";
 
 /** Programs whose exit status 1 is an answer ("no match", "false", "different"), not a failure. */
-const ANSWERING_PROGRAMS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep", "test", "[", "[[", "diff", "cmp", "which", "type", "pgrep", "sleep", "false"]);
+const ANSWERING_PROGRAMS = new Set([
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack",
+  "git-grep",
+  "test",
+  "[",
+  "[[",
+  "diff",
+  "cmp",
+  "which",
+  "type",
+  "pgrep",
+  "sleep",
+  "false",
+]);
 
 /** Outputs of search tools that found nothing. */
 const NOTHING_FOUND = /^(?:no (?:matches|results|files|match)(?: found)?|0 (?:matches|results)|nothing found|no such pattern)\b/i;
@@ -104,7 +122,11 @@ export function errorLine(text: string): string {
     }
   }
   const named =
-    lines.find((l) => STRONG_ERROR.test(l)) ?? lines.find((l) => DIAGNOSTIC.test(l)) ?? lines.find((l) => WEAK_ERROR.test(l)) ?? lines.find((l) => l.trim().length > 0) ?? "";
+    lines.find((l) => STRONG_ERROR.test(l)) ??
+    lines.find((l) => DIAGNOSTIC.test(l)) ??
+    lines.find((l) => WEAK_ERROR.test(l)) ??
+    lines.find((l) => l.trim().length > 0) ??
+    "";
   return tidyErrorLine(named);
 }
 

@@ -1,4 +1,13 @@
-export { commandProgram, isSleep, errorLine, exitedAsDesigned, foundNothing, hasStackTrace, tidyErrorLine, ERROR_LINE_MAX } from "./errors.js";
+export {
+  commandProgram,
+  isSleep,
+  errorLine,
+  exitedAsDesigned,
+  foundNothing,
+  hasStackTrace,
+  tidyErrorLine,
+  ERROR_LINE_MAX,
+} from "./errors.js";
 export {
   bashFailed,
   constraintSentences,
@@ -19,7 +28,16 @@ export {
   type ProbeKind,
   type RetentionProbes,
 } from "./probes.js";
-export { checkRetention, formatRetention, isKept, normalizeForMatch, SummaryIndex, MAX_MISSING, type KindCount, type RetentionReport } from "./check.js";
+export {
+  checkRetention,
+  formatRetention,
+  isKept,
+  normalizeForMatch,
+  SummaryIndex,
+  MAX_MISSING,
+  type KindCount,
+  type RetentionReport,
+} from "./check.js";
 export { junkKind, junkLines, summaryItems, type JunkKind } from "./junk.js";
 export { carriedProbes, detailsWithRetention, repairBudgetTokens, repairSummary, retainSummary, type RepairResult } from "./repair.js";
 export { classifyToolCall, reportedExitCode, type ActionKind, type ToolAction } from "./tools.js";

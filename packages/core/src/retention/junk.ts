@@ -5,7 +5,8 @@
  * test is on the prose around them, except for long unbroken runs, which are junk anywhere.
  */
 
-const CODE_START = /^(?:import|export|const|let|var|function|class|interface|return|if|for|while|def|from|#include|package|public|private|async function|module\.exports)\b.*[;{=(:]/;
+const CODE_START =
+  /^(?:import|export|const|let|var|function|class|interface|return|if|for|while|def|from|#include|package|public|private|async function|module\.exports)\b.*[;{=(:]/;
 const CODE_SHAPE = /(?:=>|[;{}]\s*$|^\s*[})\]]|\w\([^)]*\)\s*[{;]|^\s*\/\/|^\s*<\/?\w+[^>]*>\s*$)/;
 const EMPTY_ITEM = /^(?:[✓✔✅☑️*•\-\s.!:]*)(?:done|ok|finished|complete|completed|fixed|yes|no|n\/a)?[.!:]*$/i;
 const PLACEHOLDER = /^\((?:none|not stated|none recorded|nothing)[^)]*\)$|^\(the request is before this part of the turn\)$/i;

@@ -202,7 +202,8 @@ class ProbeCollector implements MessageReader {
 
   finish(): RetentionProbes {
     // A question or plan the user already answered is not open any more… unless nothing else is.
-    if (this.lastPlan && (this.lastPlan.index > this.lastUserIndex || !this.lastPlan.text.endsWith("?"))) this.probes.plan.push(this.lastPlan);
+    if (this.lastPlan && (this.lastPlan.index > this.lastUserIndex || !this.lastPlan.text.endsWith("?")))
+      this.probes.plan.push(this.lastPlan);
     return this.probes;
   }
 }

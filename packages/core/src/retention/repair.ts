@@ -60,7 +60,8 @@ export function carriedProbes(previousSummary: string | undefined): RetentionPro
     const repaired = REPAIR_LINE.exec(line);
     if (repaired) {
       const [, prefix, detail, text] = repaired;
-      if (prefix === FILE_READ || prefix === FILE_MODIFIED) probes.files.push(item(unquote(text!), prefix === FILE_READ ? "read" : "modified"));
+      if (prefix === FILE_READ || prefix === FILE_MODIFIED)
+        probes.files.push(item(unquote(text!), prefix === FILE_READ ? "read" : "modified"));
       else if (prefix === CONSTRAINT) probes.constraints.push(item(text!.trim()));
       else probes.errors.push(item(unquote(text!), detail));
       continue;
@@ -109,7 +110,8 @@ export function repairSummary(summary: string, probes: RetentionProbes, budgetTo
     added[kind]++;
   };
   for (const item of missing.constraints) push("constraints", `- ${CONSTRAINT}${item.text}`);
-  for (const item of missing.errors) push("errors", `- ${ERROR}${item.detail ? ` (${clip(item.detail.replace(/[()]/g, ""), 80)})` : ""}: \`${item.text}\``);
+  for (const item of missing.errors)
+    push("errors", `- ${ERROR}${item.detail ? ` (${clip(item.detail.replace(/[()]/g, ""), 80)})` : ""}: \`${item.text}\``);
   for (const item of missing.files) push("files", `- ${item.detail === "modified" ? FILE_MODIFIED : FILE_READ}\`${item.text}\``);
   if (lines.length === 0) return { summary, added, skipped };
   return { summary: insertCritical(summary, lines), added, skipped };
@@ -134,7 +136,9 @@ function insertCritical(summary: string, lines: readonly string[]): string {
   while (section.length > 0 && section[section.length - 1]!.trim() === "") section.pop();
   const rebuilt = [...section, ...lines].join("\n");
   const after = body.slice(sectionEnd);
-  return `${body.slice(0, sectionStart)}${rebuilt.startsWith("\n") ? "" : "\n"}${rebuilt}${after.length > 0 && !after.startsWith("\n\n") ? "\n" : ""}${after}${tail}`;
+  const before = rebuilt.startsWith("\n") ? "" : "\n";
+  const between = after.length > 0 && !after.startsWith("\n\n") ? "\n" : "";
+  return `${body.slice(0, sectionStart)}${before}${rebuilt}${between}${after}${tail}`;
 }
 
 /**
@@ -159,7 +163,8 @@ export function retainSummary(
   for (let round = 0; round < 4; round++) {
     const repaired = repairSummary(body, probes, options.budgetTokens);
     const over = utf8ByteLength(repaired.summary) - maxBytes;
-    if (over <= 0) return { summary: repaired.summary, retention: { ...checkRetention(repaired.summary, probes), repaired: repaired.added } };
+    if (over <= 0)
+      return { summary: repaired.summary, retention: { ...checkRetention(repaired.summary, probes), repaired: repaired.added } };
     const room = utf8ByteLength(body) - over;
     if (room <= utf8ByteLength(summaryCutNote(maxBytes))) break;
     body = capSummary(summary, room, maxBytes);
@@ -170,7 +175,10 @@ export function retainSummary(
   const before = checkRetention(body, probes);
   const after = checkRetention(stored, probes);
   const gained = (kind: "files" | "errors" | "constraints"): number => Math.max(0, after[kind].kept - before[kind].kept);
-  return { summary: stored, retention: { ...after, repaired: { files: gained("files"), errors: gained("errors"), constraints: gained("constraints") } } };
+  return {
+    summary: stored,
+    retention: { ...after, repaired: { files: gained("files"), errors: gained("errors"), constraints: gained("constraints") } },
+  };
 }
 
 /**
@@ -181,6 +189,7 @@ export function retainSummary(
  */
 export function detailsWithRetention(details: unknown, retention: RetentionReport): unknown {
   if (details === undefined) return { retention };
-  if (typeof details === "object" && details !== null && !Array.isArray(details)) return { ...(details as Record<string, unknown>), retention };
+  if (typeof details === "object" && details !== null && !Array.isArray(details))
+    return { ...(details as Record<string, unknown>), retention };
   return details;
 }

@@ -41,7 +41,12 @@ describe("probes", () => {
   it("errors: flagged results, real non-zero exits and stack traces; not an empty grep, not sleep", () => {
     const probes = probeMessages([
       say("", [["c1", "bash", { command: "npm test" }]]),
-      result("c1", "bash", "> vitest run\n\nTypeError: cannot read property 'amount' of undefined\n    at total (src/cart.ts:12:9)\n    at run (src/main.ts:3:1)\n\nCommand exited with code 1", true),
+      result(
+        "c1",
+        "bash",
+        "> vitest run\n\nTypeError: cannot read property 'amount' of undefined\n    at total (src/cart.ts:12:9)\n    at run (src/main.ts:3:1)\n\nCommand exited with code 1",
+        true,
+      ),
       say("", [["c2", "bash", { command: 'grep -n "console" src/*.ts' }]]),
       result("c2", "bash", "\n\nCommand exited with code 1", true),
       say("", [["c3", "bash", { command: 'sleep 5 && echo "Done sleeping"' }]]),
@@ -50,7 +55,14 @@ describe("probes", () => {
       result("c4", "grep", "No matches found", true),
       say("", [["c5", "read", { path: "missing.ts" }]]),
       result("c5", "read", "ENOENT: no such file or directory, open 'missing.ts'", true),
-      { role: "bashExecution", command: "pnpm build", output: "src/x.ts(3,1): error TS2304: Cannot find name 'foo'.", exitCode: 2, cancelled: false, truncated: false },
+      {
+        role: "bashExecution",
+        command: "pnpm build",
+        output: "src/x.ts(3,1): error TS2304: Cannot find name 'foo'.",
+        exitCode: 2,
+        cancelled: false,
+        truncated: false,
+      },
       { role: "bashExecution", command: "test -f out.txt", output: "", exitCode: 1, cancelled: false, truncated: false },
     ]);
     expect(probes.errors.map((e) => e.text)).toEqual([
@@ -61,15 +73,26 @@ describe("probes", () => {
   });
 
   it("errors: the exception line of a Python traceback, long unbroken runs shortened", () => {
-    expect(errorLine('Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n    main()\nKeyError: \'user_id\'')).toBe("KeyError: 'user_id'");
+    expect(errorLine("Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    main()\nKeyError: 'user_id'")).toBe(
+      "KeyError: 'user_id'",
+    );
     expect(errorLine(`SyntaxError: Unexpected token in ${"x".repeat(300)}`)).toBe(`SyntaxError: Unexpected token in ${"x".repeat(40)}…`);
     expect(exitedAsDesigned("cd src && rg foo", 1, "")).toBe(true);
     expect(exitedAsDesigned("rg foo", 2, "rg: error: regex parse error")).toBe(false);
   });
 
   it("requests: in the user's words; slash commands, one-word commands and acknowledgements are not goals", () => {
-    const probes = probeMessages([user("/mode"), user("ls"), user("Add a retry to the uploader. Never touch migrations/."), user("ok"), user("Great. Now make the timeout configurable")]);
-    expect(probes.requests.map((r) => r.text)).toEqual(["Add a retry to the uploader. Never touch migrations/.", "Now make the timeout configurable"]);
+    const probes = probeMessages([
+      user("/mode"),
+      user("ls"),
+      user("Add a retry to the uploader. Never touch migrations/."),
+      user("ok"),
+      user("Great. Now make the timeout configurable"),
+    ]);
+    expect(probes.requests.map((r) => r.text)).toEqual([
+      "Add a retry to the uploader. Never touch migrations/.",
+      "Now make the timeout configurable",
+    ]);
   });
 
   it("constraints: user messages only, the first sentence included", () => {
@@ -78,16 +101,19 @@ describe("probes", () => {
       say("We must not break the API. You should always run the tests."),
       user("Only use the standard library, please. Why does it fail?"),
     ]);
-    expect(probes.constraints.map((c) => c.text)).toEqual(["Never touch migrations/ in this task.", "Only use the standard library, please."]);
+    expect(probes.constraints.map((c) => c.text)).toEqual([
+      "Never touch migrations/ in this task.",
+      "Only use the standard library, please.",
+    ]);
   });
 
   it("plan: the last stated plan, or the question the assistant ended on", () => {
-    expect(probeMessages([user("fix it please"), say("I'll add the index next, then rerun the migration.")]).plan.map((p) => p.text)).toEqual([
-      "I'll add the index next, then rerun the migration.",
-    ]);
-    expect(probeMessages([user("fix it please"), say("Done with the parser. Should I also update the docs?")]).plan.map((p) => p.text)).toEqual([
-      "Should I also update the docs?",
-    ]);
+    expect(
+      probeMessages([user("fix it please"), say("I'll add the index next, then rerun the migration.")]).plan.map((p) => p.text),
+    ).toEqual(["I'll add the index next, then rerun the migration."]);
+    expect(
+      probeMessages([user("fix it please"), say("Done with the parser. Should I also update the docs?")]).plan.map((p) => p.text),
+    ).toEqual(["Should I also update the docs?"]);
     // Answered: no open question any more.
     expect(probeMessages([say("Should I also update the docs?"), user("yes")]).plan).toEqual([]);
   });
@@ -114,7 +140,10 @@ describe("checking a summary", () => {
   });
 
   it("a reworded request counts when one line holds most of its distinctive words", () => {
-    const report = checkRetention("The user wants the cart totals refactored.", probeMessages([user("Please refactor how cart totals are computed")]));
+    const report = checkRetention(
+      "The user wants the cart totals refactored.",
+      probeMessages([user("Please refactor how cart totals are computed")]),
+    );
     expect(report.requests.kept).toBe(1);
   });
 });
@@ -137,7 +166,8 @@ describe("repair", () => {
   });
 
   it("replaces the (none) placeholder of an existing section and keeps the sections after it", () => {
-    const text = "## Goal\nFix the cart\n\n## Critical Context\n- (none)\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\nx";
+    const text =
+      "## Goal\nFix the cart\n\n## Critical Context\n- (none)\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\nx";
     const { summary } = repairSummary(text, probes, 1024);
     expect(summary).toContain("## Critical Context\n- User constraint: Never touch migrations/ in this task.\n- Error");
     expect(summary).not.toContain("(none)");
@@ -149,13 +179,25 @@ describe("repair", () => {
     const ranges = [
       probes,
       probeMessages([user("Also add tax. Always round half up."), say("", [["c2", "write", { path: "src/tax.ts", content: "x" }]])]),
-      probeMessages([user("Now the receipts page please"), say("", [["c3", "bash", { command: "pnpm test" }]]), result("c3", "bash", "FAIL src/receipt.test.ts\nAssertionError: expected 3 to be 4\n\nCommand exited with code 1", true)]),
+      probeMessages([
+        user("Now the receipts page please"),
+        say("", [["c3", "bash", { command: "pnpm test" }]]),
+        result("c3", "bash", "FAIL src/receipt.test.ts\nAssertionError: expected 3 to be 4\n\nCommand exited with code 1", true),
+      ]),
     ];
     for (const range of ranges) {
       const all = mergeProbes(carriedProbes(previous), range);
       // A weak summarizer that keeps only what it was told last time, reworded.
-      const { summary, retention } = retainSummary(previous ? `${previous.split("\n")[0]}\nMore work.` : "Fixed the cart.", all, { repair: true, budgetTokens: 1024, maxBytes: 1024 * 1024 });
-      expect([retention.files.kept, retention.errors.kept, retention.constraints.kept]).toEqual([all.files.length, all.errors.length, all.constraints.length]);
+      const { summary, retention } = retainSummary(previous ? `${previous.split("\n")[0]}\nMore work.` : "Fixed the cart.", all, {
+        repair: true,
+        budgetTokens: 1024,
+        maxBytes: 1024 * 1024,
+      });
+      expect([retention.files.kept, retention.errors.kept, retention.constraints.kept]).toEqual([
+        all.files.length,
+        all.errors.length,
+        all.constraints.length,
+      ]);
       previous = summary;
     }
     for (const line of previous!.split("\n").filter((l) => l.startsWith("- "))) {
@@ -165,11 +207,16 @@ describe("repair", () => {
     expect(previous).toContain("`AssertionError: expected 3 to be 4`");
     expect(previous).toContain("File modified: `src/tax.ts`");
     // Repairing a repaired summary adds nothing.
-    expect(repairSummary(previous!, mergeProbes(carriedProbes(previous), ranges[2]!), 1024).added).toEqual({ files: 0, errors: 0, constraints: 0 });
+    expect(repairSummary(previous!, mergeProbes(carriedProbes(previous), ranges[2]!), 1024).added).toEqual({
+      files: 0,
+      errors: 0,
+      constraints: 0,
+    });
   });
 
   it("carries a previous summary's constraints, repaired lines and file lists, not its placeholders", () => {
-    const previous = "## Constraints & Preferences\n- None stated\n- Keep the API stable\n\n## Critical Context\n- Error (pnpm test): `AssertionError: expected 1 to be 2`\n- File read: `notes/a.md`\n\n<modified-files>\nsrc/b.ts\n</modified-files>";
+    const previous =
+      "## Constraints & Preferences\n- None stated\n- Keep the API stable\n\n## Critical Context\n- Error (pnpm test): `AssertionError: expected 1 to be 2`\n- File read: `notes/a.md`\n\n<modified-files>\nsrc/b.ts\n</modified-files>";
     const carried = carriedProbes(previous);
     expect(carried.constraints.map((c) => c.text)).toEqual(["Keep the API stable"]);
     expect(carried.errors.map((e) => [e.text, e.detail])).toEqual([["AssertionError: expected 1 to be 2", "pnpm test"]]);
@@ -180,7 +227,15 @@ describe("repair", () => {
   });
 
   it("stays within its budget", () => {
-    const many = probeMessages([say("", Array.from({ length: 200 }, (_, i) => [`c${i}`, "read", { path: `src/module_${i}/index.ts` }] as [string, string, Record<string, unknown>]))]);
+    const many = probeMessages([
+      say(
+        "",
+        Array.from(
+          { length: 200 },
+          (_, i) => [`c${i}`, "read", { path: `src/module_${i}/index.ts` }] as [string, string, Record<string, unknown>],
+        ),
+      ),
+    ]);
     const repaired = repairSummary("x", many, 100);
     expect(repaired.summary.length).toBeLessThan(100 * 4 + 40);
     expect(repaired.skipped).toBeGreaterThan(0);
@@ -213,7 +268,9 @@ describe("junk", () => {
   });
 
   it("reads items from a structured summary, not its headings or file lists", () => {
-    expect(junkLines("## Goal\nx y\n\n## Progress\n### Done\n- [x] ✓ Done.\n\n<read-files>\nconst a = 1;\n</read-files>")).toEqual([{ line: "✓ Done.", kind: "empty" }]);
+    expect(junkLines("## Goal\nx y\n\n## Progress\n### Done\n- [x] ✓ Done.\n\n<read-files>\nconst a = 1;\n</read-files>")).toEqual([
+      { line: "✓ Done.", kind: "empty" },
+    ]);
   });
 });
 
@@ -243,7 +300,11 @@ describe("retainSummary under limits.maxSummaryBytes", () => {
   });
 
   it("caps an over-size summary once even without repair, and reports on the stored text", () => {
-    const { summary, retention } = retainSummary(`${body}\n- File modified: \`src/checkout.ts\``, probes, { repair: false, budgetTokens: 1024, maxBytes: 1024 });
+    const { summary, retention } = retainSummary(`${body}\n- File modified: \`src/checkout.ts\``, probes, {
+      repair: false,
+      budgetTokens: 1024,
+      maxBytes: 1024,
+    });
     expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(1024);
     expect(summary.split("[summary cut at").length - 1).toBe(1);
     expect(retention.files.kept).toBe(checkRetention(summary, probes).files.kept);

@@ -66,7 +66,8 @@ const SLASH_PATH_RE = /^(?:~\/|\.{1,2}\/|\/)?(?:[\w@.+-]+\/)+[\w@.+-]*$/;
 const BARE_FILE_RE = new RegExp(`^[\\w.-]*[\\w-]\\.(?:${KNOWN_EXTENSIONS})$`, "i");
 const EXTENSION_RE = new RegExp(`\\.(?:${KNOWN_EXTENSIONS})$`, "i");
 // camelCase, PascalCase with an inner capital, snake_case, SCREAMING_CASE: names worth keeping verbatim.
-const IDENTIFIER_RE = /^(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$/;
+const IDENTIFIER_RE =
+  /^(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$/;
 /** Longer "words" are data (base64, minified code), not names; skipping them keeps scans linear. */
 const MAX_TOKEN = 300;
 
@@ -117,7 +118,45 @@ export function extractPaths(text: string): string[] {
 
 // Product names written in camel case are words, not identifiers from the code.
 const WELL_KNOWN_NAMES = new Set(
-  ["TypeScript", "JavaScript", "GitHub", "GitLab", "PostgreSQL", "MySQL", "MongoDB", "GraphQL", "OpenAI", "PowerShell", "WebSocket", "WebAssembly", "YouTube", "LinkedIn", "macOS", "iOS", "iPhone", "iPad", "VSCode", "NodeJS", "DynamoDB", "CloudFlare", "Cloudflare", "PyTorch", "TensorFlow", "NumPy", "FastAPI", "DevOps", "ChatGPT", "SQLite", "OAuth", "JetBrains", "IntelliJ", "WordPress", "PayPal", "DeepSeek", "LangChain"].map((n) => n.toLowerCase()),
+  [
+    "TypeScript",
+    "JavaScript",
+    "GitHub",
+    "GitLab",
+    "PostgreSQL",
+    "MySQL",
+    "MongoDB",
+    "GraphQL",
+    "OpenAI",
+    "PowerShell",
+    "WebSocket",
+    "WebAssembly",
+    "YouTube",
+    "LinkedIn",
+    "macOS",
+    "iOS",
+    "iPhone",
+    "iPad",
+    "VSCode",
+    "NodeJS",
+    "DynamoDB",
+    "CloudFlare",
+    "Cloudflare",
+    "PyTorch",
+    "TensorFlow",
+    "NumPy",
+    "FastAPI",
+    "DevOps",
+    "ChatGPT",
+    "SQLite",
+    "OAuth",
+    "JetBrains",
+    "IntelliJ",
+    "WordPress",
+    "PayPal",
+    "DeepSeek",
+    "LangChain",
+  ].map((n) => n.toLowerCase()),
 );
 
 export function extractIdentifiers(text: string): string[] {

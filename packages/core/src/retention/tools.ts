@@ -14,7 +14,8 @@ export interface ToolAction {
   readonly toolName: string;
 }
 
-const RUN_NAME = /^(?:bash|shell|sh|zsh|exec|execute|run|terminal|command|cmd|powershell|ipython|python|repl)|(?:_|^)(?:run|exec|terminal|shell|command)(?:_|$)/i;
+const RUN_NAME =
+  /^(?:bash|shell|sh|zsh|exec|execute|run|terminal|command|cmd|powershell|ipython|python|repl)|(?:_|^)(?:run|exec|terminal|shell|command)(?:_|$)/i;
 const MODIFY_NAME = /write|edit|create|patch|replace|apply|insert|append|delete|remove|rename|move|multi_?edit|save/i;
 const READ_NAME = /^(?:read|view|cat|open|get_?file|load)|(?:_|^)(?:read|view)(?:_|$)|read_?file|view_?file/i;
 const SEARCH_NAME = /grep|glob|find|search|^ls$|list|^rg$|ripgrep|lookup/i;

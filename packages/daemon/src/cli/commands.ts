@@ -11,24 +11,52 @@ export const COMMANDS: Command[] = [
     summary: "run the daemon: JSON-RPC over stdio, or over a Unix socket with --socket",
     run: async (args) => (await import("./serve.js")).serveCommand(args),
   },
-  { name: "sessions", summary: "list sessions, newest first; search everything they say", run: async (args) => (await import("./sessions.js")).sessionsCommand(args) },
+  {
+    name: "sessions",
+    summary: "list sessions, newest first; search everything they say",
+    run: async (args) => (await import("./sessions.js")).sessionsCommand(args),
+  },
   { name: "rename", summary: "name a session", run: async (args) => (await import("./rename.js")).renameCommand(args) },
-  { name: "delete", summary: "delete a session with all its entries", run: async (args) => (await import("./delete.js")).deleteCommand(args) },
-  { name: "show", summary: "print a session's context as the LLM sees it, with token counts", run: async (args) => (await import("./show.js")).showCommand(args) },
-  { name: "import", summary: "import a pi session file (JSONL, versions 1–3)", run: async (args) => (await import("./import.js")).importCommand(args) },
-  { name: "export", summary: "write a session as a pi JSONL file (or to stdout)", run: async (args) => (await import("./export.js")).exportCommand(args) },
+  {
+    name: "delete",
+    summary: "delete a session with all its entries",
+    run: async (args) => (await import("./delete.js")).deleteCommand(args),
+  },
+  {
+    name: "show",
+    summary: "print a session's context as the LLM sees it, with token counts",
+    run: async (args) => (await import("./show.js")).showCommand(args),
+  },
+  {
+    name: "import",
+    summary: "import a pi session file (JSONL, versions 1–3)",
+    run: async (args) => (await import("./import.js")).importCommand(args),
+  },
+  {
+    name: "export",
+    summary: "write a session as a pi JSONL file (or to stdout)",
+    run: async (args) => (await import("./export.js")).exportCommand(args),
+  },
   {
     name: "tree",
     summary: "draw a session's tree; on a terminal, pick an entry to go to",
     run: async (args) => (await import("./tree.js")).treeCommand(args),
   },
-  { name: "label", summary: "label an entry without moving the session, or clear its label", run: async (args) => (await import("./label.js")).labelCommand(args) },
+  {
+    name: "label",
+    summary: "label an entry without moving the session, or clear its label",
+    run: async (args) => (await import("./label.js")).labelCommand(args),
+  },
   {
     name: "navigate",
     summary: "move a session to another entry, optionally summarizing the branch left",
     run: async (args) => (await import("./navigate.js")).navigateCommand(args),
   },
-  { name: "compact", summary: "compact a session now (a pi .jsonl file is imported first)", run: async (args) => (await import("./compact.js")).compactCommand(args) },
+  {
+    name: "compact",
+    summary: "compact a session now (a pi .jsonl file is imported first)",
+    run: async (args) => (await import("./compact.js")).compactCommand(args),
+  },
   {
     name: "plugins",
     summary: "list plugins; trust or untrust a project's; reload them in running daemons",
@@ -39,8 +67,16 @@ export const COMMANDS: Command[] = [
     summary: "plugin new <name>: create a plugin that runs as is (the same commands as plugins)",
     run: async (args) => (await import("./plugins.js")).pluginsCommand(args, undefined, "plugin"),
   },
-  { name: "settings", summary: "show the effective settings and where each value comes from", run: async (args) => (await import("./settings.js")).settingsCommand(args) },
-  { name: "doctor", summary: "check the database, settings, tokenizer, summarizer and plugins", run: async (args) => (await import("./doctor.js")).doctorCommand(args) },
+  {
+    name: "settings",
+    summary: "show the effective settings and where each value comes from",
+    run: async (args) => (await import("./settings.js")).settingsCommand(args),
+  },
+  {
+    name: "doctor",
+    summary: "check the database, settings, tokenizer, summarizer and plugins",
+    run: async (args) => (await import("./doctor.js")).doctorCommand(args),
+  },
 ];
 
 export function usage(): string {

@@ -7,7 +7,13 @@ const plain = styleFor({ isTTY: false }, {});
 
 function printed(report: CompactReport, env: NodeJS.ProcessEnv = {}): string {
   let out = "";
-  const io: CliIo = { stdout: { write: (text: string) => ((out += text), true) }, stderr: { write: () => true }, env };
+  const stdout = {
+    write: (text: string) => {
+      out += text;
+      return true;
+    },
+  };
+  const io: CliIo = { stdout, stderr: { write: () => true }, env };
   printCompactReport(io, report);
   return out;
 }
@@ -16,7 +22,16 @@ const base: CompactReport = {
   sessionId: "s-1",
   status: "committed",
   summarizer: "extractive",
-  entry: { type: "compaction", id: "c1", parentId: "e9", timestamp: "2026-01-01T00:00:00.000Z", summary: "## Goal\nShip it", firstKeptEntryId: "e7", tokensBefore: 900, details: { summarizer: "extractive" } },
+  entry: {
+    type: "compaction",
+    id: "c1",
+    parentId: "e9",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    summary: "## Goal\nShip it",
+    firstKeptEntryId: "e7",
+    tokensBefore: 900,
+    details: { summarizer: "extractive" },
+  },
   stats: { summarizedMessages: 6, turnPrefixMessages: 0, keptEntries: 3, isSplitTurn: false, tokensBefore: 900, durationMs: 12 },
   contextTokens: { before: 1000, after: 250 },
   contextMessages: { before: 9, after: 4 },
@@ -73,7 +88,10 @@ describe("printCompactReport", () => {
   });
 
   it("names the fallback and points at doctor when the model failed", () => {
-    const entry = { ...base.entry!, details: { summarizer: "extractive", fallback: { from: "openai:m", error: "HTTP 500: down" } } } as CompactReport["entry"];
+    const entry = {
+      ...base.entry!,
+      details: { summarizer: "extractive", fallback: { from: "openai:m", error: "HTTP 500: down" } },
+    } as CompactReport["entry"];
     const text = printed({ ...base, entry, summarizerConfig: { ...base.summarizerConfig, keySet: true } });
     expect(text).toMatch(/Summarizer\s+extractive \(fallback: HTTP 500: down\)/);
     expect(text).toContain("base-context doctor");
@@ -87,8 +105,12 @@ describe("printCompactReport", () => {
     expect(text).toContain("Nothing to compact: nothing to summarize: everything fits in the kept part.");
     expect(text).toContain("--keep-recent 1000");
     expect(text).not.toContain("--keep-recent 2000");
-    expect(printed({ ...nothing, contextTokens: { before: 52_907, after: 52_907 }, keepRecentTokens: 20_000 })).toContain("--keep-recent 10000");
-    expect(printed({ ...nothing, contextTokens: { before: 9_000, after: 9_000 }, keepRecentTokens: 20_000 })).toContain("--keep-recent 4500");
+    expect(printed({ ...nothing, contextTokens: { before: 52_907, after: 52_907 }, keepRecentTokens: 20_000 })).toContain(
+      "--keep-recent 10000",
+    );
+    expect(printed({ ...nothing, contextTokens: { before: 9_000, after: 9_000 }, keepRecentTokens: 20_000 })).toContain(
+      "--keep-recent 4500",
+    );
     // Nothing smaller is worth trying: no --keep-recent hint at all.
     expect(printed({ ...nothing, contextTokens: { before: 150, after: 150 }, keepRecentTokens: 20_000 })).not.toContain("--keep-recent");
     expect(printed({ ...nothing, contextTokens: { before: 50_000, after: 50_000 }, keepRecentTokens: 100 })).not.toContain("--keep-recent");
@@ -97,13 +119,21 @@ describe("printCompactReport", () => {
   it("says which token total is which: the count and pi's estimate", () => {
     const text = printed({ ...base, countMethod: "counted with o200k_base" });
     expect(text).toMatch(/Context\s+1,000 → 250 tokens \(75% smaller, counted with o200k_base\)/);
-    expect(text).toMatch(/Estimate\s+900 tokens before \(pi's estimate: the model's last reported usage \+ 4 characters a token after it; .*stored as tokensBefore\)/);
+    expect(text).toMatch(
+      /Estimate\s+900 tokens before \(pi's estimate: the model's last reported usage \+ 4 characters a token after it; .*stored as tokensBefore\)/,
+    );
   });
 
   it("names a plugin that failed, with where, next to the summarizer that wrote the summary instead", () => {
-    const text = printed({ ...base, pluginFailures: [{ pluginId: "global:boom", kind: "exception", message: "TypeError: no (at index.mjs:2:9)" }] });
+    const text = printed({
+      ...base,
+      pluginFailures: [{ pluginId: "global:boom", kind: "exception", message: "TypeError: no (at index.mjs:2:9)" }],
+    });
     expect(text).toMatch(/Summarizer\s+extractive \(plugin global:boom failed: TypeError: no \(at index.mjs:2:9\); built in, offline\)/);
-    const timeout = printed({ ...base, pluginFailures: [{ pluginId: "global:slow", kind: "timeout", message: "no answer within 30000 ms" }] });
+    const timeout = printed({
+      ...base,
+      pluginFailures: [{ pluginId: "global:slow", kind: "timeout", message: "no answer within 30000 ms" }],
+    });
     expect(timeout).toContain("plugin global:slow failed: timeout: no answer within 30000 ms");
   });
 

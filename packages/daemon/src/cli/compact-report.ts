@@ -61,9 +61,15 @@ export function printCompactReport(io: CliIo, report: CompactReport): void {
     out(rule(style, "", width));
   } else if (report.status === "committed" && report.entry?.type === "prune") {
     out(rule(style, " Pruned tool outputs ", width));
-    out(table(report.entry.hidden.map((item) => [`${style.cyan(item.toolName)} ${item.args}`, style.dim(`${formatCount(item.tokens)} tokens`)])));
+    out(
+      table(
+        report.entry.hidden.map((item) => [`${style.cyan(item.toolName)} ${item.args}`, style.dim(`${formatCount(item.tokens)} tokens`)]),
+      ),
+    );
     out(rule(style, "", width));
-    out(`${style.green("Pruned")} ${plural(report.entry.hidden.length, "old tool output")}: ${formatCount(report.entry.tokensSaved)} tokens hidden, no model call. The stored entries are unchanged.`);
+    out(
+      `${style.green("Pruned")} ${plural(report.entry.hidden.length, "old tool output")}: ${formatCount(report.entry.tokensSaved)} tokens hidden, no model call. The stored entries are unchanged.`,
+    );
   } else {
     out(`${headline(report, style)}`);
   }
@@ -123,11 +129,18 @@ function facts(report: CompactReport, style: Style): string[][] {
   const how = report.countMethod !== undefined ? `, ${report.countMethod}` : "";
   if (report.status === "committed") {
     const saved = before > 0 ? `${Math.round((100 * (before - after)) / before)}% smaller` : "";
-    rows.push([label("Context"), `${formatCount(before)} → ${style.bold(formatCount(after))} tokens (${saved}${how})`.replace("(, ", "(").replace(" ()", "")]);
+    rows.push([
+      label("Context"),
+      `${formatCount(before)} → ${style.bold(formatCount(after))} tokens (${saved}${how})`.replace("(, ", "(").replace(" ()", ""),
+    ]);
     const estimate = report.entry?.type === "compaction" ? report.entry.tokensBefore : null;
-    if (typeof estimate === "number") rows.push([label("Estimate"), `${formatCount(estimate)} tokens before (${ESTIMATE_METHOD}; stored as tokensBefore)`]);
+    if (typeof estimate === "number")
+      rows.push([label("Estimate"), `${formatCount(estimate)} tokens before (${ESTIMATE_METHOD}; stored as tokensBefore)`]);
   } else {
-    rows.push([label("Context"), `${formatCount(before)} tokens in ${plural(report.contextMessages.before, "message")}${how ? ` (${how.slice(2)})` : ""}`]);
+    rows.push([
+      label("Context"),
+      `${formatCount(before)} tokens in ${plural(report.contextMessages.before, "message")}${how ? ` (${how.slice(2)})` : ""}`,
+    ]);
   }
   if (report.rung !== undefined && report.status === "committed") rows.push([label("Rung"), describeRung(report)]);
   const stats = report.stats;
@@ -138,7 +151,10 @@ function facts(report: CompactReport, style: Style): string[][] {
       : stats.summarizedMessages === 0 ? `${prefix} (nothing before it)`
       : `${plural(stats.summarizedMessages, "message")} + ${prefix}`;
     rows.push([label("Summarized"), summarized]);
-    rows.push([label("Kept"), `${plural(stats.keptEntries, "entry", "entries")} verbatim${report.entry?.type === "compaction" ? `, from ${report.entry.firstKeptEntryId}` : ""}`]);
+    rows.push([
+      label("Kept"),
+      `${plural(stats.keptEntries, "entry", "entries")} verbatim${report.entry?.type === "compaction" ? `, from ${report.entry.firstKeptEntryId}` : ""}`,
+    ]);
     rows.push([label("Split turn"), stats.isSplitTurn ? "yes: the cut fell inside a turn; its start is summarized separately" : "no"]);
   }
   const retention = report.retention ?? retentionOf(report.entry?.type === "compaction" ? report.entry.details : undefined);
@@ -155,14 +171,17 @@ function facts(report: CompactReport, style: Style): string[][] {
 }
 
 function describeRung(report: CompactReport): string {
-  const pruned = report.pruned ? `${plural(report.pruned.outputs, "tool output")} hidden (${formatCount(report.pruned.tokensSaved)} tokens)` : "";
+  const pruned = report.pruned
+    ? `${plural(report.pruned.outputs, "tool output")} hidden (${formatCount(report.pruned.tokensSaved)} tokens)`
+    : "";
   if (report.rung === "prune") return `prune: ${pruned}, no model call`;
   return pruned ? `summarize + prune: ${pruned} in the kept part` : "summarize";
 }
 
 function describeSummarizer(report: CompactReport, style: Style): string {
   const summarizer = report.summarizer!;
-  const details = report.entry?.type === "compaction" ? (report.entry.details as { fallback?: { from: string; error: string } } | undefined) : undefined;
+  const details =
+    report.entry?.type === "compaction" ? (report.entry.details as { fallback?: { from: string; error: string } } | undefined) : undefined;
   const failed = report.pluginFailures?.length ? describeFailures(report, style) : undefined;
   const notes = [
     ...(failed !== undefined ? [failed] : []),
@@ -173,7 +192,11 @@ function describeSummarizer(report: CompactReport, style: Style): string {
 
 /** "plugin X failed: TypeError: boom (at index.ts:3:11)", one per failed plugin. */
 function describeFailures(report: CompactReport, style: Style): string {
-  return report.pluginFailures!.map((failure) => style.red(`plugin ${failure.pluginId} failed: ${failure.kind === "exception" ? "" : `${failure.kind}: `}${failure.message}`)).join("; ");
+  return report
+    .pluginFailures!.map((failure) =>
+      style.red(`plugin ${failure.pluginId} failed: ${failure.kind === "exception" ? "" : `${failure.kind}: `}${failure.message}`),
+    )
+    .join("; ");
 }
 
 function nextSteps(report: CompactReport): [string, string][] {
@@ -198,7 +221,8 @@ function baseSteps(report: CompactReport): [string, string][] {
     steps.push(["base-context settings", 'see where context.mode comes from; set it to "on" to compact']);
   }
   const usedModel = report.summarizer?.startsWith("openai:") === true;
-  const fallback = report.entry?.type === "compaction" && (report.entry.details as { fallback?: unknown } | undefined)?.fallback !== undefined;
+  const fallback =
+    report.entry?.type === "compaction" && (report.entry.details as { fallback?: unknown } | undefined)?.fallback !== undefined;
   if (fallback) {
     steps.push(["base-context doctor", "the model failed: check its settings and the connection"]);
   } else if (!usedModel && report.summarizerConfig.provider !== "extractive") {

@@ -34,7 +34,8 @@ export const COMPACT_SPEC: CommandSpec = {
     {
       name: "strategy",
       value: "rung",
-      description: "prune: only hide old large tool outputs (no model call); summarize or auto (default): summarize, hiding the kept part's large outputs",
+      description:
+        "prune: only hide old large tool outputs (no model call); summarize or auto (default): summarize, hiding the kept part's large outputs",
     },
     JSON_OPTION,
   ],
@@ -61,7 +62,9 @@ export function compactCommand(argv: string[], io: CliIo = processIo()): Promise
 
     // Ctrl-C stops the model call; nothing is written.
     const report = await interruptible(io, "Opening the session database", (signal, spinner) =>
-      withDaemon(io, (daemon) => compact(daemon, { target: args.arguments[0]!, overrides, instructions, strategy, signal, spinner, env: io.env })),
+      withDaemon(io, (daemon) =>
+        compact(daemon, { target: args.arguments[0]!, overrides, instructions, strategy, signal, spinner, env: io.env }),
+      ),
     );
 
     // Hints name the command as it runs here: `base-context` when that is on the PATH, else `node <main.js>`.

@@ -24,7 +24,9 @@ export function deleteCommand(argv: string[], io: CliIo = processIo()): Promise<
       const what = `session ${sessionId}${session.name !== undefined ? ` "${session.name}"` : ""} (${plural(entryCount, "entry", "entries")})`;
       if (!flag(args, "yes")) {
         if (io.stdin?.isTTY !== true || io.stdout.isTTY !== true) {
-          throw new CliError(`not deleting ${what} without confirmation`, [`Add --yes to delete it: base-context delete ${sessionId} --yes`]);
+          throw new CliError(`not deleting ${what} without confirmation`, [
+            `Add --yes to delete it: base-context delete ${sessionId} --yes`,
+          ]);
         }
         const prompt = createInterface({ input: io.stdin, output: io.stdout as NodeJS.WriteStream });
         const answer = await prompt.question(`Delete ${what}? There is no undo. [y/N] `).finally(() => prompt.close());

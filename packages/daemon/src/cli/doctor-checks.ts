@@ -10,7 +10,7 @@ import type { PluginError, PluginInfo, Settings, SettingsError } from "@base-con
 import { PluginHost } from "../plugins/index.js";
 import { defaultSettings } from "../settings/index.js";
 import { trialRunPlugins } from "./doctor-plugin-trial.js";
-import { DatabaseTooNewError, SCHEMA_VERSION } from "../store/index.js";
+import { DatabaseTooNewError, SCHEMA_VERSION } from "../sessions/database.js";
 import { createTokenCounter } from "../tokens/index.js";
 import { databaseFailure } from "./open-daemon.js";
 import { displayPath, plural } from "./output.js";
@@ -61,7 +61,10 @@ export function checkDatabase(databasePath: string): CheckResult {
   }
 }
 
-export function checkSettings(errors: readonly SettingsError[], files: readonly { source: string; path: string; exists: boolean }[]): CheckResult {
+export function checkSettings(
+  errors: readonly SettingsError[],
+  files: readonly { source: string; path: string; exists: boolean }[],
+): CheckResult {
   const found = files.map((file) => `${file.source} ${file.exists ? displayPath(file.path) : "none"}`).join(", ");
   if (errors.length === 0) return check("settings", "ok", found);
   return check(
@@ -94,7 +97,11 @@ export async function checkTokenizer(tokens: Settings["tokens"]): Promise<CheckR
 }
 
 /** Starts the plugins the daemon would start (without watching) and reports each one's state. */
-export async function checkPlugins(home: string, projectDir: string | undefined, settings: Settings = defaultSettings()): Promise<CheckResult> {
+export async function checkPlugins(
+  home: string,
+  projectDir: string | undefined,
+  settings: Settings = defaultSettings(),
+): Promise<CheckResult> {
   const host = new PluginHost({ home, watch: false });
   try {
     await host.start();
@@ -108,16 +115,26 @@ export async function checkPlugins(home: string, projectDir: string | undefined,
     for (const failure of trialFailures) if (!failedTrial.has(failure.pluginId)) failedTrial.set(failure.pluginId, failure);
     const broken = plugins.filter((plugin) => plugin.status === "error" || plugin.status === "disabled" || failedTrial.has(plugin.id));
     const untrusted = plugins.filter((plugin) => plugin.status === "untrusted");
-    const states = plugins.map((plugin) => `${plugin.name}@${plugin.version} ${failedTrial.has(plugin.id) && plugin.status === "active" ? "failed when tried" : plugin.status}`).join(", ");
+    const states = plugins
+      .map(
+        (plugin) =>
+          `${plugin.name}@${plugin.version} ${failedTrial.has(plugin.id) && plugin.status === "active" ? "failed when tried" : plugin.status}`,
+      )
+      .join(", ");
     const why = (plugin: PluginInfo) => {
       const failure = failedTrial.get(plugin.id);
       if (failure) return `${failure.kind} in ${failure.hook ?? "loading"}: ${failure.message}`;
       return plugin.lastError?.message ?? plugin.status;
     };
     const fixes = [
-      ...broken.map((plugin) => `${plugin.name}: ${why(plugin)} — fix ${displayPath(plugin.path)}; a running daemon reloads it when the files change (or on plugins/reload)`),
+      ...broken.map(
+        (plugin) =>
+          `${plugin.name}: ${why(plugin)} — fix ${displayPath(plugin.path)}; a running daemon reloads it when the files change (or on plugins/reload)`,
+      ),
       ...(untrusted.length > 0 && projectDir !== undefined
-        ? [`Project plugins run once you trust the project (${untrusted.map((plugin) => plugin.name).join(", ")}): project/trust { projectDir: "${projectDir}", trusted: true }`]
+        ? [
+            `Project plugins run once you trust the project (${untrusted.map((plugin) => plugin.name).join(", ")}): project/trust { projectDir: "${projectDir}", trusted: true }`,
+          ]
         : []),
     ];
     return check("plugins", broken.length > 0 ? "fail" : untrusted.length > 0 ? "warn" : "ok", states, fixes);

@@ -46,13 +46,22 @@ function compactEvent(): CompactHookEvent {
 
 function treeEvent(): TreeHookEvent {
   return {
-    preparation: { targetId: "d0c70002", oldLeafId: "d0c70004", commonAncestorId: "d0c70002", entriesToSummarize: sampleEntries().slice(2), userWantsSummary: true },
+    preparation: {
+      targetId: "d0c70002",
+      oldLeafId: "d0c70004",
+      commonAncestorId: "d0c70002",
+      entriesToSummarize: sampleEntries().slice(2),
+      userWantsSummary: true,
+    },
   };
 }
 
 /** The failures of every plugin asked both hooks on the sample session (nothing is written anywhere). */
 export async function trialRunPlugins(host: PluginHost, settings: Settings, projectDir: string | undefined): Promise<PluginError[]> {
-  const trialSettings: Settings = { ...settings, plugins: { ...settings.plugins, hookTimeoutMs: Math.min(settings.plugins.hookTimeoutMs, TRIAL_TIMEOUT_MS) } };
+  const trialSettings: Settings = {
+    ...settings,
+    plugins: { ...settings.plugins, hookTimeoutMs: Math.min(settings.plugins.hookTimeoutMs, TRIAL_TIMEOUT_MS) },
+  };
   const options = { settings: trialSettings, ...(projectDir !== undefined ? { projectDir } : {}) };
   const compact = await host.runCompactHook(compactEvent(), options);
   const tree = await host.runTreeHook(treeEvent(), options);

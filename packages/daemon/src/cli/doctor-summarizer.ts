@@ -25,7 +25,12 @@ export interface SummarizerCheckOptions {
 }
 
 export async function checkSummarizer(settings: Settings["summarizer"], options: SummarizerCheckOptions): Promise<CheckResult> {
-  const result = (status: CheckResult["status"], summary: string, fixes: string[] = []): CheckResult => ({ name: "summarizer", status, summary, fixes });
+  const result = (status: CheckResult["status"], summary: string, fixes: string[] = []): CheckResult => ({
+    name: "summarizer",
+    status,
+    summary,
+    fixes,
+  });
   const setup = describeSummarizerSetup(settings, options.env, {
     userNamedModel: options.userNamedModel,
     settingsPath: options.settingsPath,
@@ -39,7 +44,9 @@ export async function checkSummarizer(settings: Settings["summarizer"], options:
   const { name: model, endpoint: baseURL } = setup.model;
   // "model M at URL", after "auto: the client's model when it offers one, else" when auto.
   const described = setup.summary.replace(/ \(summarizer\.provider "openai"\)$/, "");
-  const fallback = settings.fallback ? " Compactions fall back to the extractive summarizer meanwhile." : " summarizer.fallback is off: compactions fail meanwhile.";
+  const fallback = settings.fallback
+    ? " Compactions fall back to the extractive summarizer meanwhile."
+    : " summarizer.fallback is off: compactions fail meanwhile.";
   const failure = settings.fallback ? "warn" : "fail";
   const key = options.env[keyName];
   if (!key) {
@@ -56,7 +63,8 @@ export async function checkSummarizer(settings: Settings["summarizer"], options:
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (error) {
-    const why = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${options.timeoutMs} ms` : describeFetchError(error);
+    const why =
+      error instanceof Error && error.name === "TimeoutError" ? `no answer within ${options.timeoutMs} ms` : describeFetchError(error);
     return result(failure, `${described}: unreachable (${why}).${fallback}`, [
       `Check summarizer.baseURL in ${options.settingsPath} (or $OPENAI_BASE_URL) and that this machine can reach it (proxy, VPN, firewall).`,
       'Or summarize offline: "summarizer": { "provider": "extractive" }.',
@@ -73,7 +81,9 @@ export async function checkSummarizer(settings: Settings["summarizer"], options:
     ]);
   }
   if (!response.ok) {
-    return result(failure, `${described}: the endpoint answered HTTP ${response.status}.${fallback}`, [`Try again later, or check summarizer.baseURL in ${options.settingsPath}.`]);
+    return result(failure, `${described}: the endpoint answered HTTP ${response.status}.${fallback}`, [
+      `Try again later, or check summarizer.baseURL in ${options.settingsPath}.`,
+    ]);
   }
   const offered = await modelIds(response);
   if (offered.length > 0 && !offered.includes(model)) {

@@ -31,7 +31,12 @@ export function importCommand(argv: string[], io: CliIo = processIo()): Promise<
 
     const progress = startProgress(io, `importing ${basename(path)}`);
     const result = await withDaemon(io, (daemon) =>
-      daemon.sessions.import({ format: "pi-jsonl", path, ...(newId ? { newId } : {}), ...(cwdOption !== undefined ? { cwd: resolve(cwdOption) } : {}) }),
+      daemon.sessions.import({
+        format: "pi-jsonl",
+        path,
+        ...(newId ? { newId } : {}),
+        ...(cwdOption !== undefined ? { cwd: resolve(cwdOption) } : {}),
+      }),
     ).finally(() => progress.done());
     const skipped = result.skippedLines ?? [];
 
@@ -41,7 +46,9 @@ export function importCommand(argv: string[], io: CliIo = processIo()): Promise<
     }
     const style = styleFor(io.stdout, io.env);
     const name = result.session.name !== undefined ? ` "${result.session.name}"` : "";
-    io.stdout.write(`Imported ${plural(result.entryCount, "entry", "entries")} from ${basename(path)} into session ${style.bold(result.session.id)}${name}\n`);
+    io.stdout.write(
+      `Imported ${plural(result.entryCount, "entry", "entries")} from ${basename(path)} into session ${style.bold(result.session.id)}${name}\n`,
+    );
     io.stdout.write(`  cwd: ${displayPath(result.session.cwd)}\n`);
     if (skipped.length > 0) {
       io.stdout.write(`${style.yellow(`Skipped ${plural(skipped.length, "line")} that could not be read:`)}\n`);

@@ -3,8 +3,7 @@ import { flag, JSON_OPTION, UsageError, type CommandSpec } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
 import { processIo, writeJson, type CliIo } from "./output.js";
 import { runCommand } from "./run.js";
-import { resolveSessionId } from "./session-ref.js";
-import { resolveEntryId } from "./tree.js";
+import { resolveEntryId, resolveSessionId } from "./session-ref.js";
 
 export const LABEL_SPEC: CommandSpec = {
   name: "label",

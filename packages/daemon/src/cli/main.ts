@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (name === "serve" && servesStdio(rest)) {
     // Before anything opens a file or writes: protocol bytes must not share fd 1 with plugins.
-    const { claimProtocolOutput, useProtocolOutput } = await import("./protocol-output.js");
+    const { claimProtocolOutput, useProtocolOutput } = await import("../server/protocol-output.js");
     useProtocolOutput(await claimProtocolOutput());
   }
   const command = COMMANDS.find((c) => c.name === name);

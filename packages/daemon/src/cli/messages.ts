@@ -50,7 +50,8 @@ export function idTooShort(given: string): CliError {
 
 /** What a file problem is called, whichever command met it. */
 export function fileError(path: string, code: string, message: string): CliError {
-  if (code === "ENOENT") return new CliError(`no such file: ${path}`, ["Check the path (base-context sessions lists the sessions already imported)."]);
+  if (code === "ENOENT")
+    return new CliError(`no such file: ${path}`, ["Check the path (base-context sessions lists the sessions already imported)."]);
   if (code === "EISDIR") return new CliError(`${path} is a folder, not a session file`);
   if (code === "EACCES" || code === "EPERM") return new CliError(`cannot read ${path}: permission denied`);
   return new CliError(`cannot read ${path}: ${message}`);
@@ -90,7 +91,9 @@ export function checkSessionFile(path: string): void {
     if (fd !== undefined) closeSync(fd);
   }
   const notSession = (why: string) =>
-    new CliError(`${path} is not a pi session file: ${why}`, ['A pi session file is JSON lines, the first one a header such as {"type":"session","version":3,"id":…}.']);
+    new CliError(`${path} is not a pi session file: ${why}`, [
+      'A pi session file is JSON lines, the first one a header such as {"type":"session","version":3,"id":…}.',
+    ]);
   if (head.includes(0)) throw notSession("it is a binary file");
   const lines = head.toString("utf8").replace(/^\uFEFF/, "").split("\n");
   // The last line may be cut off by the sniff limit: only whole lines count, unless the file is all here.

@@ -29,11 +29,16 @@ export const NAVIGATE_SPEC: CommandSpec = {
     { name: "instructions", short: "i", value: "text", description: "what the summary should focus on" },
     { name: "replace-instructions", description: "use --instructions as the whole summary prompt" },
     { name: "label", value: "text", description: "label the summary entry (the entry itself without --summarize)" },
-    { name: "context-window", value: "n", description: "the agent model's window (default 128000): the summary reads up to n − branchSummary.reserveTokens tokens" },
+    {
+      name: "context-window",
+      value: "n",
+      description: "the agent model's window (default 128000): the summary reads up to n − branchSummary.reserveTokens tokens",
+    },
     JSON_OPTION,
   ],
   examples: ["base-context navigate 5b0c 3f2a91c0", 'base-context navigate 5b0c 3f2a91c0 --summarize --label "redis attempt"'],
-  exitStatus: "Exit status: 0 moved (or already there), 1 failure or not moved (cancelled by a plugin, the session changed meanwhile), 2 usage error.",
+  exitStatus:
+    "Exit status: 0 moved (or already there), 1 failure or not moved (cancelled by a plugin, the session changed meanwhile), 2 usage error.",
 };
 
 export function navigateCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -110,7 +115,8 @@ export function describeResult(result: NavigateResult, targetId: string, style: 
           if (lost) lines.push(`Lost: ${style.yellow(lost)}`);
         }
       }
-      if (result.editorText !== undefined) lines.push("", "Text to edit and send again:", ...result.editorText.split("\n").map((line) => `  ${line}`));
+      if (result.editorText !== undefined)
+        lines.push("", "Text to edit and send again:", ...result.editorText.split("\n").map((line) => `  ${line}`));
       break;
     }
   }

@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import type { Daemon } from "../daemon.js";
 import { defaultDatabasePath } from "../paths.js";
 // schema.ts alone (SQL text, no driver): `--help` still loads no database module.
-import { DatabaseTooNewError } from "../store/schema.js";
+import { DatabaseTooNewError } from "../sessions/database.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 
@@ -29,7 +29,7 @@ export async function withDaemon<T>(io: CliIo, work: (daemon: Daemon) => Promise
 
 /** Opens (creating and migrating if needed) and closes the database; a CliError saying what to do if that fails. */
 export async function checkDatabaseOpens(databasePath: string): Promise<void> {
-  const { openDatabase } = await import("../store/database.js");
+  const { openDatabase } = await import("../sessions/database.js");
   try {
     openDatabase(databasePath).close();
   } catch (error) {

@@ -26,7 +26,8 @@ export const PLUGIN_NEW_SPEC: CommandSpec = {
 
 export async function pluginNew(args: ParsedArgs, io: CliIo): Promise<number> {
   const name = args.arguments[0]!;
-  if (!VALID_NAME.test(name)) throw new UsageError(`invalid plugin name "${name}": use lowercase letters, digits, "-", "_" or ".", starting with a letter or digit`);
+  if (!VALID_NAME.test(name))
+    throw new UsageError(`invalid plugin name "${name}": use lowercase letters, digits, "-", "_" or ".", starting with a letter or digit`);
   if (flag(args, "ts") && flag(args, "js")) throw new UsageError("give --ts or --js, not both");
   const language = flag(args, "js") ? "js" : "ts";
   const globalRoot = globalPluginsRoot(baseContextHome(io.env));
@@ -65,7 +66,8 @@ export async function pluginNew(args: ParsedArgs, io: CliIo): Promise<number> {
 
 /** Whether a daemon will find the new folder, and if not, where it has to go. */
 function whereItRuns(parentDir: string, globalRoot: string): string {
-  if (parentDir === resolve(globalRoot)) return "  2. Save: a running daemon loads it at once and reloads it on every save (no build, no restart).";
+  if (parentDir === resolve(globalRoot))
+    return "  2. Save: a running daemon loads it at once and reloads it on every save (no build, no restart).";
   const projectSuffix = `${sep}.base-context${sep}plugins`;
   if (parentDir.endsWith(projectSuffix)) {
     const project = parentDir.slice(0, -projectSuffix.length);

@@ -15,10 +15,17 @@ function statusText(status: PluginStatus, style: Style): string {
   }
 }
 
-export function printPlugins(io: CliIo, plugins: readonly PluginInfo[], where: { globalRoot: string; projectDir: string | undefined }): void {
+export function printPlugins(
+  io: CliIo,
+  plugins: readonly PluginInfo[],
+  where: { globalRoot: string; projectDir: string | undefined },
+): void {
   const style = styleFor(io.stdout, io.env);
   if (plugins.length === 0) {
-    const places = [displayPath(where.globalRoot), ...(where.projectDir !== undefined ? [displayPath(`${where.projectDir}/.base-context/plugins`)] : [])];
+    const places = [
+      displayPath(where.globalRoot),
+      ...(where.projectDir !== undefined ? [displayPath(`${where.projectDir}/.base-context/plugins`)] : []),
+    ];
     io.stdout.write(`No plugins in ${places.join(" or ")}.\nCreate one with: base-context plugin new <name>\n`);
     return;
   }
@@ -36,7 +43,9 @@ export function printPlugins(io: CliIo, plugins: readonly PluginInfo[], where: {
   const problems = plugins.filter((plugin) => plugin.lastError !== undefined);
   for (const plugin of problems) {
     const error = plugin.lastError!;
-    io.stdout.write(`\n${style.bold(plugin.name)}: ${error.kind}${error.hook ? ` in ${error.hook}` : ""}: ${oneLine(error.message, 400)}\n`);
+    io.stdout.write(
+      `\n${style.bold(plugin.name)}: ${error.kind}${error.hook ? ` in ${error.hook}` : ""}: ${oneLine(error.message, 400)}\n`,
+    );
   }
   if (problems.length > 0) {
     io.stdout.write(`\nFix the files and save: a running daemon reloads a plugin when its files change.\n`);

@@ -15,7 +15,11 @@ import { printPlugins, shellPath } from "./plugins-output.js";
 import { displayPath, processIo, writeJson, type CliIo } from "./output.js";
 import { CliError, EXIT, runCommand } from "./run.js";
 
-const PROJECT_OPTION = { name: "project", value: "dir", description: "also the plugins of this project (default: the current folder)" } as const;
+const PROJECT_OPTION = {
+  name: "project",
+  value: "dir",
+  description: "also the plugins of this project (default: the current folder)",
+} as const;
 
 const LIST_SPEC: CommandSpec = {
   name: "plugins list",
@@ -123,7 +127,8 @@ async function list(args: ParsedArgs, io: CliIo): Promise<number> {
 async function trust(args: ParsedArgs, io: CliIo, trusted: boolean): Promise<number> {
   const projectDir = resolve(args.arguments[0]!);
   // Untrusting a folder that is gone is fine; trusting a typo is not.
-  if (trusted && !isDirectory(projectDir)) throw new CliError(`${projectDir} is not a folder`, ["Give the project's folder: base-context plugins trust <dir>"]);
+  if (trusted && !isDirectory(projectDir))
+    throw new CliError(`${projectDir} is not a folder`, ["Give the project's folder: base-context plugins trust <dir>"]);
   return withPluginHost(io, async (host, home) => {
     if (projectOrNone(projectDir, home) === undefined) {
       throw new CliError(`${displayPath(projectDir)}/.base-context is the global folder: its plugins are global plugins and always run`);

@@ -21,7 +21,9 @@ export function renameCommand(argv: string[], io: CliIo = processIo()): Promise<
   return runCommand(RENAME_SPEC, argv, io, async (args) => {
     const name = args.arguments[1]!.trim();
     if (name.length === 0) throw new UsageError("the name must not be empty");
-    const result = await withDaemon(io, async (daemon) => daemon.sessions.rename({ sessionId: await resolveSessionId(daemon, args.arguments[0]!), name }));
+    const result = await withDaemon(io, async (daemon) =>
+      daemon.sessions.rename({ sessionId: await resolveSessionId(daemon, args.arguments[0]!), name }),
+    );
     if (flag(args, "json")) writeJson(io, result);
     else io.stdout.write(`Session ${result.session.id} is now "${result.session.name ?? name}".\n`);
   });

@@ -10,8 +10,18 @@ function captureIo(env: NodeJS.ProcessEnv = {}): CliIo & { out: () => string; er
   let out = "";
   let err = "";
   return {
-    stdout: { write: (text: string) => ((out += text), true) },
-    stderr: { write: (text: string) => ((err += text), true) },
+    stdout: {
+      write: (text: string) => {
+        out += text;
+        return true;
+      },
+    },
+    stderr: {
+      write: (text: string) => {
+        err += text;
+        return true;
+      },
+    },
     env,
     out: () => out,
     err: () => err,

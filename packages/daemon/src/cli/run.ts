@@ -46,7 +46,11 @@ export async function runCommand(spec: CommandSpec, argv: readonly string[], io:
  * Work that Ctrl-C may cancel (a model call), shown with a spinner: the first SIGINT aborts
  * `signal` with a CancelledError (nothing is written), a second one ends the process as usual.
  */
-export async function interruptible<T>(io: CliIo, message: string, work: (signal: AbortSignal, spinner: Spinner) => Promise<T>): Promise<T> {
+export async function interruptible<T>(
+  io: CliIo,
+  message: string,
+  work: (signal: AbortSignal, spinner: Spinner) => Promise<T>,
+): Promise<T> {
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new CancelledError("interrupted; nothing was written"));
   process.once("SIGINT", onInterrupt);

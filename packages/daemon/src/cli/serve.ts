@@ -1,20 +1,12 @@
 /**
- * `base-context serve`: the daemon over stdio (the protocol on its own copy of stdout, see
- * protocol-output.ts), or with
- * `--socket <path>` one daemon shared by several clients over a Unix socket.
+ * `base-context serve`: the command's arguments. The serving itself is server/'s: over stdio
+ * (server/serve-stdio.ts), or with `--socket <path>` one daemon shared by several clients over a
+ * Unix socket (server/serve-socket.ts).
  */
-import { Daemon } from "../daemon.js";
-import { describeSummarizerSetup } from "../summarizer/index.js";
-import { log } from "../log.js";
-import { registerHandlers } from "../server/handlers/index.js";
-import { requestActivity, Router } from "../server/router.js";
-import { startServer } from "../server/server.js";
-import { VERSION } from "../version.js";
 import { stringOption, type CommandSpec } from "./args.js";
+import { CliError } from "./cli-error.js";
 import { processIo, type CliIo } from "./output.js";
-import { protocolOutput } from "./protocol-output.js";
 import { runCommand } from "./run.js";
-import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 
 export const SERVE_SPEC: CommandSpec = {
   name: "serve",
@@ -32,82 +24,15 @@ export const SERVE_SPEC: CommandSpec = {
 export function serveCommand(argv: string[], io: CliIo = processIo()): Promise<number> {
   return runCommand(SERVE_SPEC, argv, io, async (args) => {
     const socketPath = stringOption(args, "socket");
-    if (socketPath === undefined) return serve();
-    return (await import("./serve-socket.js")).serveSocket(socketPath, io);
-  });
-}
-
-export const SERVER_INFO = { name: "base-context", version: VERSION };
-export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl"] };
-
-/**
- * Says at start which summarizer the daemon uses and where a model's requests go, and — for a
- * user whose key alone used to select a model — what changed and how to restore it.
- */
-export function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): void {
-  const { settings, sources } = daemon.settings.get();
-  const setup = describeSummarizerSetup(settings.summarizer, env, {
-    userNamedModel: daemon.userNamedModel(),
-    settingsPath: daemon.settings.globalPath,
-    providerSetByUser: sources["summarizer.provider"] === "global",
-  });
-  log("info", `summarizer: ${setup.summary}`);
-  if (setup.migration) log("warn", `summarizer: ${setup.migration}`);
-}
-
-export async function serve(): Promise<number> {
-  const daemon = new Daemon();
-  logSummarizerSetup(daemon);
-  const router = new Router();
-  const output = protocolOutput();
-  return new Promise<number>((resolve) => {
-    const server = startServer({
-      input: process.stdin,
-      output,
-      router,
-      serverInfo: SERVER_INFO,
-      capabilities: CAPABILITIES,
-      maxMessageBytes: () => daemon.settings.get().settings.limits.maxMessageBytes,
-      onInitialize: ({ projectDir }) => {
-        // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
-        // Started in the first pause between requests, not in the way of the client's first ones.
-        void requestActivity.whenIdle(STARTUP_QUIET_MS).then(() => daemon.plugins.startInBackground(projectDir));
-        // Token counter warm-up and backfill, in the gaps between requests.
-        startBackgroundWork(daemon);
-      },
-      onExit: (code) => {
-        stopBackgroundWork(daemon);
-        void daemon
-          .dispose()
-          .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
-          .finally(() => {
-            resolve(code);
-            // stdin is still open when the client sent `exit` and would keep the process alive:
-            // leave once everything written to the client has been handed to the OS.
-            output.write("", () => process.exit(code));
-          });
-      },
-    });
-    registerHandlers(router, daemon, server.peer);
-    handleSignals();
-  });
-}
-
-/**
- * A daemon over stdio belongs to the client that started it, which ends it with `exit` or by
- * closing stdin. Ctrl-C in the client's terminal reaches the whole process group, the daemon
- * included, while the client may still want to store what the interrupted turn produced: so
- * SIGINT is ignored unless the daemon itself was started from a terminal. SIGTERM (and that
- * SIGINT) end it in order, as a closed stdin does: work in flight is dropped, the store closed.
- */
-function handleSignals(): void {
-  const stop = (signal: NodeJS.Signals) => {
-    log("info", `${signal}: stopping`);
-    process.stdin.destroy();
-  };
-  process.once("SIGTERM", stop);
-  process.on("SIGINT", () => {
-    if (process.stdin.isTTY) stop("SIGINT");
-    else log("debug", "SIGINT ignored: the client that started this daemon ends it (exit, or closing stdin)");
+    if (socketPath === undefined) return (await import("../server/serve-stdio.js")).serveStdio();
+    const { serveSocket } = await import("../server/serve-socket.js");
+    const { SocketPathError } = await import("../server/socket.js");
+    try {
+      return await serveSocket(socketPath, io.env);
+    } catch (error) {
+      // A path the user chose and can fix: said as a command's failure, with no stack.
+      if (error instanceof SocketPathError) throw new CliError(error.message);
+      throw error;
+    }
   });
 }

@@ -4,7 +4,20 @@ import type { ResultOf, SessionSearch, SessionSummary } from "@base-context/prot
 import type { z } from "zod";
 import { integerOption, JSON_OPTION, stringOption, flag, type CommandSpec } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
-import { displayPath, displayTime, fitWidth, formatCount, lineWidth, oneLine, plural, processIo, styleFor, table, writeJson, type CliIo } from "./output.js";
+import {
+  displayPath,
+  displayTime,
+  fitWidth,
+  formatCount,
+  lineWidth,
+  oneLine,
+  plural,
+  processIo,
+  styleFor,
+  table,
+  writeJson,
+  type CliIo,
+} from "./output.js";
 import { runCommand } from "./run.js";
 
 type Summary = z.infer<typeof SessionSummary>;
@@ -39,7 +52,9 @@ export function sessionsCommand(argv: string[], io: CliIo = processIo()): Promis
     const cwd = cwdOption !== undefined ? resolve(cwdOption) : undefined;
     const query = args.arguments[0];
     if (query !== undefined && query.trim().length > 0) {
-      const { results } = await withDaemon(io, (daemon) => daemon.sessions.search({ query, ...(cwd !== undefined ? { cwd } : {}), limit: Math.min(limit, PAGE_SIZE) }));
+      const { results } = await withDaemon(io, (daemon) =>
+        daemon.sessions.search({ query, ...(cwd !== undefined ? { cwd } : {}), limit: Math.min(limit, PAGE_SIZE) }),
+      );
       // `sessions` as without a query (the same shape for scripts), with the hits in `results`.
       if (flag(args, "json")) writeJson(io, { sessions: results.map((result) => result.session), more: false, results });
       else printSearchResults(io, results);

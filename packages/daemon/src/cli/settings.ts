@@ -77,7 +77,11 @@ function printSettings(io: CliIo, view: SettingsView): void {
     const dotted = `${section}.${key}`;
     const value = valueAt(view.settings[section], key);
     const source = view.sources[dotted] ?? "default";
-    return [dotted, value === undefined ? style.dim("(not set)") : JSON.stringify(value), source === "default" ? style.dim(source) : style.cyan(source)];
+    return [
+      dotted,
+      value === undefined ? style.dim("(not set)") : JSON.stringify(value),
+      source === "default" ? style.dim(source) : style.cyan(source),
+    ];
   });
   io.stdout.write(`${table([["KEY", "VALUE", "FROM"].map((title) => style.bold(title)), ...rows])}\n`);
 

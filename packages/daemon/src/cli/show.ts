@@ -145,7 +145,9 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
   io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n`);
   if (shown.retention) {
     const lost = lostLine(shown.retention);
-    io.stdout.write(`${style.dim(`compaction ${shown.compactionId}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`);
+    io.stdout.write(
+      `${style.dim(`compaction ${shown.compactionId}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`,
+    );
   }
   io.stdout.write("\n");
 
@@ -165,7 +167,9 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
     io.stdout.write(`${style.cyan(heading + "─".repeat(Math.max(3, width - heading.length)))}\n${message.text}\n\n`);
   }
   if (brief) io.stdout.write("\n");
-  io.stdout.write(`${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")} (${shown.countMethod})\n`);
+  io.stdout.write(
+    `${style.bold(`Total: ${plural(shown.tokens, "token")}`)} in ${plural(shown.messages.length, "message")} (${shown.countMethod})\n`,
+  );
   if (shown.estimatedTokens !== undefined) {
     io.stdout.write(style.dim(`Estimate: ${plural(shown.estimatedTokens, "token")} (${ESTIMATE_METHOD})`) + "\n");
   }

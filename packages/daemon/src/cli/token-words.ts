@@ -13,4 +13,5 @@ export function countMethod(tokens: Settings["tokens"]): string {
   return tokens.estimator === "exact" ? `counted with ${tokens.encoding}` : "estimated at 4 characters a token (tokens.estimator chars4)";
 }
 
-export const ESTIMATE_METHOD = "pi's estimate: the model's last reported usage + 4 characters a token after it; the compaction threshold is checked against it";
+export const ESTIMATE_METHOD =
+  "pi's estimate: the model's last reported usage + 4 characters a token after it; the compaction threshold is checked against it";

@@ -4,19 +4,47 @@ import type { FlatNode } from "../tree/view/index.js";
 import { drawScreen, initialState, parseKeys, pressKey } from "./tree-picker-state.js";
 
 const at = "2026-01-01T00:00:00.000Z";
-const user = (id: string, parentId: string | null, text: string): FlatNode => ({ entry: { type: "message", id, parentId, timestamp: at, message: { role: "user", content: text } } });
+const user = (id: string, parentId: string | null, text: string): FlatNode => ({
+  entry: { type: "message", id, parentId, timestamp: at, message: { role: "user", content: text } },
+});
 const answer = (id: string, parentId: string, text: string): FlatNode => ({
-  entry: { type: "message", id, parentId, timestamp: at, message: { role: "assistant", content: [{ type: "text", text }] } } as SessionEntry,
+  entry: {
+    type: "message",
+    id,
+    parentId,
+    timestamp: at,
+    message: { role: "assistant", content: [{ type: "text", text }] },
+  } as SessionEntry,
 });
 
 function state() {
-  const nodes = [user("u1", null, "first"), answer("a1", "u1", "one"), user("u2", "a1", "redis"), answer("a2", "u2", "two"), user("u3", "a1", "memory"), { ...answer("a3", "u3", "three"), isLeaf: true }];
+  const nodes = [
+    user("u1", null, "first"),
+    answer("a1", "u1", "one"),
+    user("u2", "a1", "redis"),
+    answer("a2", "u2", "two"),
+    user("u3", "a1", "memory"),
+    { ...answer("a3", "u3", "three"), isLeaf: true },
+  ];
   return initialState({ nodes, replaced: new Map(), leafId: "a3", title: "session s" });
 }
 
 describe("tree picker keys", () => {
   it("parses arrows, page keys, enter, escape, backspace and text from raw input", () => {
-    expect(parseKeys("\x1b[A\x1b[B\x1bOC\x1b[D\x1b[5~\x1b[6~\rq\x1b\x7f\x03é")).toEqual(["up", "down", "right", "left", "pageUp", "pageDown", "enter", { char: "q" }, "escape", "backspace", "interrupt", { char: "é" }]);
+    expect(parseKeys("\x1b[A\x1b[B\x1bOC\x1b[D\x1b[5~\x1b[6~\rq\x1b\x7f\x03é")).toEqual([
+      "up",
+      "down",
+      "right",
+      "left",
+      "pageUp",
+      "pageDown",
+      "enter",
+      { char: "q" },
+      "escape",
+      "backspace",
+      "interrupt",
+      { char: "é" },
+    ]);
     expect(parseKeys("\x1b[1;5A")).toEqual([]);
   });
 

@@ -6,9 +6,27 @@ import { cutVisible, filterTree, layoutTree, rowLine, styler, type FlatNode, typ
 
 /** The filter toggle's cycle; undefined = every entry. */
 export const PICKER_FILTERS: readonly (TreeFilter | undefined)[] = [undefined, "user", "labelled", "summaries"];
-const FILTER_NAMES: Record<string, string> = { all: "all entries", user: "user messages", labelled: "labelled", summaries: "summaries and prunes" };
+const FILTER_NAMES: Record<string, string> = {
+  all: "all entries",
+  user: "user messages",
+  labelled: "labelled",
+  summaries: "summaries and prunes",
+};
 
-export type Key = "up" | "down" | "left" | "right" | "pageUp" | "pageDown" | "home" | "end" | "enter" | "escape" | "backspace" | "interrupt" | { char: string };
+export type Key =
+  | "up"
+  | "down"
+  | "left"
+  | "right"
+  | "pageUp"
+  | "pageDown"
+  | "home"
+  | "end"
+  | "enter"
+  | "escape"
+  | "backspace"
+  | "interrupt"
+  | { char: string };
 
 export type Mode =
   | { kind: "browse" }
@@ -65,10 +83,16 @@ export function initialState(input: {
 
 function relayout(state: PickerState): void {
   const filter = PICKER_FILTERS[state.filterIndex];
-  const nodes = filter !== undefined || state.around !== undefined ? filterTree(state.nodes, { filter, around: state.around }) : state.nodes;
-  state.rows = layoutTree(nodes, { all: true, collapsed: state.collapsed, ...(state.maxBranchDepth !== undefined ? { maxBranchDepth: state.maxBranchDepth } : {}) });
+  const nodes =
+    filter !== undefined || state.around !== undefined ? filterTree(state.nodes, { filter, around: state.around }) : state.nodes;
+  state.rows = layoutTree(nodes, {
+    all: true,
+    collapsed: state.collapsed,
+    ...(state.maxBranchDepth !== undefined ? { maxBranchDepth: state.maxBranchDepth } : {}),
+  });
   const selectable = nodeRows(state);
-  if (!selectable.some((row) => row.node.entry.id === state.selectedId)) state.selectedId = selectable[selectable.length - 1]?.node.entry.id;
+  if (!selectable.some((row) => row.node.entry.id === state.selectedId))
+    state.selectedId = selectable[selectable.length - 1]?.node.entry.id;
 }
 
 function nodeRows(state: PickerState): Extract<TreeRow, { kind: "node" }>[] {
@@ -95,7 +119,8 @@ export function pressKey(state: PickerState, key: Key, pageSize: number): Picker
   if (mode.kind === "confirm") {
     if (key === "escape") state.mode = { kind: "browse" };
     else if (typeof key === "object" && /^[yY]$/.test(key.char)) return { kind: "navigate", targetId: mode.targetId, summarize: true };
-    else if ((typeof key === "object" && /^[nN]$/.test(key.char)) || key === "enter") return { kind: "navigate", targetId: mode.targetId, summarize: false };
+    else if ((typeof key === "object" && /^[nN]$/.test(key.char)) || key === "enter")
+      return { kind: "navigate", targetId: mode.targetId, summarize: false };
     else if (typeof key === "object" && /^[iI]$/.test(key.char)) state.mode = { kind: "instructions", targetId: mode.targetId, text: "" };
     return undefined;
   }
@@ -178,7 +203,8 @@ function foldOrParent(state: PickerState): void {
     return;
   }
   const parentId = row.node.entry.parentId;
-  if (parentId !== null && state.rows.some((other) => other.kind === "node" && other.node.entry.id === parentId)) state.selectedId = parentId;
+  if (parentId !== null && state.rows.some((other) => other.kind === "node" && other.node.entry.id === parentId))
+    state.selectedId = parentId;
 }
 
 /** The screen: title, the window of rows around the selection, the mode's line, the keys. */
@@ -191,7 +217,9 @@ export function drawScreen(state: PickerState, width: number, height: number, co
   state.scroll = Math.max(0, Math.min(state.scroll, Math.max(0, state.rows.length - listHeight)));
 
   const filter = PICKER_FILTERS[state.filterIndex] ?? "all";
-  const lines = [cut(style("bold", `${state.title} · filter: ${FILTER_NAMES[filter]}${state.around ? ` · around ${state.around.id}` : ""}`), width)];
+  const lines = [
+    cut(style("bold", `${state.title} · filter: ${FILTER_NAMES[filter]}${state.around ? ` · around ${state.around.id}` : ""}`), width),
+  ];
   const shown = state.rows.slice(state.scroll, state.scroll + listHeight);
   for (const [offset, row] of shown.entries()) {
     const selected = state.scroll + offset === index && row.kind === "node";
@@ -207,10 +235,13 @@ export function drawScreen(state: PickerState, width: number, height: number, co
 
 function modeLine(state: PickerState, style: ReturnType<typeof styler>): string {
   const mode = state.mode;
-  if (mode.kind === "confirm") return style("yellow", `Go to ${mode.targetId}. Summarize the branch you leave? [y]es  [n]o  [i] yes, with instructions`);
+  if (mode.kind === "confirm")
+    return style("yellow", `Go to ${mode.targetId}. Summarize the branch you leave? [y]es  [n]o  [i] yes, with instructions`);
   if (mode.kind === "instructions") return `${style("yellow", "Focus the summary on:")} ${mode.text}█`;
   const row = state.rows[selectedIndex(state)];
-  return row?.kind === "node" ? style("dim", `${selectedIndex(state) + 1}/${state.rows.length}  ${row.node.entry.id}${row.node.isLeaf ? " (current leaf)" : ""}`) : "";
+  return row?.kind === "node"
+    ? style("dim", `${selectedIndex(state) + 1}/${state.rows.length}  ${row.node.entry.id}${row.node.isLeaf ? " (current leaf)" : ""}`)
+    : "";
 }
 
 function keysLine(state: PickerState): string {

@@ -9,8 +9,7 @@ import { describeResult } from "./navigate.js";
 import { withDaemon } from "./open-daemon.js";
 import { colorEnabled, type CliIo } from "./output.js";
 import { EXIT, interruptible } from "./run.js";
-import { resolveSessionId } from "./session-ref.js";
-import { resolveEntryId } from "./tree.js";
+import { resolveEntryId, resolveSessionId } from "./session-ref.js";
 import { drawScreen, initialState, parseKeys, pressKey, type PickerOutcome, type PickerState } from "./tree-picker-state.js";
 
 export interface PickOptions {
@@ -31,7 +30,10 @@ export async function pickInTree(io: CliIo, options: PickOptions): Promise<numbe
     return { session, nodes, leafId };
   });
   const { session, nodes, leafId } = loaded;
-  const around = options.around !== undefined ? { id: resolveEntryId(nodes, options.around, session.id), context: options.context ?? DEFAULT_CONTEXT } : undefined;
+  const around =
+    options.around !== undefined
+      ? { id: resolveEntryId(nodes, options.around, session.id), context: options.context ?? DEFAULT_CONTEXT }
+      : undefined;
   const state = initialState({
     nodes,
     replaced: replacedCounts(nodes),

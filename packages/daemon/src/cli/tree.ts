@@ -3,12 +3,12 @@
  * On a terminal it opens the interactive picker (tree-picker.ts); piped, or with --print, it
  * prints the tree, every line cut to the width.
  */
-import { filterTree, renderTree, replacedCounts, TREE_FILTERS, type FlatNode, type TreeFilter } from "../tree/view/index.js";
+import { filterTree, renderTree, replacedCounts, TREE_FILTERS, type TreeFilter } from "../tree/view/index.js";
 import { choiceOption, flag, integerOption, JSON_OPTION, stringOption, UsageError, type CommandSpec, type ParsedArgs } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
 import { colorEnabled, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
-import { CliError, runCommand } from "./run.js";
-import { resolveSessionId } from "./session-ref.js";
+import { runCommand } from "./run.js";
+import { resolveEntryId, resolveSessionId } from "./session-ref.js";
 
 export const TREE_SPEC: CommandSpec = {
   name: "tree",
@@ -23,7 +23,11 @@ export const TREE_SPEC: CommandSpec = {
     "Piped, or with --print, the tree is printed instead.",
   arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
   options: [
-    { name: "filter", value: "kind", description: `only some entries: ${TREE_FILTERS.join(", ")} (compactions, branch summaries and prunes); the current leaf always shows` },
+    {
+      name: "filter",
+      value: "kind",
+      description: `only some entries: ${TREE_FILTERS.join(", ")} (compactions, branch summaries and prunes); the current leaf always shows`,
+    },
     { name: "around", value: "entry", description: "only the entries near this one (or a unique start of its id)" },
     { name: "context", value: "n", description: "with --around: how many steps up and down to show (default 5)" },
     { name: "depth", value: "n", description: "show branches at most n branch points deep; deeper ones are counted in one line" },
@@ -65,7 +69,10 @@ export function treeCommand(argv: string[], io: CliIo = processIo()): Promise<nu
       const { nodes = [], leafId } = await daemon.sessions.tree({ sessionId, flat: true });
       return { session, leafId, nodes };
     });
-    const around = aroundRef !== undefined ? { id: resolveEntryId(shown.nodes, aroundRef, shown.session.id), context: context ?? DEFAULT_CONTEXT } : undefined;
+    const around =
+      aroundRef !== undefined
+        ? { id: resolveEntryId(shown.nodes, aroundRef, shown.session.id), context: context ?? DEFAULT_CONTEXT }
+        : undefined;
     const nodes = filter !== undefined || around !== undefined ? filterTree(shown.nodes, { filter, around }) : shown.nodes;
     if (flag(args, "json")) {
       writeJson(io, { ...shown, nodes });
@@ -74,7 +81,8 @@ export function treeCommand(argv: string[], io: CliIo = processIo()): Promise<nu
     const { session } = shown;
     const style = styleFor(io.stdout, io.env);
     const name = session.name === undefined ? "" : ` ${style.bold(`"${session.name}"`)}`;
-    const count = nodes.length === shown.nodes.length ? plural(nodes.length, "entry", "entries") : `${formatShown(nodes.length, shown.nodes.length)}`;
+    const count =
+      nodes.length === shown.nodes.length ? plural(nodes.length, "entry", "entries") : `${formatShown(nodes.length, shown.nodes.length)}`;
     const { cutVisible } = await import("../tree/view/index.js");
     io.stdout.write(`${cutVisible(`session ${session.id}${name} · ${session.cwd} · ${count}`, width)}\n`);
     io.stdout.write(
@@ -105,15 +113,6 @@ export function treeWidth(args: ParsedArgs, io: CliIo): number {
   if (io.stdout.isTTY === true && io.stdout.columns) return io.stdout.columns;
   const columns = Number(io.env.COLUMNS);
   return Number.isSafeInteger(columns) && columns >= 20 ? columns : DEFAULT_PRINT_WIDTH;
-}
-
-/** An entry id, or a unique start of one, among the session's entries. */
-export function resolveEntryId(nodes: readonly FlatNode[], given: string, sessionId: string): string {
-  if (nodes.some((node) => node.entry.id === given)) return given;
-  const matches = given.length === 0 ? [] : nodes.filter((node) => node.entry.id.startsWith(given)).map((node) => node.entry.id);
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) throw new CliError(`"${given}" is the start of more than one entry id: ${matches.slice(0, 5).join(", ")}${matches.length > 5 ? ", …" : ""}`, ["Give more of the id."]);
-  throw new CliError(`session ${sessionId} has no entry "${given}"`, [`See its entries with: base-context tree ${sessionId}`]);
 }
 
 export type { TreeFilter };

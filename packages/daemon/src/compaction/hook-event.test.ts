@@ -34,6 +34,10 @@ describe("session_before_compact event size", () => {
     expect(event.branchEntries[0]).toBe(branch[0]);
     expect(event.branchEntries.at(-1)).toBe(branch[20]);
     expect(event.branchEntriesOmitted).toBe(branch.length - event.branchEntries.length);
-    expect(compactHookEvent(preparation, branch.slice(0, 2), "focus", settings)).toEqual({ preparation, branchEntries: branch.slice(0, 2), customInstructions: "focus" });
+    expect(compactHookEvent(preparation, branch.slice(0, 2), "focus", settings)).toEqual({
+      preparation,
+      branchEntries: branch.slice(0, 2),
+      customInstructions: "focus",
+    });
   });
 });

@@ -7,5 +7,4 @@ export type { CompactionRunParams } from "./pipeline.js";
 export type { CompactionRunContext } from "./reporter.js";
 export type { CompactHookContext, CompactHookOutcome, CompactHooks } from "./hooks.js";
 export type { CompactionDetails } from "./summarize.js";
-export { SessionLocks } from "./session-locks.js";
 export { isAbandoned, isProcessAlive } from "./jobs.js";

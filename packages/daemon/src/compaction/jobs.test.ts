@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Daemon } from "../daemon.js";
-import type { JobRecord } from "../store/index.js";
+import type { JobRecord } from "../sessions/index.js";
 import { ABANDONED_AFTER_MS, isAbandoned, toProtocolJob } from "./jobs.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 
@@ -34,7 +34,14 @@ describe("isAbandoned", () => {
 describe("toProtocolJob", () => {
   it("gives times as ISO strings, the duration once ended, and the stored result", () => {
     const result = { status: "committed" as const, summarizer: "extractive", jobId: "j1" };
-    const ended = job({ state: "committed", endedMs: job().createdMs + 1500, summarizer: "extractive", entryId: "c1", requestId: "r1", result });
+    const ended = job({
+      state: "committed",
+      endedMs: job().createdMs + 1500,
+      summarizer: "extractive",
+      entryId: "c1",
+      requestId: "r1",
+      result,
+    });
     expect(toProtocolJob(ended)).toEqual({
       id: "j1",
       sessionId: "s1",
@@ -62,8 +69,22 @@ describe("a daemon starting", () => {
     const databasePath = join(folder, "sessions.db");
     const first = new Daemon({ env, databasePath, watchSettings: false });
     const { session } = await first.sessions.create({ cwd: folder });
-    first.store.jobs.insert({ id: "left", sessionId: session.id, reason: "threshold", state: "summarizing", ownerPid: process.pid, nowMs: Date.now() });
-    first.store.jobs.insert({ id: "done", sessionId: session.id, reason: "manual", state: "nothing", ownerPid: process.pid, nowMs: Date.now() });
+    first.sessions.records.jobs.insert({
+      id: "left",
+      sessionId: session.id,
+      reason: "threshold",
+      state: "summarizing",
+      ownerPid: process.pid,
+      nowMs: Date.now(),
+    });
+    first.sessions.records.jobs.insert({
+      id: "done",
+      sessionId: session.id,
+      reason: "manual",
+      state: "nothing",
+      ownerPid: process.pid,
+      nowMs: Date.now(),
+    });
     await first.dispose();
 
     const second = new Daemon({ env, databasePath, watchSettings: false });

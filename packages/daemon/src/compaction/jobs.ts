@@ -3,7 +3,7 @@
  * any more (marked `interrupted` at start).
  */
 import { CompactionResult, type CompactionJob } from "@base-context/protocol";
-import { isOwnerAlive, isProcessAlive, systemProbe, type JobRecord, type OwnerProbe } from "../store/index.js";
+import { isOwnerAlive, isProcessAlive, systemProbe, type JobRecord, type OwnerProbe } from "../sessions/index.js";
 
 export { isProcessAlive };
 

@@ -13,7 +13,10 @@ import { isTurnInput } from "./turn-end-reply.js";
  * met before any new input or successful reply means the one recovery was spent. Compactions
  * for other reasons (manual, threshold) neither spend nor restore it.
  */
-export function overflowAlreadyRecovered(path: readonly CountedEntry[], isOverflowCompaction: (entry: CompactionEntry) => boolean): boolean {
+export function overflowAlreadyRecovered(
+  path: readonly CountedEntry[],
+  isOverflowCompaction: (entry: CompactionEntry) => boolean,
+): boolean {
   for (let i = path.length - 1; i >= 0; i--) {
     const { entry } = path[i]!;
     if (entry.type === "compaction") {

@@ -32,9 +32,8 @@ import {
   type PrunePlan,
 } from "@base-context/core";
 import { CancelledError } from "../errors.js";
-import type { CountedEntry, SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";
-import type { AppendOutcome, SessionStore } from "../store/index.js";
+import type { AppendOutcome, CountedEntry, SessionRecords, SessionService } from "../sessions/index.js";
 import { describeChain, summarizerChain, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import { compactHookEvent } from "./hook-event.js";
 import type { CompactHooks } from "./hooks.js";
@@ -50,8 +49,8 @@ export type CompactionRunParams = Omit<ValidParamsOf<typeof CompactionRun>, "str
 
 export interface PipelineDeps {
   readonly sessions: SessionService;
-  readonly store: SessionStore;
   readonly settings: SessionSettings;
+  readonly records: SessionRecords;
   /** The summarizer (and its fallback chain) for these settings and the asking client's model. */
   summarizerFor(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
   readonly hooks?: CompactHooks | undefined;
@@ -95,13 +94,17 @@ export async function runCompaction(
     const rung = chooseRunRung(params, settings, path.entries);
     if (rung.kind === "prune") {
       if (rung.plan.hidden.length === 0) {
-        return finish(reporter, { status: "nothing_to_compact", rung: "prune", message: NOTHING_TO_PRUNE(prune.protectTokens, prune.minTokens) });
+        return finish(reporter, {
+          status: "nothing_to_compact",
+          rung: "prune",
+          message: NOTHING_TO_PRUNE(prune.protectTokens, prune.minTokens),
+        });
       }
       const leafId = path.entries[path.entries.length - 1]!.entry.id;
       reporter.createJob("prepared", leafId);
       reporter.report(`Hiding ${rung.plan.hidden.length} old tool output(s)`, 50);
       throwIfAborted(signal);
-      result = commitPrune(deps.store, params, leafId, rung.plan, path.entries, reporter);
+      result = commitPrune(deps.records, params, leafId, rung.plan, path.entries, reporter);
     } else {
       const prepared = prepareCompaction(path.entries, compaction, prune.enabled ? { pruneMinTokens: prune.minTokens } : {});
       if ("nothing" in prepared) return finish(reporter, { status: "nothing_to_compact", rung: "summarize", message: prepared.nothing });
@@ -112,15 +115,24 @@ export async function runCompaction(
       if (produced.kind === "compaction") retain(produced, preparation, settings);
       if (produced.kind === "cancel") {
         const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
-        return finish(reporter, { status: "cancelled", rung: "summarize", message: `cancelled by plugin ${produced.pluginId}`, stats, ...failuresOf(produced) });
+        return finish(reporter, {
+          status: "cancelled",
+          rung: "summarize",
+          message: `cancelled by plugin ${produced.pluginId}`,
+          stats,
+          ...failuresOf(produced),
+        });
       }
       // The last moment a cancel can still mean "nothing written": the commit below is synchronous.
       throwIfAborted(signal);
       reporter.report("Committing the summary", 90);
       // A plugin may keep another tail than prepared: only outputs it keeps are hidden.
       const tailPrune = keptPrune(preparation, produced.firstKeptEntryId, path.entries);
-      const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter, { summary: produced.summary, prune: tailPrune });
-      result = { ...commit(deps.store, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) };
+      const stats = statsOf(preparation, produced.firstKeptEntryId, path.entries, reporter, {
+        summary: produced.summary,
+        prune: tailPrune,
+      });
+      result = { ...commit(deps.records, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) };
     }
   } catch (error) {
     reporter.failed(error);
@@ -150,11 +162,11 @@ async function produce(
   const { hooks } = deps;
   const failures: HookFailure[] = [];
   if (hooks) {
-    const context = { sessionId, projectDir: deps.store.requireSession(sessionId).cwd, settings, clientModel };
+    const context = { sessionId, projectDir: deps.records.requireSession(sessionId).cwd, settings, clientModel };
     if (hooks.hasCompactHook?.(context) !== false) {
       reporter.report("Asking plugins", 5);
       // Plugins may keep their own state anywhere on the branch: they get all of it that fits in one message.
-      const branchEntries = deps.store.path(sessionId, preparation.leafId).map((stored) => stored.entry);
+      const branchEntries = deps.records.path(sessionId, preparation.leafId).map((stored) => stored.entry);
       const event = compactHookEvent(preparation, branchEntries, customInstructions, settings);
       const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
       throwIfAborted(signal);
@@ -218,7 +230,7 @@ function retain(produced: ProducedCompaction, preparation: CompactionPreparation
  * records the job's outcome in the same transaction. Entries appended meanwhile stay kept.
  */
 function commit(
-  store: SessionStore,
+  records: SessionRecords,
   params: CompactionRunParams,
   preparation: CompactionPreparation,
   produced: ProducedCompaction,
@@ -240,7 +252,7 @@ function commit(
   // overflow recovery look for); it lies in the kept part, where the context reads it.
   const entries: EntryInput[] = tailPrune.hidden.length > 0 ? [pruneEntryInput(tailPrune), entry] : [entry];
   let result: CompactionResult | undefined;
-  store.appendRecorded(
+  records.appendRecorded(
     {
       sessionId: params.sessionId,
       entries,
@@ -250,17 +262,24 @@ function commit(
     },
     (outcome) => {
       result = resultOf(outcome, produced, tailPrune, stats, jobId);
-      store.jobs.update(jobId, reporter.finalUpdate(result));
+      records.jobs.update(jobId, reporter.finalUpdate(result));
     },
   );
   return result!;
 }
 
-function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, tailPrune: PrunePlan, stats: CompactionStats, jobId: string): CompactionResult {
+function resultOf(
+  outcome: AppendOutcome,
+  produced: ProducedCompaction,
+  tailPrune: PrunePlan,
+  stats: CompactionStats,
+  jobId: string,
+): CompactionResult {
   if (outcome.status === "stale") {
     return {
       status: "stale",
-      message: "the session moved to another branch while the summary was written: the leaf it was prepared for is no longer on the current path; nothing was written",
+      message:
+        "the session moved to another branch while the summary was written: the leaf it was prepared for is no longer on the current path; nothing was written",
       summarizer: produced.summarizer,
       jobId,
       stats,
@@ -269,7 +288,8 @@ function resultOf(outcome: AppendOutcome, produced: ProducedCompaction, tailPrun
     };
   }
   const pruneText = tailPrune.hidden.length > 0 ? `; ${describePrune(tailPrune)} of the kept part` : "";
-  const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : produced.message + pruneText;
+  const message =
+    outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : produced.message + pruneText;
   const compactionEntry = outcome.entries[outcome.entries.length - 1]!.entry;
   const pruneEntry = outcome.entries.length > 1 ? outcome.entries[0]!.entry : undefined;
   return {
@@ -320,7 +340,7 @@ function describePrune(plan: PrunePlan): string {
 
 /** The prune entry alone, under the leaf the plan was made for, with the job's outcome. */
 function commitPrune(
-  store: SessionStore,
+  records: SessionRecords,
   params: CompactionRunParams,
   leafId: string,
   plan: PrunePlan,
@@ -340,7 +360,7 @@ function commitPrune(
     ...(tokensBefore !== null ? { tokensAfter: Math.max(0, tokensBefore - plan.tokensSaved), tokensSaved: plan.tokensSaved } : {}),
   };
   let result: CompactionResult | undefined;
-  store.appendRecorded(
+  records.appendRecorded(
     {
       sessionId: params.sessionId,
       entries: [pruneEntryInput(plan)],
@@ -349,13 +369,30 @@ function commitPrune(
     },
     (outcome) => {
       if (outcome.status === "stale") {
-        result = { status: "stale", message: "the session moved to another branch meanwhile: nothing was pruned", jobId, stats, rung: "prune" };
+        result = {
+          status: "stale",
+          message: "the session moved to another branch meanwhile: nothing was pruned",
+          jobId,
+          stats,
+          rung: "prune",
+        };
       } else {
         const entry = outcome.entries[0]!.entry;
-        const message = outcome.status === "replayed" ? "already committed by an earlier attempt with this requestId" : `${describePrune(plan)}, no model call`;
-        result = { status: "committed", entry, message, jobId, stats, rung: "prune", pruned: { entryId: entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved } };
+        const message =
+          outcome.status === "replayed"
+            ? "already committed by an earlier attempt with this requestId"
+            : `${describePrune(plan)}, no model call`;
+        result = {
+          status: "committed",
+          entry,
+          message,
+          jobId,
+          stats,
+          rung: "prune",
+          pruned: { entryId: entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved },
+        };
       }
-      store.jobs.update(jobId, reporter.finalUpdate(result));
+      records.jobs.update(jobId, reporter.finalUpdate(result));
     },
   );
   return result!;

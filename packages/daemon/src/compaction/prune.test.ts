@@ -54,9 +54,14 @@ describe("compaction/run strategy prune", () => {
     expect(after.tokens).toBe(before.tokens - entry.tokensSaved);
     expect(JSON.stringify(after.messages)).toContain("[output of read src/big.ts pruned:");
     const stored = h.store.getEntry(h.sessionId, old)!.entry;
-    expect(stored.type === "message" && stored.message.role === "toolResult" && stored.message.content[0]).toMatchObject({ text: dump(3_000) });
+    expect(stored.type === "message" && stored.message.role === "toolResult" && stored.message.content[0]).toMatchObject({
+      text: dump(3_000),
+    });
     // compaction/status says which rung ran and what it saved.
-    expect(h.service.status({ sessionId: h.sessionId }).jobs[0]).toMatchObject({ state: "committed", result: { rung: "prune", pruned: result.pruned } });
+    expect(h.service.status({ sessionId: h.sessionId }).jobs[0]).toMatchObject({
+      state: "committed",
+      result: { rung: "prune", pruned: result.pruned },
+    });
   });
 
   it("a later summary still reads the pruned output in full and lists the pruned read among the files", async () => {

@@ -14,7 +14,7 @@ import {
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
-import { currentOwner, type CompactionJobs, type JobState, type JobUpdate } from "../store/index.js";
+import { currentOwner, type CompactionJobs, type JobState, type JobUpdate } from "../sessions/index.js";
 import type { ClientModel } from "../summarizer/index.js";
 
 /**
@@ -74,7 +74,13 @@ export class RunReporter {
 
   begin(): void {
     this.ctx.notify?.(CompactionDidStart, { sessionId: this.run.sessionId, reason: this.run.reason });
-    this.progress({ kind: "begin", title: "Compacting session", cancellable: true, message: `${this.run.reason} compaction`, percentage: 0 });
+    this.progress({
+      kind: "begin",
+      title: "Compacting session",
+      cancellable: true,
+      message: `${this.run.reason} compaction`,
+      percentage: 0,
+    });
   }
 
   report(message: string, percentage: number): void {
@@ -144,7 +150,11 @@ export class RunReporter {
     }
     this.safely(() => {
       this.progress({ kind: "end", message: cancelled ? "cancelled" : `failed: ${message}` });
-      this.ctx.notify?.(CompactionDidEnd, { sessionId: this.run.sessionId, reason: this.run.reason, status: cancelled ? "cancelled" : "failed" });
+      this.ctx.notify?.(CompactionDidEnd, {
+        sessionId: this.run.sessionId,
+        reason: this.run.reason,
+        status: cancelled ? "cancelled" : "failed",
+      });
     });
   }
 
@@ -152,7 +162,10 @@ export class RunReporter {
     try {
       report();
     } catch (error) {
-      log("warn", `compaction of session "${this.run.sessionId}": reporting its end failed: ${error instanceof Error ? error.message : String(error)}`);
+      log(
+        "warn",
+        `compaction of session "${this.run.sessionId}": reporting its end failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

@@ -13,7 +13,11 @@ afterEach(async () => {
   await h.cleanup();
 });
 
-const manual = (extra: Partial<Parameters<Harness["service"]["run"]>[0]> = {}) => ({ sessionId: h.sessionId, reason: "manual" as const, ...extra });
+const manual = (extra: Partial<Parameters<Harness["service"]["run"]>[0]> = {}) => ({
+  sessionId: h.sessionId,
+  reason: "manual" as const,
+  ...extra,
+});
 
 describe("compaction/run", () => {
   it("commits a compaction under the leaf with the summary, file lists, summarizer and custom instructions", async () => {
@@ -62,7 +66,14 @@ describe("compaction/run", () => {
     const result = await h.service.run(manual({ requestId: "r1" }));
     const { jobs } = h.service.status({ sessionId: h.sessionId });
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ id: result.jobId, requestId: "r1", reason: "manual", state: "committed", entryId: result.entry!.id, summarizer: "openai:scripted" });
+    expect(jobs[0]).toMatchObject({
+      id: result.jobId,
+      requestId: "r1",
+      reason: "manual",
+      state: "committed",
+      entryId: result.entry!.id,
+      summarizer: "openai:scripted",
+    });
     expect(jobs[0]!.result).toEqual(result);
     expect(jobs[0]!.durationMs).toBeGreaterThanOrEqual(0);
     expect(h.service.status({ requestId: "r1" }).jobs.map((job) => job.id)).toEqual([result.jobId]);
@@ -230,15 +241,35 @@ describe("plugin hooks", () => {
   it("uses a plugin's compaction as returned, marked fromHook, without a summarizer call", async () => {
     await h.cleanup();
     const seen: unknown[] = [];
-    h = await harness({ hooks: hooks({ compaction: { summary: "plugin summary", firstKeptEntryId: "", tokensBefore: 42, details: { mine: true } }, pluginId: "p1" }, seen) });
+    h = await harness({
+      hooks: hooks(
+        { compaction: { summary: "plugin summary", firstKeptEntryId: "", tokensBefore: 42, details: { mine: true } }, pluginId: "p1" },
+        seen,
+      ),
+    });
     const ids = await h.conversation(5);
     // The plugin picks its own first kept entry.
-    h.service.setHooks(hooks({ compaction: { summary: "plugin summary", firstKeptEntryId: ids[6]!, tokensBefore: 42, details: { mine: true } }, pluginId: "p1" }, seen));
+    h.service.setHooks(
+      hooks(
+        { compaction: { summary: "plugin summary", firstKeptEntryId: ids[6]!, tokensBefore: 42, details: { mine: true } }, pluginId: "p1" },
+        seen,
+      ),
+    );
     const result = await h.service.run(manual({ customInstructions: "keep it short" }));
     expect(result).toMatchObject({ status: "committed", summarizer: "plugin:p1" });
-    expect(result.entry).toMatchObject({ summary: "plugin summary", firstKeptEntryId: ids[6], tokensBefore: 42, details: { mine: true }, fromHook: true, customInstructions: "keep it short" });
+    expect(result.entry).toMatchObject({
+      summary: "plugin summary",
+      firstKeptEntryId: ids[6],
+      tokensBefore: 42,
+      details: { mine: true },
+      fromHook: true,
+      customInstructions: "keep it short",
+    });
     expect(h.summarizer.requests).toHaveLength(0);
-    expect(seen[0]).toMatchObject({ event: { customInstructions: "keep it short" }, context: { sessionId: h.sessionId, projectDir: "/projects/app" } });
+    expect(seen[0]).toMatchObject({
+      event: { customInstructions: "keep it short" },
+      context: { sessionId: h.sessionId, projectDir: "/projects/app" },
+    });
     expect((seen[0] as { event: { branchEntries: unknown[] } }).event.branchEntries).toHaveLength(10);
   });
 
@@ -323,7 +354,14 @@ describe("interrupted jobs", () => {
   });
 
   it("leaves this process's running job alone in compaction/status", () => {
-    h.store.jobs.insert({ id: "mine", sessionId: h.sessionId, reason: "manual", state: "summarizing", ownerPid: process.pid, nowMs: Date.now() });
+    h.store.jobs.insert({
+      id: "mine",
+      sessionId: h.sessionId,
+      reason: "manual",
+      state: "summarizing",
+      ownerPid: process.pid,
+      nowMs: Date.now(),
+    });
     expect(h.service.status({ sessionId: h.sessionId }, () => false).jobs[0]!.state).toBe("summarizing");
   });
 });

@@ -16,17 +16,15 @@ import type {
 import { randomUUID } from "node:crypto";
 import { prepareCompaction, type PrepareCompactionResult } from "@base-context/core";
 import { log } from "../log.js";
-import type { SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";
-import type { SessionStore } from "../store/index.js";
+import { RUNNING_JOB_STATES, type JobRecord, type SessionRecords, type SessionService } from "../sessions/index.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import type { CompactHooks } from "./hooks.js";
 import { InFlightRequests } from "./in-flight.js";
 import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Liveness } from "./jobs.js";
-import { RUNNING_JOB_STATES, type JobRecord } from "../store/index.js";
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
 import { RunReporter, type CompactionRunContext } from "./reporter.js";
-import { SessionLocks } from "./session-locks.js";
+import { SessionLocks } from "../sessions/session-locks.js";
 import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
 
 export interface CompactionServiceOptions {
@@ -56,7 +54,7 @@ const DEFAULT_STATUS_LIMIT = 10;
 export class CompactionService {
   readonly locks: SessionLocks;
   private readonly sessions: SessionService;
-  private readonly store: SessionStore;
+  private readonly records: SessionRecords;
   private hooks: CompactHooks | undefined;
   private readonly summarizerFor: (settings: Settings["summarizer"], clientModel: ClientModel | undefined) => Summarizer;
   private readonly now: () => number;
@@ -66,7 +64,7 @@ export class CompactionService {
 
   constructor(private readonly options: CompactionServiceOptions) {
     this.sessions = options.sessions;
-    this.store = options.sessions.store;
+    this.records = options.sessions.records;
     this.hooks = options.hooks;
     this.locks = options.locks ?? new SessionLocks();
     const env = options.env ?? process.env;
@@ -104,7 +102,7 @@ export class CompactionService {
    */
   async run(params: CompactionRunParams, ctx: CompactionRunContext = {}): Promise<CompactionResult> {
     const { sessionId, requestId } = params;
-    this.store.requireSession(sessionId);
+    this.records.requireSession(sessionId);
     if (requestId !== undefined) {
       const committed = this.committedResult(sessionId, requestId);
       if (committed) return committed;
@@ -114,13 +112,13 @@ export class CompactionService {
 
     const release = this.locks.acquire(sessionId, "compaction");
     const reporter = new RunReporter(
-      { jobs: this.store.jobs, now: this.now, newJobId: this.newJobId },
+      { jobs: this.records.jobs, now: this.now, newJobId: this.newJobId },
       { sessionId, reason: params.reason, requestId, workDoneToken: params.workDoneToken },
       ctx,
     );
     const deps = {
       sessions: this.sessions,
-      store: this.store,
+      records: this.records,
       settings: this.options.settings,
       summarizerFor: this.summarizerFor,
       hooks: this.hooks,
@@ -135,19 +133,21 @@ export class CompactionService {
     const limit = query.limit ?? DEFAULT_STATUS_LIMIT;
     let read: () => JobRecord[];
     if (query.requestId !== undefined) {
-      if (query.sessionId !== undefined) this.store.requireSession(query.sessionId);
-      read = () => this.store.jobs.forRequest(query.requestId!, query.sessionId, limit);
+      if (query.sessionId !== undefined) this.records.requireSession(query.sessionId);
+      read = () => this.records.jobs.forRequest(query.requestId!, query.sessionId, limit);
     } else {
       if (query.sessionId === undefined) return { jobs: [] };
-      this.store.requireSession(query.sessionId);
-      read = () => this.store.jobs.latestForSession(query.sessionId!, limit);
+      this.records.requireSession(query.sessionId);
+      read = () => this.records.jobs.latestForSession(query.sessionId!, limit);
     }
     let jobs = read();
     // A job another daemon was running when it died would otherwise read "summarizing" until
     // this daemon restarts: its owner is checked now, and the job marked interrupted.
     const now = this.now();
-    const gone = new Set(jobs.filter((job) => RUNNING_JOB_STATES.includes(job.state) && isGoneElsewhere(job, now, liveness)).map((job) => job.id));
-    if (gone.size > 0 && this.store.jobs.markInterrupted((job) => gone.has(job.id), now) > 0) jobs = read();
+    const gone = new Set(
+      jobs.filter((job) => RUNNING_JOB_STATES.includes(job.state) && isGoneElsewhere(job, now, liveness)).map((job) => job.id),
+    );
+    if (gone.size > 0 && this.records.jobs.markInterrupted((job) => gone.has(job.id), now) > 0) jobs = read();
     return { jobs: jobs.map(toProtocolJob) };
   }
 
@@ -157,15 +157,15 @@ export class CompactionService {
    */
   markInterruptedJobs(alive?: Liveness): number {
     const now = this.now();
-    const marked = this.store.jobs.markInterrupted((job) => isAbandoned(job, now, alive), now);
+    const marked = this.records.jobs.markInterrupted((job) => isAbandoned(job, now, alive), now);
     if (marked > 0) log("warn", `${marked} compaction job(s) were left unfinished by a daemon that ended; marked interrupted`);
     return marked;
   }
 
   /** The stored reply of a committed run with this requestId (request_id_conflict if another method used it). */
   private committedResult(sessionId: string, requestId: string): CompactionResult | undefined {
-    this.store.findRequestResult(sessionId, requestId, "compaction/run");
-    const job = this.store.jobs.committedForRequest(sessionId, requestId);
+    this.records.findRequestResult(sessionId, requestId, "compaction/run");
+    const job = this.records.jobs.committedForRequest(sessionId, requestId);
     return job ? storedResult(job) : undefined;
   }
 }

@@ -21,7 +21,11 @@ export function effectiveCompactionSettings(settings: Settings, overrides?: Part
 }
 
 /** Why a compaction for `reason` is disabled, or undefined when it may run. */
-export function compactionDisabledReason(mode: Settings["context"]["mode"], compaction: CompactionSettings, reason: Reason): string | undefined {
+export function compactionDisabledReason(
+  mode: Settings["context"]["mode"],
+  compaction: CompactionSettings,
+  reason: Reason,
+): string | undefined {
   if (mode === "off") return 'compaction is disabled: context.mode is "off"';
   if (reason === "threshold" && !compaction.enabled) return "automatic compaction is disabled: compaction.enabled is false";
   return undefined;

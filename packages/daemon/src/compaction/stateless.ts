@@ -34,7 +34,10 @@ export async function summarizeCompactionStateless(
   try {
     let produced: { summary: string; details: unknown; summarizer: string; message: string; pluginId?: string; firstKeptEntryId?: string };
     const context: CompactHookContext = { sessionId: params.sessionId, projectDir, settings, clientModel: request.clientModel };
-    const hook = deps.hooks && deps.hooks.hasCompactHook?.(context) !== false ? await runHook(deps.hooks, params, preparation, context, signal, progress) : undefined;
+    const hook =
+      deps.hooks && deps.hooks.hasCompactHook?.(context) !== false
+        ? await runHook(deps.hooks, params, preparation, context, signal, progress)
+        : undefined;
     if (hook && "cancel" in hook) {
       outcome = `cancelled by plugin ${hook.pluginId}`;
       return { status: "cancelled", pluginId: hook.pluginId, message: outcome };
@@ -51,7 +54,10 @@ export async function summarizeCompactionStateless(
       };
     } else {
       const summarizer: Summarizer = deps.summarizerFor(settings.summarizer, request.clientModel);
-      progress({ kind: "report", message: `Summarizing ${describe(preparation)} with ${describeChain(summarizer, settings.summarizer.fallback)}` });
+      progress({
+        kind: "report",
+        message: `Summarizing ${describe(preparation)} with ${describeChain(summarizer, settings.summarizer.fallback)}`,
+      });
       const summarized = await summarizePreparation(preparation, {
         summarizer,
         fallback: settings.summarizer.fallback,
@@ -74,7 +80,9 @@ export async function summarizeCompactionStateless(
     outcome = produced.message;
     return {
       ...summarizedResult(produced, retained),
-      ...(produced.firstKeptEntryId !== undefined && params.firstKeptEntryId !== undefined ? { firstKeptEntryId: produced.firstKeptEntryId } : {}),
+      ...(produced.firstKeptEntryId !== undefined && params.firstKeptEntryId !== undefined
+        ? { firstKeptEntryId: produced.firstKeptEntryId }
+        : {}),
     };
   } catch (error) {
     if (error instanceof CancelledError) outcome = "cancelled by the client";

@@ -42,7 +42,12 @@ export function answerTurnEnd(
 /** The same answer after a later step failed: the checkpoint stands, nothing resumes. */
 export function failedAfterCheckpoint(answer: TurnEndAnswer, failure: string): TurnEndAnswer {
   const message = afterCheckpointNote(failure);
-  return { ...answer, followUp: "none", failedAfterCheckpoint: failure, message: answer.message ? `${answer.message}; ${message}` : message };
+  return {
+    ...answer,
+    followUp: "none",
+    failedAfterCheckpoint: failure,
+    message: answer.message ? `${answer.message}; ${message}` : message,
+  };
 }
 
 const afterCheckpointNote = (failure: string) =>
@@ -69,7 +74,9 @@ function resolve(plan: TurnEndPlan, checkpoint: CheckpointOutcome | undefined): 
         ? { outcome: { kind: "overflow_recovered" }, notes, checkpoint: checkpoint.result, overflowRecovered: true }
         : { outcome: { kind: "completed", checkpoint: true }, notes, checkpoint: checkpoint.result };
     case "not_committed":
-      notes.push(`the ${plan.reason} compaction wrote nothing (${checkpoint.result.status}${checkpoint.result.message ? `: ${checkpoint.result.message}` : ""})`);
+      notes.push(
+        `the ${plan.reason} compaction wrote nothing (${checkpoint.result.status}${checkpoint.result.message ? `: ${checkpoint.result.message}` : ""})`,
+      );
       return { ...(overflow ? unrecovered() : completed()), checkpoint: checkpoint.result };
     case "failed":
       notes.push(`the ${plan.reason} compaction failed: ${checkpoint.error}`);

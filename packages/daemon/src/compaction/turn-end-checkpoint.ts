@@ -11,7 +11,7 @@
  */
 import type { CompactionResult } from "@base-context/protocol";
 import { CancelledError } from "../errors.js";
-import type { SessionStore } from "../store/index.js";
+import type { SessionRecords } from "../sessions/index.js";
 import { storedResult } from "./jobs.js";
 import type { CompactionRunParams } from "./pipeline.js";
 import type { CompactionRunContext } from "./reporter.js";
@@ -49,31 +49,41 @@ export type CheckpointOutcome =
   | { readonly kind: "failed_after_commit"; readonly result: CompactionResult; readonly error: string };
 
 export async function runCheckpoint(
-  store: SessionStore,
+  records: SessionRecords,
   compaction: TurnEndCompaction,
   request: CheckpointRequest,
   ctx: CompactionRunContext,
 ): Promise<CheckpointOutcome> {
   const { sessionId, requestId } = request;
   // A commit under this requestId without a stored turn/end answer: the earlier attempt died after it.
-  const earlier = committedResult(store, sessionId, requestId);
+  const earlier = committedResult(records, sessionId, requestId);
   if (earlier) {
-    return { kind: "failed_after_commit", result: earlier, error: "an earlier attempt of this turn/end committed the checkpoint and did not finish" };
+    return {
+      kind: "failed_after_commit",
+      result: earlier,
+      error: "an earlier attempt of this turn/end committed the checkpoint and did not finish",
+    };
   }
   const holder = compaction.locks.holder(sessionId);
   if (holder !== undefined) return { kind: "busy", holder };
 
   // From here to `run` taking the lock nothing awaits: no other operation can slip in between.
-  const setAside = request.failedEntryId !== undefined ? setReplyAside(store, sessionId, request.failedEntryId) : undefined;
+  const setAside = request.failedEntryId !== undefined ? setReplyAside(records, sessionId, request.failedEntryId) : undefined;
   const watched = watchNotifications(ctx);
   let result: CompactionResult;
   try {
     // `auto` with the turn's window: the cheap prune rung when it alone is enough (docs/compaction-rungs.md).
-    const params: CompactionRunParams = { sessionId, reason: request.reason, requestId, strategy: "auto", contextWindow: request.contextWindow };
+    const params: CompactionRunParams = {
+      sessionId,
+      reason: request.reason,
+      requestId,
+      strategy: "auto",
+      contextWindow: request.contextWindow,
+    };
     if (request.workDoneToken !== undefined) params.workDoneToken = request.workDoneToken;
     result = await compaction.run(params, watched.ctx);
   } catch (error) {
-    const committed = committedResult(store, sessionId, requestId);
+    const committed = committedResult(records, sessionId, requestId);
     if (committed) return { kind: "failed_after_commit", result: committed, error: errorMessage(error) };
     setAside?.restore();
     if (error instanceof CancelledError) throw error;
@@ -92,12 +102,12 @@ export async function runCheckpoint(
  * the commit's transaction and kept whatever the job's state says afterwards (a failure after the
  * commit may mark the job failed), so it is the proof that the checkpoint exists.
  */
-function committedResult(store: SessionStore, sessionId: string, requestId: string): CompactionResult | undefined {
-  const job = store.jobs.forRequest(requestId, sessionId, RUNS_PER_REQUEST).find((candidate) => candidate.entryId !== undefined);
+function committedResult(records: SessionRecords, sessionId: string, requestId: string): CompactionResult | undefined {
+  const job = records.jobs.forRequest(requestId, sessionId, RUNS_PER_REQUEST).find((candidate) => candidate.entryId !== undefined);
   if (!job) return undefined;
   const stored = storedResult(job);
   if (stored?.status === "committed") return stored;
-  const entry = store.getEntry(sessionId, job.entryId!)?.entry;
+  const entry = records.getEntry(sessionId, job.entryId!)?.entry;
   return entry ? { status: "committed", entry, jobId: job.id } : undefined;
 }
 
@@ -105,16 +115,16 @@ function committedResult(store: SessionStore, sessionId: string, requestId: stri
  * Moves the leaf from the failed reply back to its parent, when the reply is the leaf (a reply
  * with entries after it stays on the path: moving away would drop those entries from it).
  */
-function setReplyAside(store: SessionStore, sessionId: string, replyId: string): { restore(): void } | undefined {
-  const { leafId } = store.requireSession(sessionId);
-  const parentId = store.getEntry(sessionId, replyId)?.entry.parentId ?? null;
+function setReplyAside(records: SessionRecords, sessionId: string, replyId: string): { restore(): void } | undefined {
+  const { leafId } = records.requireSession(sessionId);
+  const parentId = records.getEntry(sessionId, replyId)?.entry.parentId ?? null;
   // At the parent already: an earlier attempt of this turn/end set it aside and died before compacting.
   if (leafId !== replyId && leafId !== parentId) return undefined;
-  if (leafId === replyId) store.setLeaf(sessionId, parentId);
+  if (leafId === replyId) records.setLeaf(sessionId, parentId);
   return {
     // Only when nothing moved the leaf meanwhile: a newer leaf is someone else's decision.
     restore: () => {
-      if (store.requireSession(sessionId).leafId === parentId) store.setLeaf(sessionId, replyId);
+      if (records.requireSession(sessionId).leafId === parentId) records.setLeaf(sessionId, replyId);
     },
   };
 }

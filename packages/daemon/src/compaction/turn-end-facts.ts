@@ -63,7 +63,12 @@ export async function gatherTurnEndFacts(sessions: SessionService, input: TurnEn
   return { reply, facts: { ...base, path: leafPath.entries, reply, sessionModel: modelOf(before) } };
 }
 
-async function appendReply(sessions: SessionService, sessionId: string, message: AssistantMessage, requestId: string): Promise<RecordedReply> {
+async function appendReply(
+  sessions: SessionService,
+  sessionId: string,
+  message: AssistantMessage,
+  requestId: string,
+): Promise<RecordedReply> {
   const outcome = await sessions.appendEntries({
     sessionId,
     entries: [{ type: "message", message }],
@@ -95,7 +100,7 @@ function overflowCompactionsOf(sessions: SessionService, sessionId: string): (en
   let ids: Set<string> | undefined;
   return (entry) => {
     ids ??= new Set(
-      sessions.store.jobs
+      sessions.records.jobs
         .latestForSession(sessionId, RECENT_JOBS)
         .filter((job) => job.reason === "overflow" && job.entryId !== undefined)
         .map((job) => job.entryId!),

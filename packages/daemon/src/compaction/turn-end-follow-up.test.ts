@@ -18,11 +18,19 @@ const TABLE: readonly (readonly [string, FollowUpInput, FollowUp])[] = [
   ["queued inputs after a threshold checkpoint", { outcome: checkpointed, queuedInputs: 2 }, "continue"],
   ["queued inputs after a terminating batch", { outcome: completed, toolBatch: batch(true), queuedInputs: 1 }, "continue"],
   ["zero queued inputs", { outcome: checkpointed, queuedInputs: 0 }, "none"],
-  ["an aborted turn with a live batch and queued inputs", { outcome: { kind: "aborted" }, toolBatch: batch(false), queuedInputs: 3 }, "none"],
+  [
+    "an aborted turn with a live batch and queued inputs",
+    { outcome: { kind: "aborted" }, toolBatch: batch(false), queuedInputs: 3 },
+    "none",
+  ],
   ["an overflow recovered by compaction", { outcome: { kind: "overflow_recovered" } }, "retry"],
   ["an overflow recovered, with queued inputs", { outcome: { kind: "overflow_recovered" }, queuedInputs: 1 }, "retry"],
   ["an overflow that could not be recovered", { outcome: { kind: "overflow_unrecovered" }, queuedInputs: 1 }, "none"],
-  ["a checkpoint that committed before a later failure", { outcome: { kind: "failed_after_checkpoint" }, toolBatch: batch(false), queuedInputs: 1 }, "none"],
+  [
+    "a checkpoint that committed before a later failure",
+    { outcome: { kind: "failed_after_checkpoint" }, toolBatch: batch(false), queuedInputs: 1 },
+    "none",
+  ],
 ];
 
 describe("decideFollowUp", () => {

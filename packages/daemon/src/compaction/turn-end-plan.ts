@@ -65,7 +65,8 @@ export function planTurnEnd(facts: TurnEndFacts): TurnEndPlan {
   // A failed reply reports no usable usage and is no reason to compact (pi does the same).
   if (reply?.message.stopReason === "error") return { action: "none", outcome: "completed" };
   // Its usage measured a context that the latest compaction replaced.
-  if (stale) return { action: "none", outcome: "completed", note: "the reply's usage predates the latest compaction: not used for the threshold" };
+  if (stale)
+    return { action: "none", outcome: "completed", note: "the reply's usage predates the latest compaction: not used for the threshold" };
 
   const usage: UsageCheck = {
     tokens: estimateContextTokens(facts.path).tokens,
@@ -75,7 +76,12 @@ export function planTurnEnd(facts: TurnEndFacts): TurnEndPlan {
   if (usage.tokens <= usage.threshold) return { action: "none", outcome: "completed", usage };
   const disabled = thresholdDisabledReason(facts.settings);
   if (disabled) {
-    return { action: "none", outcome: "completed", usage, note: `${usage.tokens} tokens > threshold ${usage.threshold}, but ${disabled}: not compacting` };
+    return {
+      action: "none",
+      outcome: "completed",
+      usage,
+      note: `${usage.tokens} tokens > threshold ${usage.threshold}, but ${disabled}: not compacting`,
+    };
   }
   return { action: "compact", reason: "threshold", usage };
 }
@@ -92,16 +98,25 @@ function planOverflow(
   const otherModel = modelMismatch(reply.message, facts.sessionModel);
   if (otherModel) {
     // The reply came from a model the session is not on: its window says nothing about this context.
-    return overflow.kind === "error" ? { action: "none", outcome: "completed", note: `${described} — ignored: it came from ${otherModel}` } : undefined;
+    return overflow.kind === "error"
+      ? { action: "none", outcome: "completed", note: `${described} — ignored: it came from ${otherModel}` }
+      : undefined;
   }
-  const unrecovered = (why: string): TurnEndPlan => ({ action: "none", outcome: "overflow_unrecovered", overflow, note: `${described} — ${why}` });
+  const unrecovered = (why: string): TurnEndPlan => ({
+    action: "none",
+    outcome: "overflow_unrecovered",
+    overflow,
+    note: `${described} — ${why}`,
+  });
   if (stale) return unrecovered("not compacting again: the request was sent before the latest compaction");
   // Overflow recovery is automatic compaction too: off with threshold compaction (docs/design.md#when-compaction-is-off:
   // only manual /compact stays available with compaction.enabled false).
   const disabled = thresholdDisabledReason(facts.settings);
   if (disabled) return unrecovered(`automatic compaction is off (${disabled})`);
   if (overflowAlreadyRecovered(before, facts.isOverflowCompaction)) {
-    return unrecovered("the context was already compacted once for an overflow since the last successful turn or new input; not compacting again");
+    return unrecovered(
+      "the context was already compacted once for an overflow since the last successful turn or new input; not compacting again",
+    );
   }
   return { action: "compact", reason: "overflow", overflow, failedEntryId: reply.entryId };
 }

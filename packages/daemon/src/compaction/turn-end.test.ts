@@ -27,7 +27,8 @@ const reply = (extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
   timestamp: Date.now() + 60_000,
   ...extra,
 });
-const withUsage = (input: number, extra: Partial<AssistantMessage> = {}) => reply({ usage: { input, output: 0, cacheRead: 0, cacheWrite: 0 }, ...extra });
+const withUsage = (input: number, extra: Partial<AssistantMessage> = {}) =>
+  reply({ usage: { input, output: 0, cacheRead: 0, cacheWrite: 0 }, ...extra });
 const overflowReply = () => reply({ stopReason: "error", errorMessage: "prompt is too long: 213462 tokens > 200000 maximum", content: [] });
 const end = (extra: Partial<TurnEndParams> = {}) => turns.end({ sessionId: h.sessionId, contextWindow: WINDOW, ...extra });
 const leaf = () => h.store.requireSession(h.sessionId).leafId;
@@ -48,7 +49,9 @@ describe("turn/end at the threshold", () => {
     expect(answer.checkpoint).toMatchObject({ status: "committed", entry: { type: "compaction", parentId: answer.assistantEntryId } });
     // The checkpoint carries its retention report, as compaction/run does.
     expect(answer.checkpoint!.retention).toBeDefined();
-    expect(answer.checkpoint!.retention).toEqual((answer.checkpoint!.entry as CompactionEntry & { details: { retention: unknown } }).details.retention);
+    expect(answer.checkpoint!.retention).toEqual(
+      (answer.checkpoint!.entry as CompactionEntry & { details: { retention: unknown } }).details.retention,
+    );
     expect(h.service.status({ sessionId: h.sessionId }).jobs[0]).toMatchObject({ reason: "threshold", state: "committed" });
   });
 });
@@ -77,7 +80,11 @@ describe("turn/end after a context overflow", () => {
     const summaries = h.summarizer.requests.length;
 
     const second = await end({ assistant: overflowReply() });
-    expect(second).toMatchObject({ followUp: "none", overflow: { recovered: false }, message: expect.stringContaining("already compacted once") });
+    expect(second).toMatchObject({
+      followUp: "none",
+      overflow: { recovered: false },
+      message: expect.stringContaining("already compacted once"),
+    });
     expect(second.checkpoint).toBeUndefined();
     // The failed retry stays on the path: it is the record of the failed turn.
     expect(leaf()).toBe(second.assistantEntryId);
@@ -143,10 +150,20 @@ describe("a checkpoint followed by a later failure", () => {
       if (decl.method === CompactionDidEnd.method) throw new Error("the connection is gone");
     };
     const answer = await turns.end(
-      { sessionId: h.sessionId, contextWindow: WINDOW, requestId: "t3", assistant: withUsage(9_500), toolBatch: { results: [{ terminate: false }] } },
+      {
+        sessionId: h.sessionId,
+        contextWindow: WINDOW,
+        requestId: "t3",
+        assistant: withUsage(9_500),
+        toolBatch: { results: [{ terminate: false }] },
+      },
       { notify },
     );
-    expect(answer).toMatchObject({ followUp: "none", checkpoint: { status: "committed" }, failedAfterCheckpoint: "sending compaction/didEnd failed: the connection is gone" });
+    expect(answer).toMatchObject({
+      followUp: "none",
+      checkpoint: { status: "committed" },
+      failedAfterCheckpoint: "sending compaction/didEnd failed: the connection is gone",
+    });
 
     const retry = await end({ requestId: "t3", assistant: withUsage(9_500), toolBatch: { results: [{ terminate: false }] } });
     expect(retry).toEqual(answer);
@@ -183,7 +200,11 @@ describe("a checkpoint followed by a later failure", () => {
       throw new Error("disk I/O error");
     });
     const answer = await end({ requestId: "t4", assistant: withUsage(9_500), queuedInputs: 1 });
-    expect(answer).toMatchObject({ followUp: "none", checkpoint: { status: "committed" }, failedAfterCheckpoint: expect.stringContaining("disk I/O error") });
+    expect(answer).toMatchObject({
+      followUp: "none",
+      checkpoint: { status: "committed" },
+      failedAfterCheckpoint: expect.stringContaining("disk I/O error"),
+    });
     save.mockRestore();
 
     const entries = h.entryCount();

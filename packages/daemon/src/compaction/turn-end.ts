@@ -13,10 +13,9 @@
 import { TurnEnd, type ValidParamsOf } from "@base-context/protocol";
 import { randomUUID } from "node:crypto";
 import { log } from "../log.js";
-import type { SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";
-import type { SessionStore } from "../store/index.js";
 import { InFlightRequests } from "./in-flight.js";
+import type { SessionRecords, SessionService } from "../sessions/index.js";
 import type { CompactionRunContext } from "./reporter.js";
 import { answerTurnEnd, failedAfterCheckpoint, type TurnEndAnswer } from "./turn-end-answer.js";
 import { runCheckpoint, type CheckpointOutcome, type TurnEndCompaction } from "./turn-end-checkpoint.js";
@@ -35,19 +34,19 @@ export interface TurnEndServiceOptions {
 }
 
 export class TurnEndService {
-  private readonly store: SessionStore;
+  private readonly records: SessionRecords;
   private readonly newRequestId: () => string;
   /** turn/end calls in flight that carry a requestId: a retry joins the first. */
   private readonly inFlight = new InFlightRequests<TurnEndAnswer>();
 
   constructor(private readonly options: TurnEndServiceOptions) {
-    this.store = options.sessions.store;
+    this.records = options.sessions.records;
     this.newRequestId = options.newRequestId ?? randomUUID;
   }
 
   async end(params: TurnEndParams, ctx: CompactionRunContext = {}): Promise<TurnEndAnswer> {
     const { sessionId, requestId } = params;
-    this.store.requireSession(sessionId);
+    this.records.requireSession(sessionId);
     if (requestId === undefined) return this.run(params, undefined, ctx);
 
     const stored = this.storedAnswer(sessionId, requestId);
@@ -73,7 +72,7 @@ export class TurnEndService {
     let checkpoint: CheckpointOutcome | undefined;
     if (plan.action === "compact") {
       checkpoint = await runCheckpoint(
-        this.store,
+        this.records,
         this.options.compaction,
         {
           sessionId,
@@ -97,7 +96,7 @@ export class TurnEndService {
    */
   private save(sessionId: string, requestId: string, answer: TurnEndAnswer): TurnEndAnswer {
     try {
-      this.store.saveRequestResult(sessionId, requestId, TurnEnd.method, answer);
+      this.records.saveRequestResult(sessionId, requestId, TurnEnd.method, answer);
       return answer;
     } catch (error) {
       // Another daemon process sharing the database may have answered the same requestId first.
@@ -111,7 +110,7 @@ export class TurnEndService {
   }
 
   private storedAnswer(sessionId: string, requestId: string): TurnEndAnswer | undefined {
-    const stored = this.store.findRequestResult(sessionId, requestId, TurnEnd.method);
+    const stored = this.records.findRequestResult(sessionId, requestId, TurnEnd.method);
     if (!stored) return undefined;
     const parsed = TurnEnd.result.safeParse(stored.result);
     return parsed.success ? parsed.data : undefined;

@@ -42,7 +42,13 @@ describe("the hook adapters for the compaction and tree services", () => {
     disposers.push(() => dirs.remove(project));
     // A project not opened yet might hold plugins: true until its first run opens it.
     expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project, settings: settings() })).toBe(true);
-    expect(await hooks.runCompactHook(compactEvent(), new AbortController().signal, { sessionId: "s", projectDir: project, settings: settings() })).toBeUndefined();
+    expect(
+      await hooks.runCompactHook(compactEvent(), new AbortController().signal, {
+        sessionId: "s",
+        projectDir: project,
+        settings: settings(),
+      }),
+    ).toBeUndefined();
     expect(hooks.hasCompactHook!({ sessionId: "s", projectDir: project, settings: settings() })).toBe(false);
     expect(onlyTree.hasHook("session_before_tree", { settings: settings() })).toBe(true);
     expect(onlyTree.hasHook("session_before_tree", { settings: settings({ enabled: false }) })).toBe(false);

@@ -8,7 +8,10 @@ import type { TreeHooks } from "../tree/hooks.js";
 import type { PluginHost } from "./host.js";
 import type { HookRun } from "./run-hook.js";
 
-function outcome<V, K extends string>(run: HookRun<V>, key: K): { cancel: true; pluginId: string } | ({ pluginId: string } & Record<K, V>) | undefined {
+function outcome<V, K extends string>(
+  run: HookRun<V>,
+  key: K,
+): { cancel: true; pluginId: string } | ({ pluginId: string } & Record<K, V>) | undefined {
   if (run.kind === "cancel") return { cancel: true, pluginId: run.plugin.id };
   if (run.kind === "result") return { pluginId: run.plugin.id, [key]: run.value } as { pluginId: string } & Record<K, V>;
   return undefined;

@@ -121,12 +121,16 @@ function readLines(stream: Readable, maxBytes: number, onLine: (line: string) =>
 
 export function startProcess(options: ProcessOptions): PluginChannel & { readonly pid: number | undefined } {
   // ulimit -v takes KiB; exec keeps the pid (the process group is the shell's, then Node's).
-  const child: ChildProcess = spawn("/bin/sh", ["-c", `ulimit -v ${options.addressSpaceMb * 1024} && exec "$0" "$@"`, process.execPath, ...nodeArguments(options)], {
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-    env: PROCESS_ENV,
-    detached: true,
-    cwd: options.dir,
-  });
+  const child: ChildProcess = spawn(
+    "/bin/sh",
+    ["-c", `ulimit -v ${options.addressSpaceMb * 1024} && exec "$0" "$@"`, process.execPath, ...nodeArguments(options)],
+    {
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      env: PROCESS_ENV,
+      detached: true,
+      cwd: options.dir,
+    },
+  );
   const messages = child.stdio[3] as Readable & { write(text: string): boolean };
   const messageListeners: ((raw: unknown) => void)[] = [];
   const oversizeListeners: ((start: string) => void)[] = [];
@@ -151,7 +155,11 @@ export function startProcess(options: ProcessOptions): PluginChannel & { readonl
     child.once("exit", (code, signal) => {
       if (sawOutOfMemory) resolve({ cause: "oom", message: "the plugin ran out of memory (its process's limits) and was terminated" });
       else if (spawnError !== undefined) resolve({ cause: "crash", message: `the plugin's process did not start: ${spawnError.message}` });
-      else resolve({ cause: "crash", message: signal !== null ? `the plugin's process was ended by ${signal}` : `the plugin's process exited with code ${code}` });
+      else
+        resolve({
+          cause: "crash",
+          message: signal !== null ? `the plugin's process was ended by ${signal}` : `the plugin's process exited with code ${code}`,
+        });
     });
   });
   const killGroup = (): void => {

@@ -90,14 +90,21 @@ export async function readManifest(dir: string): Promise<ManifestRead> {
     return { ok: false, message: `package.json is not valid JSON: ${(error as Error).message}` };
   }
   const parsed = PackageJson.safeParse(json);
-  if (!parsed.success) return { ok: false, message: `package.json: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      message: `package.json: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+    };
   const pkg = parsed.data;
   if (pkg.baseContext === undefined) {
     return { ok: false, message: 'package.json has no "baseContext" field (e.g. "baseContext": { "apiVersion": 1, "main": "index.ts" })' };
   }
   const { apiVersion } = pkg.baseContext;
   if (!SUPPORTED_PLUGIN_API_VERSIONS.includes(apiVersion)) {
-    return { ok: false, message: `baseContext.apiVersion ${apiVersion} is not supported (supported: ${SUPPORTED_PLUGIN_API_VERSIONS.join(", ")})` };
+    return {
+      ok: false,
+      message: `baseContext.apiVersion ${apiVersion} is not supported (supported: ${SUPPORTED_PLUGIN_API_VERSIONS.join(", ")})`,
+    };
   }
 
   const named = pkg.baseContext.main ?? pkg.main;
@@ -112,7 +119,11 @@ export async function readManifest(dir: string): Promise<ManifestRead> {
         break;
       }
     }
-    if (entryPath === undefined) return { ok: false, message: `package.json names no entry ("baseContext.main" or "main") and there is no ${DEFAULT_ENTRIES.join(" / ")}` };
+    if (entryPath === undefined)
+      return {
+        ok: false,
+        message: `package.json names no entry ("baseContext.main" or "main") and there is no ${DEFAULT_ENTRIES.join(" / ")}`,
+      };
   }
   if (!ENTRY_EXTENSIONS.has(extname(entryPath))) {
     return { ok: false, message: `the entry must be a ${[...ENTRY_EXTENSIONS].join(", ")} file` };

@@ -48,7 +48,14 @@ describe("example plugins installed by copying their folder", () => {
   it("run together: the guard's cancel wins over the summarizers", async () => {
     const host = await installedExamples();
     const event = compactEvent();
-    const label: SessionEntry = { type: "label", id: "l1", parentId: "a2", timestamp: "2024-01-01T00:00:01.000Z", targetId: "u1", label: "pinned" };
+    const label: SessionEntry = {
+      type: "label",
+      id: "l1",
+      parentId: "a2",
+      timestamp: "2024-01-01T00:00:01.000Z",
+      targetId: "u1",
+      label: "pinned",
+    };
     event.branchEntries.push(label);
     const run = await host.runCompactHook(event, { settings: settings() });
     expect(run.kind === "cancel" && run.plugin.name).toBe("pinned-guard");
@@ -59,7 +66,15 @@ describe("example plugins installed by copying their folder", () => {
       req.resume();
       req.on("end", () => {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "from the alt model" } }] }));
+        res.end(
+          JSON.stringify({
+            id: "x",
+            object: "chat.completion",
+            created: 0,
+            model: "m",
+            choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "from the alt model" } }],
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -71,7 +86,9 @@ describe("example plugins installed by copying their folder", () => {
       delete process.env["ALT_SUMMARIZER_BASE_URL"];
     });
     const host = await installedExamples();
-    const run = await host.runCompactHook(compactEvent(), { settings: settings({ order: ["decisions-artifacts", "pinned-guard", "openai-summarizer"] }) });
+    const run = await host.runCompactHook(compactEvent(), {
+      settings: settings({ order: ["decisions-artifacts", "pinned-guard", "openai-summarizer"] }),
+    });
     expect(run.errors).toEqual([]);
     expect(run.kind === "result" && [run.plugin.name, run.value.summary]).toEqual(["openai-summarizer", "from the alt model"]);
   });

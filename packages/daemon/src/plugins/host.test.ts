@@ -53,7 +53,9 @@ describe("PluginHost hook results", () => {
     const { host } = await hostWith({ quiet: "session_before_compact() {}", summarizer: replaceSummary("x") });
     const quietLast = await host.runCompactHook(compactEvent(), { settings: settings({ order: ["summarizer"] }) });
     expect(quietLast.kind === "result" && quietLast.plugin.name).toBe("summarizer");
-    expect((await host.runCompactHook(compactEvent(), { settings: settings({ order: ["quiet", "summarizer"], enabled: false }) })).kind).toBe("none");
+    expect(
+      (await host.runCompactHook(compactEvent(), { settings: settings({ order: ["quiet", "summarizer"], enabled: false }) })).kind,
+    ).toBe("none");
     const { host: onlyQuiet } = await hostWith({ quiet: "session_before_compact() { return null; }" });
     expect(await onlyQuiet.runCompactHook(compactEvent(), { settings: settings() })).toEqual({ kind: "none", errors: [] });
   });
@@ -85,11 +87,22 @@ describe("PluginHost hook results", () => {
     });
     const run = await host.runCompactHook(compactEvent(), { settings: settings() });
     expect(run.kind === "result" && run.value.summary).toBe("from b");
-    const expected = { pluginId: "global:a", version: "1.0.0", generation: 1, hook: "session_before_compact", kind: "exception", message: expect.stringMatching(/^TypeError: bad input \(at index\.js:\d+:\d+\)$/) };
+    const expected = {
+      pluginId: "global:a",
+      version: "1.0.0",
+      generation: 1,
+      hook: "session_before_compact",
+      kind: "exception",
+      message: expect.stringMatching(/^TypeError: bad input \(at index\.js:\d+:\d+\)$/),
+    };
     expect(run.errors).toEqual([expected]);
     expect(errors).toEqual([expected]);
     const [info] = await host.list();
-    expect(info!.lastError).toMatchObject({ kind: "exception", hook: "session_before_compact", message: expect.stringMatching(/^TypeError: bad input \(at index\.js:\d+:\d+\)$/) });
+    expect(info!.lastError).toMatchObject({
+      kind: "exception",
+      hook: "session_before_compact",
+      message: expect.stringMatching(/^TypeError: bad input \(at index\.js:\d+:\d+\)$/),
+    });
     expect(info!.status).toBe("active");
   });
 
@@ -116,7 +129,10 @@ describe("PluginHost hook results", () => {
     const { host } = await hostWith({ a: outside });
     const run = await host.runCompactHook(compactEvent(), { settings: settings() });
     expect(run.kind).toBe("none");
-    expect(run.errors[0]).toMatchObject({ kind: "invalid-result", message: expect.stringContaining('"elsewhere" is not an entry of the prepared range') });
+    expect(run.errors[0]).toMatchObject({
+      kind: "invalid-result",
+      message: expect.stringContaining('"elsewhere" is not an entry of the prepared range'),
+    });
     const allowed = await host.runCompactHook(compactEvent(), { settings: settings(), keptEntryIds: ["u2", "a2", "elsewhere"] });
     expect(allowed.kind).toBe("result");
   });
@@ -181,7 +197,10 @@ describe("PluginHost loading", () => {
     const started = Date.now();
     await host.start();
     expect(Date.now() - started).toBeLessThan(3_000);
-    expect((await host.list())[0]).toMatchObject({ status: "error", lastError: { kind: "activation", message: "the plugin did not load within 300 ms" } });
+    expect((await host.list())[0]).toMatchObject({
+      status: "error",
+      lastError: { kind: "activation", message: "the plugin did not load within 300 ms" },
+    });
   });
 
   it("runs a TypeScript plugin with types, enums and .js-style relative imports, without a build step", async () => {

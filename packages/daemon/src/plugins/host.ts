@@ -363,7 +363,10 @@ export class PluginHost {
     );
     const fresh = names.filter((name) => options.reloadKnown === true || !this.plugins.has(this.pluginId(rootKey, name)));
     const reason: LoadReason = options.reloadKnown === true ? "asked" : "files";
-    await Promise.all([...gone.map((plugin) => this.syncPlugin(rootKey, plugin.name, reason)), ...fresh.map((name) => this.syncPlugin(rootKey, name, reason))]);
+    await Promise.all([
+      ...gone.map((plugin) => this.syncPlugin(rootKey, plugin.name, reason)),
+      ...fresh.map((name) => this.syncPlugin(rootKey, name, reason)),
+    ]);
   }
 
   /** Stops watching and ends every worker. Call it on shutdown: running workers keep the process alive. */

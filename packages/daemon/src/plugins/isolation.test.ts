@@ -59,7 +59,9 @@ describe("plugin isolation", () => {
   it("refuses a plugin's process.kill(process.pid): the daemon's process is not the plugin's to end", async () => {
     const { host } = await hostWith({ killer: `session_before_compact() { process.kill(process.pid, "SIGTERM"); }` });
     const run = await host.runCompactHook(compactEvent(), { settings: settings() });
-    expect(run.errors).toEqual([expect.objectContaining({ kind: "exception", message: expect.stringMatching(/^a plugin may not signal the daemon's process/) })]);
+    expect(run.errors).toEqual([
+      expect.objectContaining({ kind: "exception", message: expect.stringMatching(/^a plugin may not signal the daemon's process/) }),
+    ]);
   });
 
   it("reports a plugin that exhausts its heap as oom and keeps the daemon alive", async () => {
@@ -102,7 +104,11 @@ describe("plugin isolation", () => {
     const run = await host.runCompactHook(compactEvent(), { settings: settings() });
     expect(run).toMatchObject({ kind: "cancel", errors: [] });
     expect(errors).toEqual([]);
-    await eventually(() => (log.filter((line) => line.includes("not the host's protocol")).length === 3 ? true : undefined), 3_000, "three ignored messages");
+    await eventually(
+      () => (log.filter((line) => line.includes("not the host's protocol")).length === 3 ? true : undefined),
+      3_000,
+      "three ignored messages",
+    );
     expect((await host.runCompactHook(compactEvent(), { settings: settings() })).kind).toBe("cancel");
   });
 

@@ -44,7 +44,11 @@ describe("plugins.maxMessageBytes and limits.maxSummaryBytes", () => {
       const run = await host.runCompactHook(event, { settings: settings() });
       expect(run.kind).toBe("none");
       expect(run.errors).toEqual([
-        expect.objectContaining({ pluginId: "global:huge", kind: "too-large", message: expect.stringContaining("over plugins.maxMessageBytes") }),
+        expect.objectContaining({
+          pluginId: "global:huge",
+          kind: "too-large",
+          message: expect.stringContaining("over plugins.maxMessageBytes"),
+        }),
       ]);
     }
     // The 64 MB never reached this thread.
@@ -79,7 +83,12 @@ describe("plugins.maxMessageBytes and limits.maxSummaryBytes", () => {
     const event = compactEvent();
     event.preparation.previousSummary = "s".repeat(300 * 1024);
     const run = await host.runCompactHook(event, { settings: settings({ maxMessageBytes: 256 * 1024 }) });
-    expect(run.errors).toEqual([expect.objectContaining({ kind: "too-large", message: expect.stringMatching(/^the session_before_compact event is \d+ bytes, over/) })]);
+    expect(run.errors).toEqual([
+      expect.objectContaining({
+        kind: "too-large",
+        message: expect.stringMatching(/^the session_before_compact event is \d+ bytes, over/),
+      }),
+    ]);
   });
 
   it("fails the call of a plugin that posts an over-size message past its bootstrap", async () => {
@@ -91,7 +100,9 @@ describe("plugins.maxMessageBytes and limits.maxSummaryBytes", () => {
       }`,
     });
     const run = await host.runCompactHook(compactEvent(), { settings: settings({ maxMessageBytes: 256 * 1024 }) });
-    expect(run.errors).toEqual([expect.objectContaining({ kind: "too-large", message: "a message from the plugin is over plugins.maxMessageBytes (262144 bytes)" })]);
+    expect(run.errors).toEqual([
+      expect.objectContaining({ kind: "too-large", message: "a message from the plugin is over plugins.maxMessageBytes (262144 bytes)" }),
+    ]);
   });
 
   it("refuses a ctx.countTokens request over the limit inside the plugin", async () => {
@@ -102,6 +113,8 @@ describe("plugins.maxMessageBytes and limits.maxSummaryBytes", () => {
       }`,
     });
     const run = await host.runCompactHook(compactEvent(), { settings: settings({ maxMessageBytes: 256 * 1024 }) });
-    expect(run.kind === "result" && run.value.summary).toMatch(/^ctx\.countTokens: the request is \d+ bytes, over plugins\.maxMessageBytes \(262144 bytes\)$/);
+    expect(run.kind === "result" && run.value.summary).toMatch(
+      /^ctx\.countTokens: the request is \d+ bytes, over plugins\.maxMessageBytes \(262144 bytes\)$/,
+    );
   });
 });

@@ -3,7 +3,15 @@
  * change (the old one serves until the new one has activated, then finishes its calls and ends),
  * restarting after a crash, and the crash breaker that disables a plugin that keeps dying.
  */
-import type { HookName, PluginError, PluginErrorKind, PluginInfo, PluginLastError, PluginSource, PluginStatus } from "@base-context/protocol";
+import type {
+  HookName,
+  PluginError,
+  PluginErrorKind,
+  PluginInfo,
+  PluginLastError,
+  PluginSource,
+  PluginStatus,
+} from "@base-context/protocol";
 import { HOOK_NAMES, SUPPORTED_PLUGIN_API_VERSIONS } from "@base-context/protocol";
 import type { PluginChannel } from "./channel.js";
 import { log, type LogLevel } from "../log.js";
@@ -177,7 +185,12 @@ export class ManagedPlugin {
     // Calls that were running report the failure with their hook; an idle death is reported here.
     if (death.hooksInFlight.length === 0) this.fail(null, death.cause, death.message, worker.boot);
     if (this.breaker.record()) {
-      this.fail(null, death.cause, `disabled after ${this.runtime.crashLimitText}; it runs again when one of its files changes or on plugins/reload`, worker.boot);
+      this.fail(
+        null,
+        death.cause,
+        `disabled after ${this.runtime.crashLimitText}; it runs again when one of its files changes or on plugins/reload`,
+        worker.boot,
+      );
       this.status = "disabled"; // from here on lastError keeps saying why
       this.runtime.changed();
       return;

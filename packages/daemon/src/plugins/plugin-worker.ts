@@ -96,7 +96,9 @@ function workerMessage(raw: unknown): WorkerToHost | undefined {
   if (typeof raw !== "string") return undefined;
   try {
     const message = JSON.parse(raw) as unknown;
-    return typeof message === "object" && message !== null && typeof (message as { t?: unknown }).t === "string" ? (message as WorkerToHost) : undefined;
+    return typeof message === "object" && message !== null && typeof (message as { t?: unknown }).t === "string"
+      ? (message as WorkerToHost)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -152,7 +154,11 @@ export class PluginWorker {
       }
       const message = workerMessage(raw);
       // Not from the bootstrap: the plugin itself posted on `parentPort`. Throwing here would end the daemon.
-      if (message === undefined) options.onLog("warn", "ignored a message on the worker's port that is not the host's protocol (does the plugin post on parentPort?)");
+      if (message === undefined)
+        options.onLog(
+          "warn",
+          "ignored a message on the worker's port that is not the host's protocol (does the plugin post on parentPort?)",
+        );
       else this.receive(message);
     });
     this.channel.onOversize?.((start) => this.refuseOversize(start));
@@ -287,7 +293,9 @@ export class PluginWorker {
         this.onReady = undefined;
         break;
       case "activation-failed":
-        this.onReady?.reject(new PluginActivationError(withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir))));
+        this.onReady?.reject(
+          new PluginActivationError(withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir))),
+        );
         this.onReady = undefined;
         void this.terminate();
         break;
@@ -296,13 +304,21 @@ export class PluginWorker {
         break;
       case "throw":
         if (message.error.stack !== undefined) this.options.onLog("debug", message.error.stack);
-        this.finishCall(message.callId, { ok: false, kind: "exception", message: withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir)) });
+        this.finishCall(message.callId, {
+          ok: false,
+          kind: "exception",
+          message: withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir)),
+        });
         break;
       case "unserializable":
         this.finishCall(message.callId, { ok: false, kind: "invalid-result", message: message.message });
         break;
       case "too-large":
-        this.finishCall(message.callId, { ok: false, kind: "too-large", message: tooLargeMessage("the hook's result", message.bytes ?? undefined, message.maxBytes) });
+        this.finishCall(message.callId, {
+          ok: false,
+          kind: "too-large",
+          message: tooLargeMessage("the hook's result", message.bytes ?? undefined, message.maxBytes),
+        });
         break;
       case "out-of-memory":
         this.finishCall(message.callId, { ok: false, kind: "oom", message: `the plugin ran out of memory: ${message.message}` });
@@ -330,10 +346,16 @@ export class PluginWorker {
       const value =
         method === "countTokens"
           ? await this.options.services.countTokens(CountTokensParams.parse(params).text, caller)
-          : await call.scope.runInAsyncScope(() => this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller));
+          : await call.scope.runInAsyncScope(() =>
+              this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller),
+            );
       const reply = JSON.stringify({ t: "reply", requestId, value } satisfies HostToWorker);
       if (isOver(reply, call.maxBytes)) {
-        this.send({ t: "reply", requestId, error: { name: "RangeError", message: tooLargeMessage(`the answer to ctx.${method}`, utf8ByteLength(reply), call.maxBytes) } });
+        this.send({
+          t: "reply",
+          requestId,
+          error: { name: "RangeError", message: tooLargeMessage(`the answer to ctx.${method}`, utf8ByteLength(reply), call.maxBytes) },
+        });
       } else if (this.state !== "dead") this.channel.post(reply);
     } catch (error) {
       this.send({ t: "reply", requestId, error: toWireError(error) });

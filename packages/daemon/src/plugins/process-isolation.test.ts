@@ -41,7 +41,9 @@ async function processHost(files: Record<string, Record<string, string>>, option
 }
 
 const summaryOf = (expression: string) => `return { compaction: { summary: ${expression}, firstKeptEntryId: "u2", tokensBefore: 1 } };`;
-const hooks = (body: string, preamble = "") => ({ "index.js": pluginModule(`async session_before_compact(event, ctx) { ${body} }`, preamble) });
+const hooks = (body: string, preamble = "") => ({
+  "index.js": pluginModule(`async session_before_compact(event, ctx) { ${body} }`, preamble),
+});
 
 describe('plugins.isolation: "process"', () => {
   it("runs a TypeScript plugin with the SDK, ctx.countTokens, ctx.complete and ctx.log through the host", async () => {
@@ -66,7 +68,11 @@ export default definePlugin({ name: "typed", apiVersion: 1, hooks: { async sessi
 });
 
 describe("a misbehaving plugin in a process", () => {
-  const run = async (plugin: Record<string, string>, limits: Parameters<typeof settings>[0] = {}, options: Omit<PluginHostOptions, "home"> = {}) => {
+  const run = async (
+    plugin: Record<string, string>,
+    limits: Parameters<typeof settings>[0] = {},
+    options: Omit<PluginHostOptions, "home"> = {},
+  ) => {
     const { host, errors } = await processHost({ bad: plugin }, { abortGraceMs: 100, ...options });
     const result = await host.runCompactHook(compactEvent(), { settings: settings({ hookTimeoutMs: 5_000, ...limits }) });
     return { host, errors, result, summary: result.kind === "result" ? result.value.summary : undefined };
@@ -110,7 +116,9 @@ describe("a misbehaving plugin in a process", () => {
   });
 
   it("a throw is an exception, a hang a timeout after which its process group is killed", async () => {
-    expect((await run(hooks("throw new TypeError('nope');"))).result.errors).toEqual([expect.objectContaining({ kind: "exception", message: expect.stringMatching(/^TypeError: nope/) })]);
+    expect((await run(hooks("throw new TypeError('nope');"))).result.errors).toEqual([
+      expect.objectContaining({ kind: "exception", message: expect.stringMatching(/^TypeError: nope/) }),
+    ]);
     const { addLogSink } = await import("../log.js");
     const lines: string[] = [];
     disposers.push(addLogSink((_level, message) => lines.push(message)).dispose);
@@ -131,7 +139,9 @@ describe("a misbehaving plugin in a process", () => {
 
   it("a 64 MB result is refused in the process: too-large", async () => {
     const { result } = await run(hooks(summaryOf('"x".repeat(64 * 1024 * 1024)')));
-    expect(result.errors).toEqual([expect.objectContaining({ kind: "too-large", message: expect.stringContaining("over plugins.maxMessageBytes") })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ kind: "too-large", message: expect.stringContaining("over plugins.maxMessageBytes") }),
+    ]);
   });
 
   it("a message posted past the bootstrap over the limit is refused unread", async () => {
@@ -144,11 +154,16 @@ describe("a misbehaving plugin in a process", () => {
       { maxMessageBytes: 1024 * 1024 },
       { maxMessageBytes: () => 1024 * 1024 },
     );
-    expect(result.errors).toEqual([expect.objectContaining({ kind: "too-large", message: "a message from the plugin is over plugins.maxMessageBytes (1048576 bytes)" })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ kind: "too-large", message: "a message from the plugin is over plugins.maxMessageBytes (1048576 bytes)" }),
+    ]);
   });
 
   it("3 GB of Buffers is an out-of-memory failure (the address-space limit), not a timeout", async () => {
-    const { result } = await run(hooks("const hoard = []; for (let i = 0; i < 30; i++) hoard.push(Buffer.alloc(100 * 1024 * 1024, 1)); return undefined;"), { hookTimeoutMs: 20_000 });
+    const { result } = await run(
+      hooks("const hoard = []; for (let i = 0; i < 30; i++) hoard.push(Buffer.alloc(100 * 1024 * 1024, 1)); return undefined;"),
+      { hookTimeoutMs: 20_000 },
+    );
     expect(result.errors).toEqual([expect.objectContaining({ kind: "oom" })]);
   });
 

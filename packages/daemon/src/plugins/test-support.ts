@@ -29,7 +29,12 @@ export function writePlugin(
   const dir = join(root, name);
   const main = options.main ?? Object.keys(files)[0]!;
   writeFiles(dir, {
-    "package.json": JSON.stringify({ name, version: options.version ?? "1.0.0", type: "module", baseContext: { apiVersion: options.apiVersion ?? 1, main } }),
+    "package.json": JSON.stringify({
+      name,
+      version: options.version ?? "1.0.0",
+      type: "module",
+      baseContext: { apiVersion: options.apiVersion ?? 1, main },
+    }),
     ...files,
   });
   return dir;
@@ -104,7 +109,11 @@ export function treeEvent(): TreeHookEvent {
 }
 
 /** Polls until `check` returns a value other than undefined (for effects on other threads). */
-export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 5_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -77,7 +77,9 @@ describe("project plugins and trust", () => {
   it("runs global and trusted project plugins together, in order", async () => {
     const { host, home, project } = await setup();
     writePlugin(join(home, "plugins"), "global-summary", {
-      "index.js": pluginModule(`session_before_compact() { return { compaction: { summary: "g", firstKeptEntryId: "u2", tokensBefore: 1 } }; }`),
+      "index.js": pluginModule(
+        `session_before_compact() { return { compaction: { summary: "g", firstKeptEntryId: "u2", tokensBefore: 1 } }; }`,
+      ),
     });
     await host.reload();
     await host.setTrust(project, true);

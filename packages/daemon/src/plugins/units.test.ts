@@ -51,11 +51,19 @@ describe("readManifest", () => {
   }
 
   it("reads apiVersion and main from the baseContext field", async () => {
-    const dir = folder({ "package.json": JSON.stringify({ version: "2.1.0", baseContext: { apiVersion: 1, main: "src/plugin.ts" } }), "src/plugin.ts": "" });
+    const dir = folder({
+      "package.json": JSON.stringify({ version: "2.1.0", baseContext: { apiVersion: 1, main: "src/plugin.ts" } }),
+      "src/plugin.ts": "",
+    });
     const read = await readManifest(dir);
     expect(read).toEqual({
       ok: true,
-      manifest: { version: "2.1.0", apiVersion: 1, entryPath: join(dir, "src", "plugin.ts"), entryUrl: expect.stringMatching(/^file:.*plugin\.ts$/) },
+      manifest: {
+        version: "2.1.0",
+        apiVersion: 1,
+        entryPath: join(dir, "src", "plugin.ts"),
+        entryUrl: expect.stringMatching(/^file:.*plugin\.ts$/),
+      },
     });
   });
 

@@ -101,7 +101,9 @@ export function workerChannel(worker: Worker): PluginChannel {
           : {
               cause: "crash",
               message:
-                lastError !== undefined ? `the plugin's worker crashed: ${lastError.name}: ${lastError.message}` : `the plugin's worker exited with code ${code}`,
+                lastError !== undefined
+                  ? `the plugin's worker crashed: ${lastError.name}: ${lastError.message}`
+                  : `the plugin's worker exited with code ${code}`,
             };
         listener(exit);
       }),

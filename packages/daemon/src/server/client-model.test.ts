@@ -26,7 +26,13 @@ afterEach(() => {
   for (const close of opened.splice(0)) close();
 });
 
-const PARAMS: ClientCompletionParams = { purpose: "compaction", system: "sys", messages: [{ role: "user", content: "summarize" }], maxTokens: 100, sessionId: "s1" };
+const PARAMS: ClientCompletionParams = {
+  purpose: "compaction",
+  system: "sys",
+  messages: [{ role: "user", content: "summarize" }],
+  maxTokens: 100,
+  sessionId: "s1",
+};
 
 describe("ConnectionClientModel", () => {
   it("sends model/complete and returns the client's answer", async () => {

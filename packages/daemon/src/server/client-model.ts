@@ -11,7 +11,13 @@
 import { ModelComplete } from "@base-context/protocol";
 import { CancellationTokenSource, type MessageConnection } from "vscode-jsonrpc";
 import { CancelledError } from "../errors.js";
-import { clientErrorIsRetryable, ClientModelError, type ClientCompletion, type ClientCompletionParams, type ClientModel } from "../summarizer/index.js";
+import {
+  clientErrorIsRetryable,
+  ClientModelError,
+  type ClientCompletion,
+  type ClientCompletionParams,
+  type ClientModel,
+} from "../summarizer/index.js";
 
 export class ConnectionClientModel implements ClientModel {
   private closed = false;
@@ -30,13 +36,15 @@ export class ConnectionClientModel implements ClientModel {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const fail of [...this.waiting]) fail(new ClientModelError(`${this.label} disconnected before it answered`, false, { reason: "disconnected" }));
+    for (const fail of [...this.waiting])
+      fail(new ClientModelError(`${this.label} disconnected before it answered`, false, { reason: "disconnected" }));
   }
 
   complete(params: ClientCompletionParams, options: { signal?: AbortSignal | undefined; timeoutMs: number }): Promise<ClientCompletion> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new CancelledError());
-    if (this.closed) return Promise.reject(new ClientModelError(`${this.label} disconnected before it could be asked`, false, { reason: "disconnected" }));
+    if (this.closed)
+      return Promise.reject(new ClientModelError(`${this.label} disconnected before it could be asked`, false, { reason: "disconnected" }));
     const cancellation = new CancellationTokenSource();
     return new Promise<ClientCompletion>((resolve, reject) => {
       let settled = false;
@@ -56,7 +64,9 @@ export class ConnectionClientModel implements ClientModel {
       };
       const timer = setTimeout(() => {
         cancellation.cancel();
-        fail(new ClientModelError(`${this.label} did not answer model/complete within ${options.timeoutMs} ms`, false, { reason: "timeout" }));
+        fail(
+          new ClientModelError(`${this.label} did not answer model/complete within ${options.timeoutMs} ms`, false, { reason: "timeout" }),
+        );
       }, options.timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiting.add(fail);
@@ -67,23 +77,40 @@ export class ConnectionClientModel implements ClientModel {
       } catch (error) {
         // A connection already closed or disposed throws at once.
         this.closed = true;
-        fail(new ClientModelError(`${this.label} disconnected before it could be asked (${error instanceof Error ? error.message : String(error)})`, false, { reason: "disconnected" }));
+        fail(
+          new ClientModelError(
+            `${this.label} disconnected before it could be asked (${error instanceof Error ? error.message : String(error)})`,
+            false,
+            { reason: "disconnected" },
+          ),
+        );
         return;
       }
       sent.then(
         (raw: unknown) => {
           const parsed = ModelComplete.result.safeParse(raw);
           if (parsed.success) settle(() => resolve(parsed.data));
-          else fail(new ClientModelError(`${this.label} answered model/complete with an invalid result: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "result"}: ${issue.message}`).join("; ")}`, false, { reason: "invalid_result" }));
+          else
+            fail(
+              new ClientModelError(
+                `${this.label} answered model/complete with an invalid result: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "result"}: ${issue.message}`).join("; ")}`,
+                false,
+                { reason: "invalid_result" },
+              ),
+            );
         },
         (error: unknown) => {
           const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
           const text = typeof message === "string" ? message : String(error);
           fail(
-            new ClientModelError(`${this.label} answered model/complete with an error${typeof code === "number" ? ` (${code})` : ""}: ${text}`, clientErrorIsRetryable(data), {
-              reason: "client_error",
-              ...(typeof code === "number" ? { clientCode: code } : {}),
-            }),
+            new ClientModelError(
+              `${this.label} answered model/complete with an error${typeof code === "number" ? ` (${code})` : ""}: ${text}`,
+              clientErrorIsRetryable(data),
+              {
+                reason: "client_error",
+                ...(typeof code === "number" ? { clientCode: code } : {}),
+              },
+            ),
           );
         },
       );

@@ -17,7 +17,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { EntryDidAppend } from "@base-context/protocol";
 import type { CancellationToken } from "vscode-jsonrpc";
 import type { AppendEvent, SessionService } from "../sessions/index.js";
-import { Router, type Peer } from "./router.js";
+import { RequestActivity, Router, type Peer } from "./router.js";
 
 /** Until the JSON-RPC connection is attached nothing can be sent (and nothing was asked). */
 const DETACHED: Peer = { sendNotification: () => undefined, sendProgress: () => undefined };
@@ -33,6 +33,8 @@ export class SharedConnection {
 
 export interface ConnectionHubOptions {
   sessions: Pick<SessionService, "onDidAppend">;
+  /** Every connection's requests count here (the server's background work waits for gaps in all of them). */
+  activity?: RequestActivity;
 }
 
 export class ConnectionHub {
@@ -40,8 +42,11 @@ export class ConnectionHub {
   private readonly current = new AsyncLocalStorage<SharedConnection>();
   private readonly appendSubscription: { dispose(): void };
   private nextId = 1;
+  /** Shared by the routers of every connection. */
+  readonly activity: RequestActivity;
 
-  constructor(private readonly options: ConnectionHubOptions) {
+  constructor(options: ConnectionHubOptions) {
+    this.activity = options.activity ?? new RequestActivity();
     this.appendSubscription = options.sessions.onDidAppend((event) => this.announceAppend(event));
   }
 
@@ -104,7 +109,7 @@ class SharedConnectionRouter extends Router {
     private readonly hub: ConnectionHub,
     private readonly connection: SharedConnection,
   ) {
-    super();
+    super(hub.activity);
   }
 
   override async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {

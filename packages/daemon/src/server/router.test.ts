@@ -7,7 +7,8 @@ import { CancellationTokenSource, ResponseError } from "vscode-jsonrpc";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError, CancelledError, RequestFailedError } from "../errors.js";
-import { Router, type Peer } from "./router.js";
+import { ConnectionHub } from "./connection-hub.js";
+import { RequestActivity, Router, type Peer } from "./router.js";
 
 const Echo = request("test/echo", z.object({ n: z.number().int() }), z.object({ n: z.number() }));
 const Fail = request("test/fail", z.object({}), z.null());
@@ -24,7 +25,11 @@ function routerFailingWith(error: unknown): Router {
   return router;
 }
 
-async function failure(router: Router, method: string, params: unknown = {}): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
+async function failure(
+  router: Router,
+  method: string,
+  params: unknown = {},
+): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
   try {
     await router.dispatch(method, params, new CancellationTokenSource().token, peer);
   } catch (error) {
@@ -94,5 +99,41 @@ describe("Router.dispatch errors", () => {
     expect(error).toBeInstanceOf(ResponseError);
     expect({ code: error.code, data: error.data }).toEqual({ code: ErrorCodes.RequestCancelled, data: { code: "cancelled" } });
     expect(new CancelledError().rpcCode).toBe(ErrorCodes.RequestCancelled);
+  });
+});
+
+describe("request activity", () => {
+  /** A router whose one method waits until released, and a way to release it. */
+  function waitingRouter(activity?: RequestActivity): { router: Router; release: () => void } {
+    const router = new Router(activity);
+    let release = () => {};
+    router.handle(Wait, () => new Promise<null>((resolve) => (release = () => resolve(null))));
+    return { router, release: () => release() };
+  }
+
+  it("is each server's own: a request in flight on one keeps only that one busy", async () => {
+    const first = waitingRouter();
+    const second = waitingRouter();
+    const pending = first.router.dispatch("test/wait", {}, new CancellationTokenSource().token, peer);
+    expect(first.router.activity.isIdle(0)).toBe(false);
+    expect(second.router.activity.isIdle(0)).toBe(true);
+    first.release();
+    await pending;
+    expect(first.router.activity.isIdle(0)).toBe(true);
+  });
+
+  it("is shared by the routers of one socket server's connections", async () => {
+    const activity = new RequestActivity();
+    const hub = new ConnectionHub({ sessions: { onDidAppend: () => ({ dispose: () => undefined }) }, activity });
+    const router = hub.routerFor(hub.add());
+    let release = () => {};
+    router.handle(Wait, () => new Promise<null>((resolve) => (release = () => resolve(null))));
+    expect(hub.routerFor(hub.add()).activity).toBe(activity);
+    const pending = router.dispatch("test/wait", {}, new CancellationTokenSource().token, peer);
+    expect(activity.isIdle(0)).toBe(false);
+    release();
+    await pending;
+    expect(activity.isIdle(0)).toBe(true);
+    hub.dispose();
   });
 });

@@ -43,8 +43,10 @@ export interface Peer {
 }
 
 /**
- * Whether the daemon is serving requests, across every router (each socket connection has one):
- * background work (token backfill, warming the tokenizer) runs in the gaps, not in the way.
+ * Whether a server is serving requests, across every router it has (a socket server has one per
+ * connection, all sharing its RequestActivity): background work (token backfill, warming the
+ * tokenizer) runs in the gaps, not in the way. Each server has its own, so two servers in one
+ * process (tests, an embedder) do not hold up each other's background work.
  */
 export class RequestActivity {
   private inFlight = 0;
@@ -81,15 +83,15 @@ export class RequestActivity {
   }
 }
 
-/** The daemon's one RequestActivity. */
-export const requestActivity = new RequestActivity();
-
 export class Router {
   private readonly table = new Map<string, Entry>();
   /** Set by the server when its client's `initialize` names a project; every request of the client sees it. */
   projectDir: string | undefined;
   /** Set by the server when its client offers its model at `initialize`; every request of the client sees it. */
   clientModel: ClientModel | undefined;
+
+  /** `activity`: shared with the server's other routers, if it has any; else this router's own. */
+  constructor(readonly activity: RequestActivity = new RequestActivity()) {}
 
   handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
@@ -124,7 +126,7 @@ export class Router {
       },
       notify: (decl, params) => peer.sendNotification(decl.method, params),
     };
-    requestActivity.begin();
+    this.activity.begin();
     try {
       // Work that finished despite a late cancel is reported as done: if it wrote something, the
       // client must learn it did (a cancelled reply would claim nothing was written).
@@ -133,7 +135,7 @@ export class Router {
     } catch (error) {
       throw toResponseError(method, error);
     } finally {
-      requestActivity.end();
+      this.activity.end();
       cancellation.dispose();
     }
   }

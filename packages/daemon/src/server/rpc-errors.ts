@@ -15,7 +15,7 @@ export function invalidParams(method: string, error: z.ZodError): ResponseError<
     code: issue.code,
   }));
   const first = issues[0];
-  const where = first && first.path ? ` at "${first.path}"` : "";
+  const where = first?.path ? ` at "${first.path}"` : "";
   return new ResponseError(
     ErrorCodes.InvalidParams,
     `invalid params for ${method}${where}: ${first?.message ?? "rejected"}`,

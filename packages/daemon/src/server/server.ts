@@ -19,7 +19,7 @@ import type { Readable, Writable } from "node:stream";
 import { ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
 import { addLogSink, log } from "../log.js";
 import { ConnectionClientModel, clientLabel } from "./client-model.js";
-import { Router, type Peer } from "./router.js";
+import type { Router, Peer } from "./router.js";
 
 export type LifecycleState = "uninitialized" | "running" | "shutdown";
 

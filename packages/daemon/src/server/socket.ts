@@ -14,7 +14,7 @@ import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
 import { lstatSpecialFile } from "../special-file-stat.js";
 import { ConnectionHub } from "./connection-hub.js";
-import type { Peer, Router } from "./router.js";
+import type { Peer, RequestActivity, Router } from "./router.js";
 import { startServer, type ServerInfo } from "./server.js";
 
 export interface SocketServerOptions {
@@ -27,10 +27,14 @@ export interface SocketServerOptions {
    * the place to undo per-connection subscriptions (e.g. forwarding daemon events to `peer`).
    */
   registerHandlers(router: Router, daemon: Daemon, peer: Peer): void | { dispose(): void };
+  /** Where every connection's requests are counted; the server's own when not given. */
+  activity?: RequestActivity;
 }
 
 export interface SocketServer {
   readonly path: string;
+  /** Requests in flight across every connection (background work waits for a gap). */
+  readonly activity: RequestActivity;
   /** Connections currently open. */
   connectionCount(): number;
   /** Stops accepting, closes every connection and removes the socket file. The daemon is the caller's. */
@@ -50,7 +54,7 @@ const CLOSE_GRACE_MS = 1000;
 export async function listenOnSocket(options: SocketServerOptions): Promise<SocketServer> {
   const path = resolve(options.path);
   await prepareSocketPath(path);
-  const hub = new ConnectionHub({ sessions: options.daemon.sessions });
+  const hub = new ConnectionHub({ sessions: options.daemon.sessions, ...(options.activity ? { activity: options.activity } : {}) });
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -66,6 +70,7 @@ export async function listenOnSocket(options: SocketServerOptions): Promise<Sock
   let closing: Promise<void> | undefined;
   return {
     path,
+    activity: hub.activity,
     connectionCount: () => hub.size,
     close: () =>
       (closing ??= (async () => {
@@ -129,7 +134,9 @@ async function prepareSocketPath(path: string): Promise<void> {
     if (error instanceof SocketPathError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new SocketPathError(`cannot create the socket: directory ${directory} does not exist; create it first`);
-    throw new SocketPathError(`cannot create the socket in ${directory}: the directory is not writable (${code ?? "error"}); choose a directory you own`);
+    throw new SocketPathError(
+      `cannot create the socket in ${directory}: the directory is not writable (${code ?? "error"}); choose a directory you own`,
+    );
   }
 
   let existing: BigIntStats;

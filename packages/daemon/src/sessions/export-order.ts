@@ -24,7 +24,9 @@ export function exportOrder(links: readonly EntryLink[], leafId: string | null):
   const last = links[links.length - 1];
   if (!last) return {};
   if (leafId === null) {
-    return { warning: `the session is positioned before its first entry, which a pi file cannot record: pi will open it at the last entry, ${last.id}` };
+    return {
+      warning: `the session is positioned before its first entry, which a pi file cannot record: pi will open it at the last entry, ${last.id}`,
+    };
   }
   if (last.id === leafId) return {};
 
@@ -47,7 +49,10 @@ export function exportOrder(links: readonly EntryLink[], leafId: string | null):
 
   const onPath = new Set<string>();
   for (let id: string | null = leafId; id !== null && byId.has(id) && !onPath.has(id); id = byId.get(id)!.parentId) onPath.add(id);
-  const pathLast = (kids: readonly EntryLink[]) => [...kids.filter((kid) => !onPath.has(kid.id)), ...kids.filter((kid) => onPath.has(kid.id))];
+  const pathLast = (kids: readonly EntryLink[]) => [
+    ...kids.filter((kid) => !onPath.has(kid.id)),
+    ...kids.filter((kid) => onPath.has(kid.id)),
+  ];
 
   const order: number[] = [];
   const stack = pathLast(roots).reverse();

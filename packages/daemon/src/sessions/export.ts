@@ -22,7 +22,12 @@ export interface ExportNote {
 }
 
 /** The entries' JSON pages in the order they are written, and the warning that goes with it. */
-function plannedPages(store: SessionStore, sessionId: string, leafId: string | null, pageSize?: number): { pages: Iterable<string[]>; note: ExportNote } {
+function plannedPages(
+  store: SessionStore,
+  sessionId: string,
+  leafId: string | null,
+  pageSize?: number,
+): { pages: Iterable<string[]>; note: ExportNote } {
   const plan = exportOrder(store.entryLinks(sessionId), leafId);
   const pages = plan.order ? store.entryJsonBySeq(sessionId, plan.order, pageSize) : store.entryJsonPages(sessionId, pageSize);
   return { pages, note: plan.warning !== undefined ? { warning: plan.warning } : {} };

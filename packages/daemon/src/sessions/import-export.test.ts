@@ -71,7 +71,13 @@ describe("pi JSONL import and export", () => {
       expect(context.compaction).toBeUndefined();
       expect(context.entries.map((counted) => counted.entry.id)).toContain("10000010");
       const atCompactionBranch = await sessions.getContextPath(id, "1000000e");
-      expect(atCompactionBranch.entries.map((counted) => counted.entry.id)).toEqual(["1000000a", "1000000b", "1000000c", "1000000d", "1000000e"]);
+      expect(atCompactionBranch.entries.map((counted) => counted.entry.id)).toEqual([
+        "1000000a",
+        "1000000b",
+        "1000000c",
+        "1000000d",
+        "1000000e",
+      ]);
       for (const counted of atCompactionBranch.entries) expect(counted.tokens).toBe(FakeCounter.expected(counted.entry));
     });
 
@@ -131,7 +137,14 @@ describe("pi JSONL import and export", () => {
 
     it("keeps a custom entry of the prune type whose data is not a prune entry as the custom entry it is", async () => {
       const header = JSON.stringify({ type: "session", version: 3, id: "odd-prune", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" });
-      const odd = { type: "custom", id: "a1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", customType: "base-context.prune", data: { hidden: "x" } };
+      const odd = {
+        type: "custom",
+        id: "a1",
+        parentId: null,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        customType: "base-context.prune",
+        data: { hidden: "x" },
+      };
       await sessions.import({ format: "pi-jsonl", content: `${header}\n${JSON.stringify(odd)}\n` });
       expect(entriesOf("odd-prune")).toEqual([odd]);
     });
@@ -210,7 +223,15 @@ describe("pi JSONL import and export", () => {
         { type: "session", version: 3, id: "off-path", timestamp: "2026-02-02T00:00:00.000Z", cwd: "/w" },
         { type: "message", id: "a", parentId: null, timestamp: "2026-02-02T00:00:01.000Z", message: { role: "user", content: "a" } },
         { type: "message", id: "b", parentId: "a", timestamp: "2026-02-02T00:00:02.000Z", message: { role: "user", content: "b" } },
-        { type: "compaction", id: "c", parentId: "a", timestamp: "2026-02-02T00:00:03.000Z", summary: "S", firstKeptEntryId: "b", tokensBefore: 5 },
+        {
+          type: "compaction",
+          id: "c",
+          parentId: "a",
+          timestamp: "2026-02-02T00:00:03.000Z",
+          summary: "S",
+          firstKeptEntryId: "b",
+          tokensBefore: 5,
+        },
         { type: "message", id: "d", parentId: "c", timestamp: "2026-02-02T00:00:04.000Z", message: { role: "user", content: "d" } },
       ];
       const result = await sessions.import({ format: "pi-jsonl", content: lines.map((line) => JSON.stringify(line)).join("\n") });
@@ -230,7 +251,9 @@ describe("pi JSONL import and export", () => {
       expect(JSON.parse(header!)).toMatchObject({ id: "as-is" });
       expect(a).toBe(content.split("\n")[1]);
       expect(JSON.parse(a!).message.content).toBe("café");
-      expect(b).toBe('{"type":"message","id":"b","parentId":null,"timestamp":"2026-02-02T00:00:02.000Z","message":{"role":"user","content":"b"}}');
+      expect(b).toBe(
+        '{"type":"message","id":"b","parentId":null,"timestamp":"2026-02-02T00:00:02.000Z","message":{"role":"user","content":"b"}}',
+      );
     });
 
     it("fails on a file without a header and keeps nothing", async () => {
@@ -301,7 +324,14 @@ describe("pi JSONL import and export", () => {
       await sessions.append({ sessionId: session.id, entry: { type: "message", message: { role: "user", content: "hi" } } });
       const content = (await sessions.export({ sessionId: session.id, format: "pi-jsonl" })).content!;
       const [header, entry, end] = content.split("\n");
-      expect(JSON.parse(header!)).toEqual({ type: "session", version: 3, id: session.id, timestamp: session.createdAt, cwd: "/w", name: "api session" });
+      expect(JSON.parse(header!)).toEqual({
+        type: "session",
+        version: 3,
+        id: session.id,
+        timestamp: session.createdAt,
+        cwd: "/w",
+        name: "api session",
+      });
       expect(Object.keys(JSON.parse(entry!))).toEqual(["type", "id", "parentId", "timestamp", "message"]);
       expect(end).toBe("");
     });

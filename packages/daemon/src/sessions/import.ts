@@ -182,7 +182,10 @@ export class PiImporter {
         skipped.push({ line: lineNumber, reason: `${skippedCount - MAX_REPORTED_SKIPS} more skipped lines are not listed` });
       }
       if (rerooted > 0) {
-        log("warn", `import of session "${session.id}": ${rerooted} entries named a parent that is not an earlier line and became roots (first at line ${firstRerootedLine})`);
+        log(
+          "warn",
+          `import of session "${session.id}": ${rerooted} entries named a parent that is not an earlier line and became roots (first at line ${firstRerootedLine})`,
+        );
       }
       skipped.sort((a, b) => a.line - b.line);
       return { session, entryCount: session.entryCount, skippedLines: skipped };
@@ -222,7 +225,8 @@ class SkippedParents {
     const current = this.nearestKept(parentId);
     if (!first.told) {
       first.told = true;
-      first.skip.reason += current === null ? "; its children became roots (no kept ancestor)" : `; its children were attached to "${current}"`;
+      first.skip.reason +=
+        current === null ? "; its children became roots (no kept ancestor)" : `; its children were attached to "${current}"`;
     }
     return current;
   }

@@ -11,3 +11,21 @@ export type { CountedEntry } from "./token-ledger.js";
 export type { ImportOptions, ImportResult, SkippedLine } from "./import.js";
 export type { SessionsApi } from "./api.js";
 export { piSessionMessages } from "./pi-messages.js";
+export type { SessionRecords } from "./records.js";
+export { SessionLocks } from "./session-locks.js";
+// What compaction/ and tree/ work with of the store (rows, jobs, process owners): store/ is reached only through sessions/.
+export {
+  currentOwner,
+  isOwnerAlive,
+  isProcessAlive,
+  RUNNING_JOB_STATES,
+  systemProbe,
+  type AppendOutcome,
+  type CompactionJobs,
+  type JobRecord,
+  type JobState,
+  type JobUpdate,
+  type OwnerProbe,
+  type SessionRecord,
+  type StoredEntry,
+} from "../store/index.js";

@@ -63,7 +63,11 @@ export async function* fileLines(path: string, limits: FileLimits = NO_LIMITS): 
       const nul = chunk.indexOf(NUL);
       if (nul !== -1) {
         const line = lineNumber + countNewlines(chunk, 0, nul);
-        throw importFailed(`${path} is binary, not a pi session file (a NUL byte on line ${line}; session files are JSON text)`, path, line);
+        throw importFailed(
+          `${path} is binary, not a pi session file (a NUL byte on line ${line}; session files are JSON text)`,
+          path,
+          line,
+        );
       }
       let start = 0;
       for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
@@ -102,7 +106,13 @@ function countNewlines(bytes: Buffer, start: number, end: number): number {
   return count;
 }
 
-function fileKind(stat: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+function fileKind(stat: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+}): string {
   if (stat.isDirectory()) return "a folder";
   if (stat.isFIFO()) return "a FIFO (named pipe)";
   if (stat.isCharacterDevice()) return "a character device";

@@ -64,7 +64,12 @@ export function headerLine(session: SessionRecord): string {
  * Returns a new object with pi's key order; an unresolvable index leaves firstKeptEntryId unset
  * (as pi does), which validation then reports.
  */
-export function migrateV1Line(line: JsonObject, id: string, parentId: string | null, idAtIndex: (index: number) => string | undefined): JsonObject {
+export function migrateV1Line(
+  line: JsonObject,
+  id: string,
+  parentId: string | null,
+  idAtIndex: (index: number) => string | undefined,
+): JsonObject {
   const { type, id: _oldId, parentId: _oldParent, ...rest } = line;
   const migrated: JsonObject = { type, id, parentId, ...rest };
   if (type === "compaction" && typeof rest.firstKeptEntryIndex === "number") {

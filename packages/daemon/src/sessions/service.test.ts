@@ -126,7 +126,10 @@ describe("SessionService", () => {
 
     it("stores counts given on the spot with the entries, in the append's own transaction", async () => {
       const onTheSpot = Object.assign(counter, {
-        countEntriesNow: (entries: readonly EntryInput[]) => entries.map((entry) => (JSON.stringify(entry).includes("big") ? undefined : 5)).includes(undefined) ? undefined : entries.map(() => 5),
+        countEntriesNow: (entries: readonly EntryInput[]) =>
+          entries.map((entry) => (JSON.stringify(entry).includes("big") ? undefined : 5)).includes(undefined)
+            ? undefined
+            : entries.map(() => 5),
       });
       const updates: string[][] = [];
       const setTokensMany = store.setTokensMany.bind(store);
@@ -141,7 +144,9 @@ describe("SessionService", () => {
       expect(updates).toEqual([]);
       // Declined: counted after the write, as before.
       const declined = await sessions.appendMany({ sessionId, entries: [user("small"), user("big")] });
-      expect(declined.entries.map((entry) => store.getEntry(sessionId, entry.id)!.tokens)).toEqual(declined.entries.map(FakeCounter.expected));
+      expect(declined.entries.map((entry) => store.getEntry(sessionId, entry.id)!.tokens)).toEqual(
+        declined.entries.map(FakeCounter.expected),
+      );
       // Both counts stored together, in one transaction, before the reply.
       expect(updates).toEqual([declined.entries.map((entry) => entry.id)]);
     });
@@ -235,8 +240,17 @@ describe("SessionService", () => {
       expect(forked.name).toBe("Main");
       const path = (await sessions.path({ sessionId: forked.id })).entries;
       expect(path.slice(0, 4).map((entry) => entry.id)).toEqual([a.id, b.id, expect.any(String), c.id]);
-      expect(path.slice(4)).toEqual([expect.objectContaining({ type: "label", targetId: b.id, label: "good answer" }), expect.objectContaining({ type: "label", targetId: c.id, label: "not on the fork path" })]);
-      expect(store.labels(forked.id)).toEqual(new Map([[a.id, "start"], [b.id, "good answer"], [c.id, "not on the fork path"]]));
+      expect(path.slice(4)).toEqual([
+        expect.objectContaining({ type: "label", targetId: b.id, label: "good answer" }),
+        expect.objectContaining({ type: "label", targetId: c.id, label: "not on the fork path" }),
+      ]);
+      expect(store.labels(forked.id)).toEqual(
+        new Map([
+          [a.id, "start"],
+          [b.id, "good answer"],
+          [c.id, "not on the fork path"],
+        ]),
+      );
       const got = await sessions.get({ sessionId: forked.id });
       expect(got.entryCount).toBe(6);
       expect(got.leafId).toBe(path[5]!.id);
@@ -261,7 +275,10 @@ describe("SessionService", () => {
     it("lists newest modified first with the first user message, filters by cwd and query, and pages", async () => {
       await append(user("Fix the flaky login test"));
       const other = (await sessions.create({ cwd: "/projects/other", name: "Docs" })).session.id;
-      await sessions.append({ sessionId: other, entry: { type: "message", message: { role: "user", content: [{ type: "text", text: "x".repeat(300) }] } } });
+      await sessions.append({
+        sessionId: other,
+        entry: { type: "message", message: { role: "user", content: [{ type: "text", text: "x".repeat(300) }] } },
+      });
       const third = (await sessions.create({ cwd: "/projects/app" })).session.id;
 
       const all = await sessions.list({});

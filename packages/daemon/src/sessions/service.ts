@@ -21,6 +21,7 @@ import { log } from "../log.js";
 import { timeMs, type AppendedEntries, type AppendRequest, type SessionRecord, type SessionStore } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
+import type { SessionRecords } from "./records.js";
 import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-cache.js";
 import { toContextPath, type ContextPath } from "./context-path.js";
 import { jsonBytes } from "./entry-size.js";
@@ -68,14 +69,17 @@ export class SessionService implements SessionsApi {
   /** Fills counts that imports leave out; off until `startBackfill` (one-shot CLI commands leave them to readers). */
   private backfill: TokenBackfill | undefined;
   private readonly maxEntryBytes: (() => number) | undefined;
+  /** The rows compaction and tree navigation read and write besides appends and context paths. */
+  readonly records: SessionRecords;
 
   constructor(
-    readonly store: SessionStore,
+    private readonly store: SessionStore,
     private readonly counter: TokenCounter,
     options: SessionServiceOptions = {},
   ) {
     this.ids = options.ids ?? defaultIds;
     this.maxEntryBytes = options.maxEntryBytes;
+    this.records = store;
     this.tokens = new TokenLedger(store, counter);
     this.importer = new PiImporter(store, this.ids, options.import);
     this.contextPaths = new ContextPathCache(options.contextPathCache);
@@ -128,7 +132,12 @@ export class SessionService implements SessionsApi {
   }
 
   async search(params: Params<"search">): Result<"search"> {
-    const matches = this.store.searchSessions({ text: params.query, cwd: params.cwd, limit: params.limit ?? DEFAULT_LIST_LIMIT, hitsPerSession: params.hits ?? DEFAULT_SEARCH_HITS });
+    const matches = this.store.searchSessions({
+      text: params.query,
+      cwd: params.cwd,
+      limit: params.limit ?? DEFAULT_LIST_LIMIT,
+      hitsPerSession: params.hits ?? DEFAULT_SEARCH_HITS,
+    });
     const results: Resolved<"search">["results"] = [];
     for (const match of matches) {
       const record = this.store.getSession(match.sessionId);
@@ -245,10 +254,14 @@ export class SessionService implements SessionsApi {
       const bytes = jsonBytes(entry, limit);
       if (bytes <= limit) return;
       const which = entries.length === 1 ? "the entry" : `entry ${index}`;
-      throw new LimitError("entry_too_large", `${which} is larger than the largest accepted (${limit} bytes, setting limits.maxEntryBytes); nothing was written`, {
-        maxEntryBytes: limit,
-        index,
-      });
+      throw new LimitError(
+        "entry_too_large",
+        `${which} is larger than the largest accepted (${limit} bytes, setting limits.maxEntryBytes); nothing was written`,
+        {
+          maxEntryBytes: limit,
+          index,
+        },
+      );
     });
   }
 

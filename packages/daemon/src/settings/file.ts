@@ -96,7 +96,11 @@ export function readSettingsFile(path: string, source: FileSource): LoadedSettin
   return { path, source, text, ...parseSettingsText(text, path, source) };
 }
 
-export function parseSettingsText(text: string, path: string, source: FileSource): { values: SettingsFile | undefined; errors: SettingsError[] } {
+export function parseSettingsText(
+  text: string,
+  path: string,
+  source: FileSource,
+): { values: SettingsFile | undefined; errors: SettingsError[] } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   // An empty file (an editor creating it, `touch`) sets nothing; that is not an error.
   if (body.trim().length === 0) return { values: {}, errors: [] };
@@ -113,7 +117,11 @@ export function parseSettingsText(text: string, path: string, source: FileSource
       if (issue.code === "unrecognized_keys") {
         for (const key of issue.keys) {
           const keyPath = [...issue.path, key];
-          errors.push({ source, path, message: `${at(parsed.locate(keyPath))}${dotted(keyPath)}: unknown setting${suggestion(issue.path, key)}` });
+          errors.push({
+            source,
+            path,
+            message: `${at(parsed.locate(keyPath))}${dotted(keyPath)}: unknown setting${suggestion(issue.path, key)}`,
+          });
         }
       } else if (issue.path.length === 0) {
         errors.push({ source, path, message: `${at(parsed.locate([]))}settings must be a JSON object (${issue.message})` });

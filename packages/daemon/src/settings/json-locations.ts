@@ -91,7 +91,9 @@ class Scanner {
     if (ch === "f") return this.literal("false");
     if (ch === "n") return this.literal("null");
     if (ch === "-" || (ch !== undefined && ch >= "0" && ch <= "9")) return this.number();
-    this.fail(this.i >= this.text.length ? "unexpected end of file: a value is missing" : `unexpected ${this.describe()}: expected a value`);
+    this.fail(
+      this.i >= this.text.length ? "unexpected end of file: a value is missing" : `unexpected ${this.describe()}: expected a value`,
+    );
   }
 
   private object(path: PropertyKey[]): void {
@@ -102,7 +104,10 @@ class Scanner {
       return;
     }
     for (;;) {
-      if (this.text[this.i] !== '"') this.fail(this.text[this.i] === "}" ? "trailing comma before '}'" : `expected a property name in double quotes, found ${this.describe()}`);
+      if (this.text[this.i] !== '"')
+        this.fail(
+          this.text[this.i] === "}" ? "trailing comma before '}'" : `expected a property name in double quotes, found ${this.describe()}`,
+        );
       const keyStart = this.i;
       const key = JSON.parse(this.string()) as string;
       this.offsets.set(pathKey([...path, key]), keyStart);
@@ -151,11 +156,11 @@ class Scanner {
         return this.text.slice(start, this.i);
       }
       if (code === 92) {
-        const escape = this.text[this.i + 1];
-        if (escape === "u") {
+        const escaped = this.text[this.i + 1];
+        if (escaped === "u") {
           if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.i + 2, this.i + 6))) this.fail("invalid \\u escape in a string");
           this.i += 6;
-        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) {
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) {
           this.i += 2;
         } else {
           this.fail("invalid escape in a string");
@@ -188,7 +193,8 @@ class Scanner {
     while (this.i < this.text.length) {
       const ch = this.text[this.i];
       if (ch === " " || ch === "\t" || ch === "\n" || ch === "\r") this.i++;
-      else if (ch === "/" && (this.text[this.i + 1] === "/" || this.text[this.i + 1] === "*")) this.fail("comments are not allowed in JSON");
+      else if (ch === "/" && (this.text[this.i + 1] === "/" || this.text[this.i + 1] === "*"))
+        this.fail("comments are not allowed in JSON");
       else return;
     }
   }

@@ -40,7 +40,12 @@ function start(options: { watch?: boolean } = {}): SettingsManager {
 describe("SettingsManager", () => {
   it("returns the defaults when there are no files, from 'default', with no errors", () => {
     const { settings, sources, errors } = start({ watch: false }).get(project);
-    expect(settings.compaction).toEqual({ enabled: true, reserveTokens: 16384, keepRecentTokens: 20000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } });
+    expect(settings.compaction).toEqual({
+      enabled: true,
+      reserveTokens: 16384,
+      keepRecentTokens: 20000,
+      prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 },
+    });
     expect(settings.summarizer.provider).toBe("auto");
     expect(errors).toEqual([]);
     expect(new Set(Object.values(sources))).toEqual(new Set(["default"]));
@@ -52,7 +57,12 @@ describe("SettingsManager", () => {
     const m = start({ watch: false });
 
     const { settings, sources } = m.get(project);
-    expect(settings.compaction).toEqual({ enabled: false, reserveTokens: 16384, keepRecentTokens: 5000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } });
+    expect(settings.compaction).toEqual({
+      enabled: false,
+      reserveTokens: 16384,
+      keepRecentTokens: 5000,
+      prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 },
+    });
     expect(settings.tokens.estimator).toBe("chars4");
     expect(settings.summarizer.baseURL).toBe("http://127.0.0.1:9/v1");
     expect(sources["compaction.enabled"]).toBe("global");
@@ -72,7 +82,15 @@ describe("SettingsManager", () => {
     expect(settings.compaction.enabled).toBe(true);
     expect(settings.context.mode).toBe("on");
     expect(settings.compaction.reserveTokens).toBe(1000);
-    expect(errors).toEqual([{ source: "project", path: projectFile(), message: expect.stringMatching(/^line 3, column 30: invalid JSON: expected .,. or .}. after the value of "mode", found end of file$/) }]);
+    expect(errors).toEqual([
+      {
+        source: "project",
+        path: projectFile(),
+        message: expect.stringMatching(
+          /^line 3, column 30: invalid JSON: expected .,. or .}. after the value of "mode", found end of file$/,
+        ),
+      },
+    ]);
   });
 
   it("ignores a file with a schema error whole: its valid keys are not applied either", () => {
@@ -86,7 +104,10 @@ describe("SettingsManager", () => {
 
   it("does not let a project redirect the summarizer or its key: that file is ignored whole", () => {
     writeJson(globalFile(), { summarizer: { model: "gpt-4.1-mini" } });
-    writeJson(projectFile(), { compaction: { enabled: false }, summarizer: { baseURL: "https://collector.example/v1", apiKeyEnv: "GITHUB_TOKEN" } });
+    writeJson(projectFile(), {
+      compaction: { enabled: false },
+      summarizer: { baseURL: "https://collector.example/v1", apiKeyEnv: "GITHUB_TOKEN" },
+    });
     const { settings, errors } = start({ watch: false }).get(project);
 
     expect(settings.summarizer.baseURL).toBeUndefined();

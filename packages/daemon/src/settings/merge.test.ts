@@ -6,14 +6,25 @@ describe("mergeSettings", () => {
   it("gives the documented defaults, every key from 'default'", () => {
     const { settings, sources } = mergeSettings([]);
     expect(settings).toEqual({
-      compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } },
+      compaction: {
+        enabled: true,
+        reserveTokens: 16384,
+        keepRecentTokens: 20000,
+        prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 },
+      },
       branchSummary: { reserveTokens: 16384 },
       context: { mode: "on" },
       tokens: { encoding: "o200k_base", estimator: "exact" },
       summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120000, maxRetries: 3 },
       summary: { repair: true },
       plugins: { hookTimeoutMs: 30000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
-      limits: { maxMessageBytes: 64 * 1024 * 1024, maxEntryBytes: 16 * 1024 * 1024, maxSummaryBytes: 1024 * 1024, maxImportLineBytes: 64 * 2 ** 20, maxImportFileBytes: 4 * 2 ** 30 },
+      limits: {
+        maxMessageBytes: 64 * 1024 * 1024,
+        maxEntryBytes: 16 * 1024 * 1024,
+        maxSummaryBytes: 1024 * 1024,
+        maxImportLineBytes: 64 * 2 ** 20,
+        maxImportFileBytes: 4 * 2 ** 30,
+      },
     });
     expect(Object.values(sources).every((s) => s === "default")).toBe(true);
     expect(Object.keys(sources)).toContain("summarizer.baseURL");
@@ -27,7 +38,12 @@ describe("mergeSettings", () => {
       { source: "global", values: { compaction: { enabled: false, reserveTokens: 8000 }, summarizer: { model: "gpt-4.1-mini" } } },
       { source: "project", values: { compaction: { reserveTokens: 4000 }, plugins: { order: ["b", "a"] } } },
     ]);
-    expect(settings.compaction).toEqual({ enabled: false, reserveTokens: 4000, keepRecentTokens: 20000, prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 } });
+    expect(settings.compaction).toEqual({
+      enabled: false,
+      reserveTokens: 4000,
+      keepRecentTokens: 20000,
+      prune: { enabled: true, protectTokens: 40000, minTokens: 1000, minSavings: 20000 },
+    });
     expect(settings.summarizer.model).toBe("gpt-4.1-mini");
     expect(settings.plugins.order).toEqual(["b", "a"]);
     expect(sources).toMatchObject({

@@ -1,5 +1,11 @@
 /** The store: the only part of the daemon that knows SQL. */
-export { SessionStore, type AppendedEntries, type ContextPathRows, type KnownContextPath, type SessionStoreOptions } from "./session-store.js";
+export {
+  SessionStore,
+  type AppendedEntries,
+  type ContextPathRows,
+  type KnownContextPath,
+  type SessionStoreOptions,
+} from "./session-store.js";
 export { timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
 export type { ImportBatchReport, ImportedEntry, ImportTarget } from "./import-writer.js";
 export type { ListQuery, NewSession } from "./sessions-table.js";
@@ -8,6 +14,14 @@ export type { StoredRequestResult } from "./request-results.js";
 export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
 export { DatabaseTooNewError, SCHEMA_VERSION } from "./schema.js";
 export { CompactionJobs, RUNNING_JOB_STATES, type JobRecord, type JobState, type JobUpdate, type NewJob } from "./jobs.js";
-export { currentOwner, isOwnerAlive, isProcessAlive, processStartIdentity, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
+export {
+  currentOwner,
+  isOwnerAlive,
+  isProcessAlive,
+  processStartIdentity,
+  systemProbe,
+  type OwnerProbe,
+  type ProcessOwner,
+} from "./owner.js";
 export { ftsQuery, type SearchQuery, type SessionMatch, type SearchHitRow } from "./search.js";
 export { searchText } from "./search-text.js";

@@ -50,12 +50,16 @@ describe("two daemon processes on one database file", () => {
       expect(path).toHaveLength(2 * PER_PROCESS);
       path.forEach((entry, index) => expect(entry.parentId).toBe(index === 0 ? null : path[index - 1]!.id));
       // Each process's appends appear in the order it made them.
-      const texts = path.map((entry) => (entry.type === "message" && typeof entry.message.content === "string" ? entry.message.content : ""));
+      const texts = path.map((entry) =>
+        entry.type === "message" && typeof entry.message.content === "string" ? entry.message.content : "",
+      );
       // The two processes really took turns (else this test would prove nothing).
       const turns = texts.filter((text, i) => i > 0 && text[0] !== texts[i - 1]![0]).length;
       expect(turns).toBeGreaterThan(10);
       for (const label of ["a", "b"]) {
-        expect(texts.filter((text) => text.startsWith(`${label}-`))).toEqual(Array.from({ length: PER_PROCESS }, (_, i) => `${label}-${i}`));
+        expect(texts.filter((text) => text.startsWith(`${label}-`))).toEqual(
+          Array.from({ length: PER_PROCESS }, (_, i) => `${label}-${i}`),
+        );
       }
     } finally {
       for (const child of children) if (child.exitCode === null) child.kill();

@@ -20,7 +20,18 @@ describe("schema migrations", () => {
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     // entries_fts and the shadow tables FTS5 keeps its index in.
-    expect(tables).toEqual(["compaction_jobs", "entries", "entries_fts", "entries_fts_config", "entries_fts_data", "entries_fts_docsize", "entries_fts_idx", "labels", "request_results", "sessions"]);
+    expect(tables).toEqual([
+      "compaction_jobs",
+      "entries",
+      "entries_fts",
+      "entries_fts_config",
+      "entries_fts_data",
+      "entries_fts_docsize",
+      "entries_fts_idx",
+      "labels",
+      "request_results",
+      "sessions",
+    ]);
     db.close();
   });
 
@@ -56,7 +67,9 @@ describe("schema migrations", () => {
     await store.close();
     // That build's layout: the full-text index (filled) and its trigger, no owner columns, version 4.
     const raw = new Database(path);
-    raw.exec("ALTER TABLE sessions DROP COLUMN import_owner_pid; ALTER TABLE sessions DROP COLUMN import_owner_start; ALTER TABLE compaction_jobs DROP COLUMN owner_start");
+    raw.exec(
+      "ALTER TABLE sessions DROP COLUMN import_owner_pid; ALTER TABLE sessions DROP COLUMN import_owner_start; ALTER TABLE compaction_jobs DROP COLUMN owner_start",
+    );
     raw.pragma("user_version = 4");
     raw.close();
 
@@ -84,9 +97,21 @@ describe("schema migrations", () => {
   it("the step's frozen text extraction agrees with the live search's today", () => {
     const at = "2026-01-01T00:00:00.000Z";
     const entries = [
-      { type: "message", id: "a", parentId: null, timestamp: at, message: { role: "user", content: [{ type: "text", text: "alpha" }, { type: "image" }, { type: "text", text: " beta " }] } },
+      {
+        type: "message",
+        id: "a",
+        parentId: null,
+        timestamp: at,
+        message: { role: "user", content: [{ type: "text", text: "alpha" }, { type: "image" }, { type: "text", text: " beta " }] },
+      },
       { type: "message", id: "b", parentId: "a", timestamp: at, message: { role: "bashExecution", command: "npm test", output: "gamma" } },
-      { type: "message", id: "c", parentId: "b", timestamp: at, message: { role: "toolResult", content: [{ type: "text", text: "file" }] } },
+      {
+        type: "message",
+        id: "c",
+        parentId: "b",
+        timestamp: at,
+        message: { role: "toolResult", content: [{ type: "text", text: "file" }] },
+      },
       { type: "custom_message", id: "d", parentId: "c", timestamp: at, customType: "x", content: "  ", display: true },
       { type: "session_info", id: "e", parentId: "d", timestamp: at, name: "delta" },
       { type: "compaction", id: "f", parentId: "e", timestamp: at, summary: "x".repeat(40_000), firstKeptEntryId: "a", tokensBefore: 1 },

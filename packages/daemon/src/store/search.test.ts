@@ -11,9 +11,15 @@ import { tempDirs } from "../../../../test/support/temp-dir.js";
 const dirs = tempDirs();
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
-const assistant = (text: string): EntryInput => ({ type: "message", message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m" } });
+const assistant = (text: string): EntryInput => ({
+  type: "message",
+  message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m" },
+});
 const toolResult = (text: string): EntryInput =>
-  ({ type: "message", message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "text", text }], isError: false } }) as EntryInput;
+  ({
+    type: "message",
+    message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "text", text }], isError: false },
+  }) as EntryInput;
 
 describe("full-text search", () => {
   let folder: string;
@@ -22,7 +28,9 @@ describe("full-text search", () => {
   const create = (id: string, cwd = "/p") => store.createSession({ id, cwd, createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
   const append = (sessionId: string, ...entries: EntryInput[]) => store.append({ sessionId, entries });
   const found = (text: string, options: { cwd?: string } = {}) =>
-    store.searchSessions({ text, limit: 10, hitsPerSession: 3, ...options }).map((match) => [match.sessionId, match.hits.map((hit) => hit.entryId)]);
+    store
+      .searchSessions({ text, limit: 10, hitsPerSession: 3, ...options })
+      .map((match) => [match.sessionId, match.hits.map((hit) => hit.entryId)]);
 
   beforeEach(() => {
     folder = dirs.make();
@@ -35,7 +43,13 @@ describe("full-text search", () => {
 
   it("finds any message of a session, not only the first, by stem and prefix; ranks the better match first", () => {
     create("themes");
-    append("themes", user("/mode"), assistant("ok"), user("Let us talk about colour themes for the editor"), assistant("Dark themes, light themes, theme switching."));
+    append(
+      "themes",
+      user("/mode"),
+      assistant("ok"),
+      user("Let us talk about colour themes for the editor"),
+      assistant("Dark themes, light themes, theme switching."),
+    );
     create("other");
     append("other", user("One theme only, at the very end of a long message about many other things entirely"));
     const [first, second] = found("theme");
@@ -48,7 +62,12 @@ describe("full-text search", () => {
 
   it("indexes summaries and names, not tool results; the name matches first; cwd narrows", () => {
     create("a", "/one");
-    append("a", user("read it"), toolResult("secret-word inside a file"), { type: "compaction", summary: "## Goal\nMigrate the billing tables", firstKeptEntryId: "e0000001", tokensBefore: 10 } as EntryInput);
+    append("a", user("read it"), toolResult("secret-word inside a file"), {
+      type: "compaction",
+      summary: "## Goal\nMigrate the billing tables",
+      firstKeptEntryId: "e0000001",
+      tokensBefore: 10,
+    } as EntryInput);
     create("b", "/two");
     append("b", { type: "session_info", name: "Billing cleanup" }, user("hello"));
     expect(found("secret-word")).toEqual([]);
@@ -58,7 +77,19 @@ describe("full-text search", () => {
 
   it("keeps the index current on import and fork, and drops a deleted session's rows", () => {
     const target = store.beginImport({ id: "imp", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
-    target.insertBatch([{ line: 2, entry: { type: "message", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:00.000Z", message: { role: "user", content: "kubernetes rollout" } } as never, tokens: null }]);
+    target.insertBatch([
+      {
+        line: 2,
+        entry: {
+          type: "message",
+          id: "x1",
+          parentId: null,
+          timestamp: "2026-03-01T12:00:00.000Z",
+          message: { role: "user", content: "kubernetes rollout" },
+        } as never,
+        tokens: null,
+      },
+    ]);
     expect(found("kubernetes")).toEqual([]); // invisible until the import finishes
     target.finish();
     expect(found("kubernetes")).toEqual([["imp", ["x1"]]]);
@@ -83,9 +114,19 @@ describe("full-text search", () => {
     for (const migration of migrations.slice(0, 3)) migration.up(raw);
     raw.pragma("user_version = 3");
     raw.prepare("INSERT INTO sessions (id, cwd, created_at, modified_ms) VALUES ('old', '/p', '2026-01-01T00:00:00.000Z', 0)").run();
-    raw.prepare("INSERT INTO entries (session_id, id, parent_id, type, role, depth, json) VALUES ('old', 'o1', NULL, 'message', 'user', 0, ?)").run(
-      JSON.stringify({ type: "message", id: "o1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "legacy search words" } }),
-    );
+    raw
+      .prepare(
+        "INSERT INTO entries (session_id, id, parent_id, type, role, depth, json) VALUES ('old', 'o1', NULL, 'message', 'user', 0, ?)",
+      )
+      .run(
+        JSON.stringify({
+          type: "message",
+          id: "o1",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:00.000Z",
+          message: { role: "user", content: "legacy search words" },
+        }),
+      );
     raw.close();
     store = new SessionStore({ path: join(folder, "old.db"), checkpoints: "sqlite" });
     expect(found("legacy")).toEqual([["old", ["o1"]]]);

@@ -89,13 +89,23 @@ export function searchSessions(sql: Statements, query: SearchQuery): SessionMatc
     .all({ ...params, pattern: `%${query.text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` })
     .map((row) => row.sessionId);
   const match = ftsQuery(query.text);
-  const byText = match === undefined ? [] : sql.get<{ sessionId: string; score: number; hitCount: number }>(SESSIONS_BY_TEXT(withCwd)).all({ ...params, match });
+  const byText =
+    match === undefined
+      ? []
+      : sql.get<{ sessionId: string; score: number; hitCount: number }>(SESSIONS_BY_TEXT(withCwd)).all({ ...params, match });
   const textScores = new Map(byText.map((row) => [row.sessionId, row] as const));
 
   const ordered = [...byName, ...byText.map((row) => row.sessionId).filter((id) => !byName.includes(id))].slice(0, query.limit);
   return ordered.map((sessionId) => {
     const text = textScores.get(sessionId);
-    const hits = text && match !== undefined ? sql.get<SearchHitRow>(HITS_IN_SESSION).all({ match, sessionId, hits: query.hitsPerSession }) : [];
-    return { sessionId, score: byName.includes(sessionId) ? Number.NEGATIVE_INFINITY : text!.score, hitCount: text?.hitCount ?? 0, nameMatches: byName.includes(sessionId), hits };
+    const hits =
+      text && match !== undefined ? sql.get<SearchHitRow>(HITS_IN_SESSION).all({ match, sessionId, hits: query.hitsPerSession }) : [];
+    return {
+      sessionId,
+      score: byName.includes(sessionId) ? Number.NEGATIVE_INFINITY : text!.score,
+      hitCount: text?.hitCount ?? 0,
+      nameMatches: byName.includes(sessionId),
+      hits,
+    };
   });
 }

@@ -113,7 +113,12 @@ describe("SessionStore", () => {
       const otherBranch = appendOne(store, "s", assistant("c"), a.id);
       store.setLeaf("s", a.id);
       expect(appError(() => appendOne(store, "s", { type: "label", targetId: "ghost", label: "x" })).code).toBe("invalid_entry");
-      const compaction = (firstKeptEntryId: string): EntryInput => ({ type: "compaction", summary: "s", firstKeptEntryId, tokensBefore: 10 });
+      const compaction = (firstKeptEntryId: string): EntryInput => ({
+        type: "compaction",
+        summary: "s",
+        firstKeptEntryId,
+        tokensBefore: 10,
+      });
       expect(appError(() => appendOne(store, "s", compaction(otherBranch.id))).message).toMatch(/not on the path/);
       expect(appendOne(store, "s", compaction(a.id)).type).toBe("compaction");
     });
@@ -158,7 +163,13 @@ describe("SessionStore", () => {
 
     it("does not offer the entries of a session that is still being imported", () => {
       const target = store.beginImport({ id: "importing", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
-      target.insertBatch([{ line: 2, entry: { type: "session_info", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" }, tokens: null }]);
+      target.insertBatch([
+        {
+          line: 2,
+          entry: { type: "session_info", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" },
+          tokens: null,
+        },
+      ]);
       expect(store.sessionsWithUncountedEntries()).toEqual([]);
       target.finish();
       expect(store.sessionsWithUncountedEntries()).toEqual(["importing"]);
@@ -168,7 +179,13 @@ describe("SessionStore", () => {
   describe("imports left by a process that is gone", () => {
     const half = () => {
       const target = store.beginImport({ id: "half", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
-      target.insertBatch([{ line: 2, entry: { type: "session_info", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" }, tokens: null }]);
+      target.insertBatch([
+        {
+          line: 2,
+          entry: { type: "session_info", id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" },
+          tokens: null,
+        },
+      ]);
     };
     const reopen = (probe: OwnerProbe) =>
       new SessionStore({ path: join(folder, "store.db"), ids: sequentialIds(), checkpoints: "sqlite", ownerProbe: probe });
@@ -221,7 +238,9 @@ describe("SessionStore", () => {
 
     it("reports a requestId reused by another method as a conflict", () => {
       store.append({ sessionId: "s", entries: [user("a")], request: { id: "r", method: "entry/append" } });
-      const error = appError(() => store.append({ sessionId: "s", entries: [user("b")], request: { id: "r", method: "entry/appendMany" } }));
+      const error = appError(() =>
+        store.append({ sessionId: "s", entries: [user("b")], request: { id: "r", method: "entry/appendMany" } }),
+      );
       expect(error.code).toBe("request_id_conflict");
     });
 

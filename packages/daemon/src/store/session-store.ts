@@ -16,7 +16,15 @@ import { CompactionJobs } from "./jobs.js";
 import { ImportWriter, type ImportTarget } from "./import-writer.js";
 import { currentOwner, isOwnerAlive, systemProbe, type OwnerProbe } from "./owner.js";
 import { pathRows } from "./paths.js";
-import { ENTRY_COLUMNS, toSessionRecord, toStoredEntry, type EntryRow, type SessionRecord, type SessionRow, type StoredEntry } from "./records.js";
+import {
+  ENTRY_COLUMNS,
+  toSessionRecord,
+  toStoredEntry,
+  type EntryRow,
+  type SessionRecord,
+  type SessionRow,
+  type StoredEntry,
+} from "./records.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import { searchSessions, type SearchQuery, type SessionMatch } from "./search.js";

@@ -96,17 +96,26 @@ export class ClientModelSummarizer implements Summarizer {
 
   /** A plugin's `ctx.complete`, answered by the client's model. */
   async complete(input: CompletionInput & { sessionId?: string | undefined }): Promise<CompletionOutput & { model?: string | undefined }> {
-    return this.ask({
-      purpose: "plugin",
-      ...(input.system.length > 0 ? { system: input.system } : {}),
-      messages: input.conversation !== undefined ? input.conversation.map((message) => ({ ...message })) : [{ role: "user", content: input.prompt }],
-      maxTokens: Math.max(1, Math.floor(input.maxTokens)),
-      ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
-    }, input.signal);
+    return this.ask(
+      {
+        purpose: "plugin",
+        ...(input.system.length > 0 ? { system: input.system } : {}),
+        messages:
+          input.conversation !== undefined
+            ? input.conversation.map((message) => ({ ...message }))
+            : [{ role: "user", content: input.prompt }],
+        maxTokens: Math.max(1, Math.floor(input.maxTokens)),
+        ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
+      },
+      input.signal,
+    );
   }
 
   /** One completion with retries, within one deadline for all attempts. */
-  private async ask(params: ClientCompletionParams, signal: AbortSignal | undefined): Promise<CompletionOutput & { model?: string | undefined }> {
+  private async ask(
+    params: ClientCompletionParams,
+    signal: AbortSignal | undefined,
+  ): Promise<CompletionOutput & { model?: string | undefined }> {
     if (signal?.aborted) throw new CancelledError();
     const deadline = Date.now() + this.options.timeoutMs;
     for (let attempt = 0; ; attempt++) {
@@ -124,14 +133,24 @@ export class ClientModelSummarizer implements Summarizer {
                 totalTokens: (answer.usage.input ?? 0) + (answer.usage.output ?? 0),
               }
             : undefined;
-        return { text: stripThinking(answer.text), finishReason: null, ...(usage ? { usage } : {}), ...(answer.model !== undefined ? { model: answer.model } : {}) };
+        return {
+          text: stripThinking(answer.text),
+          finishReason: null,
+          ...(usage ? { usage } : {}),
+          ...(answer.model !== undefined ? { model: answer.model } : {}),
+        };
       } catch (error) {
         if (error instanceof CancelledError || signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError();
-        const failure = error instanceof ClientModelError ? error : new ClientModelError(error instanceof Error ? error.message : String(error), false);
+        const failure =
+          error instanceof ClientModelError ? error : new ClientModelError(error instanceof Error ? error.message : String(error), false);
         if (!failure.retryable || attempt >= this.options.maxRetries) throw this.failed(failure, attempts);
         const waitMs = backoffDelayMs(attempt, this.backoff);
-        if (Date.now() + waitMs >= deadline) throw this.failed(failure, attempts, `; no time left to retry within ${this.options.timeoutMs} ms`);
-        log("info", `summarizer ${this.id}: ${failure.message}; retrying in ${Math.round(waitMs)} ms (attempt ${attempts + 1} of ${this.options.maxRetries + 1})`);
+        if (Date.now() + waitMs >= deadline)
+          throw this.failed(failure, attempts, `; no time left to retry within ${this.options.timeoutMs} ms`);
+        log(
+          "info",
+          `summarizer ${this.id}: ${failure.message}; retrying in ${Math.round(waitMs)} ms (attempt ${attempts + 1} of ${this.options.maxRetries + 1})`,
+        );
         await abortableSleep(waitMs, signal);
       }
     }

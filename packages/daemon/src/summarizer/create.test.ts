@@ -2,7 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { reply, startFakeOpenAI, type FakeOpenAI } from "../../../../test/support/fake-openai.js";
 import { CancelledError, RequestFailedError } from "../errors.js";
 import { ClientModelError, type ClientCompletionParams, type ClientModel } from "./client-model.js";
-import { createSummarizer, DEFAULT_SUMMARIZER_MODEL, summarizerChain, summarizerDetails, summarizeWithFallback, type SummarizerSettings } from "./create.js";
+import {
+  createSummarizer,
+  DEFAULT_SUMMARIZER_MODEL,
+  summarizerChain,
+  summarizerDetails,
+  summarizeWithFallback,
+  type SummarizerSettings,
+} from "./create.js";
 import { refactorAuthSession } from "./extractive/fixtures.js";
 import type { SummaryRequest } from "./types.js";
 
@@ -17,7 +24,15 @@ afterEach(async () => {
 const FAST = { backoff: { baseDelayMs: 1, maxDelayMs: 5 } };
 
 function settings(overrides: Partial<SummarizerSettings> = {}): SummarizerSettings {
-  return { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 10_000, maxRetries: 2, baseURL: fake.baseURL, ...overrides };
+  return {
+    provider: "auto",
+    apiKeyEnv: "OPENAI_API_KEY",
+    fallback: true,
+    timeoutMs: 10_000,
+    maxRetries: 2,
+    baseURL: fake.baseURL,
+    ...overrides,
+  };
 }
 
 function request(overrides: Partial<SummaryRequest> = {}): SummaryRequest {
@@ -34,10 +49,13 @@ function request(overrides: Partial<SummaryRequest> = {}): SummaryRequest {
 const withKey = { OPENAI_API_KEY: "sk-test" };
 
 /** A client's model answering from a script: each call gets the next reply (a text, an error, or a hang). */
-function scriptedClient(replies: Array<string | ClientModelError | "hang">, connected = true): ClientModel & { asked: ClientCompletionParams[] } {
+function scriptedClient(
+  replies: Array<string | ClientModelError | "hang">,
+  connected = true,
+): ClientModel & { asked: ClientCompletionParams[] } {
   const asked: ClientCompletionParams[] = [];
   return {
-    label: "the client \"test\"",
+    label: 'the client "test"',
     connected,
     asked,
     complete: (params, options) => {
@@ -45,7 +63,10 @@ function scriptedClient(replies: Array<string | ClientModelError | "hang">, conn
       const reply = replies.shift() ?? "no more replies";
       if (reply === "hang") {
         return new Promise((_, reject) => {
-          const timer = setTimeout(() => reject(new ClientModelError(`no answer within ${options.timeoutMs} ms`, false)), options.timeoutMs);
+          const timer = setTimeout(
+            () => reject(new ClientModelError(`no answer within ${options.timeoutMs} ms`, false)),
+            options.timeoutMs,
+          );
           options.signal?.addEventListener("abort", () => {
             clearTimeout(timer);
             reject(new CancelledError());
@@ -75,10 +96,12 @@ describe("createSummarizer", () => {
 
   it("states where a model's requests go: the settings' baseURL, else OPENAI_BASE_URL, else the provider's default host", () => {
     expect(createSummarizer(settings({ model: "m" }), withKey).description).toBe(`openai:m at ${fake.baseURL.replace(/\/+$/, "")}`);
-    expect(createSummarizer(settings({ model: "m", baseURL: undefined }), withKey).description).toBe("openai:m at https://api.openai.com/v1");
-    expect(createSummarizer(settings({ model: "m", baseURL: undefined }), { ...withKey, OPENAI_BASE_URL: "http://127.0.0.1:9/v1/" }).description).toBe(
-      "openai:m at http://127.0.0.1:9/v1",
+    expect(createSummarizer(settings({ model: "m", baseURL: undefined }), withKey).description).toBe(
+      "openai:m at https://api.openai.com/v1",
     );
+    expect(
+      createSummarizer(settings({ model: "m", baseURL: undefined }), { ...withKey, OPENAI_BASE_URL: "http://127.0.0.1:9/v1/" }).description,
+    ).toBe("openai:m at http://127.0.0.1:9/v1");
   });
 
   it("extractive and openai are used as configured; the client's model is not used then", () => {
@@ -91,21 +114,37 @@ describe("createSummarizer", () => {
 describe("summarizeWithFallback along the auto chain", () => {
   it("the client's model writes the summary, asked with the summary's purpose, prompt and session", async () => {
     const client = scriptedClient(["## Goal\nwritten by the client"]);
-    const outcome = await summarizeWithFallback(createSummarizer(settings(), {}, { clientModel: client }), request({ sessionId: "s1" }), { fallback: true });
+    const outcome = await summarizeWithFallback(createSummarizer(settings(), {}, { clientModel: client }), request({ sessionId: "s1" }), {
+      fallback: true,
+    });
     expect(outcome).toMatchObject({ text: "## Goal\nwritten by the client", summarizer: "client:client-llm" });
     expect(outcome.fallback).toBeUndefined();
     expect(client.asked).toEqual([
-      { purpose: "compaction", system: "system prompt", messages: [{ role: "user", content: request().prompt }], maxTokens: 4096, sessionId: "s1" },
+      {
+        purpose: "compaction",
+        system: "system prompt",
+        messages: [{ role: "user", content: request().prompt }],
+        maxTokens: 4096,
+        sessionId: "s1",
+      },
     ]);
   });
 
   it("a client error falls to the named model, then the extractive summarizer, recording each reason", async () => {
     fake.setHandler(() => reply.badRequest("no such model", "model_not_found"));
-    const client = scriptedClient([new ClientModelError("the client answered model/complete with an error (-32603): quota exceeded", false)]);
-    const outcome = await summarizeWithFallback(createSummarizer(settings({ model: "m" }), withKey, { clientModel: client, ...FAST }), request(), { fallback: true });
+    const client = scriptedClient([
+      new ClientModelError("the client answered model/complete with an error (-32603): quota exceeded", false),
+    ]);
+    const outcome = await summarizeWithFallback(
+      createSummarizer(settings({ model: "m" }), withKey, { clientModel: client, ...FAST }),
+      request(),
+      { fallback: true },
+    );
     expect(outcome.summarizer).toBe("extractive");
     expect(outcome.fallbacks?.map((f) => f.from)).toEqual(["client", "openai:m"]);
-    expect(outcome.fallbacks?.[0]?.error).toBe("summarizer client failed: the client answered model/complete with an error (-32603): quota exceeded");
+    expect(outcome.fallbacks?.[0]?.error).toBe(
+      "summarizer client failed: the client answered model/complete with an error (-32603): quota exceeded",
+    );
     expect(outcome.fallbacks?.[1]?.error).toContain("HTTP 400: no such model");
     expect(outcome.fallback).toEqual(outcome.fallbacks?.[0]);
     expect(summarizerDetails([outcome])).toMatchObject({ summarizer: "extractive", fallbacks: outcome.fallbacks });
@@ -113,21 +152,27 @@ describe("summarizeWithFallback along the auto chain", () => {
 
   it("retries a client error that says a retry may help, within maxRetries", async () => {
     const client = scriptedClient([new ClientModelError("busy", true), "## Goal\nsecond try"]);
-    const outcome = await summarizeWithFallback(createSummarizer(settings(), {}, { clientModel: client, ...FAST }), request(), { fallback: true });
+    const outcome = await summarizeWithFallback(createSummarizer(settings(), {}, { clientModel: client, ...FAST }), request(), {
+      fallback: true,
+    });
     expect(outcome.text).toBe("## Goal\nsecond try");
     expect(client.asked).toHaveLength(2);
   });
 
   it("a client that does not answer within timeoutMs falls back with the reason", async () => {
     const client = scriptedClient(["hang"]);
-    const outcome = await summarizeWithFallback(createSummarizer(settings({ timeoutMs: 50 }), {}, { clientModel: client }), request(), { fallback: true });
+    const outcome = await summarizeWithFallback(createSummarizer(settings({ timeoutMs: 50 }), {}, { clientModel: client }), request(), {
+      fallback: true,
+    });
     expect(outcome.summarizer).toBe("extractive");
     expect(outcome.fallback?.error).toBe("summarizer client failed: no answer within 50 ms");
   });
 
   it("with fallback off, the client's failure reaches the caller", async () => {
     const client = scriptedClient([new ClientModelError("refused", false)]);
-    const error = await summarizeWithFallback(createSummarizer(settings({ fallback: false }), {}, { clientModel: client }), request(), { fallback: false }).catch((e: unknown) => e);
+    const error = await summarizeWithFallback(createSummarizer(settings({ fallback: false }), {}, { clientModel: client }), request(), {
+      fallback: false,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestFailedError);
     expect((error as Error).message).toBe("summarizer client failed: refused");
   });
@@ -135,7 +180,9 @@ describe("summarizeWithFallback along the auto chain", () => {
   it("cancelling aborts the client's request and never falls back", async () => {
     const client = scriptedClient(["hang"]);
     const controller = new AbortController();
-    const call = summarizeWithFallback(createSummarizer(settings(), {}, { clientModel: client }), request({ signal: controller.signal }), { fallback: true }).catch((e: unknown) => e);
+    const call = summarizeWithFallback(createSummarizer(settings(), {}, { clientModel: client }), request({ signal: controller.signal }), {
+      fallback: true,
+    }).catch((e: unknown) => e);
     controller.abort();
     expect(await call).toBeInstanceOf(CancelledError);
   });

@@ -41,7 +41,11 @@ export interface CreateSummarizerOptions {
  * summarizeWithFallback). Cheap: call it per summary with the current settings, so settings
  * changes apply at once.
  */
-export function createSummarizer(settings: SummarizerSettings, env: NodeJS.ProcessEnv = process.env, options: CreateSummarizerOptions = {}): Summarizer {
+export function createSummarizer(
+  settings: SummarizerSettings,
+  env: NodeJS.ProcessEnv = process.env,
+  options: CreateSummarizerOptions = {},
+): Summarizer {
   if (settings.provider === "extractive") return new ExtractiveSummarizer();
   const model = (): OpenAISummarizer =>
     new OpenAISummarizer({
@@ -71,7 +75,8 @@ export function createSummarizer(settings: SummarizerSettings, env: NodeJS.Proce
 /** The summarizers `summarizer` tries in order (itself, then its `next` links). */
 export function summarizerChain(summarizer: Summarizer): Summarizer[] {
   const chain: Summarizer[] = [];
-  for (let current: Summarizer | undefined = summarizer; current !== undefined && !chain.includes(current); current = current.next) chain.push(current);
+  for (let current: Summarizer | undefined = summarizer; current !== undefined && !chain.includes(current); current = current.next)
+    chain.push(current);
   return chain;
 }
 
@@ -132,7 +137,11 @@ export interface FallbackOptions {
  * back (the caller wants nothing written). With `fallback` off the first `RequestFailedError`
  * reaches the caller.
  */
-export async function summarizeWithFallback(summarizer: Summarizer, request: SummaryRequest, options: FallbackOptions): Promise<SummaryOutcome> {
+export async function summarizeWithFallback(
+  summarizer: Summarizer,
+  request: SummaryRequest,
+  options: FallbackOptions,
+): Promise<SummaryOutcome> {
   const fallbacks: FallbackRecord[] = [];
   let current: Summarizer = summarizer;
   for (;;) {
@@ -141,12 +150,18 @@ export async function summarizeWithFallback(summarizer: Summarizer, request: Sum
       return fallbacks.length > 0 ? { ...result, fallback: fallbacks[0]!, fallbacks } : result;
     } catch (error) {
       if (error instanceof CancelledError || request.signal?.aborted) throw error instanceof CancelledError ? error : new CancelledError();
-      const failure = error instanceof RequestFailedError ? error : new RequestFailedError(`summarizer ${current.id} failed: ${errorMessage(error)}`, { summarizer: current.id });
+      const failure =
+        error instanceof RequestFailedError
+          ? error
+          : new RequestFailedError(`summarizer ${current.id} failed: ${errorMessage(error)}`, { summarizer: current.id });
       if (!options.fallback) throw failure;
       const fallback: Summarizer = current.next ?? options.fallbackSummarizer ?? new ExtractiveSummarizer();
       const tried = fallbacks.some((record) => record.from === fallback.id) || fallback === current;
       if (tried || fallback.id === current.id) throw failure;
-      log("warn", `${failure.message}; falling back to ${fallback.id === EXTRACTIVE_SUMMARIZER_ID ? "the extractive summarizer" : fallback.id}`);
+      log(
+        "warn",
+        `${failure.message}; falling back to ${fallback.id === EXTRACTIVE_SUMMARIZER_ID ? "the extractive summarizer" : fallback.id}`,
+      );
       fallbacks.push({ from: current.id, error: failure.message });
       current = fallback;
     }

@@ -108,7 +108,12 @@ export class OpenAISummarizer implements Summarizer {
     const apiKey = this.apiKey();
     const { default: OpenAIClient, APIConnectionTimeoutError, APIError } = await loadSdk();
     // The host stated in `description` (doctor, logs, results) is the one used, never an SDK default of its own.
-    const client = new OpenAIClient({ apiKey, baseURL: modelEndpoint(this.options.baseURL, this.env), maxRetries: 0, timeout: this.options.timeoutMs });
+    const client = new OpenAIClient({
+      apiKey,
+      baseURL: modelEndpoint(this.options.baseURL, this.env),
+      maxRetries: 0,
+      timeout: this.options.timeoutMs,
+    });
     const body = this.requestBody(input);
     const deadline = Date.now() + this.options.timeoutMs;
 
@@ -125,9 +130,15 @@ export class OpenAISummarizer implements Summarizer {
         if (!failure.retryable || attempt >= this.options.maxRetries) throw this.failed(failure, attempts);
         const waitMs = failure.waitMs ?? backoffDelayMs(attempt, this.backoff);
         if (Date.now() + waitMs >= deadline) {
-          throw this.failed({ ...failure, message: `${failure.message}; no time left to retry within ${this.options.timeoutMs} ms` }, attempts);
+          throw this.failed(
+            { ...failure, message: `${failure.message}; no time left to retry within ${this.options.timeoutMs} ms` },
+            attempts,
+          );
         }
-        log("info", `summarizer ${this.id}: ${failure.message}; retrying in ${Math.round(waitMs)} ms (attempt ${attempts + 1} of ${this.options.maxRetries + 1})`);
+        log(
+          "info",
+          `summarizer ${this.id}: ${failure.message}; retrying in ${Math.round(waitMs)} ms (attempt ${attempts + 1} of ${this.options.maxRetries + 1})`,
+        );
         await abortableSleep(waitMs, signal);
       }
     }
@@ -136,10 +147,13 @@ export class OpenAISummarizer implements Summarizer {
   private apiKey(): string {
     const apiKey = this.env[this.options.apiKeyEnv];
     if (!apiKey) {
-      throw new RequestFailedError(`summarizer ${this.id}: the environment variable ${this.options.apiKeyEnv} (summarizer.apiKeyEnv) is not set`, {
-        summarizer: this.id,
-        reason: "missing_api_key",
-      });
+      throw new RequestFailedError(
+        `summarizer ${this.id}: the environment variable ${this.options.apiKeyEnv} (summarizer.apiKeyEnv) is not set`,
+        {
+          summarizer: this.id,
+          reason: "missing_api_key",
+        },
+      );
     }
     return apiKey;
   }

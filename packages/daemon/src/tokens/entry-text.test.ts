@@ -39,7 +39,12 @@ describe("entryContextText", () => {
   });
 
   it("takes tool results' and custom messages' text blocks and images", () => {
-    const toolResult = message({ role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: "file" }, image] });
+    const toolResult = message({
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "read",
+      content: [{ type: "text", text: "file" }, image],
+    });
     expect(entryContextText(toolResult)).toEqual({ text: "file", images: 1 });
     const custom = message({ role: "custom", customType: "note", content: "remember" });
     expect(entryContextText(custom)).toEqual({ text: "remember", images: 0 });

@@ -112,7 +112,13 @@ describe("the exact counter's rent", () => {
     await settle();
     expect(paidOff()).toBe(false);
     // Background counts (backfills) are not either.
-    const entry = SessionEntry.parse({ id: "e1", parentId: null, timestamp: "2026-03-01T12:00:00.000Z", type: "message", message: { role: "user", content: "hi" } });
+    const entry = SessionEntry.parse({
+      id: "e1",
+      parentId: null,
+      timestamp: "2026-03-01T12:00:00.000Z",
+      type: "message",
+      message: { role: "user", content: "hi" },
+    });
     expect(await counter.countEntriesInBackground!([entry])).toEqual([expect.any(Number)]);
     await settle();
     expect(paidOff()).toBe(false);

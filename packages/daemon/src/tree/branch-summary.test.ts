@@ -33,7 +33,9 @@ describe("summarizeBranch", () => {
   });
 
   it("lets the model failure through with fallback off", async () => {
-    await expect(summarizeBranch({ entries: branch(), tokenBudget: 0, summarizer: failing, fallback: false })).rejects.toBeInstanceOf(RequestFailedError);
+    await expect(summarizeBranch({ entries: branch(), tokenBudget: 0, summarizer: failing, fallback: false })).rejects.toBeInstanceOf(
+      RequestFailedError,
+    );
   });
 
   it("asks no summarizer for a branch without messages, and says so in details", async () => {

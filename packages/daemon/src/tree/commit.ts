@@ -43,9 +43,9 @@ export class NavigationCommitter {
 
   async commit(input: NavigationCommit): Promise<NavigateResult> {
     const { sessionId } = input;
-    const store = this.sessions.store;
+    const records = this.sessions.records;
     // ---- synchronous from here to the store write (see the file comment) ----
-    const leafNow = store.requireSession(sessionId).leafId;
+    const leafNow = records.requireSession(sessionId).leafId;
     if (leafNow !== input.oldLeafId) return this.stale(input, leafNow);
 
     const drafts = this.drafts(input);
@@ -57,8 +57,9 @@ export class NavigationCommitter {
 
     if (!lastDraft) {
       // The move and its request result in one transaction, still only from the old leaf.
-      const request = input.requestId !== undefined ? { id: input.requestId, method: NAVIGATE_METHOD, result: { navigate: base } } : undefined;
-      const moved = store.moveLeafIf(sessionId, { from: input.oldLeafId, to: input.newLeafId, ...(request ? { request } : {}) });
+      const request =
+        input.requestId !== undefined ? { id: input.requestId, method: NAVIGATE_METHOD, result: { navigate: base } } : undefined;
+      const moved = records.moveLeafIf(sessionId, { from: input.oldLeafId, to: input.newLeafId, ...(request ? { request } : {}) });
       return moved.moved ? base : this.stale(input, moved.leafId);
     }
 
@@ -74,7 +75,7 @@ export class NavigationCommitter {
     if (outcome.status === "stale") return this.stale(input, outcome.leafId);
     if (outcome.status === "replayed") {
       // Another daemon process answered the same requestId first: its result is the answer.
-      return findNavigation(store, sessionId, input.requestId!) ?? base;
+      return findNavigation(records, sessionId, input.requestId!) ?? base;
     }
     const result: NavigateResult = { ...base };
     if (summaryEntryId !== undefined) result.summaryEntry = outcome.entries[0]!.entry;
@@ -108,7 +109,7 @@ export class NavigationCommitter {
   private freshId(sessionId: string, taken: readonly { id: string }[]): string {
     for (let attempt = 0; attempt < 100; attempt++) {
       const id = this.ids.entryId();
-      if (!taken.some((draft) => draft.id === id) && !this.sessions.store.hasEntry(sessionId, id)) return id;
+      if (!taken.some((draft) => draft.id === id) && !this.sessions.records.hasEntry(sessionId, id)) return id;
     }
     throw new Error(`could not find an unused entry id in session "${sessionId}"`);
   }
@@ -120,7 +121,7 @@ export class NavigationCommitter {
       message: `the session's leaf moved from ${input.oldLeafId ?? "(before the root)"} to ${leafId ?? "(before the root)"} while navigating; nothing was written`,
     };
     if (input.requestId !== undefined) {
-      this.sessions.store.saveRequestResult(input.sessionId, input.requestId, NAVIGATE_METHOD, { navigate: result });
+      this.sessions.records.saveRequestResult(input.sessionId, input.requestId, NAVIGATE_METHOD, { navigate: result });
     }
     return result;
   }

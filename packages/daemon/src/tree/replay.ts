@@ -2,11 +2,11 @@
  * `requestId` idempotency for tree/navigate: a retry returns the first result instead of
  * navigating (and summarizing) again. A navigation that appended entries stores its result with
  * the append, in the same transaction (`AppendRequest.request.extra`); one that wrote nothing or
- * only moved the leaf stores it on its own (`SessionStore.saveRequestResult`).
+ * only moved the leaf stores it on its own (`SessionRecords.saveRequestResult`).
  */
 import { TreeNavigate, type ResultOf } from "@base-context/protocol";
 import { z } from "zod";
-import type { SessionStore } from "../store/index.js";
+import type { SessionRecords } from "../sessions/index.js";
 
 export type NavigateResult = ResultOf<typeof TreeNavigate>;
 
@@ -20,15 +20,15 @@ const StoredNavigation = z.object({
 export type StoredNavigation = z.infer<typeof StoredNavigation>;
 
 /** The first result of `requestId` on this session, or undefined when it was not used yet. */
-export function findNavigation(store: SessionStore, sessionId: string, requestId: string): NavigateResult | undefined {
-  const found = store.findRequestResult(sessionId, requestId, NAVIGATE_METHOD);
+export function findNavigation(records: SessionRecords, sessionId: string, requestId: string): NavigateResult | undefined {
+  const found = records.findRequestResult(sessionId, requestId, NAVIGATE_METHOD);
   if (!found) return undefined;
   // An append keeps the caller's `extra` beside its own record ({ entryIds, leafId, extra }).
   const raw = isRecord(found.result) && "extra" in found.result ? found.result.extra : found.result;
   const stored = StoredNavigation.parse(raw);
   const result: NavigateResult = { ...stored.navigate };
   if (stored.summaryEntryId !== undefined) {
-    const entry = store.getEntry(sessionId, stored.summaryEntryId);
+    const entry = records.getEntry(sessionId, stored.summaryEntryId);
     if (entry) result.summaryEntry = entry.entry;
   }
   return result;

@@ -65,7 +65,9 @@ describe("TreeService.navigate", () => {
     const summary = (result.summaryEntry as { summary: string }).summary;
     expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(2048);
     // The body is cut (one note), the repair lines after it are kept, and the report says so.
-    expect(summary).toMatch(/## Goal\nb+\n\n\[summary cut at 2048 bytes: limits\.maxSummaryBytes\]\n\n## Critical Context\n- File modified: `src\/cache\.ts`$/);
+    expect(summary).toMatch(
+      /## Goal\nb+\n\n\[summary cut at 2048 bytes: limits\.maxSummaryBytes\]\n\n## Critical Context\n- File modified: `src\/cache\.ts`$/,
+    );
     expect(summary.split("[summary cut at").length - 1).toBe(1);
     expect(result.retention?.files).toEqual({ kept: 1, total: 1 });
   });
@@ -80,7 +82,9 @@ describe("TreeService.navigate", () => {
     const result = await f.tree.navigate({ sessionId: f.sessionId, targetId: other.id, summarize: true });
 
     const summary = result.summaryEntry as Extract<SessionEntry, { type: "branch_summary" }>;
-    expect(summary.summary).toContain("\n## Critical Context\n- User constraint: try redis for the sessions, but never store tokens in plain text");
+    expect(summary.summary).toContain(
+      "\n## Critical Context\n- User constraint: try redis for the sessions, but never store tokens in plain text",
+    );
     expect(result.retention).toMatchObject({
       files: { kept: 1, total: 1 },
       constraints: { kept: 1, total: 1 },
@@ -235,7 +239,9 @@ describe("TreeService.navigate", () => {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe("session_busy");
     release();
-    await expect(f.tree.navigate({ sessionId: f.sessionId, targetId: s.u3.id, summarize: false })).resolves.toMatchObject({ status: "moved" });
+    await expect(f.tree.navigate({ sessionId: f.sessionId, targetId: s.u3.id, summarize: false })).resolves.toMatchObject({
+      status: "moved",
+    });
   });
 
   it("returns the first result for a retried requestId without summarizing again", async () => {
@@ -252,8 +258,12 @@ describe("TreeService.navigate", () => {
 
   it("reports unknown targets and sessions", async () => {
     await branchedSession(f);
-    await expect(f.tree.navigate({ sessionId: f.sessionId, targetId: "nope", summarize: false })).rejects.toMatchObject({ code: "entry_not_found" });
-    await expect(f.tree.navigate({ sessionId: "ghost", targetId: "nope", summarize: false })).rejects.toMatchObject({ code: "session_not_found" });
+    await expect(f.tree.navigate({ sessionId: f.sessionId, targetId: "nope", summarize: false })).rejects.toMatchObject({
+      code: "entry_not_found",
+    });
+    await expect(f.tree.navigate({ sessionId: "ghost", targetId: "nope", summarize: false })).rejects.toMatchObject({
+      code: "session_not_found",
+    });
   });
 
   it("moves without a summary when the target lies ahead of the leaf", async () => {

@@ -13,7 +13,7 @@ import { defaultIds, type IdSource } from "../ids.js";
 import { log } from "../log.js";
 import type { SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";
-import type { SessionLocks } from "../compaction/session-locks.js";
+import type { SessionLocks } from "../sessions/session-locks.js";
 import { createSummarizer, describeChain, type ClientModel, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
 import { detailsWithRetention } from "@base-context/core";
 import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
@@ -68,9 +68,9 @@ export class TreeService {
    * RequestFailedError when the model fails with fallback off. Everything else is a result.
    */
   async navigate(params: NavigateParams, options: NavigateOptions = {}): Promise<NavigateResult> {
-    const store = this.sessions.store;
-    store.requireSession(params.sessionId);
-    const replay = params.requestId === undefined ? undefined : findNavigation(store, params.sessionId, params.requestId);
+    const records = this.sessions.records;
+    records.requireSession(params.sessionId);
+    const replay = params.requestId === undefined ? undefined : findNavigation(records, params.sessionId, params.requestId);
     if (replay) return replay;
     const signal = options.signal ?? new AbortController().signal;
     const release = this.deps.locks.acquire(params.sessionId, TREE_OPERATION);
@@ -83,9 +83,9 @@ export class TreeService {
 
   private async navigateLocked(params: NavigateParams, signal: AbortSignal, options: NavigateOptions): Promise<NavigateResult> {
     const { sessionId, targetId } = params;
-    const store = this.sessions.store;
-    const oldLeafId = store.requireSession(sessionId).leafId;
-    if (!store.hasEntry(sessionId, targetId)) throw entryNotFound(sessionId, targetId);
+    const records = this.sessions.records;
+    const oldLeafId = records.requireSession(sessionId).leafId;
+    if (!records.hasEntry(sessionId, targetId)) throw entryNotFound(sessionId, targetId);
     if (targetId === oldLeafId) return this.finish(params, { status: "unchanged", leafId: oldLeafId });
 
     const progress = options.progress ?? (() => undefined);
@@ -93,12 +93,17 @@ export class TreeService {
     let status = "failed";
     try {
       const oldPath = await this.sessions.getCountedPath(sessionId, oldLeafId);
-      const targetPath = store.path(sessionId, targetId).map((stored) => stored.entry);
+      const targetPath = records.path(sessionId, targetId).map((stored) => stored.entry);
       const plan = planNavigation(oldPath, targetPath);
 
       const hook = await this.runHook(params, oldLeafId, plan, signal, progress, options.clientModel);
       if (hook && "cancel" in hook) {
-        const result: NavigateResult = { status: "cancelled", leafId: oldLeafId, pluginId: hook.pluginId, message: `cancelled by plugin ${hook.pluginId}` };
+        const result: NavigateResult = {
+          status: "cancelled",
+          leafId: oldLeafId,
+          pluginId: hook.pluginId,
+          message: `cancelled by plugin ${hook.pluginId}`,
+        };
         status = result.status;
         return this.finish(params, result);
       }
@@ -146,7 +151,7 @@ export class TreeService {
   /** Stores a result that wrote nothing, so a retry with the same requestId gets it back. */
   private finish(params: NavigateParams, result: NavigateResult): NavigateResult {
     if (params.requestId !== undefined) {
-      this.sessions.store.saveRequestResult(params.sessionId, params.requestId, NAVIGATE_METHOD, { navigate: result });
+      this.sessions.records.saveRequestResult(params.sessionId, params.requestId, NAVIGATE_METHOD, { navigate: result });
     }
     return result;
   }
@@ -176,7 +181,7 @@ export class TreeService {
     try {
       const context: TreeHookContext = {
         sessionId: params.sessionId,
-        projectDir: this.sessions.store.requireSession(params.sessionId).cwd,
+        projectDir: this.sessions.records.requireSession(params.sessionId).cwd,
         settings: this.deps.settings.forSession(params.sessionId),
         clientModel,
       };
@@ -194,9 +199,20 @@ export class TreeService {
   private retain(params: NavigateParams, plan: NavigationPlan, summary: SummaryToWrite): SummaryToWrite {
     const settings = this.deps.settings.forSession(params.sessionId);
     // Capped with repair, so the report describes the stored text.
-    const retained = retainBranchSummary(plan.entriesToSummarize, this.tokenBudget(params), summary.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
+    const retained = retainBranchSummary(
+      plan.entriesToSummarize,
+      this.tokenBudget(params),
+      summary.summary,
+      settings.summary.repair,
+      settings.limits.maxSummaryBytes,
+    );
     const stored = retained.summary;
-    return { ...summary, summary: stored, retention: retained.retention, details: detailsWithRetention(summary.details, retained.retention) };
+    return {
+      ...summary,
+      summary: stored,
+      retention: retained.retention,
+      details: detailsWithRetention(summary.details, retained.retention),
+    };
   }
 
   private tokenBudget(params: NavigateParams): number {
@@ -225,7 +241,11 @@ export class TreeService {
       fallback: settings.summarizer.fallback,
       signal,
       sessionId: params.sessionId,
-      onSummarizing: (count) => progress({ kind: "report", message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}` }),
+      onSummarizing: (count) =>
+        progress({
+          kind: "report",
+          message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}`,
+        }),
     });
     // Capped with retention (retain): a body near the cap is cut to leave room for repair.
     return { summary: written.summary, details: written.details };

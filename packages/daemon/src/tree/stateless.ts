@@ -20,7 +20,11 @@ export interface StatelessBranchDeps extends StatelessDeps {
   countEntry(entry: CountedEntry["entry"]): Promise<number>;
 }
 
-export async function summarizeBranchStateless(deps: StatelessBranchDeps, params: SummarizeBranchParams, request: StatelessRequest): Promise<SummarizeResult> {
+export async function summarizeBranchStateless(
+  deps: StatelessBranchDeps,
+  params: SummarizeBranchParams,
+  request: StatelessRequest,
+): Promise<SummarizeResult> {
   const signal = request.signal ?? new AbortController().signal;
   const progress = (value: SummarizeProgress) => request.progress?.(value);
   const projectDir = params.projectDir ?? request.projectDir;
@@ -29,7 +33,9 @@ export async function summarizeBranchStateless(deps: StatelessBranchDeps, params
   progress({ kind: "begin", title: "Summarizing a branch", cancellable: true });
   let outcome = "failed";
   try {
-    const entries: CountedEntry[] = await Promise.all(params.entries.map(async (entry) => ({ entry, tokens: await deps.countEntry(entry) })));
+    const entries: CountedEntry[] = await Promise.all(
+      params.entries.map(async (entry) => ({ entry, tokens: await deps.countEntry(entry) })),
+    );
     throwIfAborted(signal);
     const context: TreeHookContext = { sessionId: params.sessionId, projectDir, settings, clientModel: request.clientModel };
     const hook = deps.hooks ? await runHook(deps.hooks, params, context, signal, progress) : undefined;
@@ -57,9 +63,18 @@ export async function summarizeBranchStateless(deps: StatelessBranchDeps, params
         fallback: settings.summarizer.fallback,
         signal,
         sessionId: params.sessionId,
-        onSummarizing: (count) => progress({ kind: "report", message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}` }),
+        onSummarizing: (count) =>
+          progress({
+            kind: "report",
+            message: `Summarizing ${count} messages with ${describeChain(summarizer, settings.summarizer.fallback)}`,
+          }),
       });
-      produced = { summary: written.summary, details: written.details, summarizer: written.details.summarizer, message: `summarized the branch with ${written.details.summarizer}` };
+      produced = {
+        summary: written.summary,
+        details: written.details,
+        summarizer: written.details.summarizer,
+        message: `summarized the branch with ${written.details.summarizer}`,
+      };
     }
     throwIfAborted(signal);
     const retained = retainBranchSummary(entries, tokenBudget, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);

@@ -4,7 +4,7 @@
  */
 import type { EntryInput, SessionEntry, Settings } from "@base-context/protocol";
 import { join } from "node:path";
-import { SessionLocks } from "../compaction/session-locks.js";
+import { SessionLocks } from "../sessions/session-locks.js";
 import { CancelledError } from "../errors.js";
 import { SessionService } from "../sessions/index.js";
 import { FakeCounter, sequentialIds } from "../sessions/fixtures/test-helpers.js";
@@ -41,7 +41,9 @@ export class RecordingSummarizer implements Summarizer {
     this.requests.push(request);
     await this.during?.();
     if (this.gate) {
-      const aborted = new Promise<never>((_, reject) => request.signal?.addEventListener("abort", () => reject(new CancelledError()), { once: true }));
+      const aborted = new Promise<never>((_, reject) =>
+        request.signal?.addEventListener("abort", () => reject(new CancelledError()), { once: true }),
+      );
       await Promise.race([this.gate, aborted]);
     }
     if (request.signal?.aborted) throw new CancelledError();
@@ -100,7 +102,12 @@ export const assistant = (text: string, calls: { name: string; path: string }[] 
     role: "assistant",
     content: [
       ...(text ? [{ type: "text" as const, text }] : []),
-      ...calls.map((call, index) => ({ type: "toolCall" as const, id: `${call.name}-${index}`, name: call.name, arguments: { path: call.path } })),
+      ...calls.map((call, index) => ({
+        type: "toolCall" as const,
+        id: `${call.name}-${index}`,
+        name: call.name,
+        arguments: { path: call.path },
+      })),
     ],
     provider: "openai",
     model: "gpt-4.1",

@@ -19,16 +19,29 @@ export type ModelMessage = z.infer<typeof ModelMessage>;
 export const ModelComplete = request(
   "model/complete",
   z.object({
-    purpose: ModelPurpose.describe("What the text is for: a compaction's history, a split turn's prefix, a branch summary, or a plugin's ctx.complete."),
+    purpose: ModelPurpose.describe(
+      "What the text is for: a compaction's history, a split turn's prefix, a branch summary, or a plugin's ctx.complete.",
+    ),
     system: z.string().optional().describe("The system prompt, when there is one: send it as the model's system (or developer) message."),
-    messages: z.array(ModelMessage).min(1).describe("The conversation to complete; for a summary, one user message holding the whole prompt."),
+    messages: z
+      .array(ModelMessage)
+      .min(1)
+      .describe("The conversation to complete; for a summary, one user message holding the whole prompt."),
     maxTokens: z.number().int().positive().describe("Upper bound for the answer's length, in the model's tokens."),
     sessionId: z.string().optional().describe("The session the work is for."),
   }),
   z.object({
-    text: z.string().describe("The answer (reasoning blocks such as <think>…</think> are removed by the daemon). Empty counts as a failure."),
-    model: z.string().optional().describe('The model that answered, e.g. "gpt-4.1-mini": a summary\'s details.summarizer becomes "client:<model>".'),
-    usage: z.object({ input: z.number().optional(), output: z.number().optional() }).optional().describe("Tokens the call used, if the client knows."),
+    text: z
+      .string()
+      .describe("The answer (reasoning blocks such as <think>…</think> are removed by the daemon). Empty counts as a failure."),
+    model: z
+      .string()
+      .optional()
+      .describe('The model that answered, e.g. "gpt-4.1-mini": a summary\'s details.summarizer becomes "client:<model>".'),
+    usage: z
+      .object({ input: z.number().optional(), output: z.number().optional() })
+      .optional()
+      .describe("Tokens the call used, if the client knows."),
   }),
   { sentBy: "daemon" },
 );

@@ -102,7 +102,9 @@ export const Settings = z.object({
   }),
   /** `repair`: append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md). */
   summary: z.object({
-    repair: z.boolean().describe('Append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md).'),
+    repair: z
+      .boolean()
+      .describe('Append what a summary lost of files, errors and constraints under "## Critical Context" (docs/retention.md).'),
   }),
   plugins: z.object({
     hookTimeoutMs: z.number().int(),

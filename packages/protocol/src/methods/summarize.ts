@@ -108,7 +108,10 @@ export const SummarizeBranch = request(
     customInstructions: z.string().optional(),
     /** `customInstructions` replace the default prompt instead of being appended to it. */
     replaceInstructions: z.boolean().optional(),
-    /** The agent model's window: the summary reads up to `contextWindow − branchSummary.reserveTokens` tokens (128,000 assumed when absent). */
+    /**
+     * The agent model's window: the summary reads up to `contextWindow − branchSummary.reserveTokens`
+     * tokens (128,000 assumed when absent).
+     */
     contextWindow: z.number().int().positive().optional(),
     /** Passed through to plugins' `preparation`. */
     targetId: z.string().optional(),

@@ -35,7 +35,10 @@ export const TreeNavigate = request(
     customInstructions: z.string().optional(),
     replaceInstructions: z.boolean().optional(),
     label: z.string().min(1).optional(),
-    /** The agent model's window: the branch summary reads up to `contextWindow − branchSummary.reserveTokens` tokens (128,000 assumed when absent). */
+    /**
+     * The agent model's window: the branch summary reads up to `contextWindow − branchSummary.reserveTokens`
+     * tokens (128,000 assumed when absent).
+     */
     contextWindow: z.number().int().positive().optional(),
     requestId: RequestId.optional(),
     workDoneToken: z.union([z.string(), z.number()]).optional(),

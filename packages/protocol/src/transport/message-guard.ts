@@ -88,13 +88,23 @@ export class MessageGuard {
     const id = message.id;
     const usableId = isId(id) ? id : null;
     if (message.jsonrpc !== "2.0") {
-      return this.refuse(usableId, "invalid_request", `invalid request: "jsonrpc" must be "2.0", got ${JSON.stringify(message.jsonrpc) ?? "nothing"}`);
+      return this.refuse(
+        usableId,
+        "invalid_request",
+        `invalid request: "jsonrpc" must be "2.0", got ${JSON.stringify(message.jsonrpc) ?? "nothing"}`,
+      );
     }
     if ("method" in message) {
-      if (typeof message.method !== "string") return this.refuse(usableId, "invalid_request", `invalid request: "method" must be a string, got ${describe(message.method)}`);
-      if (id !== undefined && !isId(id)) return this.refuse(null, "invalid_request", `invalid request: "id" must be a string or a number, got ${describe(id)}`);
+      if (typeof message.method !== "string")
+        return this.refuse(usableId, "invalid_request", `invalid request: "method" must be a string, got ${describe(message.method)}`);
+      if (id !== undefined && !isId(id))
+        return this.refuse(null, "invalid_request", `invalid request: "id" must be a string or a number, got ${describe(id)}`);
       if (message.params !== undefined && (typeof message.params !== "object" || message.params === null)) {
-        return this.refuse(usableId, "invalid_request", `invalid request: "params" must be an object or an array, got ${describe(message.params)}`);
+        return this.refuse(
+          usableId,
+          "invalid_request",
+          `invalid request: "params" must be an object or an array, got ${describe(message.params)}`,
+        );
       }
       if (usableId !== null) {
         const key = idKey(usableId);

@@ -29,7 +29,9 @@ const request = (id: number, text: string): Message => ({ jsonrpc: "2.0", id, me
 
 describe("StreamFrameReader", () => {
   const messages = [request(1, "plain"), request(2, "héllo wörld 😀 — ünïcode"), request(3, "x".repeat(200_000) + "😀")];
-  const bytes = Buffer.concat(messages.map((message, index) => frame(message, index === 1 ? "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n" : "")));
+  const bytes = Buffer.concat(
+    messages.map((message, index) => frame(message, index === 1 ? "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n" : "")),
+  );
 
   it("reads messages however the bytes are chunked: one chunk, byte by byte, odd sizes", () => {
     for (const chunking of [() => bytes.length, () => 1, (index: number) => [3, 7, 65_536, 2, 13][index % 5]!]) {
@@ -99,7 +101,9 @@ describe("createStreamConnection", () => {
     const toClient = new PassThrough();
     const server = createStreamConnection(toServer, toClient);
     const client = createStreamConnection(toClient, toServer);
-    const context = { messages: Array.from({ length: 200 }, (_, index) => ({ role: "user", content: `${"word ".repeat(600)}${index} ✓` })) };
+    const context = {
+      messages: Array.from({ length: 200 }, (_, index) => ({ role: "user", content: `${"word ".repeat(600)}${index} ✓` })),
+    };
     server.onRequest("context/build", (params: { n: number }) => ({ ...context, n: params.n }));
     server.listen();
     client.listen();
@@ -136,7 +140,8 @@ describe("unreadable frames", () => {
         const errors: Error[] = [];
         reader.onError((error) => errors.push(error));
         reader.listen(() => undefined);
-        for (let offset = 0; offset < bytes.length; offset += chunk) stream.emit("data", Buffer.from(bytes.slice(offset, offset + chunk), "latin1"));
+        for (let offset = 0; offset < bytes.length; offset += chunk)
+          stream.emit("data", Buffer.from(bytes.slice(offset, offset + chunk), "latin1"));
         expect(errors, `${JSON.stringify(bytes.slice(0, 40))} in chunks of ${chunk}`).toHaveLength(1);
         expect(errors[0]).toBeInstanceOf(FramingError);
         expect((errors[0] as FramingError).code).toBe("invalid_frame");
@@ -160,7 +165,9 @@ describe("unreadable frames", () => {
     stream.emit("data", Buffer.from("Content-Length: 1099511627776\r\n\r\n" + "y".repeat(10_000)));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ name: "FramingError", code: "message_too_large" });
-    expect(errors[0]!.message).toBe("message of 1099511627776 bytes refused: the largest accepted is 50 bytes (setting limits.maxMessageBytes)");
+    expect(errors[0]!.message).toBe(
+      "message of 1099511627776 bytes refused: the largest accepted is 50 bytes (setting limits.maxMessageBytes)",
+    );
     expect(reader.bufferedBytes()).toBe(0);
     stream.emit("data", frame(request(2, "after")));
     expect(read).toHaveLength(1); // nothing is read after an unreadable frame
@@ -200,7 +207,11 @@ function servingConnection(handler: (method: string, params: unknown) => unknown
   connection.listen();
   let text = "";
   output.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  const replies = () => text.split(/Content-Length: \d+\r\n\r\n/).filter(Boolean).map((body) => JSON.parse(body) as Record<string, unknown>);
+  const replies = () =>
+    text
+      .split(/Content-Length: \d+\r\n\r\n/)
+      .filter(Boolean)
+      .map((body) => JSON.parse(body) as Record<string, unknown>);
   const send = (body: string) => input.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   return { connection, send, replies, input };
 }
@@ -245,7 +256,9 @@ describe("answering messages that are not JSON-RPC requests", () => {
 
   it("rejects a second request with the id of one in flight, and the first still completes; the id is free again after its reply", async () => {
     const gates: (() => void)[] = [];
-    const { connection, send, replies } = servingConnection((_method, params) => new Promise((resolve) => gates.push(() => resolve(params))));
+    const { connection, send, replies } = servingConnection(
+      (_method, params) => new Promise((resolve) => gates.push(() => resolve(params))),
+    );
     send('{"jsonrpc":"2.0","id":1,"method":"slow","params":{"n":"first"}}');
     send('{"jsonrpc":"2.0","id":1,"method":"slow","params":{"n":"second"}}');
     send('{"jsonrpc":"2.0","id":"1","method":"slow","params":{"n":"string id"}}');

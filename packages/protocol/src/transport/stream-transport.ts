@@ -170,8 +170,13 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
     if (end < 0) {
       // Header lines end with CRLF: a bare LF means the sender frames differently, and waiting
       // for a CRLFCRLF that never comes would leave its request unanswered.
-      if (BARE_LF.test(this.header)) throw new FramingError("invalid_frame", `header lines must end with CRLF, got a bare LF: ${JSON.stringify(this.header.slice(0, 100))}`);
-      if (this.header.length > MAX_HEADER_CHARS) throw new FramingError("invalid_frame", "no end of the message header in 8 KB: not Content-Length framing");
+      if (BARE_LF.test(this.header))
+        throw new FramingError(
+          "invalid_frame",
+          `header lines must end with CRLF, got a bare LF: ${JSON.stringify(this.header.slice(0, 100))}`,
+        );
+      if (this.header.length > MAX_HEADER_CHARS)
+        throw new FramingError("invalid_frame", "no end of the message header in 8 KB: not Content-Length framing");
       return chunk.length;
     }
     const consumed = end + HEADER_END.length - known;
@@ -183,9 +188,15 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
 
   private bodyLength(header: string): number {
     const length = contentLength(header);
-    const limit = typeof this.options.maxMessageBytes === "function" ? this.options.maxMessageBytes() : (this.options.maxMessageBytes ?? Number.POSITIVE_INFINITY);
+    const limit =
+      typeof this.options.maxMessageBytes === "function"
+        ? this.options.maxMessageBytes()
+        : (this.options.maxMessageBytes ?? Number.POSITIVE_INFINITY);
     if (length > limit) {
-      throw new FramingError("message_too_large", `message of ${length} bytes refused: the largest accepted is ${limit} bytes (setting limits.maxMessageBytes)`);
+      throw new FramingError(
+        "message_too_large",
+        `message of ${length} bytes refused: the largest accepted is ${limit} bytes (setting limits.maxMessageBytes)`,
+      );
     }
     return length;
   }
@@ -194,19 +205,23 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
 const BARE_LF = /(?:^|[^\r])\n/;
 
 function contentLength(header: string): number {
-  if (BARE_LF.test(header)) throw new FramingError("invalid_frame", `header lines must end with CRLF, got a bare LF: ${JSON.stringify(header.slice(0, 100))}`);
+  if (BARE_LF.test(header))
+    throw new FramingError("invalid_frame", `header lines must end with CRLF, got a bare LF: ${JSON.stringify(header.slice(0, 100))}`);
   let found: number | undefined;
   for (const line of header.split("\r\n")) {
     const colon = line.indexOf(":");
     if (colon < 0) continue;
     if (line.slice(0, colon).trim().toLowerCase() !== "content-length") continue;
     const value = line.slice(colon + 1).trim();
-    if (!/^\d+$/.test(value)) throw new FramingError("invalid_frame", `Content-Length must be a number of bytes, got "${value.slice(0, 100)}"`);
+    if (!/^\d+$/.test(value))
+      throw new FramingError("invalid_frame", `Content-Length must be a number of bytes, got "${value.slice(0, 100)}"`);
     const length = Number(value);
-    if (found !== undefined && found !== length) throw new FramingError("invalid_frame", `two different Content-Length headers (${found} and ${length})`);
+    if (found !== undefined && found !== length)
+      throw new FramingError("invalid_frame", `two different Content-Length headers (${found} and ${length})`);
     found = length;
   }
-  if (found === undefined) throw new FramingError("invalid_frame", `the message header has no Content-Length: ${JSON.stringify(header.slice(0, 200))}`);
+  if (found === undefined)
+    throw new FramingError("invalid_frame", `the message header has no Content-Length: ${JSON.stringify(header.slice(0, 200))}`);
   return found;
 }
 

@@ -113,7 +113,9 @@ const byteLength = (text: string): number => Buffer.byteLength(text, "utf8");
 
 /** Failures to allocate memory that leave the thread alive (typed arrays, Buffers, strings). */
 function isAllocationFailure(error: unknown): boolean {
-  return error instanceof RangeError && /allocation failed|Invalid (?:string|typed array|array buffer) length|out of memory/i.test(error.message);
+  return (
+    error instanceof RangeError && /allocation failed|Invalid (?:string|typed array|array buffer) length|out of memory/i.test(error.message)
+  );
 }
 
 function requestHost(callId: number, maxBytes: number, method: ServiceMethod, params: unknown, signal: AbortSignal): Promise<unknown> {
@@ -137,7 +139,8 @@ function contextFor(callId: number, maxBytes: number, signal: AbortSignal, setti
     plugin: { name: boot.name, version: boot.version, dir: boot.dir },
     log: (level: PluginLogLevel, message: string) => send({ t: "log", level, message: String(message) }),
     countTokens: async (text) => (await requestHost(callId, maxBytes, "countTokens", { text }, signal)) as number,
-    complete: async (request) => (await requestHost(callId, maxBytes, "complete", request, signal)) as Awaited<ReturnType<PluginContext["complete"]>>,
+    complete: async (request) =>
+      (await requestHost(callId, maxBytes, "complete", request, signal)) as Awaited<ReturnType<PluginContext["complete"]>>,
   };
 }
 

@@ -12,9 +12,33 @@ import {
   reportedExitCode,
   toolResultFailed,
   clip,
+  type ActionKind,
   type ToolAction,
 } from "@base-context/core";
-import type { Action, ErrorFact } from "./facts.js";
+
+export interface Action {
+  readonly kind: ActionKind;
+  readonly target: string;
+  readonly toolName: string;
+  count: number;
+  lastIndex: number;
+  /** The latest outcome seen for this action. */
+  outcome: "ok" | "error" | "unknown";
+  exitCode?: number;
+}
+
+export interface ErrorFact {
+  /** What failed, e.g. "`pnpm test` (exit 1)" or "edit `src/a.ts`". */
+  readonly what: string;
+  /** The first line of the error, as the retention probe reads it. */
+  readonly message: string;
+  readonly index: number;
+  /** The same action succeeded later in the range… */
+  resolved: boolean;
+  /** …in this message. */
+  resolvedIndex?: number;
+  readonly actionKey: string;
+}
 
 /** The key of the model's own calls: a model error is resolved by a later finished answer. */
 const MODEL_KEY = "model";

@@ -68,9 +68,11 @@ function structuredBlocks(input: ComposeInput, s: Scorer): Block[] {
   blocked.push(...unresolvedErrors(facts).map((e) => s.noted({ text: `${e.what}: ${code(e.message)}`, index: e.index }, 88)));
 
   const nextSteps: Item[] = [];
-  if (facts.question) nextSteps.push(s.noted({ text: `Get the user's answer to: ${code(facts.question.text)}`, index: facts.question.index }, 86));
+  if (facts.question)
+    nextSteps.push(s.noted({ text: `Get the user's answer to: ${code(facts.question.text)}`, index: facts.question.index }, 86));
   nextSteps.push(...facts.plans.slice(0, 5).map((n) => s.noted(n, 80)));
-  if (facts.openRequest && facts.plans.length === 0) nextSteps.push(s.noted({ text: `Continue: ${clip(facts.openRequest.text, 200)}`, index: facts.openRequest.index }, 82));
+  if (facts.openRequest && facts.plans.length === 0)
+    nextSteps.push(s.noted({ text: `Continue: ${clip(facts.openRequest.text, 200)}`, index: facts.openRequest.index }, 82));
   if (nextSteps.length === 0) nextSteps.push(...previous.nextSteps.map((t) => s.item(t, 60)));
 
   const critical: Item[] = criticalItems(input, s);
@@ -91,7 +93,12 @@ function structuredBlocks(input: ComposeInput, s: Scorer): Block[] {
     { kind: "heading", text: "## Key Decisions" },
     { kind: "list", marker: "- ", items: cap(decisionItems(input, s), CAP.decisions), empty: "- (none recorded)" },
     { kind: "heading", text: "## Next Steps" },
-    { kind: "list", marker: "numbered", items: cap(dedupe(nextSteps), CAP.nextSteps), empty: input.kind === "branch" ? "1. (none recorded)" : "1. Continue from the most recent messages." },
+    {
+      kind: "list",
+      marker: "numbered",
+      items: cap(dedupe(nextSteps), CAP.nextSteps),
+      empty: input.kind === "branch" ? "1. (none recorded)" : "1. Continue from the most recent messages.",
+    },
     { kind: "heading", text: "## Critical Context" },
     { kind: "list", marker: "- ", items: cap(dedupe(critical), CAP.critical), empty: "- (none)" },
   ];
@@ -116,7 +123,12 @@ function turnPrefixBlocks(input: ComposeInput, s: Scorer): Block[] {
   ];
   return [
     { kind: "heading", text: "## Original Request" },
-    { kind: "list", marker: "paragraph", items: request ? [{ text: clip(request.text, 600), priority: KEEP }] : [], empty: "(the request is before this part of the turn)" },
+    {
+      kind: "list",
+      marker: "paragraph",
+      items: request ? [{ text: clip(request.text, 600), priority: KEEP }] : [],
+      empty: "(the request is before this part of the turn)",
+    },
     { kind: "heading", text: "## Early Progress" },
     { kind: "list", marker: "- ", items: cap(dedupe(progress), CAP.done), empty: "- (none)" },
     { kind: "heading", text: "## Context for Suffix" },
@@ -164,16 +176,22 @@ function criticalItems(input: ComposeInput, s: Scorer): Item[] {
   const focus = customInstructions?.trim();
   if (focus) items.push({ text: `Requested focus: ${clip(focus, 400)}`, priority: 96 });
   if (facts.lastTurnAborted) items.push({ text: "The last turn was aborted by the user.", priority: 90 });
-  if (facts.question) items.push(s.noted({ text: `The assistant's last message asked: ${code(facts.question.text)}`, index: facts.question.index }, 89));
+  if (facts.question)
+    items.push(s.noted({ text: `The assistant's last message asked: ${code(facts.question.text)}`, index: facts.question.index }, 89));
 
   const touched = new Set([...facts.actions.values()].filter((a) => a.kind === "read" || a.kind === "modify").map((a) => a.target));
   const named = new OrderedSet();
   for (const span of facts.codeSpans.values()) named.add(span);
   for (const id of facts.identifiers.values()) if (!named.has(id)) named.add(id);
   const names = named.values().slice(0, CAP.names);
-  if (names.length > 0) items.push({ text: `Exact names from the user: ${names.map(code).join(", ")}`, priority: s.boost(names.join(" "), 66) });
-  const paths = facts.paths.values().filter((p) => !touched.has(p) && !named.has(p)).slice(0, CAP.names);
-  if (paths.length > 0) items.push({ text: `Other files mentioned: ${paths.map(code).join(", ")}`, priority: s.boost(paths.join(" "), 50) });
+  if (names.length > 0)
+    items.push({ text: `Exact names from the user: ${names.map(code).join(", ")}`, priority: s.boost(names.join(" "), 66) });
+  const paths = facts.paths
+    .values()
+    .filter((p) => !touched.has(p) && !named.has(p))
+    .slice(0, CAP.names);
+  if (paths.length > 0)
+    items.push({ text: `Other files mentioned: ${paths.map(code).join(", ")}`, priority: s.boost(paths.join(" "), 50) });
   const urls = facts.urls.values().slice(0, 8);
   if (urls.length > 0) items.push({ text: `URLs: ${urls.join(", ")}`, priority: 55 });
   items.push(...facts.notes.slice(-8).map((n) => s.noted(n, 40)));

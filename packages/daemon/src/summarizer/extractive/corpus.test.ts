@@ -25,7 +25,9 @@ describe("the retention corpus with the extractive summarizer", () => {
 
   it("has at least 8 sessions in all three pi format versions", () => {
     expect(files.length).toBeGreaterThanOrEqual(8);
-    const versions = new Set(files.map((name) => (JSON.parse(readFileSync(join(CORPUS, name), "utf8").split("\n", 1)[0]!) as { version?: number }).version ?? 1));
+    const versions = new Set(
+      files.map((name) => (JSON.parse(readFileSync(join(CORPUS, name), "utf8").split("\n", 1)[0]!) as { version?: number }).version ?? 1),
+    );
     expect([...versions].sort()).toEqual([1, 2, 3]);
   });
 
@@ -33,7 +35,12 @@ describe("the retention corpus with the extractive summarizer", () => {
     const share = (kind: ProbeKind) => {
       const kept = results.reduce((sum, r) => sum + r.report[kind].kept, 0);
       const total = results.reduce((sum, r) => sum + r.report[kind].total, 0);
-      return { kept, total, share: total === 0 ? 1 : kept / total, missing: results.flatMap((r) => r.report.missing[kind].map((m) => `${r.name}: ${m}`)) };
+      return {
+        kept,
+        total,
+        share: total === 0 ? 1 : kept / total,
+        missing: results.flatMap((r) => r.report.missing[kind].map((m) => `${r.name}: ${m}`)),
+      };
     };
     const shares = Object.fromEntries(PROBE_KINDS.map((kind) => [kind, share(kind)]));
     expect(shares.files!.missing).toEqual([]);

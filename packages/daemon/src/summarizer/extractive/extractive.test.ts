@@ -16,7 +16,10 @@ const HEADINGS = [
   "## Critical Context",
 ];
 
-function summarize(messages: ContextMessage[], extra: { previousSummary?: string; customInstructions?: string; maxTokens?: number } = {}): string {
+function summarize(
+  messages: ContextMessage[],
+  extra: { previousSummary?: string; customInstructions?: string; maxTokens?: number } = {},
+): string {
   return extractiveSummary({ kind: "history", messages, maxTokens: 13_107, ...extra });
 }
 
@@ -60,7 +63,9 @@ describe("extractive summarizer", () => {
     expect(done).toContain("- [x] Modified `src/auth/jwt.ts` (write)");
     expect(done).toContain("- [x] Modified `src/auth/service.ts` (edit ×2)");
     expect(done).toContain("- [x] Ran `pnpm test src/auth` ×2 (exit 0)");
-    expect(done).toContain("`pnpm test src/auth` (exit 1) failed with `TypeError: Cannot read properties of undefined (reading 'sign')`, then succeeded");
+    expect(done).toContain(
+      "`pnpm test src/auth` (exit 1) failed with `TypeError: Cannot read properties of undefined (reading 'sign')`, then succeeded",
+    );
     expect(done).toContain("- [x] All tests pass now.");
     expect(done).toContain("Read `src/auth/service.ts`, `src/auth/session-store.ts`, `src/config.ts`");
   });
@@ -82,7 +87,11 @@ describe("extractive summarizer", () => {
   });
 
   it("says nothing is in progress once the last request was answered", () => {
-    const summary = summarize([user("Rename `foo` to `bar` in lib/x.ts"), ...tool("edit", { path: "lib/x.ts", oldText: "foo", newText: "bar" }, "ok"), assistant("Renamed it.")]);
+    const summary = summarize([
+      user("Rename `foo` to `bar` in lib/x.ts"),
+      ...tool("edit", { path: "lib/x.ts", oldText: "foo", newText: "bar" }, "ok"),
+      assistant("Renamed it."),
+    ]);
     expect(section(summary, "### In Progress")).toBe("- (none)\n\n");
     expect(section(summary, "### Done")).toContain("Modified `lib/x.ts` (edit)");
   });
@@ -110,7 +119,10 @@ describe("extractive summarizer", () => {
   });
 
   it("asks for the user's answer when the assistant ended on a question", () => {
-    const summary = summarize([user("Set up CI for the repo"), assistant("I can use GitHub Actions or CircleCI. Which one do you prefer?")]);
+    const summary = summarize([
+      user("Set up CI for the repo"),
+      assistant("I can use GitHub Actions or CircleCI. Which one do you prefer?"),
+    ]);
     expect(section(summary, "## Next Steps")).toContain("1. Get the user's answer to: `Which one do you prefer?`");
   });
 
@@ -156,7 +168,9 @@ describe("extractive summarizer", () => {
         { previousSummary },
       );
       expectHeadingsInOrder(summary);
-      expect(section(summary, "## Goal")).toMatch(/^Migrate the billing service to Stripe\n- Later request: Also log every webhook event id\./);
+      expect(section(summary, "## Goal")).toMatch(
+        /^Migrate the billing service to Stripe\n- Later request: Also log every webhook event id\./,
+      );
       expect(section(summary, "## Constraints & Preferences")).toContain("- Keep amounts in cents");
       const done = section(summary, "### Done");
       expect(done).toContain("- [x] Added `StripeClient` in src/billing/stripe.ts");
@@ -182,7 +196,9 @@ describe("extractive summarizer", () => {
         messages: [{ role: "compactionSummary", summary: previousSummary, tokensBefore: 50_000 }, user("Try Paddle instead of Stripe.")],
         maxTokens: 2048,
       });
-      expect(section(summary, "## Goal")).toMatch(/^Migrate the billing service to Stripe\n- Later request: Try Paddle instead of Stripe\./);
+      expect(section(summary, "## Goal")).toMatch(
+        /^Migrate the billing service to Stripe\n- Later request: Try Paddle instead of Stripe\./,
+      );
       expect(section(summary, "### Done")).toContain("Added `StripeClient` in src/billing/stripe.ts");
     });
   });
@@ -236,9 +252,22 @@ describe("extractive summarizer", () => {
   it("rejects with CancelledError when the signal is already aborted", async () => {
     const summarizer = new ExtractiveSummarizer();
     await expect(
-      summarizer.summarize({ kind: "history", messages: refactorAuthSession(), system: "", prompt: "", maxTokens: 1000, signal: AbortSignal.abort() }),
+      summarizer.summarize({
+        kind: "history",
+        messages: refactorAuthSession(),
+        system: "",
+        prompt: "",
+        maxTokens: 1000,
+        signal: AbortSignal.abort(),
+      }),
     ).rejects.toBeInstanceOf(CancelledError);
-    const result = await summarizer.summarize({ kind: "history", messages: refactorAuthSession(), system: "", prompt: "", maxTokens: 1000 });
+    const result = await summarizer.summarize({
+      kind: "history",
+      messages: refactorAuthSession(),
+      system: "",
+      prompt: "",
+      maxTokens: 1000,
+    });
     expect(result.summarizer).toBe("extractive");
   });
 });

@@ -22,39 +22,16 @@ import {
   readMessages,
   requestText,
   sentences,
-  type ActionKind,
   type MessageReader,
 } from "@base-context/core";
-import { ActionLog } from "./action-log.js";
+import { ActionLog, type Action, type ErrorFact } from "./action-log.js";
+
+export type { Action, ErrorFact };
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */
 export interface Noted {
   readonly text: string;
   readonly index: number;
-}
-
-export interface Action {
-  readonly kind: ActionKind;
-  readonly target: string;
-  readonly toolName: string;
-  count: number;
-  lastIndex: number;
-  /** The latest outcome seen for this action. */
-  outcome: "ok" | "error" | "unknown";
-  exitCode?: number;
-}
-
-export interface ErrorFact {
-  /** What failed, e.g. "`pnpm test` (exit 1)" or "edit `src/a.ts`". */
-  readonly what: string;
-  /** The first line of the error, as the retention probe reads it. */
-  readonly message: string;
-  readonly index: number;
-  /** The same action succeeded later in the range… */
-  resolved: boolean;
-  /** …in this message. */
-  resolvedIndex?: number;
-  readonly actionKey: string;
 }
 
 export interface Facts {

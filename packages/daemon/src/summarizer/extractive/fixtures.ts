@@ -45,7 +45,12 @@ export const bash = (command: string, output: string, exitCode: number): BashExe
 });
 
 /** A call and its result, in order. */
-export function tool(name: string, args: Record<string, unknown>, result: string, options: { isError?: boolean; text?: string } = {}): ContextMessage[] {
+export function tool(
+  name: string,
+  args: Record<string, unknown>,
+  result: string,
+  options: { isError?: boolean; text?: string } = {},
+): ContextMessage[] {
   const call = toolCall(name, args, options.text);
   return [call.message, toolResult(call.id, name, result, options.isError ?? false)];
 }
@@ -56,18 +61,33 @@ export function refactorAuthSession(): ContextMessage[] {
     user(
       "Refactor the auth module in src/auth/ to use JWT instead of server-side sessions. We must keep the public API of `AuthService` unchanged. Don't touch the database layer.",
     ),
-    ...tool("read", { path: "src/auth/service.ts" }, "export class AuthService {\n  login() {}\n}\n", { text: "Let me look at the current implementation." }),
+    ...tool("read", { path: "src/auth/service.ts" }, "export class AuthService {\n  login() {}\n}\n", {
+      text: "Let me look at the current implementation.",
+    }),
     ...tool("read", { path: "src/auth/session-store.ts" }, "export class SessionStore {}\n"),
-    assistant("The service keeps sessions in `SessionStore`. I decided to replace SessionStore with a stateless JwtIssuer because it removes the shared state between instances.", "toolUse"),
+    assistant(
+      "The service keeps sessions in `SessionStore`. I decided to replace SessionStore with a stateless JwtIssuer because it removes the shared state between instances.",
+      "toolUse",
+    ),
     ...tool("write", { path: "src/auth/jwt.ts", content: "export function signToken() {}" }, "Wrote 1 file"),
     ...tool("edit", { path: "src/auth/service.ts", oldText: "SessionStore", newText: "JwtIssuer" }, "Applied 1 edit"),
-    ...tool("bash", { command: "pnpm test src/auth" }, "FAIL src/auth/service.test.ts\n  TypeError: Cannot read properties of undefined (reading 'sign')\n\nexit code: 1", { isError: true }),
+    ...tool(
+      "bash",
+      { command: "pnpm test src/auth" },
+      "FAIL src/auth/service.test.ts\n  TypeError: Cannot read properties of undefined (reading 'sign')\n\nexit code: 1",
+      { isError: true },
+    ),
     ...tool("edit", { path: "src/auth/service.ts", oldText: "this.jwt.sign", newText: "signToken" }, "Applied 1 edit"),
     ...tool("bash", { command: "pnpm test src/auth" }, "PASS src/auth/service.test.ts\n12 passed\nexit code: 0"),
     assistant("I've replaced the session store with JWT signing in src/auth/jwt.ts and updated `AuthService.login`. All tests pass now."),
     user("Great. Now also add refresh tokens with a 7 day expiry. Always use the `AUTH_SECRET` env var, never hard-code secrets."),
     ...tool("read", { path: "src/config.ts" }, "export const config = {}"),
-    ...tool("bash", { command: "pnpm typecheck" }, "src/auth/refresh.ts(3,10): error TS2304: Cannot find name 'RefreshToken'.\nexit code: 2", { isError: true }),
+    ...tool(
+      "bash",
+      { command: "pnpm typecheck" },
+      "src/auth/refresh.ts(3,10): error TS2304: Cannot find name 'RefreshToken'.\nexit code: 2",
+      { isError: true },
+    ),
     assistant("Next I'll define the `RefreshToken` type in src/auth/types.ts and wire it into `AuthService.refresh`.", "toolUse"),
   ];
 }
@@ -107,10 +127,19 @@ export function largeSession(targetTokens: number): ContextMessage[] {
       add(...tool("edit", { path: `src/reports/module_${i}.ts`, oldText: "<", newText: "<=" }, "Applied 1 edit"));
       add(...tool("bash", { command: `pnpm vitest run src/reports/module_${i}.test.ts` }, "PASS\nexit code: 0"));
     }
-    if (i % 10 === 0) add(assistant(`Ported module_${i}. I chose streaming iterators over arrays because the reports can exceed memory.`, "toolUse"));
-    if (i % 25 === 24) add(user(`Also keep the \`formatCurrency${i}\` helper's rounding exactly as in Python.`), assistant("Understood, I'll keep it."));
+    if (i % 10 === 0)
+      add(assistant(`Ported module_${i}. I chose streaming iterators over arrays because the reports can exceed memory.`, "toolUse"));
+    if (i % 25 === 24)
+      add(user(`Also keep the \`formatCurrency${i}\` helper's rounding exactly as in Python.`), assistant("Understood, I'll keep it."));
   }
   add(user("Finally, make the CSV export stream rows instead of buffering them."));
-  add(...tool("bash", { command: "pnpm vitest run src/reports/csv.test.ts" }, "RangeError: Invalid array length\n    at buildRows (src/reports/csv.ts:42:11)\nexit code: 1", { isError: true }));
+  add(
+    ...tool(
+      "bash",
+      { command: "pnpm vitest run src/reports/csv.test.ts" },
+      "RangeError: Invalid array length\n    at buildRows (src/reports/csv.ts:42:11)\nexit code: 1",
+      { isError: true },
+    ),
+  );
   return messages;
 }

@@ -30,9 +30,13 @@ export class ExtractiveSummarizer implements Summarizer {
 }
 
 /** The summary text for a request (synchronous; exported for the bench and the tests). */
-export function extractiveSummary(request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens">): string {
+export function extractiveSummary(
+  request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens">,
+): string {
   const facts = collectFacts(request.messages);
-  const earlier = [request.previousSummary, ...facts.embeddedSummaries].filter((s): s is string => typeof s === "string" && s.trim().length > 0);
+  const earlier = [request.previousSummary, ...facts.embeddedSummaries].filter(
+    (s): s is string => typeof s === "string" && s.trim().length > 0,
+  );
   // The previous summary belongs to the history; a turn prefix only describes its own messages.
   const previous = request.kind === "turnPrefix" || earlier.length === 0 ? emptySummary() : mergeParsed(earlier.map(parseSummary));
   const blocks = composeBlocks({

@@ -43,7 +43,29 @@ export function cap(items: Item[], max: number): Item[] {
   return items.filter((item) => kept.has(item));
 }
 
-const STOPWORDS = new Set(["focus", "about", "remember", "keep", "with", "that", "this", "from", "into", "also", "please", "make", "sure", "what", "when", "where", "which", "exact", "exactly", "the", "and"]);
+const STOPWORDS = new Set([
+  "focus",
+  "about",
+  "remember",
+  "keep",
+  "with",
+  "that",
+  "this",
+  "from",
+  "into",
+  "also",
+  "please",
+  "make",
+  "sure",
+  "what",
+  "when",
+  "where",
+  "which",
+  "exact",
+  "exactly",
+  "the",
+  "and",
+]);
 
 /** Priorities: a base per kind of item, + up to 5 for recency, + 12 when it matches the requested focus. */
 export class Scorer {
@@ -81,7 +103,13 @@ export class Scorer {
 }
 
 /** The `keep` most recent entries as items, and one line standing for all the older ones. */
-export function latestAndRest<T extends Noted>(entries: T[], keep: number, s: Scorer, base: number, describeRest: (rest: T[]) => string): Item[] {
+export function latestAndRest<T extends Noted>(
+  entries: T[],
+  keep: number,
+  s: Scorer,
+  base: number,
+  describeRest: (rest: T[]) => string,
+): Item[] {
   const sorted = [...entries].sort((a, b) => a.index - b.index);
   const rest = sorted.slice(0, Math.max(0, sorted.length - keep));
   const latest = sorted.slice(rest.length);

@@ -22,7 +22,8 @@ type SectionKey = keyof ParsedSummary;
 const FILE_LIST_RE = /<(read-files|modified-files)>[\s\S]*?<\/\1>/g;
 const PLACEHOLDER_RE = /^\(?(?:none|n\/a|nothing|none yet|none recorded)\b.*\)?$/i;
 // The preambles the pipeline puts before a summary: they carry no information.
-const PREAMBLE_RE = /^(?:The user explored a different conversation branch|Summary of that exploration|The conversation history before this point was compacted|\*\*Turn Context \(split turn\):\*\*|---)/;
+const PREAMBLE_RE =
+  /^(?:The user explored a different conversation branch|Summary of that exploration|The conversation history before this point was compacted|\*\*Turn Context \(split turn\):\*\*|---)/;
 
 export function emptySummary(): ParsedSummary {
   return { goal: [], constraints: [], done: [], inProgress: [], blocked: [], decisions: [], nextSteps: [], critical: [], other: [] };

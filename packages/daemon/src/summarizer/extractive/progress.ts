@@ -29,7 +29,8 @@ export function actionItems(facts: Facts, s: Scorer): Item[] {
         // A `sleep` is waiting, not progress.
         if (action.outcome !== "error" && !isSleep(action.target)) {
           const times = action.count > 1 ? ` ×${action.count}` : "";
-          const asDesigned = action.exitCode !== undefined && action.exitCode !== 0 ? ` (exit ${action.exitCode}, as designed: not a failure)` : "";
+          const asDesigned =
+            action.exitCode !== undefined && action.exitCode !== 0 ? ` (exit ${action.exitCode}, as designed: not a failure)` : "";
           const result = asDesigned || (action.outcome === "ok" ? (action.exitCode === 0 ? " (exit 0)" : " (ok)") : "");
           runs.push({ text: `Ran ${code(action.target)}${times}${result}`, index: action.lastIndex });
         }
@@ -57,8 +58,24 @@ export function actionItems(facts: Facts, s: Scorer): Item[] {
   });
   items.push(
     // Every changed file is named: a successor must not lose one (the older ones on one line).
-    ...latestAndRest(changes, 10, s, 56, (rest) => `Modified ${rest.length} other files earlier: ${rest.map((c) => code(c.path)).join(", ")}`),
-    ...latestAndRest(runs, 6, s, 50, (rest) => `Ran ${rest.length} other commands without errors, e.g. ${listed(rest.map((r) => r.text.replace(/^Ran /, "")), 3)}`),
+    ...latestAndRest(
+      changes,
+      10,
+      s,
+      56,
+      (rest) => `Modified ${rest.length} other files earlier: ${rest.map((c) => code(c.path)).join(", ")}`,
+    ),
+    ...latestAndRest(
+      runs,
+      6,
+      s,
+      50,
+      (rest) =>
+        `Ran ${rest.length} other commands without errors, e.g. ${listed(
+          rest.map((r) => r.text.replace(/^Ran /, "")),
+          3,
+        )}`,
+    ),
   );
   if (reads.length > 0) {
     items.push(s.noted({ text: `Read ${reads.map((a) => code(a.target)).join(", ")}`, index: reads[reads.length - 1]!.lastIndex }, 36));
@@ -80,7 +97,17 @@ export function fixedItems(facts: Facts, s: Scorer): Item[] {
     .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then succeeded`, index: e.resolvedIndex ?? e.index, what: e.what }))
     .sort((a, b) => a.index - b.index);
   // Each error line stays (a successor may meet it again); the oldest beyond the cap are named by command.
-  return latestAndRest(fixed, 30, s, 46, (rest) => `${rest.length} earlier failures were fixed, e.g. ${listed(rest.map((r) => r.what), 3)}`);
+  return latestAndRest(
+    fixed,
+    30,
+    s,
+    46,
+    (rest) =>
+      `${rest.length} earlier failures were fixed, e.g. ${listed(
+        rest.map((r) => r.what),
+        3,
+      )}`,
+  );
 }
 
 export function unresolvedErrors(facts: Facts): ErrorFact[] {

@@ -8,7 +8,8 @@ import { junkLines } from "@base-context/core";
 import { assistant, tool, user } from "./fixtures.js";
 import { extractiveSummary } from "./index.js";
 
-const summarize = (messages: Parameters<typeof extractiveSummary>[0]["messages"]) => extractiveSummary({ kind: "history", messages, maxTokens: 13_107 });
+const summarize = (messages: Parameters<typeof extractiveSummary>[0]["messages"]) =>
+  extractiveSummary({ kind: "history", messages, maxTokens: 13_107 });
 
 function section(summary: string, heading: string): string {
   const start = summary.indexOf(`${heading}\n`);
@@ -19,7 +20,12 @@ function section(summary: string, heading: string): string {
 
 describe("extractive summarizer rules", () => {
   it("takes the goal from the user's real request, not a slash command or a one-word command", () => {
-    const summary = summarize([user("/mode"), user("ls"), user("Make the theme follow the OS setting"), assistant("Done, the theme now follows the OS.")]);
+    const summary = summarize([
+      user("/mode"),
+      user("ls"),
+      user("Make the theme follow the OS setting"),
+      assistant("Done, the theme now follows the OS."),
+    ]);
     expect(section(summary, "## Goal").trim()).toBe("Make the theme follow the OS setting");
     expect(summary).not.toContain("/mode");
     expect(summary).not.toContain("Later request: Ls");
@@ -41,7 +47,9 @@ describe("extractive summarizer rules", () => {
   it("never lists a heading, a bold label or a checkmark as a decision or as done", () => {
     const summary = summarize([
       user("Find why the build is slow and fix it"),
-      assistant("## Root Cause Analysis\n\n**The fix is**\n\nWe went with esbuild because tsc type-checks on every build.\n\n✓ Done.\n\n✓ Split into modules:"),
+      assistant(
+        "## Root Cause Analysis\n\n**The fix is**\n\nWe went with esbuild because tsc type-checks on every build.\n\n✓ Done.\n\n✓ Split into modules:",
+      ),
     ]);
     expect(section(summary, "## Key Decisions")).toContain("- **We went with esbuild**: because tsc type-checks on every build.");
     expect(summary).not.toMatch(/Root Cause|The fix is\*\*|✓ Done|Split into modules:/);
@@ -49,7 +57,10 @@ describe("extractive summarizer rules", () => {
   });
 
   it("takes constraints from user messages only, the first sentence included", () => {
-    const summary = summarize([user("Never touch migrations/ while fixing the cart total."), assistant("We must always run the linter, and we should never skip tests.")]);
+    const summary = summarize([
+      user("Never touch migrations/ while fixing the cart total."),
+      assistant("We must always run the linter, and we should never skip tests."),
+    ]);
     const constraints = section(summary, "## Constraints & Preferences");
     expect(constraints).toContain("- Never touch migrations/ while fixing the cart total.");
     expect(constraints).not.toContain("linter");
@@ -73,8 +84,17 @@ describe("extractive summarizer rules", () => {
     const minified = `!function(e){var t={};function n(r){return t[r]}}${"var a=document.documentElement;".repeat(40)}`;
     const summary = summarize([
       user("Build the bundle and fix what breaks"),
-      ...tool("bash", { command: "npm run build" }, `${minified}\n\nReferenceError: localStorage is not defined\n    at dist/index.js:1:8841\n    at prerender (scripts/prerender.mjs:41:7)\n\nCommand exited with code 1`, { isError: true }),
-      ...tool("read", { path: "assets/logo.png" }, `\u0089PNG\r\n${"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA".repeat(20)}`),
+      ...tool(
+        "bash",
+        { command: "npm run build" },
+        `${minified}\n\nReferenceError: localStorage is not defined\n    at dist/index.js:1:8841\n    at prerender (scripts/prerender.mjs:41:7)\n\nCommand exited with code 1`,
+        { isError: true },
+      ),
+      ...tool(
+        "read",
+        { path: "assets/logo.png" },
+        `\u0089PNG\r\n${"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA".repeat(20)}`,
+      ),
       assistant("const total = items.reduce((a, b) => a + b, 0);\nI'll move the localStorage read into an effect."),
     ]);
     expect(junkLines(summary)).toEqual([]);

@@ -7,9 +7,17 @@ import { replacedCounts } from "./replaced.js";
 import { renderTree } from "./render.js";
 
 const at = "2026-01-01T00:00:00.000Z";
-const user = (id: string, parentId: string | null, text: string): FlatNode => ({ entry: { type: "message", id, parentId, timestamp: at, message: { role: "user", content: text } } });
+const user = (id: string, parentId: string | null, text: string): FlatNode => ({
+  entry: { type: "message", id, parentId, timestamp: at, message: { role: "user", content: text } },
+});
 const answer = (id: string, parentId: string, text: string): FlatNode => ({
-  entry: { type: "message", id, parentId, timestamp: at, message: { role: "assistant", content: [{ type: "text", text }] } } as SessionEntry,
+  entry: {
+    type: "message",
+    id,
+    parentId,
+    timestamp: at,
+    message: { role: "assistant", content: [{ type: "text", text }] },
+  } as SessionEntry,
 });
 
 /** u1 → a1 → u2 → a2 (labelled) → c (compaction keeping u3's branch) … and a side branch under a1. */
@@ -21,10 +29,29 @@ function nodes(): FlatNode[] {
     { ...answer("a2", "u2", "two"), label: "checkpoint" },
     user("u3", "a2", "third"),
     answer("a3", "u3", "three"),
-    { entry: { type: "compaction", id: "c1", parentId: "a3", timestamp: at, summary: "/mode\n\n## Goal\nShip the login fix.\n\n## Progress\n- done", firstKeptEntryId: "u3", tokensBefore: 100 } },
+    {
+      entry: {
+        type: "compaction",
+        id: "c1",
+        parentId: "a3",
+        timestamp: at,
+        summary: "/mode\n\n## Goal\nShip the login fix.\n\n## Progress\n- done",
+        firstKeptEntryId: "u3",
+        tokensBefore: 100,
+      },
+    },
     { ...answer("a4", "c1", "four"), isLeaf: true },
     user("s1", "a1", "side question"),
-    { entry: { type: "branch_summary", id: "b1", parentId: "s1", timestamp: at, summary: "## Goal\n(none)\n\nTried the side idea.", fromId: "a4" } },
+    {
+      entry: {
+        type: "branch_summary",
+        id: "b1",
+        parentId: "s1",
+        timestamp: at,
+        summary: "## Goal\n(none)\n\nTried the side idea.",
+        fromId: "a4",
+      },
+    },
   ];
 }
 
@@ -44,23 +71,42 @@ describe("filterTree", () => {
     expect(filterTree(nodes(), { filter: "labelled" }).map((node) => node.entry.id)).toEqual(["a2", "a4"]);
     expect(filterTree(nodes(), { filter: "summaries" }).map((node) => node.entry.id)).toEqual(["c1", "a4", "b1"]);
     expect(filterTree(nodes(), { around: { id: "a1", context: 1 } }).map((node) => node.entry.id)).toEqual(["u1", "a1", "u2", "s1"]);
-    expect(filterTree(nodes(), { around: { id: "a1", context: 1 }, filter: "user" }).map((node) => node.entry.id)).toEqual(["u1", "a1", "u2", "s1"]);
+    expect(filterTree(nodes(), { around: { id: "a1", context: 1 }, filter: "user" }).map((node) => node.entry.id)).toEqual([
+      "u1",
+      "a1",
+      "u2",
+      "s1",
+    ]);
   });
 });
 
 describe("prune entries count as summaries", () => {
   const prune = (id: string, parentId: string): FlatNode => ({
-    entry: { type: "prune", id, parentId, timestamp: at, hidden: [{ entryId: "u1", toolName: "read", args: "a.ts", tokens: 900, stubTokens: 10 }], tokensSaved: 890 } as SessionEntry,
+    entry: {
+      type: "prune",
+      id,
+      parentId,
+      timestamp: at,
+      hidden: [{ entryId: "u1", toolName: "read", args: "a.ts", tokens: 900, stubTokens: 10 }],
+      tokensSaved: 890,
+    } as SessionEntry,
   });
 
   it("the summaries filter keeps a prune", () => {
-    const withPrune = [...nodes().slice(0, 3), prune("p1", "u2"), ...nodes().slice(3).map((node) => (node.entry.id === "a2" ? { ...node, entry: { ...node.entry, parentId: "p1" } } : node))];
+    const withPrune = [
+      ...nodes().slice(0, 3),
+      prune("p1", "u2"),
+      ...nodes()
+        .slice(3)
+        .map((node) => (node.entry.id === "a2" ? { ...node, entry: { ...node.entry, parentId: "p1" } } : node)),
+    ];
     expect(filterTree(withPrune, { filter: "summaries" }).map((node) => node.entry.id)).toEqual(["p1", "c1", "a4", "b1"]);
   });
 
   it("folding a long stretch never hides a prune", () => {
     const chain: FlatNode[] = [user("m0", null, "start")];
-    for (let index = 1; index < 20; index++) chain.push(index === 10 ? prune("m10", "m9") : user(`m${index}`, `m${index - 1}`, `step ${index}`));
+    for (let index = 1; index < 20; index++)
+      chain.push(index === 10 ? prune("m10", "m9") : user(`m${index}`, `m${index - 1}`, `step ${index}`));
     chain[chain.length - 1] = { ...chain[chain.length - 1]!, isLeaf: true };
     const shown = layoutTree(chain, {}).flatMap((row) => (row.kind === "node" ? [row.node.entry.id] : []));
     expect(shown).toContain("m10");

@@ -19,7 +19,13 @@ export const FOLD_KEEP_TAIL = 2;
 export const FOLD_MIN_HIDDEN = 3;
 
 export type TreeRow =
-  | { kind: "node"; node: FlatNode; prefix: string; /** entries hidden under it by `collapsed` */ hiddenBelow: number; hasChildren: boolean }
+  | {
+      kind: "node";
+      node: FlatNode;
+      prefix: string /** entries hidden under it by `collapsed` */;
+      hiddenBelow: number;
+      hasChildren: boolean;
+    }
   | { kind: "fold"; count: number; prefix: string }
   | { kind: "deeper"; count: number; branches: number; prefix: string };
 

@@ -49,9 +49,17 @@ export function entryPreview(entry: SessionEntry): EntryPreview {
     case "compaction":
       return { kind: "compaction", text: summaryGoal(entry.summary) };
     case "branch_summary":
-      return { kind: "branch summary", text: summaryGoal(entry.summary.startsWith(BRANCH_SUMMARY_PREAMBLE) ? entry.summary.slice(BRANCH_SUMMARY_PREAMBLE.length) : entry.summary) };
+      return {
+        kind: "branch summary",
+        text: summaryGoal(
+          entry.summary.startsWith(BRANCH_SUMMARY_PREAMBLE) ? entry.summary.slice(BRANCH_SUMMARY_PREAMBLE.length) : entry.summary,
+        ),
+      };
     case "prune":
-      return { kind: "pruned", text: `${entry.hidden.length} tool output${entry.hidden.length === 1 ? "" : "s"} hidden, ${entry.tokensSaved.toLocaleString("en-US")} tokens saved` };
+      return {
+        kind: "pruned",
+        text: `${entry.hidden.length} tool output${entry.hidden.length === 1 ? "" : "s"} hidden, ${entry.tokensSaved.toLocaleString("en-US")} tokens saved`,
+      };
   }
 }
 
@@ -65,11 +73,15 @@ function messagePreview(message: AgentMessage): EntryPreview {
       const parts = [oneLine(text)];
       if (!text.trim() && message.content.some((block) => block.type === "thinking")) parts[0] = "(thinking)";
       if (calls.length > 0) parts.push(`→ ${calls.join(", ")}`);
-      if (message.stopReason === "error" || message.stopReason === "aborted") parts.push(`(${message.stopReason}${message.errorMessage ? `: ${oneLine(message.errorMessage)}` : ""})`);
+      if (message.stopReason === "error" || message.stopReason === "aborted")
+        parts.push(`(${message.stopReason}${message.errorMessage ? `: ${oneLine(message.errorMessage)}` : ""})`);
       return { kind: "assistant", text: parts.filter((part) => part.length > 0).join(" ") };
     }
     case "toolResult":
-      return { kind: message.isError ? "tool error" : "tool result", text: `${message.toolName}: ${oneLine(contentText(message.content))}` };
+      return {
+        kind: message.isError ? "tool error" : "tool result",
+        text: `${message.toolName}: ${oneLine(contentText(message.content))}`,
+      };
     case "bashExecution": {
       const exit = message.cancelled ? " (cancelled)" : message.exitCode ? ` (exit ${message.exitCode})` : "";
       return { kind: "bash", text: `$ ${oneLine(message.command)}${exit}` };
@@ -86,7 +98,9 @@ function callText(call: ToolCall): string {
 
 function contentText(content: string | readonly { type: string; text?: unknown }[]): string {
   if (typeof content === "string") return oneLine(content);
-  return oneLine(content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${block.type}]`)).join(" "));
+  return oneLine(
+    content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${block.type}]`)).join(" "),
+  );
 }
 
 /**

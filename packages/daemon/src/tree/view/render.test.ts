@@ -12,13 +12,20 @@ async function exploredSession(): Promise<FlatNode[]> {
     await f.append(user("Fix the login bug in src/auth.ts"));
     await f.append(assistant("Let me read it first.", [{ name: "read", path: "src/auth.ts" }]));
     await f.append(toolResult("read-0", "read", "export function login(user, password) {\n  return user.password == password;\n}"));
-    const fixed = await f.append(assistant("Fixed: the comparison now uses a constant-time check.", [{ name: "edit", path: "src/auth.ts" }]));
+    const fixed = await f.append(
+      assistant("Fixed: the comparison now uses a constant-time check.", [{ name: "edit", path: "src/auth.ts" }]),
+    );
     let last = fixed;
     for (let step = 1; step <= 6; step++) {
       await f.append(user(`Step ${step}: tighten the tests`));
       last = await f.append(assistant(`Done with step ${step}.`));
     }
-    await f.append({ type: "compaction", summary: "## Goal\nFix the login bug and harden the tests.\n\n## Progress\n- [x] comparison fixed", firstKeptEntryId: last.id, tokensBefore: 5400 });
+    await f.append({
+      type: "compaction",
+      summary: "## Goal\nFix the login bug and harden the tests.\n\n## Progress\n- [x] comparison fixed",
+      firstKeptEntryId: last.id,
+      tokensBefore: 5400,
+    });
     const redis = await f.append(user("Now try redis for the session store"));
     await f.append(assistant("Added a redis store.", [{ name: "write", path: "src/session-store.ts" }]));
     await f.tree.navigate({ sessionId: f.sessionId, targetId: redis.id, summarize: true, label: "redis attempt" });

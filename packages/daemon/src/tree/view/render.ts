@@ -28,7 +28,17 @@ export interface RenderTreeOptions {
   replaced?: ReadonlyMap<string, number>;
 }
 
-const ANSI = { reset: "\x1b[0m", bold: "\x1b[1m", dim: "\x1b[2m", red: "\x1b[31m", green: "\x1b[32m", yellow: "\x1b[33m", magenta: "\x1b[35m", cyan: "\x1b[36m", inverse: "\x1b[7m" } as const;
+const ANSI = {
+  reset: "\x1b[0m",
+  bold: "\x1b[1m",
+  dim: "\x1b[2m",
+  red: "\x1b[31m",
+  green: "\x1b[32m",
+  yellow: "\x1b[33m",
+  magenta: "\x1b[35m",
+  cyan: "\x1b[36m",
+  inverse: "\x1b[7m",
+} as const;
 export type StyleName = keyof typeof ANSI;
 
 const KIND_STYLE: Partial<Record<EntryKind, StyleName>> = {
@@ -50,7 +60,10 @@ export function renderTree(nodes: readonly FlatNode[], options: RenderTreeOption
   if (nodes.length === 0) return "(empty session)\n";
   const style = styler(options.color === true);
   const replaced = options.replaced ?? replacedCounts(nodes);
-  const rows = layoutTree(nodes, { all: options.all === true, ...(options.maxBranchDepth !== undefined ? { maxBranchDepth: options.maxBranchDepth } : {}) });
+  const rows = layoutTree(nodes, {
+    all: options.all === true,
+    ...(options.maxBranchDepth !== undefined ? { maxBranchDepth: options.maxBranchDepth } : {}),
+  });
   const lines = rows.map((row) => rowLine(row, { width: options.width, replaced, style }));
   return `${lines.join("\n")}\n`;
 }
@@ -67,7 +80,8 @@ export function rowLine(row: TreeRow, options: RowLineOptions): string {
   const prefix = style("dim", row.prefix);
   let line: string;
   if (row.kind === "fold") line = prefix + style("dim", `… ${row.count} more entries …`);
-  else if (row.kind === "deeper") line = prefix + style("dim", `… ${row.count} entries in ${row.branches} deeper branches (raise --depth) …`);
+  else if (row.kind === "deeper")
+    line = prefix + style("dim", `… ${row.count} entries in ${row.branches} deeper branches (raise --depth) …`);
   else line = prefix + nodeLine(row.node, visibleLength(row.prefix), options, row.hiddenBelow);
   return options.width === undefined ? line : cutVisible(line, options.width);
 }
@@ -87,7 +101,10 @@ function nodeLine(node: FlatNode, prefixWidth: number, options: RowLineOptions, 
   let preview = text;
   if (options.width !== undefined) {
     const fixed = prefixWidth + node.entry.id.length + 1 + head.length + 1 + visibleLength(tagText);
-    preview = cut(preview, Math.max(Math.min(MIN_PREVIEW, options.width - prefixWidth - node.entry.id.length - head.length - 2), options.width - fixed, 1));
+    preview = cut(
+      preview,
+      Math.max(Math.min(MIN_PREVIEW, options.width - prefixWidth - node.entry.id.length - head.length - 2), options.width - fixed, 1),
+    );
   }
   const kindStyle = KIND_STYLE[kind];
   const body = preview.length > 0 ? `${head} ${preview}` : head;

@@ -5,9 +5,15 @@
  * on how fast the machine is.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RequestActivity } from "../server/router.js";
+import { RequestActivity } from "./router.js";
 import type { TokenCounter } from "../tokens/counter.js";
-import { CALLING_THREAD_QUIET_MS, STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork, type BackgroundWorkDaemon } from "./serve-background.js";
+import {
+  CALLING_THREAD_QUIET_MS,
+  STARTUP_QUIET_MS,
+  startBackgroundWork,
+  stopBackgroundWork,
+  type BackgroundWorkDaemon,
+} from "./serve-background.js";
 
 function fakeDaemon(options: { rent: boolean }) {
   let payOff = () => {};

@@ -17,7 +17,7 @@
  */
 import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
-import { requestActivity, type RequestActivity } from "../server/router.js";
+import type { RequestActivity } from "./router.js";
 
 /** What the background work uses of the daemon (tests pass fakes). */
 export interface BackgroundWorkDaemon {
@@ -25,7 +25,7 @@ export interface BackgroundWorkDaemon {
   sessions: Pick<Daemon["sessions"], "startBackfill" | "stopBackfill">;
 }
 
-/** What it needs to know about requests: when none is in flight, and since when. */
+/** What it needs to know about the server's requests: when none is in flight, and since when. */
 export type Activity = Pick<RequestActivity, "whenIdle" | "isIdle">;
 
 /**
@@ -44,7 +44,7 @@ const BACKFILL_QUIET_MS = 20;
  */
 export const CALLING_THREAD_QUIET_MS = 1000;
 
-export function startBackgroundWork(daemon: BackgroundWorkDaemon, activity: Activity = requestActivity): void {
+export function startBackgroundWork(daemon: BackgroundWorkDaemon, activity: Activity): void {
   const { counter } = daemon;
   const started = activity.whenIdle(STARTUP_QUIET_MS);
   void started

@@ -4,16 +4,18 @@
  */
 import { Daemon } from "../daemon.js";
 import { log } from "../log.js";
-import { registerHandlers } from "../server/handlers/index.js";
-import { listenOnSocket, SocketPathError, type SocketServer } from "../server/socket.js";
-import type { CliIo } from "./output.js";
-import { CliError } from "./run.js";
-import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serve.js";
+import { registerHandlers } from "./handlers/index.js";
 import { startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
+import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serving.js";
+import { listenOnSocket, type SocketServer } from "./socket.js";
 
-export async function serveSocket(path: string, io: CliIo): Promise<number> {
-  const daemon = new Daemon({ env: io.env });
-  logSummarizerSetup(daemon, io.env);
+/**
+ * Serves until SIGTERM or SIGINT; resolves with the exit code. A socket path that cannot be used
+ * rejects with a SocketPathError (worded for the user who chose it), after disposing the daemon.
+ */
+export async function serveSocket(path: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const daemon = new Daemon({ env });
+  logSummarizerSetup(daemon, env);
   let server: SocketServer;
   try {
     server = await listenOnSocket({
@@ -25,14 +27,13 @@ export async function serveSocket(path: string, io: CliIo): Promise<number> {
     });
   } catch (error) {
     await daemon.dispose();
-    if (error instanceof SocketPathError) throw new CliError(error.message);
     throw error;
   }
 
   // Shared by every client, so started with the daemon (hooks arriving early wait for it).
   daemon.plugins.startInBackground();
   // Token counter warm-up and backfill, in the gaps between every client's requests.
-  startBackgroundWork(daemon);
+  startBackgroundWork(daemon, server.activity);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));

@@ -1,8 +1,10 @@
 /**
- * One long operation per session at a time, within this process (compaction and tree navigation
- * share it). A second one is refused at once with `session_busy` rather than queued: a queued
- * compaction would run right after the first on a context that no longer needs it, and the client
- * is better placed to decide whether to retry. Appends never take the lock.
+ * One long operation per session at a time, within this process: the daemon makes one
+ * SessionLocks and gives it to both compaction and tree navigation, so a navigation while a
+ * compaction of the same session runs (or the reverse) is refused too. A second operation is
+ * refused at once with `session_busy` rather than queued: a queued compaction would run right
+ * after the first on a context that no longer needs it, and the client is better placed to decide
+ * whether to retry. Appends never take the lock.
  */
 import { AppError } from "../errors.js";
 

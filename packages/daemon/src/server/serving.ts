@@ -1,0 +1,27 @@
+/**
+ * What both ways of serving share (stdio, serve-stdio.ts; a Unix socket, serve-socket.ts): the
+ * server's name and capabilities in the `initialize` reply, and the start-up log line about the
+ * summarizer.
+ */
+import type { Daemon } from "../daemon.js";
+import { log } from "../log.js";
+import { describeSummarizerSetup } from "../summarizer/index.js";
+import { VERSION } from "../version.js";
+
+export const SERVER_INFO = { name: "base-context", version: VERSION };
+export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl"] };
+
+/**
+ * Says at start which summarizer the daemon uses and where a model's requests go, and — for a
+ * user whose key alone used to select a model — what changed and how to restore it.
+ */
+export function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): void {
+  const { settings, sources } = daemon.settings.get();
+  const setup = describeSummarizerSetup(settings.summarizer, env, {
+    userNamedModel: daemon.userNamedModel(),
+    settingsPath: daemon.settings.globalPath,
+    providerSetByUser: sources["summarizer.provider"] === "global",
+  });
+  log("info", `summarizer: ${setup.summary}`);
+  if (setup.migration) log("warn", `summarizer: ${setup.migration}`);
+}
