@@ -92,8 +92,8 @@ const stockMerge = (text) => gptCore.bytePairMerge(new TextEncoder().encode(text
 report({ name: "gpt-tokenizer stock merge, 8,000 × =", value: timeOnce(stockMerge, "=".repeat(8000)), unit: "ms", note: "quadratic; 100,000 × = takes ~5 s" });
 report({ name: "gpt-tokenizer with long-piece merge, 8,000 × =", value: timeOnce(gptCount, "=".repeat(8000)), unit: "ms" });
 
-// ---- what a synchronous count costs (why syncMaxChars is 4096) -------------------------------
-progress("synchronous count cost by size");
+// ---- what one count costs by size (on whichever thread counts) ---------------------------------
+progress("count cost by size");
 for (const chars of [1024, 4096, 16384]) {
   const prose = [];
   const run = [];
@@ -101,14 +101,12 @@ for (const chars of [1024, 4096, 16384]) {
     prose.push(timeOnce(gptCount, generateProse(chars, 1000 + i)));
     run.push(timeOnce(gptCount, (i % 2 ? "-" : "=").repeat(chars - i)));
   }
-  report({ name: `calling-thread count, ${chars.toLocaleString("en-US")} chars of prose`, value: median(prose), unit: "ms", digits: 2 });
-  report({ name: `calling-thread count, ${chars.toLocaleString("en-US")} × one character`, value: median(run), unit: "ms", digits: 2, note: "worst case" });
+  report({ name: `one count, ${chars.toLocaleString("en-US")} chars of prose`, value: median(prose), unit: "ms", digits: 2 });
+  report({ name: `one count, ${chars.toLocaleString("en-US")} × one character`, value: median(run), unit: "ms", digits: 2, note: "worst case" });
 }
 const latency = await fresh("small-count-latency");
 report({ name: "countTextAsync 1 KB via worker, p50", value: latency.worker.p50, unit: "ms", digits: 3 });
 report({ name: "countTextAsync 1 KB via worker, p99", value: latency.worker.p99, unit: "ms", digits: 3 });
-report({ name: "countTextAsync 1 KB on calling thread, p50", value: latency.callingThread.p50, unit: "ms", digits: 3 });
-report({ name: "countTextAsync 1 KB on calling thread, p99", value: latency.callingThread.p99, unit: "ms", digits: 3 });
 
 // ---- event loop while counting big inputs ------------------------------------------------------
 const stallCases = [

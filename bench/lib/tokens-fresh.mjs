@@ -66,7 +66,7 @@ const scenarios = {
     return { ms, stallMs, peakRssMB: memoryOf(process.pid)?.peakMB };
   },
 
-  /** Round trips of small counts: worker (default) vs calling thread (encoding loaded here). */
+  /** Round trips of small counts to the worker (the only thread that loads the encoding). */
   async "small-count-latency"() {
     const { createTokenCounter } = await daemonModule("tokens/index.js");
     const { generateProse } = await daemonModule("tokens/fixtures/corpus.js");
@@ -83,10 +83,7 @@ const scenarios = {
       return { p50: percentile(times, 50), p99: percentile(times, 99) };
     };
     const worker = await measure(createTokenCounter({ encoding: "o200k_base", estimator: "exact" }));
-    const callingThread = await measure(
-      createTokenCounter({ encoding: "o200k_base", estimator: "exact" }, { loadOnCallingThread: true }),
-    );
-    return { worker, callingThread };
+    return { worker };
   },
 
   /**

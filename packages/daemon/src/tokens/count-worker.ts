@@ -13,10 +13,11 @@
  *   texts (the backfill of counts an import left out) come last, in small batches, so interactive
  *   work waits for at most one of those too.
  * - A crash rejects the work it had; the next count starts a fresh worker.
- * - It reports how long loading the encoding took (`encodingLoadMs`): about what loading it on
- *   the main thread would cost, which is what the counter weighs round trips against.
+ * - It is the only thread of the daemon that loads the encoding (one copy per process); how long
+ *   that took is logged at debug level and kept in `encodingLoadMs`.
  */
 import { Worker } from "node:worker_threads";
+import { log } from "../log.js";
 import type { Encoding } from "./counter.js";
 import { countWorkerSource, type CountReply, type CountRequest, type LoadedReply } from "./worker-source.js";
 
@@ -58,11 +59,6 @@ export class CountWorker {
    */
   warmUp(): Promise<void> {
     return this.count("", "background").then(() => undefined);
-  }
-
-  /** A worker is running and has loaded its encoding: a count now costs a round trip, no load. */
-  get ready(): boolean {
-    return this.loaded;
   }
 
   /** How long the latest worker took to load its encoding (ms); undefined until one has. */
@@ -116,6 +112,7 @@ export class CountWorker {
     if (this.worker !== worker) return;
     this.loaded = true;
     this.loadMs = loadMs;
+    log("debug", `the token counting worker loaded the ${this.encoding} encoding in ${loadMs.toFixed(0)} ms`);
   }
 
   private onReply(reply: CountReply): void {

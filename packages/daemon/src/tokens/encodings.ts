@@ -1,10 +1,11 @@
 /**
- * Loading an encoding on the calling thread. Each encoding has its own gpt-tokenizer entry point,
- * so only the configured one is ever loaded — and only on first use, because loading blocks:
- * about 0.35 s and ~70 MB of peak RSS for o200k_base (bench/tokens.mjs measures it).
+ * Loading an encoding. Each encoding has its own gpt-tokenizer entry point, so only the
+ * configured one is ever loaded — and only on first use, because loading blocks: about 0.35 s and
+ * ~70 MB of peak RSS for o200k_base (bench/tokens.mjs measures it). The daemon loads it in its
+ * counting worker only (worker-source.ts, by `encodingModulePath`); `loadExactCount` loads it on
+ * the calling thread, for tests, benches and the oracle comparisons.
  *
- * gpt-tokenizer's CommonJS build is loaded with `require`: `countText` is synchronous, and a
- * dynamic `import()` could not load it synchronously.
+ * gpt-tokenizer's CommonJS build is loaded with `require`, synchronously.
  */
 import { createRequire } from "node:module";
 import type { Encoding } from "./counter.js";

@@ -9,7 +9,7 @@
  * reported in replies (or as the worker's "error" event), never printed.
  *
  * Protocol: once it has loaded the encoding, the worker posts a `LoadedReply` with the time that
- * took (what loading it on the main thread would cost, about: see load-rent.ts). The main thread
+ * took (logged at debug level by count-worker.ts). The main thread
  * posts `CountRequest`s one at a time and the worker answers each with a `CountReply` carrying
  * one count per text, or the error that stopped it.
  */

@@ -1,0 +1,72 @@
+/**
+ * Where counts are computed: the exact counter counts in its worker only (one copy of the
+ * encoding per process, in the thread that counts), chars4 on the spot; and the background lane
+ * used by backfills. Kept apart from counter.test.ts: the first test needs a process where no
+ * encoding has been loaded on this thread yet.
+ */
+import { SessionEntry, type EntryInput, type SessionEntry as SessionEntryType } from "@base-context/protocol";
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import { isExactCountLoaded, loadExactCount } from "./encodings.js";
+import { entryContextText, IMAGE_TOKENS } from "./entry-text.js";
+import { useCounters } from "./fixtures/counters.js";
+import { generateProse, generateToolResult } from "./fixtures/corpus.js";
+
+const make = useCounters();
+const requireHere = createRequire(import.meta.url);
+
+const image = { type: "image", data: "aGVsbG8=", mimeType: "image/png" };
+const input = (text: string, images = 0): EntryInput => ({
+  type: "message",
+  message: { role: "user", content: [{ type: "text", text }, ...Array.from({ length: images }, () => image)] },
+} as EntryInput);
+const stored = (body: EntryInput): SessionEntryType =>
+  SessionEntry.parse({ id: "e1", parentId: null, timestamp: "2026-03-01T12:00:00.000Z", ...body });
+
+describe("where the exact counter counts", () => {
+  it("never loads an encoding on the calling thread: only its worker has one", async () => {
+    const counter = make({ encoding: "o200k_base", estimator: "exact" });
+    const entries = [input("hello there", 1), input(generateProse(1500, 3))];
+    expect(counter.countEntriesNow).toBeUndefined();
+    await counter.warmUp!();
+    const counts = await Promise.all(entries.map((entry) => counter.countEntry(stored(entry))));
+    const texts = await Promise.all(["abc", generateProse(200, 1), ""].map((text) => counter.countTextAsync(text)));
+    const background = await counter.countEntriesInBackground!(entries.map(stored));
+    // Nothing of gpt-tokenizer was loaded on this thread, by any of the above.
+    expect(isExactCountLoaded("o200k_base")).toBe(false);
+    expect(Object.keys(requireHere.cache).filter((path) => path.includes("gpt-tokenizer"))).toEqual([]);
+
+    // The counts are the exact ones (loading the encoding here now, as an oracle).
+    const count = loadExactCount("o200k_base");
+    expect(counts).toEqual([count("hello there") + IMAGE_TOKENS, count(entryContextText(stored(entries[1]!)).text)]);
+    expect(background).toEqual(counts);
+    expect(texts).toEqual([count("abc"), count(generateProse(200, 1)), 0]);
+  });
+});
+
+describe("countEntriesNow", () => {
+  it("always counts with chars4", () => {
+    const counter = make({ encoding: "o200k_base", estimator: "chars4" });
+    expect(counter.countEntriesNow!([input("abcde"), input("x".repeat(100_000), 2)])).toEqual([2, 25_000 + 2 * IMAGE_TOKENS]);
+  });
+});
+
+describe("countEntriesInBackground", () => {
+  it("counts exactly, large texts in chunks, behind interactive counts", async () => {
+    const counter = make({ encoding: "o200k_base", estimator: "exact" }, { chunkChars: 4096 });
+    const count = loadExactCount("o200k_base");
+    const entries = [stored(input(generateToolResult(50_000, 2))), stored(input(generateProse(3000, 4), 1)), stored(input(""))];
+    const order: string[] = [];
+    const background = counter.countEntriesInBackground!(entries).then((counts) => {
+      order.push("background");
+      return counts;
+    });
+    const interactive = counter.countTextAsync("hello").then((n) => {
+      order.push("interactive");
+      return n;
+    });
+    expect(await background).toEqual(entries.map((entry) => count(entryContextText(entry).text) + entryContextText(entry).images * IMAGE_TOKENS));
+    expect(await interactive).toBe(count("hello"));
+    expect(order).toEqual(["interactive", "background"]);
+  });
+});
