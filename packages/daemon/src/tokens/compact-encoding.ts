@@ -10,7 +10,10 @@
  *
  * The ranks are read straight from the bytes of gpt-tokenizer's rank-list module (`parseRankList`)
  * rather than by running it: running it makes 200,000 strings (tens of MB of heap that a thread
- * does not give back to the system once freed); reading it makes none.
+ * does not give back to the system once freed); reading it makes none. The tables are built in
+ * shared memory by the counting worker, the only thread that loads an encoding, and handed to
+ * the main thread: one copy per process, and the main thread counts small appends on the spot
+ * without ever loading anything (create-counter.ts).
  *
  * Counting is the usual byte-pair encoding: the text is split with the encoding's pre-tokenizer
  * regex; a piece that is a token counts 1; otherwise its UTF-8 bytes are merged, always the
@@ -25,10 +28,16 @@
  */
 import type { MergeLongPiece } from "./long-piece-merge.js";
 
-/** The tokens' bytes end to end; rank r's are bytes[offsets[r], offsets[r + 1]) (empty: no such rank). */
-export interface RankTable {
+/**
+ * The compact form: the tokens' bytes end to end, rank r's being bytes[offsets[r], offsets[r + 1])
+ * (empty: no such rank), and `slots`, the hash table (rank, or -1 for an empty slot; FNV-1a of
+ * the bytes, linear probing). All three live in SharedArrayBuffers: the counting worker builds
+ * them once and hands them to the main thread, which counts small appends with the same copy.
+ */
+export interface CompactTables {
   bytes: Uint8Array;
   offsets: Uint32Array;
+  slots: Int32Array;
 }
 
 /** The exact number of tokens of a text (no estimate: see exact-count.ts for long stretches). */
@@ -47,7 +56,7 @@ export interface CompactEncoding {
  * Throws on anything else, so a changed format fails loudly (and the tests compare every rank
  * with the module's own values).
  */
-export function parseRankList(source: Uint8Array): RankTable {
+export function parseRankList(source: Uint8Array): CompactTables {
   const bytes = new Uint8Array(source.length);
   let used = 0;
   let offsets = new Uint32Array(1 << 18);
@@ -144,23 +153,43 @@ export function parseRankList(source: Uint8Array): RankTable {
   }
   if (ranks === 0) fail(0, "no ranks found");
   offsets[ranks] = used;
-  return { bytes: bytes.slice(0, used), offsets: offsets.slice(0, ranks + 1) };
+
+  // Into shared memory, with the hash table.
+  const sharedBytes = new Uint8Array(new SharedArrayBuffer(used));
+  sharedBytes.set(bytes.subarray(0, used));
+  const sharedOffsets = new Uint32Array(new SharedArrayBuffer((ranks + 1) * 4));
+  sharedOffsets.set(offsets.subarray(0, ranks + 1));
+  let size = 1;
+  while (size < ranks * 2) size *= 2;
+  const slots = new Int32Array(new SharedArrayBuffer(size * 4)).fill(-1);
+  for (let rank = 0; rank < ranks; rank++) {
+    const start = sharedOffsets[rank]!;
+    const end = sharedOffsets[rank + 1]!;
+    if (end === start) continue;
+    let hash = 0x811c9dc5;
+    for (let index = start; index < end; index++) hash = Math.imul(hash ^ sharedBytes[index]!, 0x01000193);
+    for (let slot = (hash >>> 0) & (size - 1); ; slot = (slot + 1) & (size - 1)) {
+      const other = slots[slot]!;
+      if (other < 0) {
+        slots[slot] = rank;
+        break;
+      }
+      // The same bytes twice keep the first (lowest) rank; none is expected.
+      const from = sharedOffsets[other]!;
+      if (sharedOffsets[other + 1]! - from === end - start && sharedBytes.subarray(from, from + end - start).every((byte, index) => byte === sharedBytes[start + index])) break;
+    }
+  }
+  return { bytes: sharedBytes, offsets: sharedOffsets, slots };
 }
 
 export function createCompactCount(
-  { bytes, offsets }: RankTable,
+  { bytes, offsets, slots }: CompactTables,
   splitRegex: RegExp,
   mergeLongPiece: MergeLongPiece,
   longPieceMinChars: number,
 ): CompactEncoding {
   const utf8 = new TextEncoder();
-  const tokenCount = offsets.length - 1;
-
-  // ---- hash table: rank by bytes (open addressing, linear probing; -1 = empty) ------------------
-  let slots = 1;
-  while (slots < tokenCount * 2) slots *= 2;
-  const mask = slots - 1;
-  const table = new Int32Array(slots).fill(-1);
+  const mask = slots.length - 1;
   const hashOf = (buffer: Uint8Array, start: number, end: number): number => {
     let hash = 0x811c9dc5;
     for (let index = start; index < end; index++) hash = Math.imul(hash ^ buffer[index]!, 0x01000193);
@@ -175,19 +204,10 @@ export function createCompactCount(
   /** The rank of buffer[start, end), or -1 when those bytes are not a token. */
   const lookup = (buffer: Uint8Array, start: number, end: number): number => {
     for (let slot = hashOf(buffer, start, end) & mask; ; slot = (slot + 1) & mask) {
-      const rank = table[slot]!;
+      const rank = slots[slot]!;
       if (rank < 0 || sameBytes(rank, buffer, start, end)) return rank;
     }
   };
-  for (let rank = 0; rank < tokenCount; rank++) {
-    const start = offsets[rank]!;
-    const end = offsets[rank + 1]!;
-    if (end === start) continue;
-    let slot = hashOf(bytes, start, end) & mask;
-    while (table[slot]! >= 0 && !sameBytes(table[slot]!, bytes, start, end)) slot = (slot + 1) & mask;
-    // A duplicate keeps its first (lowest) rank, as a Map built in rank order would not; none is expected.
-    if (table[slot]! < 0) table[slot] = rank;
-  }
 
   // ---- counting -----------------------------------------------------------------------------------
   let scratch = new Uint8Array(4096);
@@ -256,5 +276,5 @@ export function createCompactCount(
     }
     return total;
   };
-  return { count, tableBytes: bytes.byteLength + offsets.byteLength + table.byteLength };
+  return { count, tableBytes: bytes.byteLength + offsets.byteLength + slots.byteLength };
 }

@@ -13,8 +13,9 @@
  *   texts (the backfill of counts an import left out) come last, in small batches, so interactive
  *   work waits for at most one of those too.
  * - A crash rejects the work it had; the next count starts a fresh worker.
- * - It is the only thread of the daemon that loads the encoding (one copy per process); how long
- *   that took is logged at debug level and kept in `encodingLoadMs`.
+ * - It is the only thread of the daemon that loads the encoding; how long that took is logged at
+ *   debug level and kept in `encodingLoadMs`. It builds the encoding's tables in shared memory
+ *   and hands them over (`sharedEncoding`): one copy per process, also used by the main thread.
  */
 import { Worker } from "node:worker_threads";
 import { log } from "../log.js";
@@ -40,8 +41,8 @@ export class CountWorker {
   private inFlight: { id: number; jobs: Job[] } | undefined;
   private nextRequestId = 1;
   private disposed = false;
-  private loaded = false;
   private loadMs: number | undefined;
+  private shared: Omit<LoadedReply, "loadMs"> | undefined;
 
   constructor(private readonly encoding: Encoding) {}
 
@@ -59,6 +60,14 @@ export class CountWorker {
    */
   warmUp(): Promise<void> {
     return this.count("", "background").then(() => undefined);
+  }
+
+  /**
+   * The encoding's tables the worker built, in shared memory, and its pre-tokenizer regex: what
+   * the main thread counts small texts with, without loading anything. Undefined until loaded.
+   */
+  get sharedEncoding(): Omit<LoadedReply, "loadMs"> | undefined {
+    return this.shared;
   }
 
   /** How long the latest worker took to load its encoding (ms); undefined until one has. */
@@ -99,7 +108,7 @@ export class CountWorker {
     if (this.worker) return this.worker;
     const worker = new Worker(countWorkerSource(this.encoding), { eval: true, stdout: true, stderr: true });
     worker.on("message", (message: CountReply | LoadedReply) => {
-      if ("loadMs" in message) this.onLoaded(worker, message.loadMs);
+      if ("loadMs" in message) this.onLoaded(worker, message);
       else this.onReply(message);
     });
     worker.on("error", (error) => this.onWorkerLost(worker, error));
@@ -108,11 +117,11 @@ export class CountWorker {
     return worker;
   }
 
-  private onLoaded(worker: Worker, loadMs: number): void {
+  private onLoaded(worker: Worker, message: LoadedReply): void {
     if (this.worker !== worker) return;
-    this.loaded = true;
-    this.loadMs = loadMs;
-    log("debug", `the token counting worker loaded the ${this.encoding} encoding in ${loadMs.toFixed(0)} ms`);
+    this.loadMs = message.loadMs;
+    this.shared = { tables: message.tables, splitRegex: message.splitRegex };
+    log("debug", `the token counting worker loaded the ${this.encoding} encoding in ${message.loadMs.toFixed(0)} ms`);
   }
 
   private onReply(reply: CountReply): void {
@@ -131,7 +140,6 @@ export class CountWorker {
   private onWorkerLost(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    this.loaded = false;
     // Whatever was in flight is lost with the worker; queued work gets a fresh one.
     const lost = this.inFlight;
     this.inFlight = undefined;
@@ -147,7 +155,6 @@ export class CountWorker {
     this.queues.bulk = [];
     this.queues.background = [];
     this.worker = undefined;
-    this.loaded = false;
     for (const job of jobs) job.reject(error);
   }
 }

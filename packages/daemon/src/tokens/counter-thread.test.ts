@@ -1,7 +1,7 @@
 /**
- * Where counts are computed: the exact counter counts in its worker only (one copy of the
- * encoding per process, in the thread that counts), chars4 on the spot; and the background lane
- * used by backfills. Kept apart from counter.test.ts: the first test needs a process where no
+ * Where counts are computed: only the exact counter's worker loads an encoding; the calling
+ * thread counts small entries with the tables the worker shares (one copy per process), chars4
+ * on the spot; and the background lane used by backfills. Kept apart from counter.test.ts: the first test needs a process where no
  * encoding has been loaded on this thread yet.
  */
 import { SessionEntry, type EntryInput, type SessionEntry as SessionEntryType } from "@base-context/protocol";
@@ -24,11 +24,13 @@ const stored = (body: EntryInput): SessionEntryType =>
   SessionEntry.parse({ id: "e1", parentId: null, timestamp: "2026-03-01T12:00:00.000Z", ...body });
 
 describe("where the exact counter counts", () => {
-  it("never loads an encoding on the calling thread: only its worker has one", async () => {
+  it("never loads an encoding on the calling thread: it counts with the worker's shared copy", async () => {
     const counter = make({ encoding: "o200k_base", estimator: "exact" });
     const entries = [input("hello there", 1), input(generateProse(1500, 3))];
-    expect(counter.countEntriesNow).toBeUndefined();
+    // Nothing loaded yet: declined (the append counts after its write), and nothing is loaded here.
+    expect(counter.countEntriesNow!(entries)).toBeUndefined();
     await counter.warmUp!();
+    const now = counter.countEntriesNow!(entries);
     const counts = await Promise.all(entries.map((entry) => counter.countEntry(stored(entry))));
     const texts = await Promise.all(["abc", generateProse(200, 1), ""].map((text) => counter.countTextAsync(text)));
     const background = await counter.countEntriesInBackground!(entries.map(stored));
@@ -39,8 +41,16 @@ describe("where the exact counter counts", () => {
     // The counts are the exact ones (loading the encoding here now, as an oracle).
     const count = loadExactCount("o200k_base");
     expect(counts).toEqual([count("hello there") + IMAGE_TOKENS, count(entryContextText(stored(entries[1]!)).text)]);
+    expect(now).toEqual(counts);
     expect(background).toEqual(counts);
     expect(texts).toEqual([count("abc"), count(generateProse(200, 1)), 0]);
+  });
+
+  it("counts on the spot only entries of at most syncMaxChars in all", async () => {
+    const counter = make({ encoding: "o200k_base", estimator: "exact" }, { syncMaxChars: 1000 });
+    await counter.warmUp!();
+    expect(counter.countEntriesNow!([input("a".repeat(600))])).toEqual([await counter.countTextAsync("a".repeat(600))]);
+    expect(counter.countEntriesNow!([input("a".repeat(600)), input("b".repeat(600))])).toBeUndefined();
   });
 });
 

@@ -15,14 +15,15 @@ export interface TokenCounterOptions {
 
 export interface TokenCounter {
   readonly options: TokenCounterOptions;
-  /** Tokens of a piece of text (exact: counted in the counting worker, never on the calling thread). */
+  /** Tokens of a piece of text (exact: counted in the counting worker). */
   countTextAsync(text: string): Promise<number>;
   /** Tokens an entry contributes to the context (0 for entries that are not in the context). */
   countEntry(entry: SessionEntry): Promise<number>;
   /**
    * The counts of `entries`, computed right now on the calling thread when that is cheap, else
-   * undefined (count them asynchronously). chars4 always can; the exact counter never does (its
-   * encoding lives in the counting worker only). An entry's count depends on its body only,
+   * undefined (count them asynchronously). chars4 always can; the exact counter can once its worker
+   * has loaded the encoding and shared its tables, for entries of at most `syncMaxChars` in all
+   * (it never loads an encoding on the calling thread). An entry's count depends on its body only,
    * never on its id, parentId or timestamp, so entries can be counted before the store assigns those.
    */
   countEntriesNow?(entries: readonly (SessionEntry | EntryInput)[]): number[] | undefined;

@@ -1,25 +1,38 @@
 /**
- * The two `TokenCounter`s: exact (gpt-tokenizer, `o200k_base` or `cl100k_base`) and pi's
- * `chars4` estimate. Both measure the same text, `entryContextText(entry)`.
+ * The two `TokenCounter`s: exact (gpt-tokenizer's encodings, `o200k_base` or `cl100k_base`, in
+ * the compact form of compact-encoding.ts) and pi's `chars4` estimate. Both measure the same
+ * text, `entryContextText(entry)`.
  *
- * Where exact counts run: in the counting worker, and only there. Loading an encoding blocks its
- * thread for 0.35 s on an idle core (seconds on a busy one) and takes tens of MB, so the daemon
- * keeps one copy per process, in the thread that counts; the main thread never loads one (a
- * test checks it). A small count is a round trip to the worker (~0.1 ms on an idle machine);
- * an append's reply waits for it, but the append itself is stored on arrival
- * (sessions/token-ledger.ts), so nothing queues behind a count.
+ * Where exact counts run: the counting worker is the only thread that loads an encoding (0.2 s on
+ * an idle core, seconds on a busy one: no request may wait for that). It builds the encoding's
+ * tables in shared memory and hands them to this thread, so there is one copy per process; from
+ * then on `countEntriesNow` counts small appends right here (~0.05 ms for 1 KB), and the append
+ * stores its count in its own transaction, without a round trip to the worker. Until the worker
+ * has loaded, and for anything larger, counts go to the worker (a round trip costs ~0.05 ms on an
+ * idle machine, more on a busy one).
  *
  * Texts above `chunkChars` are split at piece boundaries (chunks.ts) and counted chunk by chunk
  * behind interactive work, so a 10 MB tool result never holds up other appends for long.
  */
 import { safeSplits } from "./chunks.js";
+import { createCompactCount } from "./compact-encoding.js";
 import { CountWorker } from "./count-worker.js";
 import type { TokenCounter, TokenCounterOptions } from "./counter.js";
+import { LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS } from "./encodings.js";
+import { createExactCount, type CountExact } from "./exact-count.js";
+import { mergeLongPiece } from "./long-piece-merge.js";
 import { chars4Tokens, CHARS_PER_TOKEN, entryContextText, IMAGE_TOKENS, type EntryContextText } from "./entry-text.js";
 import type { EntryInput, SessionEntry } from "@base-context/protocol";
 import type { Lane } from "./count-worker.js";
 
 export interface CounterPolicy {
+  /**
+   * Entries whose texts add up to at most this many characters may be counted on the calling
+   * thread (`countEntriesNow`), once the worker has shared its tables. Sized so that the worst case
+   * (a run of one character, ~0.4 µs per character: 4,096 take ~1.5 ms) stays far below a 50 ms
+   * budget; prose costs ~0.05 µs per character.
+   */
+  syncMaxChars: number;
   /** Texts longer than this are counted in chunks of about this size (~2 ms of prose each). */
   chunkChars: number;
 }
@@ -28,6 +41,7 @@ export interface CounterPolicy {
 const MAX_SLICE_MS = 4;
 
 export const DEFAULT_COUNTER_POLICY: CounterPolicy = {
+  syncMaxChars: 4096,
   chunkChars: 65536,
 };
 
@@ -76,6 +90,8 @@ function asCountable(entry: SessionEntry | EntryInput): SessionEntry {
 
 class ExactCounter implements TokenCounter {
   private readonly worker: CountWorker;
+  /** Counting on this thread with the worker's shared tables, and the tables it was made from. */
+  private here: { count: CountExact; from: object } | undefined;
 
   constructor(
     readonly options: TokenCounterOptions,
@@ -93,6 +109,20 @@ class ExactCounter implements TokenCounter {
     return (await this.countTextAsync(text)) + images * IMAGE_TOKENS;
   }
 
+  countEntriesNow(entries: readonly (SessionEntry | EntryInput)[]): number[] | undefined {
+    const count = this.countHere();
+    if (!count) return undefined;
+    const texts: EntryContextText[] = [];
+    let chars = 0;
+    for (const entry of entries) {
+      const text = entryContextText(asCountable(entry));
+      chars += text.text.length;
+      if (chars > this.policy.syncMaxChars) return undefined;
+      texts.push(text);
+    }
+    return texts.map(({ text, images }) => (text ? count(text) : 0) + images * IMAGE_TOKENS);
+  }
+
   async countEntriesInBackground(entries: readonly SessionEntry[]): Promise<number[]> {
     return Promise.all(
       entries.map(async (entry) => {
@@ -108,6 +138,21 @@ class ExactCounter implements TokenCounter {
 
   dispose(): Promise<void> {
     return this.worker.dispose();
+  }
+
+  /**
+   * Counting on this thread, with the tables the worker built in shared memory (nothing is loaded
+   * here: making the closures takes microseconds); undefined until the worker has loaded.
+   */
+  private countHere(): CountExact | undefined {
+    const shared = this.worker.sharedEncoding;
+    if (!shared) return undefined;
+    if (this.here?.from !== shared) {
+      const splitRegex = new RegExp(shared.splitRegex.source, shared.splitRegex.flags);
+      const plain = createCompactCount(shared.tables, splitRegex, mergeLongPiece, LONG_PIECE_MIN_CHARS).count;
+      this.here = { count: createExactCount(plain, LONG_STRETCH_MIN_CHARS), from: shared };
+    }
+    return this.here.count;
   }
 
   /** An async count in a given lane of the worker (large texts in chunks, in that lane). */

@@ -10,12 +10,12 @@
  * never printed.
  *
  * Protocol: once it has loaded the encoding, the worker posts a `LoadedReply` with the time that
- * took (logged at debug level by count-worker.ts). The main thread posts `CountRequest`s one at
+ * took (logged at debug level by count-worker.ts) and the encoding's tables in shared memory. The main thread posts `CountRequest`s one at
  * a time and the worker answers each with a `CountReply` carrying one count per text, or the
  * error that stopped it.
  */
 import type { Encoding } from "./counter.js";
-import { createCompactCount, parseRankList } from "./compact-encoding.js";
+import { createCompactCount, parseRankList, type CompactTables } from "./compact-encoding.js";
 import { encodingFiles, LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS } from "./encodings.js";
 import { createExactCount } from "./exact-count.js";
 import { mergeLongPiece } from "./long-piece-merge.js";
@@ -29,6 +29,10 @@ export type CountReply = { id: number; counts: number[] } | { id: number; error:
 
 export interface LoadedReply {
   loadMs: number;
+  /** The encoding's compact tables, in shared memory: the main thread counts with the same copy. */
+  tables: CompactTables;
+  /** The pre-tokenizer regex, as source and flags (a RegExp does not cross threads). */
+  splitRegex: { source: string; flags: string };
 }
 
 export function countWorkerSource(encoding: Encoding): string {
@@ -44,9 +48,10 @@ const createCompactCount = ${createCompactCount.toString()};
 const createExactCount = ${createExactCount.toString()};
 const loadStarted = performance.now();
 const ranks = parseRankList(require("node:fs").readFileSync(${JSON.stringify(ranksPath)}));
-const compact = createCompactCount(ranks, require(${JSON.stringify(splitRegexPath)})[${JSON.stringify(splitRegexName)}], mergeLongPiece, ${LONG_PIECE_MIN_CHARS});
+const splitRegex = require(${JSON.stringify(splitRegexPath)})[${JSON.stringify(splitRegexName)}];
+const compact = createCompactCount(ranks, splitRegex, mergeLongPiece, ${LONG_PIECE_MIN_CHARS});
 const count = createExactCount(compact.count, ${LONG_STRETCH_MIN_CHARS});
-parentPort.postMessage({ loadMs: performance.now() - loadStarted });
+parentPort.postMessage({ loadMs: performance.now() - loadStarted, tables: ranks, splitRegex: { source: splitRegex.source, flags: splitRegex.flags } });
 parentPort.on("message", ({ id, texts }) => {
   let reply;
   try {
