@@ -50,5 +50,19 @@ for (let run = 0; run < PROCESSES; run++) {
 
 const range = (values) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)} MB over ${values.length} processes`;
 report({ name: "daemon RSS right after initialize (median)", value: median(initialized), unit: "MB", digits: 0, note: range(initialized) });
-report({ name: "daemon RSS after 3 s idle (median)", value: median(idle), unit: "MB", digits: 0, target: { max: 120 }, note: `${range(idle)}; was 202 MB` });
-report({ name: "daemon peak RSS under load (median)", value: median(peaks), unit: "MB", digits: 0, target: { max: 160 }, note: `${range(peaks)}; was 224–232 MB` });
+report({
+  name: "daemon RSS after 3 s idle (median)",
+  value: median(idle),
+  unit: "MB",
+  digits: 0,
+  target: { max: 120 },
+  note: `${range(idle)}; was 202 MB`,
+});
+report({
+  name: "daemon peak RSS under load (median)",
+  value: median(peaks),
+  unit: "MB",
+  digits: 0,
+  target: { max: 160 },
+  note: `${range(peaks)}; was 224–232 MB`,
+});

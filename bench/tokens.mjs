@@ -30,7 +30,13 @@ const compactStart = await fresh("compact-startup");
 const gptStart = await fresh("gpt-tokenizer-startup");
 const tiktokenStart = await fresh("js-tiktoken-startup");
 const counterStart = await fresh("counter-startup");
-report({ name: "start-up, counter's compact o200k_base (load + first count)", value: compactStart.ms, unit: "ms", digits: 0, note: "blocks the thread that loads it (the worker)" });
+report({
+  name: "start-up, counter's compact o200k_base (load + first count)",
+  value: compactStart.ms,
+  unit: "ms",
+  digits: 0,
+  note: "blocks the thread that loads it (the worker)",
+});
 report({ name: "start-up, gpt-tokenizer o200k_base (load + first count)", value: gptStart.ms, unit: "ms", digits: 0 });
 report({ name: "start-up, js-tiktoken o200k_base (load + first count)", value: tiktokenStart.ms, unit: "ms", digits: 0 });
 report({ name: "start-up, counter's first countTextAsync (starts the worker)", value: counterStart.ms, unit: "ms", digits: 0 });

@@ -75,7 +75,9 @@ export class TokenLedger {
     const keys = fresh.map(({ id }) => entryKey(sessionId, id));
     fresh.forEach(({ tokens }, index) => this.unwritten.set(keys[index]!, tokens));
     const forget = (stored: boolean) => {
-      if (!stored) log("debug", `could not store ${fresh.length} token count(s) of session "${sessionId}"; they are counted again when read`);
+      if (!stored) {
+        log("debug", `could not store ${fresh.length} token count(s) of session "${sessionId}"; they are counted again when read`);
+      }
       for (const key of keys) this.unwritten.delete(key);
     };
     try {

@@ -579,10 +579,14 @@ interface LeafColumns {
 function logWriteLockStats(stats: Readonly<WriteLockStats>): void {
   if (stats.transactions === 0) return;
   const buckets = stats.waitHistogram
-    .map((count, index) => `${index < LOCK_WAIT_BUCKETS_MS.length ? `≤${LOCK_WAIT_BUCKETS_MS[index]}` : `>${LOCK_WAIT_BUCKETS_MS.at(-1)}`} ms: ${count}`)
+    .map((count, index) => {
+      const bound = index < LOCK_WAIT_BUCKETS_MS.length ? `≤${LOCK_WAIT_BUCKETS_MS[index]}` : `>${LOCK_WAIT_BUCKETS_MS.at(-1)}`;
+      return `${bound} ms: ${count}`;
+    })
     .join(", ");
   log(
     "debug",
-    `write lock: ${stats.transactions} transactions, ${stats.contended} waited for another writer (${buckets}; longest ${stats.longestWaitMs.toFixed(1)} ms); ${stats.deferredAlong} deferred writes rode along`,
+    `write lock: ${stats.transactions} transactions, ${stats.contended} waited for another writer ` +
+      `(${buckets}; longest ${stats.longestWaitMs.toFixed(1)} ms); ${stats.deferredAlong} deferred writes rode along`,
   );
 }

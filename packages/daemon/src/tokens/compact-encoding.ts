@@ -89,7 +89,10 @@ export function parseRankList(source: Uint8Array): CompactTables {
     if (!/^[0-9a-fA-F]{4}$/.test(text)) fail(at, "bad \\u escape");
     return parseInt(text, 16);
   };
-  const ESCAPES: Record<number, number> = { 0x6e: 0x0a, 0x74: 0x09, 0x72: 0x0d, 0x62: 0x08, 0x66: 0x0c, 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f };
+  // \n \t \r \b \f \" \\ \/ and the byte each stands for.
+  const ESCAPES: Record<number, number> = {
+    0x6e: 0x0a, 0x74: 0x09, 0x72: 0x0d, 0x62: 0x08, 0x66: 0x0c, 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f,
+  };
   const marker = [0x63, 0x6f, 0x6e, 0x73, 0x74, 0x20, 0x63]; // "const c"
   const startsAt = (at: number, sequence: readonly number[]): boolean => sequence.every((byte, index) => source[at + index] === byte);
 
@@ -176,7 +179,10 @@ export function parseRankList(source: Uint8Array): CompactTables {
       }
       // The same bytes twice keep the first (lowest) rank; none is expected.
       const from = sharedOffsets[other]!;
-      if (sharedOffsets[other + 1]! - from === end - start && sharedBytes.subarray(from, from + end - start).every((byte, index) => byte === sharedBytes[start + index])) break;
+      const same = (index: number): boolean => sharedBytes[from + index] === sharedBytes[start + index];
+      let equal = sharedOffsets[other + 1]! - from === end - start;
+      for (let index = 0; equal && index < end - start; index++) equal = same(index);
+      if (equal) break;
     }
   }
   return { bytes: sharedBytes, offsets: sharedOffsets, slots };

@@ -75,7 +75,8 @@ describe("countEntriesInBackground", () => {
       order.push("interactive");
       return n;
     });
-    expect(await background).toEqual(entries.map((entry) => count(entryContextText(entry).text) + entryContextText(entry).images * IMAGE_TOKENS));
+    const expected = entries.map((entry) => count(entryContextText(entry).text) + entryContextText(entry).images * IMAGE_TOKENS);
+    expect(await background).toEqual(expected);
     expect(await interactive).toBe(count("hello"));
     expect(order).toEqual(["interactive", "background"]);
   });

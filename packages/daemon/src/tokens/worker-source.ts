@@ -51,7 +51,8 @@ const ranks = parseRankList(require("node:fs").readFileSync(${JSON.stringify(ran
 const splitRegex = require(${JSON.stringify(splitRegexPath)})[${JSON.stringify(splitRegexName)}];
 const compact = createCompactCount(ranks, splitRegex, mergeLongPiece, ${LONG_PIECE_MIN_CHARS});
 const count = createExactCount(compact.count, ${LONG_STRETCH_MIN_CHARS});
-parentPort.postMessage({ loadMs: performance.now() - loadStarted, tables: ranks, splitRegex: { source: splitRegex.source, flags: splitRegex.flags } });
+const loadMs = performance.now() - loadStarted;
+parentPort.postMessage({ loadMs, tables: ranks, splitRegex: { source: splitRegex.source, flags: splitRegex.flags } });
 parentPort.on("message", ({ id, texts }) => {
   let reply;
   try {
