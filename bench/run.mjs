@@ -17,6 +17,7 @@ const AREAS = [
   { name: "tokens", file: "tokens.mjs", what: "token counting: throughput, start-up, event-loop stalls" },
   { name: "daemon", file: "daemon.mjs", what: "the daemon over stdio: appends, context/build, memory, import" },
   { name: "contention", file: "contention.mjs", what: "four daemons appending to one database: append latency" },
+  { name: "memory", file: "memory.mjs", what: "daemon RSS after initialize, after idle, peak under load (fresh processes)" },
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
   { name: "retention", file: "retention.mjs", what: "what summaries keep of the retention corpus (docs/retention.md)" },

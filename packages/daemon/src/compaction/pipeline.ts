@@ -456,7 +456,7 @@ function describeRange(preparation: CompactionPreparation): string {
   return preparation.isSplitTurn ? `${messages} and the first ${preparation.turnPrefixMessages.length} of a split turn` : messages;
 }
 
-/** Stores the new entry's token count before replying, as every append does. */
+/** Stores the new entry's token count before replying (an append leaves it to the next write): a compaction is rare. */
 async function countTokens(sessions: SessionService, sessionId: string, entryId: string): Promise<void> {
   try {
     await sessions.getEntry({ sessionId, entryId });

@@ -268,7 +268,6 @@ describe("pi JSONL import and export", () => {
       await store.close();
       const failing: TokenCounter = {
         options: { encoding: "o200k_base", estimator: "chars4" },
-        countText: () => 0,
         countTextAsync: async () => 0,
         countEntry: async () => 1,
         dispose: async () => {},

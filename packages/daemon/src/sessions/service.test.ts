@@ -1,6 +1,6 @@
 import type { EntryInput, SessionEntry, TreeNode } from "@base-context/protocol";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../errors.js";
 import { SessionStore } from "../store/index.js";
 import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
@@ -89,12 +89,30 @@ describe("SessionService", () => {
   });
 
   describe("append", () => {
-    it("returns the entry, the new leaf and its token count, and stores the count", async () => {
+    it("returns the entry, the new leaf and its token count, and stores the count with the next write", async () => {
       const result = await sessions.append({ sessionId, entry: user("hello there") });
       expect(result.leafId).toBe(result.entry.id);
       expect(result.tokens).toBe(FakeCounter.expected(result.entry));
-      expect(store.getEntry(sessionId, result.entry.id)!.tokens).toBe(result.tokens);
+      // Known to this process (no second count) before it is written.
       expect(await sessions.getEntry({ sessionId, entryId: result.entry.id })).toEqual({ entry: result.entry, tokens: result.tokens });
+      expect(counter.counted).toBe(1);
+      store.flushDeferredWrites();
+      expect(store.getEntry(sessionId, result.entry.id)!.tokens).toBe(result.tokens);
+    });
+
+    it("takes the write lock once per append: its counts ride along with the next write", async () => {
+      const before = store.writeLockStats().transactions;
+      const replies: Awaited<ReturnType<typeof sessions.append>>[] = [];
+      for (let index = 0; index < 20; index++) replies.push(await sessions.append({ sessionId, entry: user(`message ${index}`) }));
+      // 20 appends, 20 transactions; each carried the counts of the append before it.
+      expect(store.writeLockStats().transactions - before).toBe(20);
+      expect(replies.slice(0, -1).map((reply) => store.getEntry(sessionId, reply.entry.id)!.tokens)).toEqual(
+        replies.slice(0, -1).map((reply) => reply.tokens),
+      );
+      // The last one's are written on their own a moment later (or with close()).
+      expect(store.getEntry(sessionId, replies[19]!.entry.id)!.tokens).toBeNull();
+      await vi.waitFor(() => expect(store.getEntry(sessionId, replies[19]!.entry.id)!.tokens).toBe(replies[19]!.tokens));
+      expect(store.writeLockStats().transactions - before).toBe(21);
     });
 
     it("applies appends in arrival order even when earlier counts resolve later", async () => {
@@ -121,6 +139,7 @@ describe("SessionService", () => {
       const result = await sessions.appendMany({ sessionId, entries: [user("a"), assistant("b")] });
       expect(result.entries[1]!.parentId).toBe(result.entries[0]!.id);
       expect(result.leafId).toBe(result.entries[1]!.id);
+      store.flushDeferredWrites();
       for (const entry of result.entries) expect(store.getEntry(sessionId, entry.id)!.tokens).toBe(FakeCounter.expected(entry));
     });
 
@@ -132,23 +151,23 @@ describe("SessionService", () => {
             : entries.map(() => 5),
       });
       const updates: string[][] = [];
-      const setTokensMany = store.setTokensMany.bind(store);
-      store.setTokensMany = (id, counts) => {
+      const setTokensSoon = store.setTokensSoon.bind(store);
+      store.setTokensSoon = (id, counts, onDone) => {
         if (counts.length > 0) updates.push(counts.map((count) => count.id));
-        setTokensMany(id, counts);
+        setTokensSoon(id, counts, onDone);
       };
       const result = await sessions.append({ sessionId, entry: user("small") });
       expect(result.tokens).toBe(5);
       expect(store.getEntry(sessionId, result.entry.id)!.tokens).toBe(5);
       expect(onTheSpot.counted).toBe(0);
       expect(updates).toEqual([]);
-      // Declined: counted after the write, as before.
+      // Declined: counted after the write, both counts handed to the next write together.
       const declined = await sessions.appendMany({ sessionId, entries: [user("small"), user("big")] });
+      expect(updates).toEqual([declined.entries.map((entry) => entry.id)]);
+      store.flushDeferredWrites();
       expect(declined.entries.map((entry) => store.getEntry(sessionId, entry.id)!.tokens)).toEqual(
         declined.entries.map(FakeCounter.expected),
       );
-      // Both counts stored together, in one transaction, before the reply.
-      expect(updates).toEqual([declined.entries.map((entry) => entry.id)]);
     });
 
     it("computes a count that is missing (e.g. lost in a crash) when it is read", async () => {

@@ -225,7 +225,8 @@ export class SessionService implements SessionsApi {
   /**
    * The general append for other parts of the daemon (compaction commit, branch summaries):
    * `onlyIfOnPath` makes it conditional, `request.extra` stores extra data with a requestId's result.
-   * Resolves once the appended entries' token counts are stored. Only a conditional append can be stale.
+   * Resolves once the appended entries' token counts are known (written with the store's next write). Only a
+   * conditional append can be stale.
    */
   async appendEntries(request: UnconditionalAppendRequest): Promise<CountedAppended>;
   async appendEntries(request: AppendRequest): Promise<CountedAppendOutcome>;
@@ -237,7 +238,8 @@ export class SessionService implements SessionsApi {
     // Synchronous store write first: appends apply in arrival order whatever the counts cost.
     const outcome = this.store.append(tokens ? { ...request, tokens } : request);
     if (outcome.status === "stale") return outcome;
-    const entries = await this.tokens.withCounts(request.sessionId, outcome.entries);
+    // Their counts are written with the next write, not in a transaction of their own (token-ledger.ts).
+    const entries = await this.tokens.withCounts(request.sessionId, outcome.entries, true);
     const counted: CountedAppendOutcome = { status: outcome.status, entries, leafId: outcome.leafId };
     if (outcome.status === "replayed" && outcome.extra !== undefined) counted.extra = outcome.extra;
     return counted;

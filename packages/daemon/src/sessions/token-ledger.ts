@@ -1,12 +1,17 @@
 /**
- * Token counts and their ordering. Counting is async (a 10 MB entry goes to a worker), but appends
- * to a session must apply in arrival order, so an append is stored *synchronously* on arrival with
- * tokens NULL, and the counts are stored when they resolve, all of one append or read in one
- * transaction. (When the counter can count the entries
- * on the spot — small entries, encoding loaded on this thread — the append carries its counts and
- * nothing is left to do here.) Nothing waits for a count except the
- * reply of the append that needs it and readers that need that entry's count: they share the
- * in-flight count (or compute a missing one — e.g. lost in a crash — and store it).
+ * Token counts and their ordering. Counting is async (in the counting worker: the encoding is
+ * loaded there and nowhere else), but appends to a session must apply in arrival order, so an
+ * append is stored *synchronously* on arrival with tokens NULL, and the counts are stored when
+ * they resolve. (When the counter can count the entries on the spot — chars4 — the append carries
+ * its counts and nothing is left to do here.) Nothing waits for a count except the reply of the
+ * append that needs it and readers that need that entry's count: they share the in-flight count
+ * (or compute a missing one — e.g. lost in a crash — and store it).
+ *
+ * An append's counts are stored with the next write (`SessionStore.setTokensSoon`), not in a
+ * transaction of their own: taking the write lock twice per append is what made four daemons on
+ * one database wait for each other. Until they are written this ledger keeps them, so readers in
+ * this process never count an entry twice; a reader in another process that finds NULL counts it
+ * itself, as it would after a crash.
  */
 import type { SessionEntry } from "@base-context/protocol";
 import { log } from "../log.js";
@@ -22,6 +27,8 @@ export interface CountedEntry {
 export class TokenLedger {
   /** Counts being computed, shared by every reader that needs them (undefined: counting failed). */
   private readonly inFlight = new Map<string, Promise<number | undefined>>();
+  /** Counts computed but not written yet (`setTokensSoon`), by entry key. */
+  private readonly unwritten = new Map<string, number>();
 
   constructor(
     private readonly store: SessionStore,
@@ -30,9 +37,10 @@ export class TokenLedger {
 
   /**
    * Stored entries with their counts. Missing ones are computed in parallel and stored together,
-   * in one transaction, before this resolves (an appendMany of a thousand entries writes once).
+   * in one transaction (an appendMany of a thousand entries writes once): before this resolves,
+   * or with the store's next write when `writeWithNext` (appends: see the top of this file).
    */
-  async withCounts(sessionId: string, stored: readonly StoredEntry[]): Promise<CountedEntry[]> {
+  async withCounts(sessionId: string, stored: readonly StoredEntry[], writeWithNext = false): Promise<CountedEntry[]> {
     // The usual case (every count stored) without a promise per entry: a context path has thousands.
     if (stored.every((item) => item.tokens !== null)) {
       return stored.map((item) => ({ entry: item.entry, tokens: item.tokens! }));
@@ -49,6 +57,10 @@ export class TokenLedger {
       fresh.push({ id: item.entry.id, tokens });
       return { entry: item.entry, tokens };
     });
+    if (writeWithNext) {
+      this.writeSoon(sessionId, fresh);
+      return counted;
+    }
     try {
       this.store.setTokensMany(sessionId, fresh);
     } catch (error) {
@@ -58,9 +70,29 @@ export class TokenLedger {
     return counted;
   }
 
+  /** Hands counts to the store's next write, keeping them here until it has written them. */
+  private writeSoon(sessionId: string, fresh: readonly { id: string; tokens: number }[]): void {
+    const keys = fresh.map(({ id }) => entryKey(sessionId, id));
+    fresh.forEach(({ tokens }, index) => this.unwritten.set(keys[index]!, tokens));
+    const forget = (stored: boolean) => {
+      if (!stored) {
+        log("debug", `could not store ${fresh.length} token count(s) of session "${sessionId}"; they are counted again when read`);
+      }
+      for (const key of keys) this.unwritten.delete(key);
+    };
+    try {
+      this.store.setTokensSoon(sessionId, fresh, forget);
+    } catch (error) {
+      log("debug", `could not store ${fresh.length} token count(s) of session "${sessionId}": ${(error as Error).message}`);
+      forget(true);
+    }
+  }
+
   /** One entry's count, shared with concurrent readers of the same entry; undefined when counting failed. */
   private compute(sessionId: string, entry: SessionEntry): Promise<number | undefined> {
-    const key = `${sessionId}\u0000${entry.id}`;
+    const key = entryKey(sessionId, entry.id);
+    const unwritten = this.unwritten.get(key);
+    if (unwritten !== undefined) return Promise.resolve(unwritten);
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = this.counter.countEntry(entry).then(
@@ -75,4 +107,8 @@ export class TokenLedger {
     }
     return pending;
   }
+}
+
+function entryKey(sessionId: string, entryId: string): string {
+  return `${sessionId}\u0000${entryId}`;
 }

@@ -29,7 +29,7 @@ import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import { searchSessions, type SearchQuery, type SessionMatch } from "./search.js";
 import { Statements } from "./statements.js";
-import { createWriteRunner, type WriteRunner } from "./write-lock.js";
+import { createWriteRunner, LOCK_WAIT_BUCKETS_MS, type WriteLockStats, type WriteRunner } from "./write-lock.js";
 
 export interface SessionStoreOptions {
   /** Database file; defaults to `defaultDatabasePath()` (its folder is created). */
@@ -111,6 +111,13 @@ const REQUEST_RESULT_TTL_MS = 7 * 24 * 3600_000;
  */
 const STALE_IMPORT_MS = 3600_000;
 
+/**
+ * How long counts computed after their entries were stored wait for another write to carry them
+ * (`setTokensSoon`). A client appending in a loop appends again well within it, so its appends
+ * take the write lock once each; an append on its own costs one more transaction, a moment later.
+ */
+const DEFERRED_WRITE_MS = 50;
+
 /** Entries an append wrote, and the session's leaf after it (what `entry/didAppend` reports). */
 export interface AppendedEntries {
   sessionId: string;
@@ -138,6 +145,8 @@ export class SessionStore {
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   /** Runs a function in an IMMEDIATE write transaction (store/write-lock.ts). */
   private readonly writeTransaction: WriteRunner;
+  /** Writes deferred counts that no other write has carried yet (`setTokensSoon`). */
+  private deferredFlush: NodeJS.Timeout | undefined;
 
   constructor(options: SessionStoreOptions = {}) {
     this.databasePath = options.path ?? defaultDatabasePath();
@@ -162,9 +171,17 @@ export class SessionStore {
     this.housekeeping();
   }
 
-  /** Closes the connection and stops the checkpoint worker. */
+  /** Writes what was deferred (`setTokensSoon`), closes the connection and stops the checkpoint worker. */
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (this.db.open) {
+      try {
+        this.flushDeferredWrites();
+      } catch (error) {
+        log("debug", `deferred token counts not written at close (${(error as Error).message}); the backfill counts them again`);
+      }
+      logWriteLockStats(this.writeTransaction.stats);
+      this.db.close();
+    }
     await this.checkpointer?.close();
   }
 
@@ -333,6 +350,47 @@ export class SessionStore {
       const update = this.sql.get(SET_TOKENS);
       for (const { id, tokens } of counts) update.run(tokens, sessionId, id);
     });
+  }
+
+  /**
+   * Stores counts computed after the fact, with the next write of this store (an append, usually)
+   * or within `DEFERRED_WRITE_MS`, whichever comes first, instead of taking the write lock for
+   * them alone (store/write-lock.ts). Until then the row's count is NULL: a reader elsewhere counts
+   * it itself, as after a crash. `onDone(true)` once stored; `onDone(false)` if that failed (the
+   * session is gone, say): the count stays missing and is computed again when read.
+   */
+  setTokensSoon(sessionId: string, counts: readonly { id: string; tokens: number }[], onDone?: (stored: boolean) => void): void {
+    if (counts.length === 0) {
+      onDone?.(true);
+      return;
+    }
+    this.writeTransaction.defer(() => {
+      const update = this.sql.get(SET_TOKENS);
+      for (const { id, tokens } of counts) update.run(tokens, sessionId, id);
+    }, onDone);
+    this.deferredFlush ??= setTimeout(() => {
+      this.deferredFlush = undefined;
+      try {
+        this.flushDeferredWrites();
+      } catch (error) {
+        // Busy beyond the busy timeout, or closed: the next write (or close) carries them.
+        log("debug", `deferred token counts not written yet: ${(error as Error).message}`);
+      }
+    }, DEFERRED_WRITE_MS);
+    // An exit without close() loses them like a crash would: the backfill counts them again.
+    this.deferredFlush.unref();
+  }
+
+  /** Writes deferred counts now (`setTokensSoon`), in one transaction; nothing when none wait. */
+  flushDeferredWrites(): void {
+    if (this.deferredFlush) clearTimeout(this.deferredFlush);
+    this.deferredFlush = undefined;
+    if (this.writeTransaction.hasDeferred && this.db.open) this.write(() => undefined);
+  }
+
+  /** Transactions begun and how long they waited for the write lock (store/write-lock.ts). */
+  writeLockStats(): Readonly<WriteLockStats> {
+    return this.writeTransaction.stats;
   }
 
   /** Complete sessions that have entries without a stored count, most recently modified first. */
@@ -525,3 +583,18 @@ interface LeafColumns {
   firstKeptDepth: number | null;
 }
 
+/** Where the time went on the write lock, for whoever runs with debug logs (benches, contention). */
+function logWriteLockStats(stats: Readonly<WriteLockStats>): void {
+  if (stats.transactions === 0) return;
+  const buckets = stats.waitHistogram
+    .map((count, index) => {
+      const bound = index < LOCK_WAIT_BUCKETS_MS.length ? `≤${LOCK_WAIT_BUCKETS_MS[index]}` : `>${LOCK_WAIT_BUCKETS_MS.at(-1)}`;
+      return `${bound} ms: ${count}`;
+    })
+    .join(", ");
+  log(
+    "debug",
+    `write lock: ${stats.transactions} transactions, ${stats.contended} waited for another writer ` +
+      `(${buckets}; longest ${stats.longestWaitMs.toFixed(1)} ms); ${stats.deferredAlong} deferred writes rode along`,
+  );
+}

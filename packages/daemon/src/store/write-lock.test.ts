@@ -82,4 +82,69 @@ describe("createWriteRunner", () => {
     expect(db.prepare("SELECT v FROM t").pluck().all()).toEqual(["outer"]);
     expect(db.inTransaction).toBe(false);
   });
+
+  it("runs deferred work with the next transaction instead of a transaction of its own", () => {
+    const write = createWriteRunner(db, 5000);
+    const done: boolean[] = [];
+    write.defer(() => db.prepare("INSERT INTO t VALUES ('deferred')").run(), (written) => done.push(written));
+    expect(write.hasDeferred).toBe(true);
+    expect(db.prepare("SELECT v FROM t").pluck().all()).toEqual([]);
+    write(() => db.prepare("INSERT INTO t VALUES ('next')").run());
+    expect(db.prepare("SELECT v FROM t ORDER BY rowid").pluck().all()).toEqual(["deferred", "next"]);
+    expect(done).toEqual([true]);
+    expect(write.stats).toMatchObject({ transactions: 1, deferredAlong: 1 });
+    // Nothing left: a flush begins no transaction.
+    write.flushDeferred();
+    expect(write.stats.transactions).toBe(1);
+  });
+
+  it("flushes deferred work in a transaction of its own when asked", () => {
+    const write = createWriteRunner(db, 5000);
+    write.defer(() => db.prepare("INSERT INTO t VALUES ('deferred')").run());
+    write.flushDeferred();
+    expect(db.prepare("SELECT v FROM t").pluck().all()).toEqual(["deferred"]);
+    expect(write.hasDeferred).toBe(false);
+    expect(write.stats).toMatchObject({ transactions: 1, deferredAlong: 0 });
+  });
+
+  it("drops deferred work that throws without touching the transaction it rode along with", () => {
+    const write = createWriteRunner(db, 5000);
+    const done: boolean[] = [];
+    write.defer(
+      () => {
+        db.prepare("INSERT INTO t VALUES ('half')").run();
+        throw new Error("the session is gone");
+      },
+      (written) => done.push(written),
+    );
+    write(() => db.prepare("INSERT INTO t VALUES ('next')").run());
+    expect(db.prepare("SELECT v FROM t").pluck().all()).toEqual(["next"]);
+    expect(done).toEqual([false]);
+    expect(write.hasDeferred).toBe(false);
+  });
+
+  it("keeps deferred work for the next transaction when the one it rode along with is rolled back", () => {
+    const write = createWriteRunner(db, 5000);
+    const done: boolean[] = [];
+    write.defer(() => db.prepare("INSERT INTO t VALUES ('deferred')").run(), (written) => done.push(written));
+    expect(() => write(() => { throw new Error("stale"); })).toThrow("stale");
+    expect(db.prepare("SELECT v FROM t").pluck().all()).toEqual([]);
+    expect(done).toEqual([]);
+    write(() => db.prepare("INSERT INTO t VALUES ('next')").run());
+    expect(db.prepare("SELECT v FROM t ORDER BY rowid").pluck().all()).toEqual(["deferred", "next"]);
+    expect(done).toEqual([true]);
+  });
+
+  it("counts transactions and how long they waited for the lock", async () => {
+    const write = createWriteRunner(db, 5000);
+    write(() => db.prepare("INSERT INTO t VALUES ('a')").run());
+    write(() => write(() => db.prepare("INSERT INTO t VALUES ('nested')").run()));
+    const worker = await holdLock(path, 30);
+    write(() => db.prepare("INSERT INTO t VALUES ('b')").run());
+    await worker.terminate();
+    expect(write.stats.transactions).toBe(3);
+    expect(write.stats.contended).toBe(1);
+    expect(write.stats.waitHistogram.reduce((sum, count) => sum + count, 0)).toBe(3);
+    expect(write.stats.longestWaitMs).toBeGreaterThan(0);
+  });
 });

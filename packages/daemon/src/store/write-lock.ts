@@ -12,6 +12,15 @@
  * runs with the busy timeout back in place, inside the lock, so nothing else changes.
  *
  * The pause blocks the thread, as SQLite's busy handler did: better-sqlite3 is synchronous.
+ *
+ * Work that may wait (`defer`: token counts computed after their entries were stored) rides along
+ * with the next transaction instead of taking the lock again: with four daemons appending, taking
+ * it twice per append (entry, then its count) doubled the time each writer queued for it. Each
+ * piece of deferred work runs in a savepoint of its own, and a piece that throws is dropped (it
+ * is logged by whoever deferred it) without touching the transaction it rode along with.
+ *
+ * `stats` counts the transactions begun and how long taking the lock waited (a histogram the
+ * daemon logs at debug level on close, and tests read to count BEGINs).
  */
 import type { Database } from "better-sqlite3";
 
@@ -19,8 +28,42 @@ const FIRST_PAUSE_MS = 0.1;
 const LONGEST_PAUSE_MS = 4;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
+/** Upper bounds (ms) of the lock-wait histogram's buckets; the last bucket holds the rest. */
+export const LOCK_WAIT_BUCKETS_MS = [0.1, 1, 5, 15, 50, 250, 1000] as const;
+
+export interface WriteLockStats {
+  /** Transactions begun (one BEGIN IMMEDIATE each; nested ones are savepoints and not counted). */
+  transactions: number;
+  /** Of those, how many waited for another connection at least once. */
+  contended: number;
+  /** Counts of lock waits per bucket of `LOCK_WAIT_BUCKETS_MS`, plus one for longer waits. */
+  waitHistogram: number[];
+  /** The longest wait for the lock, in ms. */
+  longestWaitMs: number;
+  /** Deferred pieces of work that rode along with a transaction begun for something else. */
+  deferredAlong: number;
+}
+
 /** Runs `work` (which may itself be a nested transaction) inside one IMMEDIATE transaction. */
-export type WriteRunner = <T>(work: () => T) => T;
+export interface WriteRunner {
+  <T>(work: () => T): T;
+  /**
+   * Work that need not be written now: it runs at the start of the next transaction this runner
+   * begins, or at `flushDeferred`. `onDone` is called once it is committed (true) or when it
+   * threw (false); if the transaction it ran in is rolled back, it waits for the next one.
+   */
+  defer(work: () => void, onDone?: (written: boolean) => void): void;
+  /** Whether deferred work is waiting for a transaction. */
+  readonly hasDeferred: boolean;
+  /** Runs the deferred work now, in a transaction of its own; nothing when there is none. */
+  flushDeferred(): void;
+  readonly stats: Readonly<WriteLockStats>;
+}
+
+interface Deferred {
+  work: () => void;
+  onDone: ((written: boolean) => void) | undefined;
+}
 
 export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRunner {
   const begin = db.prepare("BEGIN IMMEDIATE");
@@ -31,15 +74,33 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRun
   // A savepoint inside the transaction begun here, so that `work` is undone on its own when it
   // throws inside a caller's larger transaction, as better-sqlite3's nested transactions are.
   const nested = db.transaction((work: () => unknown) => work());
+  const stats: WriteLockStats = {
+    transactions: 0,
+    contended: 0,
+    waitHistogram: LOCK_WAIT_BUCKETS_MS.map(() => 0).concat(0),
+    longestWaitMs: 0,
+    deferredAlong: 0,
+  };
+  let deferred: Deferred[] = [];
+
+  const record = (waitedMs: number, retried: boolean): void => {
+    stats.transactions++;
+    if (retried) stats.contended++;
+    const bucket = LOCK_WAIT_BUCKETS_MS.findIndex((bound) => waitedMs <= bound);
+    stats.waitHistogram[bucket < 0 ? LOCK_WAIT_BUCKETS_MS.length : bucket]!++;
+    stats.longestWaitMs = Math.max(stats.longestWaitMs, waitedMs);
+  };
 
   const acquire = (): void => {
     noWaiting.get();
     try {
-      const deadline = performance.now() + busyTimeoutMs;
+      const started = performance.now();
+      const deadline = started + busyTimeoutMs;
       let pause = FIRST_PAUSE_MS;
-      for (;;) {
+      for (let retried = false; ; retried = true) {
         try {
           begin.run();
+          record(performance.now() - started, retried);
           return;
         } catch (error) {
           if ((error as { code?: string }).code !== "SQLITE_BUSY" || performance.now() >= deadline) throw error;
@@ -52,16 +113,61 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRun
     }
   };
 
-  return <T>(work: () => T): T => {
+  /** Runs the deferred work inside the open transaction; returns what ran, for after the commit. */
+  const runDeferred = (): { piece: Deferred; written: boolean }[] => {
+    const pieces = deferred;
+    deferred = [];
+    return pieces.map((piece) => {
+      try {
+        nested(piece.work);
+        return { piece, written: true };
+      } catch {
+        return { piece, written: false };
+      }
+    });
+  };
+
+  /**
+   * After the commit, or the rollback: a piece that threw is reported failed; one that ran in a
+   * transaction that was rolled back (its work was undone with the rest) waits for the next one.
+   */
+  const settle = (ran: readonly { piece: Deferred; written: boolean }[], committed: boolean): void => {
+    if (!committed) deferred.unshift(...ran.filter((outcome) => outcome.written).map((outcome) => outcome.piece));
+    for (const { piece, written } of ran) if (committed || !written) piece.onDone?.(written);
+  };
+
+  const run = <T>(work: () => T, isFlush = false): T => {
     if (db.inTransaction) return nested(work) as T;
     acquire();
+    let ran: { piece: Deferred; written: boolean }[] = [];
     try {
+      ran = runDeferred();
+      if (!isFlush) stats.deferredAlong += ran.length;
       const result = nested(work) as T;
       commit.run();
+      settle(ran, true);
       return result;
     } catch (error) {
       if (db.inTransaction) rollback.run();
+      settle(ran, false);
       throw error;
     }
   };
+
+  const runner = (<T>(work: () => T): T => run(work)) as WriteRunner;
+  Object.defineProperties(runner, {
+    defer: {
+      value: (work: () => void, onDone?: (written: boolean) => void): void => {
+        deferred.push({ work, onDone });
+      },
+    },
+    hasDeferred: { get: () => deferred.length > 0 },
+    flushDeferred: {
+      value: (): void => {
+        if (deferred.length > 0) run(() => undefined, true);
+      },
+    },
+    stats: { get: () => stats },
+  });
+  return runner;
 }

@@ -13,10 +13,12 @@
  *   texts (the backfill of counts an import left out) come last, in small batches, so interactive
  *   work waits for at most one of those too.
  * - A crash rejects the work it had; the next count starts a fresh worker.
- * - It reports how long loading the encoding took (`encodingLoadMs`): about what loading it on
- *   the main thread would cost, which is what the counter weighs round trips against.
+ * - It is the only thread of the daemon that loads the encoding; how long that took is logged at
+ *   debug level and kept in `encodingLoadMs`. It builds the encoding's tables in shared memory
+ *   and hands them over (`sharedEncoding`): one copy per process, also used by the main thread.
  */
 import { Worker } from "node:worker_threads";
+import { log } from "../log.js";
 import type { Encoding } from "./counter.js";
 import { countWorkerSource, type CountReply, type CountRequest, type LoadedReply } from "./worker-source.js";
 
@@ -39,8 +41,8 @@ export class CountWorker {
   private inFlight: { id: number; jobs: Job[] } | undefined;
   private nextRequestId = 1;
   private disposed = false;
-  private loaded = false;
   private loadMs: number | undefined;
+  private shared: Omit<LoadedReply, "loadMs"> | undefined;
 
   constructor(private readonly encoding: Encoding) {}
 
@@ -60,9 +62,12 @@ export class CountWorker {
     return this.count("", "background").then(() => undefined);
   }
 
-  /** A worker is running and has loaded its encoding: a count now costs a round trip, no load. */
-  get ready(): boolean {
-    return this.loaded;
+  /**
+   * The encoding's tables the worker built, in shared memory, and its pre-tokenizer regex: what
+   * the main thread counts small texts with, without loading anything. Undefined until loaded.
+   */
+  get sharedEncoding(): Omit<LoadedReply, "loadMs"> | undefined {
+    return this.shared;
   }
 
   /** How long the latest worker took to load its encoding (ms); undefined until one has. */
@@ -103,7 +108,7 @@ export class CountWorker {
     if (this.worker) return this.worker;
     const worker = new Worker(countWorkerSource(this.encoding), { eval: true, stdout: true, stderr: true });
     worker.on("message", (message: CountReply | LoadedReply) => {
-      if ("loadMs" in message) this.onLoaded(worker, message.loadMs);
+      if ("loadMs" in message) this.onLoaded(worker, message);
       else this.onReply(message);
     });
     worker.on("error", (error) => this.onWorkerLost(worker, error));
@@ -112,10 +117,11 @@ export class CountWorker {
     return worker;
   }
 
-  private onLoaded(worker: Worker, loadMs: number): void {
+  private onLoaded(worker: Worker, message: LoadedReply): void {
     if (this.worker !== worker) return;
-    this.loaded = true;
-    this.loadMs = loadMs;
+    this.loadMs = message.loadMs;
+    this.shared = { tables: message.tables, splitRegex: message.splitRegex };
+    log("debug", `the token counting worker loaded the ${this.encoding} encoding in ${message.loadMs.toFixed(0)} ms`);
   }
 
   private onReply(reply: CountReply): void {
@@ -134,7 +140,6 @@ export class CountWorker {
   private onWorkerLost(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    this.loaded = false;
     // Whatever was in flight is lost with the worker; queued work gets a fresh one.
     const lost = this.inFlight;
     this.inFlight = undefined;
@@ -150,7 +155,6 @@ export class CountWorker {
     this.queues.bulk = [];
     this.queues.background = [];
     this.worker = undefined;
-    this.loaded = false;
     for (const job of jobs) job.reject(error);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The factory's counters: async counts (worker, chunked) equal sync counts, entries count their
+ * The factory's counters: counts in the worker (chunked or not) equal counts on this thread, entries count their
  * context text plus 1,200 per image, and `dispose` stops the worker. Event-loop stalls are timing
  * and live in bench/tokens.mjs.
  */
@@ -21,33 +21,26 @@ describe.each(["o200k_base", "cl100k_base"] as const)("exact counter (%s)", (enc
   const exact = loadExactCount(encoding);
 
   it("counts in the worker exactly as on the calling thread", async () => {
-    // syncMaxChars 0: every text goes to the worker, even where the encoding is loaded here.
-    const counter = make({ encoding, estimator: "exact" }, { syncMaxChars: 0 });
+    const counter = make({ encoding, estimator: "exact" });
     const texts = Object.values(CORPUS);
     const counts = await Promise.all(texts.map((text) => counter.countTextAsync(text)));
     expect(counts).toEqual(texts.map((text) => exact(text)));
   });
 
   it("counts a large text in chunks to the same total", async () => {
-    const counter = make({ encoding, estimator: "exact" }, { syncMaxChars: 0, chunkChars: 4096 });
+    const counter = make({ encoding, estimator: "exact" }, { chunkChars: 4096 });
     const text = generateToolResult(300_000);
     expect(await counter.countTextAsync(text)).toBe(exact(text));
   });
 
   it("counts one long line (no place to split) to the same total", async () => {
-    const counter = make({ encoding, estimator: "exact" }, { syncMaxChars: 0, chunkChars: 4096 });
+    const counter = make({ encoding, estimator: "exact" }, { chunkChars: 4096 });
     const text = "=".repeat(50_000) + "abc".repeat(10_000);
     expect(await counter.countTextAsync(text)).toBe(exact(text));
   });
 
-  it("counts synchronously with countText", () => {
-    const counter = make({ encoding, estimator: "exact" });
-    expect(counter.countText(CORPUS.prose!)).toBe(exact(CORPUS.prose!));
-    expect(counter.countText("")).toBe(0);
-  });
-
   it("counts an entry's context text plus 1,200 tokens per image", async () => {
-    const counter = make({ encoding, estimator: "exact" }, { syncMaxChars: 0 });
+    const counter = make({ encoding, estimator: "exact" });
     const user = entry({ type: "message", message: { role: "user", content: [{ type: "text", text: "hello there" }, image] } });
     expect(await counter.countEntry(user)).toBe(exact("hello there") + 1200);
     expect(await counter.countEntry(entry({ type: "label", targetId: "e0", label: "x" }))).toBe(0);
@@ -58,7 +51,6 @@ describe("chars4 counter", () => {
   const counter = createTokenCounter({ encoding: "o200k_base", estimator: "chars4" });
 
   it("counts ceil(chars / 4)", async () => {
-    expect(counter.countText("abcde")).toBe(2);
     expect(await counter.countTextAsync("abcde")).toBe(2);
   });
 
@@ -73,7 +65,7 @@ describe("chars4 counter", () => {
 
 describe("dispose", () => {
   it("rejects counts that were pending and counts asked for afterwards", async () => {
-    const counter = make({ encoding: "o200k_base", estimator: "exact" }, { syncMaxChars: 0 });
+    const counter = make({ encoding: "o200k_base", estimator: "exact" });
     const pending = expect(counter.countTextAsync("=".repeat(200_000))).rejects.toThrow(/disposed/);
     await counter.dispose();
     await pending;

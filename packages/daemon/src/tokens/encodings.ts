@@ -1,20 +1,21 @@
 /**
- * Loading an encoding on the calling thread. Each encoding has its own gpt-tokenizer entry point,
- * so only the configured one is ever loaded — and only on first use, because loading blocks:
- * about 0.35 s and ~70 MB of peak RSS for o200k_base (bench/tokens.mjs measures it).
- *
- * gpt-tokenizer's CommonJS build is loaded with `require`: `countText` is synchronous, and a
- * dynamic `import()` could not load it synchronously.
+ * Loading an encoding: its compact form (compact-encoding.ts), built from gpt-tokenizer's data
+ * files, only for the configured encoding and only on first use, because loading blocks its
+ * thread (~0.2 s for o200k_base; bench/tokens.mjs measures it). The daemon loads it in its
+ * counting worker only (worker-source.ts, from `encodingFiles`); `loadExactCount` loads it on the
+ * calling thread, for tests, benches and the oracle comparisons.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { createCompactCount, parseRankList, type CountPlain } from "./compact-encoding.js";
 import type { Encoding } from "./counter.js";
-import { createExactCount, type CountExact, type EncodingApi } from "./exact-count.js";
+import { createExactCount, type CountExact } from "./exact-count.js";
 import { mergeLongPiece } from "./long-piece-merge.js";
 
 /**
- * Pieces from this many characters on are merged by `mergeLongPiece`. Measured per piece: at 128
- * characters gpt-tokenizer's merge takes 60–270 µs and `mergeLongPiece` 15–40 µs; at 32 they are
- * about even, and gpt-tokenizer caches repeated short pieces, so shorter ones stay with it.
+ * Pieces from this many bytes on are merged by `mergeLongPiece` (and not cached). Measured per
+ * piece: at 128 characters a rescanning merge takes 60–270 µs and `mergeLongPiece` 15–40 µs; at
+ * 32 they are about even, and short pieces repeat, so their counts are cached.
  */
 export const LONG_PIECE_MIN_CHARS = 128;
 
@@ -25,26 +26,51 @@ export const LONG_PIECE_MIN_CHARS = 128;
  */
 export const LONG_STRETCH_MIN_CHARS = 2048;
 
-const ENTRY_POINTS: Record<Encoding, string> = {
-  o200k_base: "gpt-tokenizer/encoding/o200k_base",
-  cl100k_base: "gpt-tokenizer/encoding/cl100k_base",
+/** Where an encoding's data comes from: gpt-tokenizer's rank list and pre-tokenizer regex. */
+const SOURCES: Record<Encoding, { ranks: string; splitRegex: string }> = {
+  o200k_base: { ranks: "gpt-tokenizer/bpeRanks/o200k_base", splitRegex: "O200K_TOKEN_SPLIT_REGEX" },
+  cl100k_base: { ranks: "gpt-tokenizer/bpeRanks/cl100k_base", splitRegex: "CL100K_TOKEN_SPLIT_REGEX" },
 };
+const SPLIT_REGEX_MODULE = "gpt-tokenizer/encodingParams/constants";
 
 const requireFromHere = createRequire(import.meta.url);
 const loaded = new Map<Encoding, CountExact>();
+const loadedPlain = new Map<Encoding, CountPlain>();
 
-/** The file of an encoding's CommonJS entry point, for the worker to `require`. */
-export function encodingModulePath(encoding: Encoding): string {
-  return requireFromHere.resolve(ENTRY_POINTS[encoding]);
+/**
+ * An encoding's files (absolute, for the worker): the rank list, read as bytes (never run: see
+ * compact-encoding.ts), and the module whose export `splitRegexName` is the pre-tokenizer regex.
+ */
+export function encodingFiles(encoding: Encoding): { ranksPath: string; splitRegexPath: string; splitRegexName: string } {
+  const source = SOURCES[encoding];
+  return {
+    ranksPath: requireFromHere.resolve(source.ranks),
+    splitRegexPath: requireFromHere.resolve(SPLIT_REGEX_MODULE),
+    splitRegexName: source.splitRegex,
+  };
 }
 
-/** Exact counting on this thread; loads the encoding on first call (blocks, see above). */
+/**
+ * Exact counting on this thread; loads the encoding on first call (blocks, see above). The daemon
+ * never calls it: its counting worker does the same in worker-source.ts.
+ */
 export function loadExactCount(encoding: Encoding): CountExact {
   let count = loaded.get(encoding);
   if (!count) {
-    const module = requireFromHere(ENTRY_POINTS[encoding]) as { default: EncodingApi };
-    count = createExactCount(module.default, mergeLongPiece, LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS);
+    count = createExactCount(loadPlainCount(encoding), LONG_STRETCH_MIN_CHARS);
     loaded.set(encoding, count);
+  }
+  return count;
+}
+
+/** Counting without the long-stretch estimate (every piece merged exactly): tests compare with it. */
+export function loadPlainCount(encoding: Encoding): CountPlain {
+  let count = loadedPlain.get(encoding);
+  if (!count) {
+    const { ranksPath, splitRegexPath, splitRegexName } = encodingFiles(encoding);
+    const splitRegex = (requireFromHere(splitRegexPath) as Record<string, RegExp>)[splitRegexName]!;
+    count = createCompactCount(parseRankList(readFileSync(ranksPath)), splitRegex, mergeLongPiece, LONG_PIECE_MIN_CHARS).count;
+    loadedPlain.set(encoding, count);
   }
   return count;
 }

@@ -3,31 +3,25 @@
  * the cost per character is bounded whatever the input, ordinary text is still counted exactly,
  * and the estimate stays close to the exact count. Throughput is measured in bench/tokens.mjs.
  */
-import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS, loadExactCount } from "./encodings.js";
-import { createExactCount, type EncodingApi } from "./exact-count.js";
+import { LONG_STRETCH_MIN_CHARS, loadExactCount, loadPlainCount } from "./encodings.js";
+import { createExactCount } from "./exact-count.js";
 import { CORPUS, generateProse } from "./fixtures/corpus.js";
-import { mergeLongPiece } from "./long-piece-merge.js";
 
-/** An encoding that records how many characters it was asked to count (1 token per 4). */
-function recordingEncoding(): { api: EncodingApi; counted: number[] } {
+/** A plain count that records how many characters it was asked to count (1 token per 4). */
+function recordingCount(): { count: (text: string) => number; counted: number[] } {
   const counted: number[] = [];
-  const core = { bytePairEncode: () => [], getBpeRankFromBytes: () => undefined, bytePairStringRankEncoder: new Map() };
-  const api = {
-    bytePairEncodingCoreProcessor: core,
-    countTokens(text: string) {
-      counted.push(text.length);
-      return Math.ceil(text.length / 4);
-    },
+  const count = (text: string) => {
+    counted.push(text.length);
+    return Math.ceil(text.length / 4);
   };
-  return { api, counted };
+  return { count, counted };
 }
 
 describe("long stretches", () => {
   it("count only samples of a long stretch, at most about 1/16 of it", () => {
-    const { api, counted } = recordingEncoding();
-    const count = createExactCount(api, mergeLongPiece, LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS);
+    const { count: plain, counted } = recordingCount();
+    const count = createExactCount(plain, LONG_STRETCH_MIN_CHARS);
     for (const length of [LONG_STRETCH_MIN_CHARS, 100_000, 10_000_000]) {
       counted.length = 0;
       const estimate = count("x".repeat(length));
@@ -38,8 +32,8 @@ describe("long stretches", () => {
   });
 
   it("count text around a stretch exactly and the stretch by estimate", () => {
-    const { api, counted } = recordingEncoding();
-    const count = createExactCount(api, mergeLongPiece, LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS);
+    const { count: plain, counted } = recordingCount();
+    const count = createExactCount(plain, LONG_STRETCH_MIN_CHARS);
     count(`before ${" ".repeat(5000)}${"=".repeat(50_000)} after`);
     // "before" exactly; the space stretch and the = stretch by samples; " after" exactly.
     expect(counted).toContain("before".length);
@@ -65,19 +59,11 @@ describe("long stretches", () => {
     const estimate = loadExactCount("o200k_base")(text);
     expect(Math.abs(estimate - reference) / reference).toBeLessThanOrEqual(tolerance);
   });
-
-  it("replace gpt-tokenizer's merge cache (its eviction slows down with every distinct piece)", () => {
-    loadExactCount("o200k_base");
-    const core = (o200k as unknown as { bytePairEncodingCoreProcessor: { mergeCache?: unknown } }).bytePairEncodingCoreProcessor;
-    expect(core.mergeCache).toBeUndefined();
-  });
 });
-
-const o200k = createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base").default as EncodingApi;
 
 /** The count with no stretch estimated: every piece merged exactly. */
 function exactWithoutEstimates(text: string): number {
-  return createExactCount(o200k, mergeLongPiece, LONG_PIECE_MIN_CHARS, Number.POSITIVE_INFINITY)(text);
+  return loadPlainCount("o200k_base")(text);
 }
 
 /** Bytes from a fixed seed (mulberry32): the same "random" text on every run. */
