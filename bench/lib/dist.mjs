@@ -24,3 +24,6 @@ export function protocolModule() {
 
 /** `require` as the daemon package sees it: js-tiktoken and gpt-tokenizer are its dependencies. */
 export const requireFromDaemon = createRequire(join(daemonPackage, "package.json"));
+
+/** The installed `base-context` command (what a client spawns): runs whatever the build ships. */
+export const daemonBin = join(daemonPackage, "bin", "base-context.js");
