@@ -18,11 +18,13 @@ export interface CliOptions {
   cwd?: string;
   /** Gives up (and fails the test) after this long. */
   timeoutMs?: number;
+  /** The program to run (default DAEMON_MAIN, the unbundled build). */
+  main?: string;
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithCli(), BASE_CONTEXT_HOME: options.home, OPENAI_API_KEY: undefined, NO_COLOR: undefined, ...options.env };
-  return runNodeProgram(DAEMON_MAIN, args, { ...options, env });
+  return runNodeProgram(options.main ?? DAEMON_MAIN, args, { ...options, env });
 }
 
 /** Runs a Node program to its end with `env` as given (undefined values removed): its output and exit status. */

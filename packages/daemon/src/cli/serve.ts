@@ -7,7 +7,10 @@ import { Daemon } from "../daemon.js";
 import { describeSummarizerSetup } from "../summarizer/index.js";
 import { log } from "../log.js";
 import { registerHandlers } from "../server/handlers/index.js";
-import { requestActivity, Router } from "../server/router.js";
+import { requestActivity, Router, type Peer } from "../server/router.js";
+import { SettingsManager } from "../settings/index.js";
+import { defaultDatabasePath } from "../paths.js";
+import { RequestFailedError } from "../errors.js";
 import { startServer } from "../server/server.js";
 import { VERSION } from "../version.js";
 import { stringOption, type CommandSpec } from "./args.js";
@@ -55,11 +58,20 @@ export function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = proc
   if (setup.migration) log("warn", `summarizer: ${setup.migration}`);
 }
 
+/**
+ * The start path (docs/architecture.md#start-path-and-bundles): only the settings are read before
+ * the `initialize` reply (they bound the size of every message, the first included). The database
+ * is opened, checked and tidied (migrations, abandoned imports and jobs) and the handlers are
+ * registered right after the reply has gone out; a request arriving meanwhile waits for them.
+ * So the reply does not depend on the database's size, on a migration, or on another daemon
+ * still closing the same file. Background work starts later still (serve-background.ts).
+ */
 export async function serve(): Promise<number> {
-  const daemon = new Daemon();
-  logSummarizerSetup(daemon);
+  const settings = new SettingsManager({ env: process.env });
   const router = new Router();
   const output = protocolOutput();
+  let daemon: Daemon | undefined;
+  let ready: Promise<Daemon> | undefined;
   return new Promise<number>((resolve) => {
     const server = startServer({
       input: process.stdin,
@@ -67,18 +79,27 @@ export async function serve(): Promise<number> {
       router,
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
-      maxMessageBytes: () => daemon.settings.get().settings.limits.maxMessageBytes,
+      maxMessageBytes: () => settings.get().settings.limits.maxMessageBytes,
       onInitialize: ({ projectDir }) => {
-        // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
-        // Started in the first pause between requests, not in the way of the client's first ones.
-        void requestActivity.whenIdle(STARTUP_QUIET_MS).then(() => daemon.plugins.startInBackground(projectDir));
-        // Token counter warm-up and backfill, in the gaps between requests.
-        startBackgroundWork(daemon);
+        log("debug", `start: initialize answered ${performance.now().toFixed(0)} ms after the process started`);
+        ready = afterReply(output).then(() => startDaemon(settings, router, server.peer));
+        ready.then(
+          (started) => {
+            daemon = started;
+            // Not awaited: loading plugins must not hold up requests; a hook arriving early waits for it.
+            // Started in the first pause between requests, not in the way of the client's first ones.
+            void requestActivity.whenIdle(STARTUP_QUIET_MS).then(() => started.plugins.startInBackground(projectDir));
+            // Token counter warm-up and backfill, in the gaps between requests.
+            startBackgroundWork(started);
+          },
+          (error: unknown) => log("error", (error as Error).message),
+        );
+        router.deferUntil(ready.then(() => undefined));
       },
       onExit: (code) => {
-        stopBackgroundWork(daemon);
-        void daemon
-          .dispose()
+        // A daemon still being built is disposed once it is (it has nothing to do then).
+        const disposed = ready === undefined ? Promise.resolve(settings.dispose()) : ready.then(stopDaemon, () => settings.dispose());
+        void disposed
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
           .finally(() => {
             resolve(code);
@@ -88,9 +109,38 @@ export async function serve(): Promise<number> {
           });
       },
     });
-    registerHandlers(router, daemon, server.peer);
     handleSignals();
   });
+  /** Stops background work, then releases everything. */
+  async function stopDaemon(started: Daemon): Promise<void> {
+    stopBackgroundWork(started);
+    await started.dispose();
+  }
+}
+
+/** Resolves once what was written to `output` so far (the `initialize` reply) has been handed to the OS. */
+function afterReply(output: NodeJS.WritableStream): Promise<void> {
+  // setImmediate: the reply is queued by the promise callbacks that follow the handler.
+  return new Promise((resolve) => setImmediate(() => output.write("", () => resolve())));
+}
+
+/** Opens the database and builds the daemon's parts, then registers their handlers. */
+function startDaemon(settings: SettingsManager, router: Router, peer: Peer): Daemon {
+  const started = performance.now();
+  let daemon: Daemon;
+  try {
+    daemon = new Daemon({ settings });
+  } catch (error) {
+    const path = defaultDatabasePath(process.env);
+    throw new RequestFailedError(`the daemon cannot use its session database ${path}: ${(error as Error).message}`, {
+      databasePath: path,
+      hint: "run `base-context doctor` to see what is wrong with it",
+    });
+  }
+  logSummarizerSetup(daemon);
+  registerHandlers(router, daemon, peer);
+  log("debug", `start: database opened and daemon built in ${(performance.now() - started).toFixed(0)} ms, handlers registered`);
+  return daemon;
 }
 
 /**

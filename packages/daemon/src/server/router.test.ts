@@ -96,3 +96,28 @@ describe("Router.dispatch errors", () => {
     expect(new CancelledError().rpcCode).toBe(ErrorCodes.RequestCancelled);
   });
 });
+
+describe("Router.deferUntil (handlers registered after the initialize reply)", () => {
+  it("holds a request for a method not registered yet until the registration is done, then runs it", async () => {
+    const router = new Router();
+    let register!: () => void;
+    router.deferUntil(new Promise<void>((resolve) => (register = resolve)));
+    const answer = router.dispatch("test/echo", { n: 3 }, new CancellationTokenSource().token, peer);
+    router.handle(Echo, (params) => ({ n: params.n * 2 }));
+    register();
+    expect(await answer).toEqual({ n: 6 });
+    // Once registered, an unknown method is unknown again (it does not wait for anything).
+    expect((await failure(router, "test/nope")).code).toBe(ErrorCodes.MethodNotFound);
+  });
+
+  it("fails every such request with the registration's error, while registered methods still run", async () => {
+    const router = new Router();
+    router.handle(Echo, (params) => ({ n: params.n }));
+    const broken = Promise.reject(new RequestFailedError("the daemon cannot use its session database x.db: file is not a database"));
+    router.deferUntil(broken);
+    for (let i = 0; i < 2; i++) {
+      expect(await failure(router, "test/fail")).toMatchObject({ code: ErrorCodes.RequestFailed, data: { code: "request_failed" } });
+    }
+    expect(await router.dispatch("test/echo", { n: 1 }, new CancellationTokenSource().token, peer)).toEqual({ n: 1 });
+  });
+});

@@ -91,6 +91,24 @@ export class Router {
   /** Set by the server when its client offers its model at `initialize`; every request of the client sees it. */
   clientModel: ClientModel | undefined;
 
+  /** Set by `deferUntil`: the handlers not registered yet are on their way. */
+  private registering: Promise<void> | undefined;
+
+  /**
+   * Requests for a method with no handler yet wait for `registered` before they are looked up:
+   * `serve` answers `initialize` first and registers the daemon's handlers right after. When
+   * `registered` fails, so does each of those requests, with its error.
+   */
+  deferUntil(registered: Promise<void>): void {
+    this.registering = registered;
+    registered.then(
+      () => {
+        if (this.registering === registered) this.registering = undefined;
+      },
+      () => undefined,
+    );
+  }
+
   handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
     this.table.set(decl.method, { decl, impl: impl as Impl<z.ZodType, z.ZodType> });
@@ -101,6 +119,13 @@ export class Router {
   }
 
   async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {
+    if (this.registering !== undefined && !this.table.has(method)) {
+      try {
+        await this.registering;
+      } catch (error) {
+        throw toResponseError(method, error);
+      }
+    }
     const entry = this.table.get(method);
     if (!entry) throw new ResponseError(ErrorCodes.MethodNotFound, `unknown method "${method}"`, { code: "method_not_found" });
     const deep = tooDeepAt(rawParams);

@@ -156,7 +156,18 @@ export class SessionStore {
 
   /** Closes the connection and stops the checkpoint worker. */
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (this.db.open) {
+      // The last connection to close a file copies the WAL back into it while holding the file's
+      // exclusive lock: a process opening the file meanwhile (a daemon started as this one exits)
+      // waits for all of it. A PASSIVE checkpoint first does that copy without the exclusive lock,
+      // so what is left for the close is short. (Not the last connection: the copy is shared work.)
+      try {
+        this.db.pragma("wal_checkpoint(PASSIVE)");
+      } catch (error) {
+        log("debug", `WAL checkpoint before closing: ${(error as Error).message}`);
+      }
+      this.db.close();
+    }
     await this.checkpointer?.close();
   }
 
