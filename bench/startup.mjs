@@ -190,7 +190,8 @@ try {
   const demo = temporaryHome("startup-demo");
   homes.push(demo);
   const demoFile = join(repoRoot, "examples", "sessions", "refactor-auth.jsonl");
-  const imported = spawnSync(process.execPath, [daemonBin, "import", demoFile, "--json"], { env: { ...process.env, BASE_CONTEXT_HOME: demo.path }, encoding: "utf8" });
+  // As the README's demo makes it (`pnpm demo`): imported and compacted.
+  const imported = spawnSync(process.execPath, [daemonBin, "compact", demoFile], { env: { ...process.env, BASE_CONTEXT_HOME: demo.path }, encoding: "utf8" });
   if (imported.status !== 0) throw new Error(`importing the demo session failed: ${imported.stderr}`);
   const demoSession = "5b0c2f4e";
   const help = cliTimes(demo.path, ["--help"]);

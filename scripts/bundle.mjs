@@ -61,6 +61,7 @@ const result = await build({
   entryPoints: {
     daemon: join(daemon, "src", "cli", "serve-main.ts"),
     cli: join(daemon, "src", "cli", "main.ts"),
+    help: join(daemon, "src", "cli", "help-main.ts"),
   },
   outdir,
   bundle: true,

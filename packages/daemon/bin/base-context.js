@@ -4,6 +4,8 @@
 // builds dist (a bin pointing into dist could not be linked yet). This file always exists.
 //
 // It runs the bundles the build makes (docs/architecture.md#start-path-and-bundles): `serve` the
-// daemon's, anything else the CLI's. Each is one file, so a start reads and compiles one module
-// instead of a few hundred.
-await import(process.argv[2] === "serve" ? "../dist/bundle/daemon.js" : "../dist/bundle/cli.js");
+// daemon's, help and version the smallest, any other command the CLI's. Each is one file, so a
+// start reads and compiles one module instead of a few hundred.
+const HELP = [undefined, "--help", "-h", "help", "--version", "-v"];
+const command = process.argv[2];
+await import(command === "serve" ? "../dist/bundle/daemon.js" : HELP.includes(command) ? "../dist/bundle/help.js" : "../dist/bundle/cli.js");
