@@ -81,7 +81,8 @@ export async function serve(): Promise<number> {
       capabilities: CAPABILITIES,
       maxMessageBytes: () => settings.get().settings.limits.maxMessageBytes,
       onInitialize: ({ projectDir }) => {
-        log("debug", `start: initialize answered ${performance.now().toFixed(0)} ms after the process started`);
+        const cpu = process.cpuUsage();
+        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${((cpu.user + cpu.system) / 1000).toFixed(0)} ms of CPU)`);
         ready = afterReply(output).then(() => startDaemon(settings, router, server.peer));
         ready.then(
           (started) => {
