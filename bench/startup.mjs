@@ -194,6 +194,13 @@ try {
   const imported = spawnSync(process.execPath, [daemonBin, "compact", demoFile], { env: { ...process.env, BASE_CONTEXT_HOME: demo.path }, encoding: "utf8" });
   if (imported.status !== 0) throw new Error(`importing the demo session failed: ${imported.stderr}`);
   const demoSession = "5b0c2f4e";
+  // For scale on a shared machine: a Node process that does nothing, started the same way.
+  const bare = Array.from({ length: RUNS }, () => {
+    const started = performance.now();
+    spawnSync(process.execPath, ["-e", "0"]);
+    return performance.now() - started;
+  });
+  report({ name: "node -e 0 (whole process, for scale: what any command costs at least)", value: median(bare) / 1000, unit: "s", digits: 3, note: `${ms(bare)} ms` });
   const help = cliTimes(demo.path, ["--help"]);
   report({ name: "base-context --help (whole process)", value: median(help) / 1000, unit: "s", digits: 3, target: { max: 0.1 }, note: `${ms(help)} ms; ${BEFORE.help}` });
   for (const command of [["show", demoSession], ["tree", demoSession], ["sessions"]]) {
