@@ -14,6 +14,7 @@
 //   scripts, createRequire) is given the URL of its compiled twin in dist/, so it finds them
 //   exactly as the unbundled build does. The plugin worker's modules stay unbundled in dist/.
 import { build } from "esbuild";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -25,22 +26,12 @@ const outdir = join(daemon, "dist", "bundle");
 const EXTERNAL = ["better-sqlite3", "openai", "chokidar", "sucrase", "gpt-tokenizer", "js-tiktoken"];
 
 /** Replaces `import.meta.url` in a daemon source file with the URL of that file's build in dist/. */
-const compiledTwinUrl = {
-  name: "compiled-twin-url",
-  setup(builder) {
-    const sources = join(daemon, "src") + sep;
-    builder.onLoad({ filter: /\.ts$/ }, async (args) => {
-      if (!args.path.startsWith(sources)) return undefined;
-      const { readFile } = await import("node:fs/promises");
-      const text = await readFile(args.path, "utf8");
-      if (!text.includes("import.meta.url")) return { contents: text, loader: "ts" };
-      const twin = join(daemon, "dist", relative(sources, args.path)).replace(/\.ts$/, ".js");
-      const fromBundle = relative(outdir, twin).split(sep).join("/");
-      const url = `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`;
-      return { contents: text.replaceAll("import.meta.url", url), loader: "ts" };
-    });
-  },
-};
+function withTwinUrl(path, text) {
+  if (!text.includes("import.meta.url")) return text;
+  const twin = join(daemon, "dist", relative(join(daemon, "src"), path)).replace(/\.ts$/, ".js");
+  const fromBundle = relative(outdir, twin).split(sep).join("/");
+  return text.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`);
+}
 
 /**
  * zod's `z.locales` (error messages in 40-odd languages) is half of zod's code and a fifth of its
@@ -54,6 +45,62 @@ const withoutZodLocales = {
       /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: "zod-locales", namespace: "left-out" } : undefined,
     );
     builder.onLoad({ filter: /.*/, namespace: "left-out" }, () => ({ contents: "export {};", loader: "js" }));
+  },
+};
+
+/**
+ * The protocol package's index re-exports every module, so one import from it evaluates every
+ * schema. In the bundles, an import of values from "@base-context/protocol" is taken from the
+ * modules that define them instead: the code that answers `initialize` evaluates the lifecycle's
+ * schemas, and the rest are built when the code that uses them is first loaded (after the reply).
+ * An import naming a value the map does not know keeps the index (and all of it is built at once).
+ */
+function protocolExportMap() {
+  const source = join(root, "packages", "protocol", "src");
+  const index = readFileSync(join(source, "index.ts"), "utf8");
+  const map = new Map();
+  const moduleOf = (specifier) => join(source, specifier.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
+  for (const [, specifier] of index.matchAll(/^export \* from "([^"]+)";/gm)) {
+    const file = moduleOf(specifier);
+    const text = readFileSync(file, "utf8");
+    for (const [, name] of text.matchAll(/^export (?:declare )?(?:const|let|function\*?|async function|class|enum) (\w+)/gm)) map.set(name, file);
+    for (const [, names] of text.matchAll(/^export \{([^}]*)\}(?: from "[^"]+")?;/gm)) {
+      for (const part of names.split(",")) {
+        const name = part.trim().replace(/^type\s+.*$/, "").split(/\s+as\s+/).pop();
+        if (name) map.set(name, file);
+      }
+    }
+  }
+  for (const [, names, specifier] of index.matchAll(/^export \{([^}]*)\} from "([^"]+)";/gm)) {
+    for (const part of names.split(",")) {
+      const name = part.trim();
+      if (name && !name.startsWith("type ")) map.set(name, moduleOf(specifier));
+    }
+  }
+  return map;
+}
+
+const protocolBySymbol = {
+  name: "protocol-by-symbol",
+  setup(builder) {
+    const exports = protocolExportMap();
+    const daemonSources = join(daemon, "src") + sep;
+    builder.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(daemonSources)) return undefined;
+      let text = readFileSync(args.path, "utf8");
+      text = text.replace(/^import \{([^}]*)\} from "@base-context\/protocol";$/gm, (statement, list) => {
+        const byModule = new Map();
+        for (const part of list.split(",").map((p) => p.trim()).filter(Boolean)) {
+          if (part.startsWith("type ")) continue; // erased
+          const name = part.split(/\s+as\s+/)[0];
+          const file = exports.get(name);
+          if (!file) return statement;
+          byModule.set(file, [...(byModule.get(file) ?? []), part]);
+        }
+        return [...byModule].map(([file, parts]) => `import { ${parts.join(", ")} } from ${JSON.stringify(file)};`).join(" ");
+      });
+      return { contents: withTwinUrl(args.path, text), loader: "ts" };
+    });
   },
 };
 
@@ -75,7 +122,7 @@ const result = await build({
   alias: { "@base-context/protocol": join(root, "packages", "protocol", "src", "index.ts") },
   // Bundled CommonJS (vscode-jsonrpc) calls require() for Node built-ins.
   banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
-  plugins: [compiledTwinUrl, withoutZodLocales],
+  plugins: [protocolBySymbol, withoutZodLocales],
   // Less to read and parse; names are kept (error classes and stack traces show them).
   minifyWhitespace: true,
   metafile: true,

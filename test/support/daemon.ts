@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { useSuiteResource } from "./suite-resource.js";
 
-export const DAEMON_MAIN = fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
+/** The unbundled build's entry (BASE_CONTEXT_E2E_MAIN: another one, e.g. bin/base-context.js to run the suite on the bundles). */
+export const DAEMON_MAIN = process.env.BASE_CONTEXT_E2E_MAIN ?? fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
 /** The installed command: runs the bundles the build makes (the tests of the shipped artefacts spawn it). */
 export const DAEMON_BIN = fileURLToPath(new URL("../../packages/daemon/bin/base-context.js", import.meta.url));
 

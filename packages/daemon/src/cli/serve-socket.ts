@@ -13,7 +13,7 @@ import { startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 
 export async function serveSocket(path: string, io: CliIo): Promise<number> {
   const daemon = new Daemon({ env: io.env });
-  logSummarizerSetup(daemon, io.env);
+  await logSummarizerSetup(daemon, io.env);
   let server: SocketServer;
   try {
     server = await listenOnSocket({

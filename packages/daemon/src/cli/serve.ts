@@ -3,10 +3,10 @@
  * protocol-output.ts), or with
  * `--socket <path>` one daemon shared by several clients over a Unix socket.
  */
-import { Daemon } from "../daemon.js";
-import { describeSummarizerSetup } from "../summarizer/index.js";
+// The daemon's parts, its handlers and the summarizers are imported after the `initialize` reply
+// (startDaemon): loading them, and the protocol schemas only they use, is not on its path.
+import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
-import { registerHandlers } from "../server/handlers/index.js";
 import { requestActivity, Router, type Peer } from "../server/router.js";
 import { SettingsManager } from "../settings/index.js";
 import { defaultDatabasePath } from "../paths.js";
@@ -47,7 +47,8 @@ export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importF
  * Says at start which summarizer the daemon uses and where a model's requests go, and — for a
  * user whose key alone used to select a model — what changed and how to restore it.
  */
-export function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): void {
+export async function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { describeSummarizerSetup } = await import("../summarizer/index.js");
   const { settings, sources } = daemon.settings.get();
   const setup = describeSummarizerSetup(settings.summarizer, env, {
     userNamedModel: daemon.userNamedModel(),
@@ -125,9 +126,11 @@ function afterReply(output: NodeJS.WritableStream): Promise<void> {
   return new Promise((resolve) => setImmediate(() => output.write("", () => resolve())));
 }
 
-/** Opens the database and builds the daemon's parts, then registers their handlers. */
-function startDaemon(settings: SettingsManager, router: Router, peer: Peer): Daemon {
+/** Loads the daemon's code, opens the database and builds the daemon's parts, then registers their handlers. */
+async function startDaemon(settings: SettingsManager, router: Router, peer: Peer): Promise<Daemon> {
   const started = performance.now();
+  const [{ Daemon }, { registerHandlers }] = await Promise.all([import("../daemon.js"), import("../server/handlers/index.js")]);
+  const loaded = performance.now();
   let daemon: Daemon;
   try {
     daemon = new Daemon({ settings });
@@ -138,9 +141,10 @@ function startDaemon(settings: SettingsManager, router: Router, peer: Peer): Dae
       hint: "run `base-context doctor` to see what is wrong with it",
     });
   }
-  logSummarizerSetup(daemon);
+  await logSummarizerSetup(daemon);
   registerHandlers(router, daemon, peer);
-  log("debug", `start: database opened and daemon built in ${(performance.now() - started).toFixed(0)} ms, handlers registered`);
+  const built = (performance.now() - loaded).toFixed(0);
+  log("debug", `start: daemon code loaded in ${(loaded - started).toFixed(0)} ms; database opened, daemon built and handlers registered in ${built} ms`);
   return daemon;
 }
 
