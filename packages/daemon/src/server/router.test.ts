@@ -110,6 +110,21 @@ describe("Router.deferUntil (handlers registered after the initialize reply)", (
     expect((await failure(router, "test/nope")).code).toBe(ErrorCodes.MethodNotFound);
   });
 
+  it("answers a request for a registered method (shutdown, say) after the waiting ones sent before it", async () => {
+    const router = new Router();
+    router.handle(Echo, (params) => ({ n: params.n }));
+    let register!: () => void;
+    router.deferUntil(new Promise<void>((resolve) => (register = resolve)));
+    const order: string[] = [];
+    const token = new CancellationTokenSource().token;
+    const late = router.dispatch("test/wait", {}, token, peer).then(() => order.push("waiting request"));
+    const echo = router.dispatch("test/echo", { n: 1 }, token, peer).then(() => order.push("registered method"));
+    router.handle(Wait, () => null);
+    register();
+    await Promise.all([late, echo]);
+    expect(order).toEqual(["waiting request", "registered method"]);
+  });
+
   it("fails every such request with the registration's error, while registered methods still run", async () => {
     const router = new Router();
     router.handle(Echo, (params) => ({ n: params.n }));

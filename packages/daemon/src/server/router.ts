@@ -95,9 +95,9 @@ export class Router {
   private registering: Promise<void> | undefined;
 
   /**
-   * Requests for a method with no handler yet wait for `registered` before they are looked up:
-   * `serve` answers `initialize` first and registers the daemon's handlers right after. When
-   * `registered` fails, so does each of those requests, with its error.
+   * Requests wait for `registered` before they are looked up: `serve` answers `initialize` first
+   * and registers the daemon's handlers right after. When `registered` fails, so does each request
+   * for a method that had no handler yet, with its error.
    */
   deferUntil(registered: Promise<void>): void {
     this.registering = registered;
@@ -119,11 +119,14 @@ export class Router {
   }
 
   async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {
-    if (this.registering !== undefined && !this.table.has(method)) {
+    if (this.registering !== undefined) {
+      // Every request waits, the lifecycle's too: a `shutdown` sent after requests that are waiting
+      // is answered after them, in the order sent. Failed, the registration fails only the methods
+      // it was to provide (`shutdown` still ends the daemon in order).
       try {
         await this.registering;
       } catch (error) {
-        throw toResponseError(method, error);
+        if (!this.table.has(method)) throw toResponseError(method, error);
       }
     }
     const entry = this.table.get(method);
