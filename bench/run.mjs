@@ -15,6 +15,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 const AREAS = [
   { name: "tokens", file: "tokens.mjs", what: "token counting: throughput, start-up, event-loop stalls" },
+  { name: "startup", file: "startup.mjs", what: "spawn → initialize, first context/build, daemon RSS, CLI latency" },
   { name: "daemon", file: "daemon.mjs", what: "the daemon over stdio: appends, context/build, memory, import" },
   { name: "contention", file: "contention.mjs", what: "four daemons appending to one database: append latency" },
   { name: "memory", file: "memory.mjs", what: "daemon RSS after initialize, after idle, peak under load (fresh processes)" },

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { daemonMain, protocolModule, requireFromDaemon } from "./dist.mjs";
+import { daemonBin, protocolModule, requireFromDaemon } from "./dist.mjs";
 import { memoryOf, since } from "./stats.mjs";
 
 const protocol = await protocolModule();
@@ -22,7 +22,7 @@ export async function startDaemon(home) {
   const started = performance.now();
   const daemon = protocol.spawnDaemon({
     command: process.execPath,
-    args: [daemonMain, "serve"],
+    args: [daemonBin, "serve"],
     env: { ...process.env, BASE_CONTEXT_HOME: home },
     stderr: process.env.BENCH_DAEMON_LOG ? "inherit" : "ignore",
   });

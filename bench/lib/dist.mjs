@@ -34,3 +34,6 @@ export function protocolModule() {
  * reference the tokenizer is checked against) its dev dependency, installed in the workspace.
  */
 export const requireFromDaemon = createRequire(join(daemonPackage, "package.json"));
+
+/** The installed `base-context` command (what a client spawns): runs whatever the build ships. */
+export const daemonBin = join(daemonPackage, "bin", "base-context.js");

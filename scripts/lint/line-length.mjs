@@ -75,7 +75,8 @@ export function sourceFiles(root) {
       .map((entry) => relative(root, resolve(entry.parentPath ?? entry.path, entry.name)))
       .filter((path) => !path.split("/").some((part) => SKIPPED.has(part)));
   }
-  return listed.filter((path) => SOURCE.test(path) && !path.endsWith(".d.ts"));
+  // A file in conflict is listed once per merge stage: check it once.
+  return [...new Set(listed)].filter((path) => SOURCE.test(path) && !path.endsWith(".d.ts"));
 }
 
 function main(argv) {

@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { useSuiteResource } from "./suite-resource.js";
 
-export const DAEMON_MAIN = fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
+/** The unbundled build's entry (BASE_CONTEXT_E2E_MAIN: another one, e.g. bin/base-context.js to run the suite on the bundles). */
+export const DAEMON_MAIN = process.env.BASE_CONTEXT_E2E_MAIN ?? fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
+/** The installed command: runs the bundles the build makes (the tests of the shipped artefacts spawn it). */
+export const DAEMON_BIN = fileURLToPath(new URL("../../packages/daemon/bin/base-context.js", import.meta.url));
 
 export interface TestDaemon extends SpawnedDaemon {
   client: BaseContextClient;
@@ -27,6 +30,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   initialize?: boolean;
   projectDir?: string;
+  /** The entry point to run (default DAEMON_MAIN, the unbundled build). */
+  main?: string;
 }
 
 export async function startDaemon(options: StartOptions = {}): Promise<TestDaemon> {
@@ -35,7 +40,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
   if (options.settings !== undefined) writeFileSync(join(home, "settings.json"), JSON.stringify(options.settings));
   const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: undefined, ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const spawned = spawnDaemon({ command: process.execPath, args: [DAEMON_MAIN, "serve"], env, stderr: "pipe" });
+  const spawned = spawnDaemon({ command: process.execPath, args: [options.main ?? DAEMON_MAIN, "serve"], env, stderr: "pipe" });
   let stderr = "";
   spawned.process.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   let exited = false;

@@ -173,6 +173,8 @@ export interface PluginDaemonOptions {
   /** Global settings, over COMPACT_EVERYTHING. */
   settings?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
+  /** The daemon's entry point (default: the unbundled build). */
+  main?: string;
   /** Called before `initialize` (e.g. to answer `model/complete`, which offers the client's model). */
   beforeInitialize?(client: BaseContextClient): void;
 }
@@ -182,7 +184,12 @@ export async function startPluginDaemon(dirs: TempDirs, options: PluginDaemonOpt
   const home = dirs.make("bc-plugins-home-");
   writeFileSync(join(home, "settings.json"), JSON.stringify({ ...COMPACT_EVERYTHING, ...options.settings }));
   for (const [name, files] of Object.entries(options.plugins ?? {})) writePlugin(pluginsRoot(home), name, files);
-  const d = await startDaemon({ home, ...(options.env !== undefined ? { env: options.env } : {}), initialize: false });
+  const d = await startDaemon({
+    home,
+    ...(options.env !== undefined ? { env: options.env } : {}),
+    ...(options.main !== undefined ? { main: options.main } : {}),
+    initialize: false,
+  });
   options.beforeInitialize?.(d.client);
   await d.client.initialize();
   return { d, client: d.client, home, news: watchPlugins(d.client), project: dirs.make("bc-plugins-project-") };

@@ -18,6 +18,8 @@ export interface CliOptions {
   cwd?: string;
   /** Gives up (and fails the test) after this long. */
   timeoutMs?: number;
+  /** The program to run (default DAEMON_MAIN, the unbundled build). */
+  main?: string;
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
@@ -29,7 +31,7 @@ export function runCli(args: readonly string[], options: CliOptions): Promise<Cl
     NO_COLOR: undefined,
     ...options.env,
   };
-  return runNodeProgram(DAEMON_MAIN, args, { ...options, env });
+  return runNodeProgram(options.main ?? DAEMON_MAIN, args, { ...options, env });
 }
 
 /** Runs a Node program to its end with `env` as given (undefined values removed): its output and exit status. */

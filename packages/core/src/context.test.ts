@@ -19,6 +19,8 @@ describe("buildContext without a compaction", () => {
     expect(context.messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "custom", "branchSummary"]);
     expect(context.entryIds).toEqual(["e2", "e3", "e4", "e8", "e9"]);
     expect(context.tokens).toBe(10 + 20 + 30 + 5 + 7);
+    // Each message's stored count, as `base-context show` prints them: they add up to the total.
+    expect(context.messageTokens).toEqual([10, 20, 30, 5, 7]);
     expect(context.compactionId).toBeUndefined();
     expect(context.messages[3]).toEqual({
       role: "custom",
@@ -55,6 +57,7 @@ describe("buildContext without a compaction", () => {
     expect(buildContext({ path: [] })).toEqual({
       messages: [],
       entryIds: [],
+      messageTokens: [],
       thinkingLevel: "off",
       tokens: 0,
       prunedEntryIds: [],
@@ -88,6 +91,7 @@ describe("buildContext with compactions", () => {
     expect(context.entryIds).toEqual(["e5", "e3", "e4", "e6"]);
     expect(context.compactionId).toBe("e5");
     expect(context.tokens).toBe(50 + 10 + 10 + 1);
+    expect(context.messageTokens).toEqual([50, 10, 10, 1]);
   });
 
   it("only the latest compaction on the path counts", () => {

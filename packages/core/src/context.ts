@@ -41,6 +41,8 @@ export interface BuiltContext {
   messages: ContextMessage[];
   /** Ids of the entries behind `messages`, same order (the compaction's id for its summary). */
   entryIds: string[];
+  /** The stored token count behind each message, same order (a hidden output's is its stub's); they add up to `tokens`. */
+  messageTokens: number[];
   model?: ModelRef;
   thinkingLevel: string;
   /** The compaction whose summary opens the context. */
@@ -91,6 +93,7 @@ export function buildContext(input: BuildContextInput): BuiltContext {
   const storedTokens = hidden.size > 0 ? new Map(input.path.map((item) => [item.entry.id, item.tokens])) : undefined;
   const messages: ContextMessage[] = [];
   const entryIds: string[] = [];
+  const messageTokens: number[] = [];
   const prunedEntryIds: string[] = [];
   const prunedToolCallIds: string[] = [];
   let prunedTokens = 0;
@@ -98,12 +101,14 @@ export function buildContext(input: BuildContextInput): BuiltContext {
   if (selection.compaction) {
     messages.push(compactionSummaryMessage(selection.compaction.entry));
     entryIds.push(selection.compaction.entry.id);
+    messageTokens.push(selection.compaction.tokens);
   }
   for (const item of [...selection.keptBeforeCompaction, ...selection.afterCompaction]) {
     const pruned = hidden.size > 0 && isToolResultEntry(item.entry) ? hidden.get(item.entry.id) : undefined;
     if (pruned && isToolResultEntry(item.entry)) {
       messages.push(prunedToolResult(item.entry.message, pruned));
       entryIds.push(item.entry.id);
+      messageTokens.push(item.tokens);
       prunedEntryIds.push(item.entry.id);
       prunedToolCallIds.push(item.entry.message.toolCallId);
       prunedTokens += Math.max(0, (storedTokens?.get(item.entry.id) ?? 0) - item.tokens);
@@ -113,12 +118,14 @@ export function buildContext(input: BuildContextInput): BuiltContext {
     if (!message) continue;
     messages.push(message);
     entryIds.push(item.entry.id);
+    messageTokens.push(item.tokens);
   }
 
   const model = modelInForce(input);
   return {
     messages,
     entryIds,
+    messageTokens,
     ...(model ? { model } : {}),
     thinkingLevel: thinkingLevelInForce(input),
     ...(selection.compaction ? { compactionId: selection.compaction.entry.id } : {}),

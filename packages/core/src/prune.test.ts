@@ -132,6 +132,9 @@ describe("a prune entry written by a client", () => {
     expect(after.prunedEntryIds).toEqual(["e3"]);
     expect(after.prunedTokens).toBe(5_000 - 20);
     expect(after.tokens).toBe(before.tokens - (5_000 - 20));
+    // The stub's count stands behind the stubbed message, and the counts still add up to the total.
+    expect(after.messageTokens[after.entryIds.indexOf("e3")]).toBe(20);
+    expect(after.messageTokens.reduce((sum, n) => sum + n, 0)).toBe(after.tokens);
     expect(after.messages[0]).toEqual(before.messages[0]);
     expect(estimateContextTokens(s.path).tokens).toBe(estimateBefore - (5_000 - 20));
   });

@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// The `base-context` command. A file of its own rather than dist/cli/main.js: package managers
+// The `base-context` command. A file of its own rather than a file in dist/: package managers
 // link a package's bin when they install it, and in this workspace that happens before `prepare`
 // builds dist (a bin pointing into dist could not be linked yet). This file always exists.
-import "../dist/cli/main.js";
+//
+// It runs the bundles the build makes (docs/architecture.md#start-path-and-bundles): `serve` the
+// daemon's, help and version the smallest, any other command the CLI's. Each is one file, so a
+// start reads and compiles one module instead of a few hundred.
+const HELP = [undefined, "--help", "-h", "help", "--version", "-v"];
+const command = process.argv[2];
+await import(command === "serve" ? "../dist/bundle/daemon.js" : HELP.includes(command) ? "../dist/bundle/help.js" : "../dist/bundle/cli.js");

@@ -4,12 +4,12 @@
  * start that never holds up the client — the host starts in the background (or on first use) and
  * a hook that arrives before it is ready waits for it.
  */
-import type { PluginCompleteRequest, PluginCompleteResult, PluginInfo, Settings } from "@base-context/protocol";
+import type { PluginCompleteRequest, PluginCompleteResult, PluginError, PluginInfo, Settings } from "@base-context/protocol";
 import type { CompactHooks } from "./compaction/hooks.js";
 import { CancelledError, RequestFailedError } from "./errors.js";
 import { log } from "./log.js";
 import { baseContextHome } from "./paths.js";
-import { compactHooks, PluginHost, treeHooks, type PluginCaller, type PluginServices } from "./plugins/index.js";
+import type { PluginHost, PluginHostOptions, PluginCaller, PluginServices } from "./plugins/index.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { SettingsManager } from "./settings/index.js";
 import {
@@ -44,14 +44,29 @@ const hookRequest = new AsyncLocalStorage<{
   provider: Settings["summarizer"]["provider"] | undefined;
 }>();
 
+interface NewsSubscription {
+  attach(host: PluginHost): Disposable;
+  detach: Disposable | undefined;
+}
+
+/** What a subscription returns (docs/architecture.md#conventions-one-way-to-do-each-thing). */
+interface Disposable {
+  dispose(): void;
+}
+
 export class DaemonPlugins {
-  readonly host: PluginHost;
+  /** The host, once loaded: its code is loaded on first need (a hook, a plugins request, `serve`'s background start). */
+  private host: PluginHost | undefined;
+  private loading: Promise<PluginHost> | undefined;
+  private readonly hostOptions: PluginHostOptions;
+  /** Clients' subscriptions to plugin news, made on the host when it is loaded. */
+  private readonly news = new Set<NewsSubscription>();
   private starting: Promise<void> | undefined;
   private ready = false;
 
   constructor(options: DaemonPluginsOptions) {
     const { env, settings, counter } = options;
-    this.host = new PluginHost({
+    this.hostOptions = {
       home: baseContextHome(env),
       watch: options.watch,
       services: modelServices(settings, counter, options.summarizerFor),
@@ -60,7 +75,42 @@ export class DaemonPlugins {
       maxMessageBytes: () => settings.get().settings.plugins.maxMessageBytes,
       // Global settings only (a project may not set it); a change applies to the next version started.
       isolation: () => settings.get().settings.plugins.isolation,
+    };
+  }
+
+  /** Loads the plugin host's code and makes the host, once. */
+  private loadHost(): Promise<PluginHost> {
+    this.loading ??= import("./plugins/index.js").then(({ PluginHost }) => {
+      const loadStarted = performance.now();
+      const host = new PluginHost(this.hostOptions);
+      for (const subscription of this.news) subscription.detach = subscription.attach(host);
+      this.host = host;
+      log("debug", `plugins: loaded the plugin host (${(performance.now() - loadStarted).toFixed(0)} ms)`);
+      return host;
     });
+    return this.loading;
+  }
+
+  /** `plugins/didChange` news. */
+  onDidChange(listener: (plugins: PluginInfo[]) => void): Disposable {
+    return this.subscribe((host) => host.onDidChange(listener));
+  }
+
+  /** `plugins/didError` news. */
+  onDidError(listener: (error: PluginError) => void): Disposable {
+    return this.subscribe((host) => host.onDidError(listener));
+  }
+
+  /** Subscribes on the host now if it is loaded, else when it is (loadHost). */
+  private subscribe(attach: (host: PluginHost) => Disposable): Disposable {
+    const subscription: NewsSubscription = { attach, detach: this.host ? attach(this.host) : undefined };
+    this.news.add(subscription);
+    return {
+      dispose: () => {
+        this.news.delete(subscription);
+        subscription.detach?.dispose();
+      },
+    };
   }
 
   /**
@@ -68,7 +118,9 @@ export class DaemonPlugins {
    * unwritable home) is logged and the daemon runs without plugins rather than not at all.
    */
   start(): Promise<void> {
-    this.starting ??= this.host.start().then(
+    this.starting ??= this.loadHost()
+      .then((host) => host.start())
+      .then(
       () => {
         this.ready = true;
       },
@@ -88,26 +140,40 @@ export class DaemonPlugins {
   startInBackground(projectDir?: string): void {
     setImmediate(() => {
       void this.start()
-        .then(() => (projectDir === undefined ? undefined : this.host.addProject(projectDir)))
-        .catch((error: unknown) =>
-          log("warn", `plugins: opening ${projectDir ?? "the plugins"} failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
+        .then(() => (projectDir === undefined || this.host === undefined ? undefined : this.host.addProject(projectDir)))
+        .catch((error: unknown) => log("warn", `plugins: opening ${projectDir ?? "the plugins"} failed: ${error instanceof Error ? error.message : String(error)}`));
     });
   }
 
   /** `session_before_compact` for the compaction service; the first call waits for the host to start. */
   compactHooks(): CompactHooks {
-    const inner = compactHooks(this.host);
     return {
-      runCompactHook: this.afterStart(inner.runCompactHook),
+      runCompactHook: this.afterStart(async (event, signal, context) =>
+        (await this.adapters()).compactHooks(this.requireHost()).runCompactHook(event, signal, context),
+      ),
       // Before the host has loaded the global plugins it cannot know: say yes, the run will wait.
-      hasCompactHook: (context) => (this.ready ? this.host.hasHook("session_before_compact", context) : context.settings.plugins.enabled),
+      hasCompactHook: (context) => (this.ready && this.host ? this.host.hasHook("session_before_compact", context) : context.settings.plugins.enabled),
     };
   }
 
   /** `session_before_tree` for the tree service; the first call waits for the host to start. */
   treeHooks(): TreeHooks {
-    return { runTreeHook: this.afterStart(treeHooks(this.host).runTreeHook) };
+    return {
+      runTreeHook: this.afterStart(async (event, signal, context) =>
+        (await this.adapters()).treeHooks(this.requireHost()).runTreeHook(event, signal, context),
+      ),
+    };
+  }
+
+  /** The hook adapters (loaded with the host; already loaded when a hook runs after `started`). */
+  private adapters(): Promise<typeof import("./plugins/index.js")> {
+    return import("./plugins/index.js");
+  }
+
+  /** The host a hook runs on: made by `start`, which every hook run waits for. */
+  private requireHost(): PluginHost {
+    if (!this.host) throw new Error("the plugin host did not load");
+    return this.host;
   }
 
   /** A hook run that first waits for the host to start (see `started`). */
@@ -140,22 +206,23 @@ export class DaemonPlugins {
 
   async list(projectDir: string | undefined): Promise<PluginInfo[]> {
     await this.start();
-    return this.host.list(projectDir);
+    return this.requireHost().list(projectDir);
   }
 
   async reload(id: string | undefined): Promise<PluginInfo[]> {
     await this.start();
-    return this.host.reload(id);
+    return this.requireHost().reload(id);
   }
 
   async setTrust(projectDir: string, trusted: boolean): Promise<void> {
     await this.start();
-    await this.host.setTrust(projectDir, trusted);
+    await this.requireHost().setTrust(projectDir, trusted);
   }
 
-  /** Ends every worker and watcher (they would keep the process alive). */
+  /** Ends every worker and watcher (they would keep the process alive); a host still loading is ended once loaded. */
   async dispose(): Promise<void> {
-    await this.host.dispose();
+    const host = this.host ?? (await this.loading?.catch(() => undefined));
+    await host?.dispose();
   }
 }
 

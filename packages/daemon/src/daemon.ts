@@ -28,6 +28,8 @@ export interface DaemonOptions {
    * off so they exit promptly). Plugins still run in those commands: the host starts on first use.
    */
   watchSettings?: boolean;
+  /** Settings already read (serve reads them before the database is opened); default: read here. */
+  settings?: SettingsManager;
 }
 
 export class Daemon {
@@ -55,7 +57,7 @@ export class Daemon {
     // Conversations, settings and plugins live here: owner-only, created so or tightened.
     secureHomeFolder(baseContextHome(env));
     this.env = env;
-    this.settings = new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
+    this.settings = options.settings ?? new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
     // Token counts are stored once per entry, so the tokenizer comes from the global settings:
     // a per-project encoding would make counts of one database incomparable.
     const global = this.settings.get().settings;

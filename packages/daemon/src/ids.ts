@@ -1,5 +1,6 @@
-import { randomFillSync, randomUUID } from "node:crypto";
-
+// The global Web Crypto object, not an import of node:crypto: that module (and every crypto
+// module it loads) would be loaded before the daemon could answer anything; this is loaded on the
+// first id drawn (docs/architecture.md#start-path-and-bundles).
 /** Ids and time, injectable so tests can be deterministic. */
 export interface IdSource {
   /** An entry id: 8 lowercase hex characters, as pi writes them. Uniqueness is checked by the store. */
@@ -15,7 +16,7 @@ let poolOffset = randomPool.length;
 
 function randomHex4(): string {
   if (poolOffset + 4 > randomPool.length) {
-    randomFillSync(randomPool);
+    globalThis.crypto.getRandomValues(randomPool);
     poolOffset = 0;
   }
   const hex = randomPool.toString("hex", poolOffset, poolOffset + 4);
@@ -25,6 +26,6 @@ function randomHex4(): string {
 
 export const defaultIds: IdSource = {
   entryId: randomHex4,
-  sessionId: () => randomUUID(),
+  sessionId: () => globalThis.crypto.randomUUID(),
   now: () => new Date().toISOString(),
 };

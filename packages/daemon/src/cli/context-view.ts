@@ -2,14 +2,14 @@
  * The messages of a built context as `base-context show` prints them: a label (role and what
  * kind of message), the text the LLM reads, and the tokens that text counts.
  *
- * Native messages are counted with `messageContextText`, the same text the store counted when
- * the entry was appended, so their counts add up to the context's total. OpenAI chat messages
- * are counted on their own text (content, tool call names and arguments).
+ * Native messages carry the count the store holds for the entry behind them (what it counted of
+ * `messageContextText` when the entry was appended), so their counts add up to the context's
+ * total. OpenAI chat messages are counted on their own text (content, tool call names and arguments).
  */
 import type { ContextMessage, OpenAIChatMessage, UserContentBlock } from "@base-context/protocol";
 import { bashExecutionText, branchSummaryText, compactionSummaryText } from "@base-context/core";
 import type { TokenCounter } from "../tokens/counter.js";
-import { IMAGE_TOKENS, messageContextText } from "../tokens/index.js";
+import { IMAGE_TOKENS } from "../tokens/index.js";
 
 export interface MessageView {
   /** `user`, `assistant`, `toolResult read`, `tool call_1`, … */
@@ -19,10 +19,8 @@ export interface MessageView {
   tokens: number;
 }
 
-export async function viewNativeMessage(message: ContextMessage, counter: TokenCounter): Promise<MessageView> {
-  const counted = messageContextText(message);
-  const tokens = (await counter.countTextAsync(counted.text)) + counted.images * IMAGE_TOKENS;
-  return { label: nativeLabel(message), text: nativeText(message), tokens };
+export function viewNativeMessage(message: ContextMessage, storedTokens: number): MessageView {
+  return { label: nativeLabel(message), text: nativeText(message), tokens: storedTokens };
 }
 
 export async function viewOpenAIMessage(message: OpenAIChatMessage, counter: TokenCounter): Promise<MessageView> {

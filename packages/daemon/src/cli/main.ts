@@ -4,6 +4,7 @@
  * clients of the same parts, run in-process.
  */
 import { COMMANDS, usage } from "./commands.js";
+import { finish, runServe } from "./serve-entry.js";
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -16,11 +17,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (name === "serve" && servesStdio(rest)) {
-    // Before anything opens a file or writes: protocol bytes must not share fd 1 with plugins.
-    const { claimProtocolOutput, useProtocolOutput } = await import("../server/protocol-output.js");
-    useProtocolOutput(await claimProtocolOutput());
-  }
+  if (name === "serve") return runServe(rest);
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
     process.stderr.write(`base-context: unknown command "${name}"\n\n${usage()}`);
@@ -29,20 +26,4 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
-/** `serve` over stdio, not `--socket` (stdout is no protocol there) nor `--help` (printed on stdout). */
-function servesStdio(args: readonly string[]): boolean {
-  return !args.some((arg) => arg === "--socket" || arg.startsWith("--socket=") || arg === "--help" || arg === "-h");
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    // `serve` ends by protocol (exit notification or closed input) after releasing everything:
-    // leave now, rather than wait for watchers or timers a plugin or library may still hold.
-    if (process.argv[2] === "serve") process.exit(code);
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`base-context: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+finish(main(process.argv.slice(2)), process.argv[2] === "serve");

@@ -78,15 +78,21 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
     const shown = await withDaemon(io, async (daemon): Promise<ShownContext> => {
       const sessionId = await resolveSessionId(daemon, args.arguments[0]!);
       const { session, leafId: currentLeaf } = await daemon.sessions.get({ sessionId });
-      const context = await daemon.context.build({ sessionId, format, ...(leafId !== undefined ? { leafId } : {}) });
+      const { context, messageTokens } = await daemon.context.buildCounted({
+        sessionId,
+        format,
+        ...(leafId !== undefined ? { leafId } : {}),
+      });
       const prunedCalls = new Set(context.pruned?.toolCallIds ?? []);
       const compaction = context.compactionId ? await daemon.sessions.getEntry({ sessionId, entryId: context.compactionId }) : undefined;
       const retention = compaction?.entry.type === "compaction" ? retentionOf(compaction.entry.details) : undefined;
       const views: MessageView[] = [];
       for (const message of context.messages) {
         views.push(
+          // Native: the stored counts, which add up to the total (no tokenizer to load). OpenAI chat
+          // messages are other texts, counted here.
           format === "native"
-            ? await viewNativeMessage(message as ContextMessage, daemon.counter)
+            ? viewNativeMessage(message as ContextMessage, messageTokens[views.length]!)
             : await viewOpenAIMessage(message as OpenAIChatMessage, daemon.counter),
         );
       }

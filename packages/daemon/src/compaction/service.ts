@@ -13,7 +13,6 @@ import type {
   CompactionSettings,
   Settings,
 } from "@base-context/protocol";
-import { randomUUID } from "node:crypto";
 import { prepareCompaction, type PrepareCompactionResult } from "@base-context/core";
 import { log } from "../log.js";
 import type { SessionSettings } from "../settings/session-settings.js";
@@ -70,7 +69,7 @@ export class CompactionService {
     const env = options.env ?? process.env;
     this.summarizerFor = options.summarizerFor ?? ((settings, clientModel) => createSummarizer(settings, env, { clientModel }));
     this.now = options.now ?? Date.now;
-    this.newJobId = options.newJobId ?? randomUUID;
+    this.newJobId = options.newJobId ?? (() => globalThis.crypto.randomUUID());
   }
 
   setHooks(hooks: CompactHooks | undefined): void {

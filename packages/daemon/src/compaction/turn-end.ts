@@ -11,7 +11,6 @@
  * reported as committed-then-failed, never resumed.
  */
 import { TurnEnd, type ValidParamsOf } from "@base-context/protocol";
-import { randomUUID } from "node:crypto";
 import { log } from "../log.js";
 import type { SessionSettings } from "../settings/session-settings.js";
 import { InFlightRequests } from "./in-flight.js";
@@ -41,7 +40,7 @@ export class TurnEndService {
 
   constructor(private readonly options: TurnEndServiceOptions) {
     this.records = options.sessions.records;
-    this.newRequestId = options.newRequestId ?? randomUUID;
+    this.newRequestId = options.newRequestId ?? (() => globalThis.crypto.randomUUID());
   }
 
   async end(params: TurnEndParams, ctx: CompactionRunContext = {}): Promise<TurnEndAnswer> {

@@ -14,6 +14,16 @@ export class ContextService {
   ) {}
 
   async build(params: ValidParamsOf<typeof ContextBuild>): Promise<ResultOf<typeof ContextBuild>> {
+    return (await this.buildCounted(params)).context;
+  }
+
+  /**
+   * `build`, and the stored token count behind each native message (`base-context show` prints
+   * them: recounting the texts would load the tokenizer for numbers the store already holds).
+   */
+  async buildCounted(
+    params: ValidParamsOf<typeof ContextBuild>,
+  ): Promise<{ context: ResultOf<typeof ContextBuild>; messageTokens: number[] }> {
     const path = await this.sessions.getContextPath(params.sessionId, params.leafId);
     const built = buildContext({
       path: path.entries,
@@ -23,7 +33,7 @@ export class ContextService {
       latestModelEntry: path.modelEntry,
       latestThinkingLevelChange: path.thinkingLevelChange,
     });
-    return {
+    const context = {
       messages: params.format === "openai-chat" ? toOpenAIChat(built.messages) : built.messages,
       ...(built.model ? { model: built.model } : {}),
       thinkingLevel: built.thinkingLevel,
@@ -33,6 +43,7 @@ export class ContextService {
         ? { pruned: { entryIds: built.prunedEntryIds, toolCallIds: built.prunedToolCallIds, tokensSaved: built.prunedTokens } }
         : {}),
     };
+    return { context, messageTokens: built.messageTokens };
   }
 
   async usage(params: ValidParamsOf<typeof ContextUsage>): Promise<ResultOf<typeof ContextUsage>> {

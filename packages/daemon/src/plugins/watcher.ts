@@ -40,6 +40,15 @@ function isWithin(parent: string, path: string): boolean {
  * @param onChange called with the plugin folder name a change belongs to, or null when the
  *   root itself appeared, vanished or changed (rescan everything).
  */
+let chokidar: Promise<typeof import("chokidar")> | undefined;
+
+async function loadChokidar(): Promise<typeof import("chokidar")> {
+  const started = performance.now();
+  const loaded = await import("chokidar");
+  log("debug", `plugins: loaded chokidar to watch plugin folders (${(performance.now() - started).toFixed(0)} ms)`);
+  return loaded;
+}
+
 export async function watchPluginRoot(root: string, anchor: string, onChange: (name: string | null) => void): Promise<RootWatch> {
   const ignored = (path: string): boolean => {
     if (!isWithin(root, path)) return !isWithin(path, root); // above the root: keep only its ancestors
@@ -48,7 +57,7 @@ export async function watchPluginRoot(root: string, anchor: string, onChange: (n
     return isEditorTempFile(basename(path));
   };
   // Loaded when the first root is watched (in the background after `initialize`), not at start-up.
-  const { watch } = await import("chokidar");
+  const { watch } = await (chokidar ??= loadChokidar());
   // awaitWriteFinish: chokidar drops a "change" of a path reported less than 50 ms earlier, so a
   // second save right after a first one (a fix saved just after a broken version was reported)
   // would never reload. Changes waiting for the file to settle are not throttled but coalesced:

@@ -137,3 +137,43 @@ describe("request activity", () => {
     hub.dispose();
   });
 });
+
+describe("Router.deferUntil (handlers registered after the initialize reply)", () => {
+  it("holds a request for a method not registered yet until the registration is done, then runs it", async () => {
+    const router = new Router();
+    let register!: () => void;
+    router.deferUntil(new Promise<void>((resolve) => (register = resolve)));
+    const answer = router.dispatch("test/echo", { n: 3 }, new CancellationTokenSource().token, peer);
+    router.handle(Echo, (params) => ({ n: params.n * 2 }));
+    register();
+    expect(await answer).toEqual({ n: 6 });
+    // Once registered, an unknown method is unknown again (it does not wait for anything).
+    expect((await failure(router, "test/nope")).code).toBe(ErrorCodes.MethodNotFound);
+  });
+
+  it("answers a request for a registered method (shutdown, say) after the waiting ones sent before it", async () => {
+    const router = new Router();
+    router.handle(Echo, (params) => ({ n: params.n }));
+    let register!: () => void;
+    router.deferUntil(new Promise<void>((resolve) => (register = resolve)));
+    const order: string[] = [];
+    const token = new CancellationTokenSource().token;
+    const late = router.dispatch("test/wait", {}, token, peer).then(() => order.push("waiting request"));
+    const echo = router.dispatch("test/echo", { n: 1 }, token, peer).then(() => order.push("registered method"));
+    router.handle(Wait, () => null);
+    register();
+    await Promise.all([late, echo]);
+    expect(order).toEqual(["waiting request", "registered method"]);
+  });
+
+  it("fails every such request with the registration's error, while registered methods still run", async () => {
+    const router = new Router();
+    router.handle(Echo, (params) => ({ n: params.n }));
+    const broken = Promise.reject(new RequestFailedError("the daemon cannot use its session database x.db: file is not a database"));
+    router.deferUntil(broken);
+    for (let i = 0; i < 2; i++) {
+      expect(await failure(router, "test/fail")).toMatchObject({ code: ErrorCodes.RequestFailed, data: { code: "request_failed" } });
+    }
+    expect(await router.dispatch("test/echo", { n: 1 }, new CancellationTokenSource().token, peer)).toEqual({ n: 1 });
+  });
+});

@@ -92,6 +92,23 @@ export class Router {
 
   /** `activity`: shared with the server's other routers, if it has any; else this router's own. */
   constructor(readonly activity: RequestActivity = new RequestActivity()) {}
+  /** Set by `deferUntil`: the handlers not registered yet are on their way. */
+  private registering: Promise<void> | undefined;
+
+  /**
+   * Requests wait for `registered` before they are looked up: `serve` answers `initialize` first
+   * and registers the daemon's handlers right after. When `registered` fails, so does each request
+   * for a method that had no handler yet, with its error.
+   */
+  deferUntil(registered: Promise<void>): void {
+    this.registering = registered;
+    registered.then(
+      () => {
+        if (this.registering === registered) this.registering = undefined;
+      },
+      () => undefined,
+    );
+  }
 
   handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
@@ -99,6 +116,16 @@ export class Router {
   }
 
   async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {
+    if (this.registering !== undefined) {
+      // Every request waits, the lifecycle's too: a `shutdown` sent after requests that are waiting
+      // is answered after them, in the order sent. Failed, the registration fails only the methods
+      // it was to provide (`shutdown` still ends the daemon in order).
+      try {
+        await this.registering;
+      } catch (error) {
+        if (!this.table.has(method)) throw toResponseError(method, error);
+      }
+    }
     const entry = this.table.get(method);
     if (!entry) throw new ResponseError(ErrorCodes.MethodNotFound, `unknown method "${method}"`, { code: "method_not_found" });
     const deep = tooDeepAt(rawParams);

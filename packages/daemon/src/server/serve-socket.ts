@@ -15,7 +15,7 @@ import { listenOnSocket, type SocketServer } from "./socket.js";
  */
 export async function serveSocket(path: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const daemon = new Daemon({ env });
-  logSummarizerSetup(daemon, env);
+  await logSummarizerSetup(daemon, env);
   let server: SocketServer;
   try {
     server = await listenOnSocket({

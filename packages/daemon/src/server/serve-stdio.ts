@@ -2,21 +2,34 @@
  * `base-context serve` over stdio: one Daemon for the client that started it, the protocol on
  * its own copy of stdout (protocol-output.ts), until the client sends `exit` or closes stdin.
  */
-import { Daemon } from "../daemon.js";
+// The daemon's parts, its handlers and the summarizers are imported after the `initialize` reply
+// (startDaemon): loading them, and the protocol schemas only they use, is not on its path.
+import type { Daemon } from "../daemon.js";
+import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
-import { registerHandlers } from "./handlers/index.js";
+import { defaultDatabasePath } from "../paths.js";
+import { SettingsManager } from "../settings/index.js";
 import { protocolOutput } from "./protocol-output.js";
-import { Router } from "./router.js";
+import { Router, type Peer } from "./router.js";
 import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 import { startServer } from "./server.js";
 import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serving.js";
 
-/** Serves until the client ends the connection; resolves with the exit code (the process exits too). */
+/**
+ * Serves until the client ends the connection; resolves with the exit code (the process exits too).
+ *
+ * The start path (docs/architecture.md#start-path-and-bundles): only the settings are read before
+ * the `initialize` reply (they bound the size of every message, the first included). The database
+ * is opened, checked and tidied (migrations, abandoned imports and jobs) and the handlers are
+ * registered right after the reply has gone out; a request arriving meanwhile waits for them.
+ * So the reply does not depend on the database's size, on a migration, or on another daemon
+ * still closing the same file. Background work starts later still (serve-background.ts).
+ */
 export async function serveStdio(): Promise<number> {
-  const daemon = new Daemon();
-  logSummarizerSetup(daemon);
+  const settings = new SettingsManager({ env: process.env });
   const router = new Router();
   const output = protocolOutput();
+  let ready: Promise<Daemon> | undefined;
   return new Promise<number>((resolve) => {
     const server = startServer({
       input: process.stdin,
@@ -24,18 +37,28 @@ export async function serveStdio(): Promise<number> {
       router,
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
-      maxMessageBytes: () => daemon.settings.get().settings.limits.maxMessageBytes,
+      maxMessageBytes: () => settings.get().settings.limits.maxMessageBytes,
       onInitialize: ({ projectDir }) => {
-        // Not awaited: loading plugins must not hold up the reply; a hook arriving early waits for it.
-        // Started in the first pause between requests, not in the way of the client's first ones.
-        void router.activity.whenIdle(STARTUP_QUIET_MS).then(() => daemon.plugins.startInBackground(projectDir));
-        // Token counter warm-up and backfill, in the gaps between requests.
-        startBackgroundWork(daemon, router.activity);
+        const cpu = process.cpuUsage();
+        const cpuMs = ((cpu.user + cpu.system) / 1000).toFixed(0);
+        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs} ms of CPU)`);
+        ready = afterReply(output).then(() => startDaemon(settings, router, server.peer));
+        ready.then(
+          (started) => {
+            // Not awaited: loading plugins must not hold up requests; a hook arriving early waits for it.
+            // Started in the first pause between requests, not in the way of the client's first ones.
+            void router.activity.whenIdle(STARTUP_QUIET_MS).then(() => started.plugins.startInBackground(projectDir));
+            // Token counter warm-up and backfill, in the gaps between requests.
+            startBackgroundWork(started, router.activity);
+          },
+          (error: unknown) => log("error", (error as Error).message),
+        );
+        router.deferUntil(ready.then(() => undefined));
       },
       onExit: (code) => {
-        stopBackgroundWork(daemon);
-        void daemon
-          .dispose()
+        // A daemon still being built is disposed once it is (it has nothing to do then).
+        const disposed = ready === undefined ? Promise.resolve(settings.dispose()) : ready.then(stopDaemon, () => settings.dispose());
+        void disposed
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
           .finally(() => {
             resolve(code);
@@ -45,9 +68,42 @@ export async function serveStdio(): Promise<number> {
           });
       },
     });
-    registerHandlers(router, daemon, server.peer);
     handleSignals();
   });
+}
+
+/** Stops background work, then releases everything. */
+async function stopDaemon(started: Daemon): Promise<void> {
+  stopBackgroundWork(started);
+  await started.dispose();
+}
+
+/** Resolves once what was written to `output` so far (the `initialize` reply) has been handed to the OS. */
+function afterReply(output: NodeJS.WritableStream): Promise<void> {
+  // setImmediate: the reply is queued by the promise callbacks that follow the handler.
+  return new Promise((resolve) => setImmediate(() => output.write("", () => resolve())));
+}
+
+/** Loads the daemon's code, opens the database and builds the daemon's parts, then registers their handlers. */
+async function startDaemon(settings: SettingsManager, router: Router, peer: Peer): Promise<Daemon> {
+  const started = performance.now();
+  const [{ Daemon }, { registerHandlers }] = await Promise.all([import("../daemon.js"), import("./handlers/index.js")]);
+  const loaded = performance.now();
+  let daemon: Daemon;
+  try {
+    daemon = new Daemon({ settings });
+  } catch (error) {
+    const path = defaultDatabasePath(process.env);
+    throw new RequestFailedError(`the daemon cannot use its session database ${path}: ${(error as Error).message}`, {
+      databasePath: path,
+      hint: "run `base-context doctor` to see what is wrong with it",
+    });
+  }
+  await logSummarizerSetup(daemon);
+  registerHandlers(router, daemon, peer);
+  const built = (performance.now() - loaded).toFixed(0);
+  log("debug", `start: daemon code loaded in ${(loaded - started).toFixed(0)} ms; database opened, daemon built and handlers registered in ${built} ms`);
+  return daemon;
 }
 
 /**

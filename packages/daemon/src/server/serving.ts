@@ -5,7 +5,6 @@
  */
 import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
-import { describeSummarizerSetup } from "../summarizer/index.js";
 import { VERSION } from "../version.js";
 
 export const SERVER_INFO = { name: "base-context", version: VERSION };
@@ -15,7 +14,9 @@ export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importF
  * Says at start which summarizer the daemon uses and where a model's requests go, and — for a
  * user whose key alone used to select a model — what changed and how to restore it.
  */
-export function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): void {
+export async function logSummarizerSetup(daemon: Daemon, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // Imported here, not at the top: the summarizers are not on the `initialize` reply's path.
+  const { describeSummarizerSetup } = await import("../summarizer/index.js");
   const { settings, sources } = daemon.settings.get();
   const setup = describeSummarizerSetup(settings.summarizer, env, {
     userNamedModel: daemon.userNamedModel(),

@@ -4,7 +4,6 @@
  * entry is written as the `custom` entry pi reads (pi-format.ts). To a path it streams page by page into a
  * temporary file renamed into place, so a failed export never leaves a truncated file behind.
  */
-import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { once } from "node:events";
@@ -36,7 +35,7 @@ function plannedPages(
 export async function exportToPath(store: SessionStore, sessionId: string, path: string): Promise<ExportNote> {
   const session = store.requireSession(sessionId);
   const { pages, note } = plannedPages(store, sessionId, session.leafId, EXPORT_PAGE_SIZE);
-  const temporary = `${path}.${randomBytes(4).toString("hex")}.tmp`;
+  const temporary = `${path}.${Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(4))).toString("hex")}.tmp`;
   const out = createWriteStream(temporary, { encoding: "utf8" });
   let streamError: Error | undefined;
   out.on("error", (error) => (streamError = error));

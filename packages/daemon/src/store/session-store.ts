@@ -179,6 +179,15 @@ export class SessionStore {
       } catch (error) {
         log("debug", `deferred token counts not written at close (${(error as Error).message}); the backfill counts them again`);
       }
+      // The last connection to close a file copies the WAL back into it while holding the file's
+      // exclusive lock: a process opening the file meanwhile (a daemon started as this one exits)
+      // waits for all of it. A PASSIVE checkpoint first does that copy without the exclusive lock,
+      // so what is left for the close is short. (Not the last connection: the copy is shared work.)
+      try {
+        this.db.pragma("wal_checkpoint(PASSIVE)");
+      } catch (error) {
+        log("debug", `WAL checkpoint before closing: ${(error as Error).message}`);
+      }
       logWriteLockStats(this.writeTransaction.stats);
       this.db.close();
     }

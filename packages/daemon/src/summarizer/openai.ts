@@ -16,7 +16,15 @@ let sdk: Promise<OpenAISdk> | undefined;
  * The SDK is ~115 modules: loaded on the first model call, not when the daemon starts (most
  * daemons never call a model, and none needs it to answer `initialize`).
  */
-const loadSdk = (): Promise<OpenAISdk> => (sdk ??= import("openai"));
+const loadSdk = (): Promise<OpenAISdk> => (sdk ??= timedImport("the OpenAI client", () => import("openai")));
+
+/** A package loaded on first need, and the debug log line that says so. */
+async function timedImport<T>(what: string, load: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const loaded = await load();
+  log("debug", `loaded ${what} on first use (${(performance.now() - started).toFixed(0)} ms)`);
+  return loaded;
+}
 
 type ChatRequestBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;

@@ -19,8 +19,8 @@ export function registerPluginHandlers(router: Router, daemon: Daemon, peer: Pee
   });
 
   const subscriptions = [
-    plugins.host.onDidChange((list) => peer.sendNotification(PluginsDidChange.method, { plugins: list })),
-    plugins.host.onDidError((error) => peer.sendNotification(PluginsDidError.method, error)),
+    plugins.onDidChange((list) => peer.sendNotification(PluginsDidChange.method, { plugins: list })),
+    plugins.onDidError((error) => peer.sendNotification(PluginsDidError.method, error)),
   ];
   // With `serve --socket` clients come and go while the host lives on: stop telling those that left.
   return {

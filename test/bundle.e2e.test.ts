@@ -1,0 +1,92 @@
+/**
+ * The shipped artefacts: `packages/daemon/bin/base-context.js` runs the esbuild bundles
+ * (dist/bundle/daemon.js for `serve`, dist/bundle/cli.js for the rest; docs/architecture.md#start-path-and-bundles).
+ * The rest of the suite runs the unbundled build; this file checks that what users run works too,
+ * including the parts loaded on first use: the OpenAI client (a compaction with a model) and the
+ * plugin host with its worker scripts (a plugin's hook), each named in the debug log when loaded.
+ */
+import { CompactionRun, SessionCreate } from "@base-context/protocol";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { appendAll, assistant, toolResult, user } from "./fixtures/e2e.js";
+import { DAEMON_BIN } from "./support/daemon.js";
+import { defaultSummary, reply, useFakeOpenAI } from "./support/fake-openai.js";
+import { compact, compactableSession, hookPlugin, replaceSummary, usePluginDaemons } from "./support/plugins.js";
+import { runCli } from "./support/run-cli.js";
+
+const BUNDLES = join(dirname(DAEMON_BIN), "..", "dist", "bundle");
+const EXAMPLE = new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url).pathname;
+const EXAMPLE_ID = "5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13";
+
+const daemons = usePluginDaemons();
+const fake = useFakeOpenAI();
+
+describe("the bundles", () => {
+  it("are one file per entry point with a source map each", () => {
+    for (const name of ["daemon.js", "cli.js"]) {
+      const bundle = join(BUNDLES, name);
+      expect(existsSync(bundle), name).toBe(true);
+      expect(readFileSync(bundle, "utf8")).toContain(`//# sourceMappingURL=${name}.map`);
+      const map = JSON.parse(readFileSync(`${bundle}.map`, "utf8")) as { sources: string[] };
+      expect(map.sources.some((source) => source.endsWith("src/daemon.ts"))).toBe(true);
+    }
+  });
+});
+
+describe("the bundled daemon (base-context serve)", () => {
+  it("compacts with a model through the lazily loaded OpenAI client, and says when it loaded it", async () => {
+    fake.setHandler((request) => reply.text(defaultSummary(request.body)));
+    const { client, project, d } = await daemons.start({
+      main: DAEMON_BIN,
+      settings: { summarizer: { provider: "openai", baseURL: fake.baseURL, model: "fake-summarizer", maxRetries: 0 } },
+      env: { OPENAI_API_KEY: "test-key", BASE_CONTEXT_LOG: "debug" },
+    });
+    const { session } = await client.request(SessionCreate, { cwd: project });
+    await appendAll(client, session.id, [
+      user("Rename parseConfig to loadConfig everywhere."),
+      assistant("Reading the config module first.", { toolCalls: [{ id: "call_1", name: "read", arguments: { path: "src/config.ts" } }] }),
+      toolResult("call_1", "read", "export function parseConfig() {}"),
+      assistant("Renamed it in src/config.ts and updated 3 call sites."),
+      user("Now run the tests."),
+    ]);
+    expect(d.stderr()).not.toContain("loaded the OpenAI client");
+
+    const result = await client.request(CompactionRun, { sessionId: session.id });
+
+    expect(result).toMatchObject({ status: "committed", summarizer: "openai:fake-summarizer" });
+    expect(fake.chatRequests().length).toBeGreaterThan(0);
+    expect(d.stderr()).toMatch(/loaded the OpenAI client/);
+  });
+
+  it("runs a plugin's hook through the lazily started plugin host (its worker scripts found next to the bundle)", async () => {
+    const { client, project, d } = await daemons.start({
+      main: DAEMON_BIN,
+      plugins: { mine: hookPlugin({ compact: replaceSummary("## Goal\nby the bundled daemon's plugin", { by: "mine" }) }) },
+      env: { BASE_CONTEXT_LOG: "debug" },
+    });
+    const { sessionId } = await compactableSession(client, project);
+
+    const result = await compact(client, sessionId);
+
+    expect(result).toMatchObject({ status: "committed", summarizer: "plugin:global:mine" });
+    expect(result.compaction?.summary).toBe("## Goal\nby the bundled daemon's plugin");
+    expect(d.stderr()).toMatch(/loaded the plugin host/);
+  });
+});
+
+describe("the bundled CLI", () => {
+  it("prints its help, and shows an imported session", async () => {
+    const home = daemons.dirs.make("bc-bundle-cli-");
+    const help = await runCli(["--help"], { home, main: DAEMON_BIN });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: base-context <command> \[options\]/);
+
+    const imported = await runCli(["import", EXAMPLE], { home, main: DAEMON_BIN });
+    expect(imported.code, imported.stderr).toBe(0);
+    const shown = await runCli(["show", EXAMPLE_ID.slice(0, 8), "--brief"], { home, main: DAEMON_BIN });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("express-session");
+    expect(shown.stdout).toMatch(/tokens/);
+  });
+});
