@@ -22,6 +22,9 @@ import { log } from "../log.js";
 import type { Encoding } from "./counter.js";
 import { countWorkerSource, type CountReply, type CountRequest, type LoadedReply } from "./worker-source.js";
 
+/** The encoding's tables and pre-tokenizer regex the worker shares with the main thread. */
+export type SharedEncoding = Omit<LoadedReply, "t" | "loadMs">;
+
 export type Lane = "interactive" | "bulk" | "background";
 
 interface Job {
@@ -38,11 +41,11 @@ const MAX_BACKGROUND_BATCH_CHARS = 1 << 16;
 export class CountWorker {
   private worker: Worker | undefined;
   private readonly queues: Record<Lane, Job[]> = { interactive: [], bulk: [], background: [] };
-  private inFlight: { id: number; jobs: Job[] } | undefined;
+  private inFlight: { requestId: number; jobs: Job[] } | undefined;
   private nextRequestId = 1;
   private disposed = false;
   private loadMs: number | undefined;
-  private shared: Omit<LoadedReply, "loadMs"> | undefined;
+  private shared: SharedEncoding | undefined;
 
   constructor(private readonly encoding: Encoding) {}
 
@@ -66,7 +69,7 @@ export class CountWorker {
    * The encoding's tables the worker built, in shared memory, and its pre-tokenizer regex: what
    * the main thread counts small texts with, without loading anything. Undefined until loaded.
    */
-  get sharedEncoding(): Omit<LoadedReply, "loadMs"> | undefined {
+  get sharedEncoding(): SharedEncoding | undefined {
     return this.shared;
   }
 
@@ -92,8 +95,8 @@ export class CountWorker {
     }
     const worker = this.ensureWorker();
     worker.ref();
-    const request: CountRequest = { id: this.nextRequestId++, texts: jobs.map((job) => job.text) };
-    this.inFlight = { id: request.id, jobs };
+    const request: CountRequest = { t: "count", requestId: this.nextRequestId++, texts: jobs.map((job) => job.text) };
+    this.inFlight = { requestId: request.requestId, jobs };
     worker.postMessage(request);
   }
 
@@ -108,7 +111,7 @@ export class CountWorker {
     if (this.worker) return this.worker;
     const worker = new Worker(countWorkerSource(this.encoding), { eval: true, stdout: true, stderr: true });
     worker.on("message", (message: CountReply | LoadedReply) => {
-      if ("loadMs" in message) this.onLoaded(worker, message);
+      if (message.t === "loaded") this.onLoaded(worker, message);
       else this.onReply(message);
     });
     worker.on("error", (error) => this.onWorkerLost(worker, error));
@@ -126,13 +129,14 @@ export class CountWorker {
 
   private onReply(reply: CountReply): void {
     const batch = this.inFlight;
-    if (!batch || batch.id !== reply.id) return;
+    if (!batch || batch.requestId !== reply.requestId) return;
     this.inFlight = undefined;
-    if ("error" in reply) {
-      const error = new Error(`token counting failed: ${reply.error}`);
+    const counts = reply.value;
+    if (reply.error || !counts) {
+      const error = new Error(`token counting failed: ${reply.error?.stack ?? reply.error?.message ?? "no counts in the reply"}`);
       for (const job of batch.jobs) job.reject(error);
     } else {
-      batch.jobs.forEach((job, index) => job.resolve(reply.counts[index]!));
+      batch.jobs.forEach((job, index) => job.resolve(counts[index]!));
     }
     this.sendNext();
   }

@@ -14,20 +14,25 @@
  * a time and the worker answers each with a `CountReply` carrying one count per text, or the
  * error that stopped it.
  */
+import type { Reply } from "../worker-messages.js";
 import type { Encoding } from "./counter.js";
 import { createCompactCount, parseRankList, type CompactTables } from "./compact-encoding.js";
 import { encodingFiles, LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS } from "./encodings.js";
 import { createExactCount } from "./exact-count.js";
 import { mergeLongPiece } from "./long-piece-merge.js";
 
+// The workers' one envelope (worker-messages.ts): a count is asked with `count` and answered
+// with a `reply` carrying the counts; the worker says `loaded` once, first, unasked.
 export interface CountRequest {
-  id: number;
+  t: "count";
+  requestId: number;
   texts: string[];
 }
 
-export type CountReply = { id: number; counts: number[] } | { id: number; error: string };
+export type CountReply = Reply<number[]>;
 
 export interface LoadedReply {
+  t: "loaded";
   loadMs: number;
   /** The encoding's compact tables, in shared memory: the main thread counts with the same copy. */
   tables: CompactTables;
@@ -52,13 +57,14 @@ const splitRegex = require(${JSON.stringify(splitRegexPath)})[${JSON.stringify(s
 const compact = createCompactCount(ranks, splitRegex, mergeLongPiece, ${LONG_PIECE_MIN_CHARS});
 const count = createExactCount(compact.count, ${LONG_STRETCH_MIN_CHARS});
 const loadMs = performance.now() - loadStarted;
-parentPort.postMessage({ loadMs, tables: ranks, splitRegex: { source: splitRegex.source, flags: splitRegex.flags } });
-parentPort.on("message", ({ id, texts }) => {
+parentPort.postMessage({ t: "loaded", loadMs, tables: ranks, splitRegex: { source: splitRegex.source, flags: splitRegex.flags } });
+parentPort.on("message", ({ requestId, texts }) => {
   let reply;
   try {
-    reply = { id, counts: texts.map(count) };
+    reply = { t: "reply", requestId, value: texts.map(count) };
   } catch (error) {
-    reply = { id, error: String((error && error.stack) || error) };
+    const { name = "Error", message = String(error), stack } = error instanceof Error ? error : {};
+    reply = { t: "reply", requestId, error: { name, message, stack } };
   }
   parentPort.postMessage(reply);
 });
