@@ -2,7 +2,9 @@
 // Runs against the built daemon: `pnpm build && node bench/extractive.mjs`. Exports nothing.
 import { performance } from "node:perf_hooks";
 import { extractiveSummary } from "../packages/daemon/dist/summarizer/index.js";
-import { largeSession } from "../packages/daemon/dist/summarizer/extractive/fixtures.js";
+import { fixtureModule } from "./lib/dist.mjs";
+
+const { largeSession } = await fixtureModule("summarizer/extractive/fixtures.js");
 
 const TARGET_TOKENS = 200_000;
 const BUDGET_MS = 200;

@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { daemonModule, repoRoot, requireFromDaemon } from "./lib/dist.mjs";
+import { daemonModule, fixtureModule, repoRoot, requireFromDaemon } from "./lib/dist.mjs";
 import { progress, report } from "./lib/report.mjs";
 import { median, since } from "./lib/stats.mjs";
 
@@ -20,7 +20,7 @@ async function fresh(scenario, ...args) {
 }
 
 const { loadExactCount } = await daemonModule("tokens/encodings.js");
-const { generateCode, generateProse, generateToolResult } = await daemonModule("tokens/fixtures/corpus.js");
+const { generateCode, generateProse, generateToolResult } = await fixtureModule("tokens/fixtures/corpus.js");
 const { Tiktoken } = requireFromDaemon("js-tiktoken/lite");
 const tiktokenRanks = requireFromDaemon("js-tiktoken/ranks/o200k_base");
 

@@ -17,6 +17,18 @@ export function daemonModule(path) {
   return import(pathToFileURL(file).href);
 }
 
+/**
+ * Imports a test fixture of the daemon the benches reuse (e.g. `fixtureModule("tokens/fixtures/corpus.js")`).
+ * Fixtures never ship in dist/: `pnpm bench` compiles them into dist-bench/ (packages/daemon/tsconfig.bench.json).
+ */
+export function fixtureModule(path) {
+  const file = join(daemonPackage, "dist-bench", path);
+  if (!existsSync(file)) {
+    throw new Error(`${file} is missing: run \`pnpm bench\` (or \`tsc -p packages/daemon/tsconfig.bench.json\`) first`);
+  }
+  return import(pathToFileURL(file).href);
+}
+
 /** Imports the built core package (the pure rules), `packages/core/dist/index.js`. */
 export function coreModule() {
   const file = join(repoRoot, "packages", "core", "dist", "index.js");

@@ -3,9 +3,9 @@
 // 100,000 entries costs little time in the bench itself.
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { daemonModule } from "./dist.mjs";
+import { fixtureModule } from "./dist.mjs";
 
-const { generateCode, generateProse, generateToolResult } = await daemonModule("tokens/fixtures/corpus.js");
+const { generateCode, generateProse, generateToolResult } = await fixtureModule("tokens/fixtures/corpus.js");
 
 const POOL_SIZE = 64;
 const pool = (make, chars) => Array.from({ length: POOL_SIZE }, (_, seed) => make(chars, seed + 1));

@@ -1,6 +1,6 @@
 // Token-counting measurements that need a fresh process: `node tokens-fresh.mjs <scenario>`
 // prints one JSON object. Used by bench/tokens.mjs; each scenario starts from nothing loaded.
-import { daemonModule, requireFromDaemon } from "./dist.mjs";
+import { daemonModule, fixtureModule, requireFromDaemon } from "./dist.mjs";
 import { memoryOf, percentile, since } from "./stats.mjs";
 
 /** Largest gap between ticks of a 1 ms interval while `work` runs: how long the loop was blocked. */
@@ -78,7 +78,7 @@ const scenarios = {
   /** Round trips of small counts to the worker (the only thread that loads the encoding). */
   async "small-count-latency"() {
     const { createTokenCounter } = await daemonModule("tokens/index.js");
-    const { generateProse } = await daemonModule("tokens/fixtures/corpus.js");
+    const { generateProse } = await fixtureModule("tokens/fixtures/corpus.js");
     const texts = Array.from({ length: 2000 }, (_, i) => generateProse(1024, 100 + i));
     const measure = async (counter) => {
       await counter.countTextAsync("warm-up");
@@ -102,7 +102,7 @@ const scenarios = {
   async stall() {
     const kind = process.argv[3];
     const { createTokenCounter } = await daemonModule("tokens/index.js");
-    const { generateToolResult, generateProse } = await daemonModule("tokens/fixtures/corpus.js");
+    const { generateToolResult, generateProse } = await fixtureModule("tokens/fixtures/corpus.js");
     // Flat strings, as JSON.parse makes them ("=".repeat() makes a rope that costs ~20 ms to flatten).
     const text =
       kind === "tool-result"
