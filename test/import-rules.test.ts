@@ -14,7 +14,7 @@ import { tempDirs } from "./support/temp-dir.js";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DEPCRUISE = join(ROOT, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
 
-/** Where the config says the core is ("packages/daemon/src/core/", or the core package once it moves). */
+/** Where the config says the core is (the core package, "packages/core/src/"). */
 const CORE_DIR = (() => {
   const config = createRequire(import.meta.url)(join(ROOT, ".dependency-cruiser.cjs")) as {
     forbidden: { name: string; from: { path?: string } }[];
@@ -58,6 +58,9 @@ const FILES: Record<string, string> = {
     'import { SessionStore } from "../store/session-store.js";\nexport interface Session { id: string }\nexport const x = SessionStore;\n',
   "packages/daemon/src/daemon.ts": 'import { SessionStore } from "./store/session-store.js";\nexport const d = SessionStore;\n',
   "packages/daemon/src/tree/test-support.ts": 'import { SessionStore } from "../store/session-store.js";\nexport const t = SessionStore;\n',
+  // The plugin SDK reaching into the daemon, and its allowed use of the core.
+  "packages/plugin-sdk/src/uses-daemon.ts": 'import { d } from "../../daemon/src/daemon.js";\nexport const u = d;\n',
+  "packages/plugin-sdk/src/uses-core.ts": `import { a } from "../../../${CORE_DIR}text.js";\nexport const u = a;\n`,
   // An import nobody can resolve.
   "packages/daemon/src/plugins/typo.ts": 'import { nothing } from "./no-such-file.js";\nexport const n = nothing;\n',
 };
@@ -122,11 +125,15 @@ describe("the import rules", () => {
     expect(broken("store-only-through-sessions")).toEqual(["compaction/commit.ts → store/session-store.ts"]);
   });
 
+  it("keep the plugin SDK off the daemon (it may use the core)", () => {
+    expect(broken("sdk-imports-no-daemon")).toEqual(["packages/plugin-sdk/src/uses-daemon.ts → daemon.ts"]);
+  });
+
   it("refuse an import the checker cannot resolve, so no rule passes blind", () => {
     expect(broken("no-unresolvable-import")).toEqual(["plugins/typo.ts → ./no-such-file.js"]);
   });
 
   it("report nothing else: the imports the layers allow pass", () => {
-    expect(violations).toHaveLength(8);
+    expect(violations).toHaveLength(9);
   });
 });
