@@ -163,6 +163,8 @@ export class CompactionService {
 
   /** The stored reply of a committed run with this requestId (request_id_conflict if another method used it). */
   private committedResult(sessionId: string, requestId: string): CompactionResult | undefined {
+    // Called for its check only: a requestId another method already used is refused
+    // (request_id_conflict) before anything runs. A compaction's own answer is its committed job.
     this.records.findRequestResult(sessionId, requestId, "compaction/run");
     const job = this.records.jobs.committedForRequest(sessionId, requestId);
     return job ? storedResult(job) : undefined;
