@@ -72,10 +72,19 @@ describe("SyncPostgres", () => {
     db.commit();
   });
 
-  it("returns int8 (bigint, count(*)) as JS numbers", async () => {
+  it("returns int8 (bigint, count(*)) and numeric (sum(bigint), avg) as JS numbers", async () => {
     const { db } = await openDatabase();
-    const row = db.query("SELECT 9007199254740991::int8 AS big, count(*) AS n, 7::int4 AS small FROM generate_series(1, 3)").rows[0];
-    expect(row).toEqual({ big: 9007199254740991, n: 3, small: 7 });
+    const row = db.query(
+      "SELECT 9007199254740991::int8 AS big, count(*) AS n, 7::int4 AS small, sum(i::int8) AS total, avg(i) AS mean FROM generate_series(1, 3) AS i",
+    ).rows[0];
+    expect(row).toEqual({ big: 9007199254740991, n: 3, small: 7, total: 6, mean: 2 });
+    const arrays = db.query("SELECT ARRAY[1, 2]::int8[] AS seqs, ARRAY[[1.5], [NULL]]::numeric[] AS grid, 'x'::text AS s").rows[0];
+    expect(arrays).toEqual({ seqs: [1, 2], grid: [[1.5], [null]], s: "x" });
+  });
+
+  it("refuses a timeout of zero (no bound) or less", () => {
+    expect(() => SyncPostgres.open("postgres://127.0.0.1/x", { statementTimeoutMs: 0 })).toThrow(/statementTimeoutMs must be a positive/);
+    expect(() => SyncPostgres.open("postgres://127.0.0.1/x", { connectTimeoutMs: -1 })).toThrow(RangeError);
   });
 
   it("commits a transaction on its pinned connection: others see nothing before COMMIT", async () => {

@@ -96,6 +96,11 @@ export class SyncPostgres {
     options: SyncPostgresOptions,
   ) {
     this.settings = { ...DEFAULTS, ...definedOnly(options) };
+    for (const key of ["connectTimeoutMs", "statementTimeoutMs"] as const) {
+      // Zero would mean "no timeout" to PostgreSQL: a call that can wait forever is what the bound is for.
+      const value = this.settings[key];
+      if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number of milliseconds, not ${value}`);
+    }
     this.waitMs = this.settings.connectTimeoutMs + this.settings.statementTimeoutMs + WAIT_MARGIN_MS;
   }
 
