@@ -147,10 +147,14 @@ export async function startPostgres(): Promise<PostgresServer> {
 export interface Databases {
   /** A new, empty database; its URL. */
   create(): Promise<string>;
-  /** Drops a database made here. */
+  /** Drops a database made here (connections to it are ended). */
   drop(url: string): Promise<void>;
   /** Drops every database made here that is not dropped yet. */
   dropAll(): Promise<void>;
+  /** The same, blocking: for code that builds a child's environment synchronously. */
+  createSync(): string;
+  dropSync(url: string): void;
+  dropAllSync(): void;
 }
 
 let databaseCounter = 0;
@@ -158,28 +162,42 @@ let databaseCounter = 0;
 /** Makes and drops databases on the server of `adminUrl` (from any process: it speaks to the server over TCP). */
 export function databasesOn(adminUrl: string, bindir = findPostgresBinaries()): Databases {
   const made = new Set<string>();
-  const psql = (sql: string) =>
-    runProgram(join(bindir, "psql"), ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", adminUrl, "-c", sql], {
-      // The URL names the user; PGUSER etc. from the environment must not change it.
-      ...process.env,
-      PGCONNECT_TIMEOUT: "10",
-    });
-  const drop = async (url: string) => {
+  const psql: [string, (sql: string) => string[], NodeJS.ProcessEnv] = [
+    join(bindir, "psql"),
+    (sql) => ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", adminUrl, "-c", sql],
+    { ...process.env, PGCONNECT_TIMEOUT: "10" },
+  ];
+  const runSql = (sql: string) => runProgram(psql[0], psql[1](sql), psql[2]);
+  const runSqlSync = (sql: string) => runProgramSync(psql[0], psql[1](sql), psql[2]);
+  const newName = () => `t_${process.pid}_${++databaseCounter}_${Math.random().toString(36).slice(2, 8)}`;
+  const urlOf = (name: string) => {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    made.add(url.href);
+    return url.href;
+  };
+  const dropSql = (url: string) => {
     made.delete(url);
-    await psql(`DROP DATABASE IF EXISTS "${databaseName(url)}" WITH (FORCE)`);
+    return `DROP DATABASE IF EXISTS "${databaseName(url)}" WITH (FORCE)`;
   };
   return {
     async create() {
-      const name = `t_${process.pid}_${++databaseCounter}_${Math.random().toString(36).slice(2, 8)}`;
-      await psql(`CREATE DATABASE "${name}"`);
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
-      made.add(url.href);
-      return url.href;
+      const name = newName();
+      await runSql(`CREATE DATABASE "${name}"`);
+      return urlOf(name);
     },
-    drop,
+    createSync() {
+      const name = newName();
+      runSqlSync(`CREATE DATABASE "${name}"`);
+      return urlOf(name);
+    },
+    drop: (url) => runSql(dropSql(url)),
+    dropSync: (url) => runSqlSync(dropSql(url)),
     async dropAll() {
-      for (const url of [...made]) await drop(url);
+      for (const url of [...made]) await runSql(dropSql(url));
+    },
+    dropAllSync() {
+      for (const url of [...made]) runSqlSync(dropSql(url));
     },
   };
 }
@@ -225,6 +243,15 @@ function runProgram(command: string, args: string[], env: NodeJS.ProcessEnv): Pr
       else reject(new Error(`${command} ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${output.trim()}`));
     });
   });
+}
+
+function runProgramSync(command: string, args: string[], env: NodeJS.ProcessEnv): void {
+  const result = spawnSync(command, args, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    const output = `${result.stdout}${result.stderr}`.trim();
+    throw new Error(`${command} ${args.join(" ")} failed (${result.signal ?? `exit ${result.status}`}):\n${output}`);
+  }
 }
 
 /** A port nobody listens on right now (the server binds it a moment later; startPostgres retries if it lost the race). */

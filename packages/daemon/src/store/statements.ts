@@ -5,6 +5,24 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./database.js";
 
+/**
+ * One SQL statement of the store, as both engines run it (docs/architecture.md): parameters are
+ * positional `?` values, or one object whose keys fill `@name` placeholders.
+ */
+export interface SqlStatement<Row = unknown> {
+  /** The first row, or undefined when there is none. */
+  get(...params: unknown[]): Row | undefined;
+  all(...params: unknown[]): Row[];
+  run(...params: unknown[]): { changes: number };
+  /** The same statement returning each row's first column (`Row` is then that column's type). */
+  pluck(): SqlStatement<Row>;
+}
+
+/** Statements by SQL text, prepared once and reused (pass constants: the text is the cache key). */
+export interface SqlStatements {
+  get<Row = unknown>(sql: string): SqlStatement<Row>;
+}
+
 export class Statements {
   private readonly cache = new Map<string, Statement>();
 
