@@ -133,6 +133,10 @@ describe.each(engines)("full-text search on $name", (engine) => {
     expect(found("cafe").map(([id]) => id).sort()).toEqual(["s1", "s2", "s3"]);
     expect(found("naive creme")).toHaveLength(3);
     expect(found("日本語")).toHaveLength(3);
+    store.create("long");
+    store.append("long", user(`pasted ${"ab".repeat(1500)} end`));
+    expect(found("ab".repeat(300)).map(([id]) => id)).toEqual(["long"]);
+    expect(found(`${"ab".repeat(1500)} end`).map(([id]) => id)).toEqual(["long"]);
     const limited = store.search({ text: "café", limit: 2, hitsPerSession: 1 });
     expect(limited).toHaveLength(2);
     expect(limited.map((match) => [match.hitCount, match.hits.length])).toEqual([

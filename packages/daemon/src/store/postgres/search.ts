@@ -32,9 +32,17 @@ const SEARCHABLE_OF_SESSION = `
   SELECT seq, json FROM entries
   WHERE session_id = ? AND type IN ('message', 'custom_message', 'compaction', 'branch_summary', 'session_info') ORDER BY seq`;
 
+/**
+ * Longest word indexed, in characters: PostgreSQL skips words over 2047 bytes (with a notice),
+ * so longer ones (pasted hashes, base64) are cut, in the index and in queries alike, and are
+ * still found by their beginning.
+ */
+export const SEARCH_WORD_MAX_CHARS = 500;
+
 /** The words of a text as the index holds them: lower case, without diacritics, letters and digits only. */
 export function searchWords(text: string): string[] {
-  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.map((word) => (word.length > SEARCH_WORD_MAX_CHARS ? word.slice(0, SEARCH_WORD_MAX_CHARS) : word));
 }
 
 /** Indexes one entry (inside the caller's write transaction). */
