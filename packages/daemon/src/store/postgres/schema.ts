@@ -30,7 +30,7 @@ export interface PostgresMigration {
  * daemons meeting a fresh database at once run each step exactly once. Other locks of the
  * daemon live in other key spaces (leases: postgres/lease.ts; sessions: one-key form).
  */
-export const MIGRATION_LOCK_SPACE = 1_112_818_688; // "BCS" << 8: base-context schema
+export const MIGRATION_LOCK_SPACE = 1_112_818_688; // an arbitrary key of this project's own
 const MIGRATION_LOCK_KEY = 0;
 
 /** The text-search configuration of the full-text index (postgres/search.ts). */
