@@ -294,8 +294,8 @@ export class SyncPostgres {
       this.replies?.close();
       this.replies = undefined;
       if (this.txId !== undefined) this.txLost = true;
-      if (!this.closed) this.lostSessionLocks();
       this.relisten();
+      if (!this.closed) this.lostSessionLocks();
     });
     worker.unref();
     channel.port1.unref();
