@@ -80,11 +80,25 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
   const cell = new Int32Array(data.signal);
   const replyPort = data.replyPort;
 
-  // int8 (BIGINT, count(*), identity columns) as a JS number rather than a string.
+  // int8 (BIGINT, count(*), identity columns) and numeric (sum(bigint), avg()) as JS numbers, as
+  // SQLite gives them to the store, rather than strings. The store keeps counts and sizes, far
+  // below 2^53, and no money.
+  const INT8 = 20;
+  const INT8_ARRAY = 1016;
+  const NUMERIC = 1700;
+  const NUMERIC_ARRAY = 1231;
+  const toNumber = (value: string) => Number(value);
   const types = {
     getTypeParser(oid: number, format?: "text" | "binary") {
-      if (oid === 20 && format !== "binary") return (value: string) => Number(value);
-      return pg.types.getTypeParser(oid, format as "text");
+      if (format === "binary") return pg.types.getTypeParser(oid as never, format);
+      if (oid === INT8 || oid === NUMERIC) return toNumber;
+      if (oid === INT8_ARRAY || oid === NUMERIC_ARRAY) {
+        const parseArray = pg.types.getTypeParser(oid as never, "text") as (value: string) => unknown;
+        const numbers = (value: unknown): unknown =>
+          Array.isArray(value) ? value.map(numbers) : typeof value === "string" ? Number(value) : value;
+        return (value: string) => numbers(parseArray(value));
+      }
+      return pg.types.getTypeParser(oid as never, "text");
     },
   };
   const clientConfig = {
@@ -499,6 +513,10 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
         return sessionLock(request);
     }
   }
+
+  // A bug in a callback must not take the thread (and every connection) down: say it, go on.
+  process.on("uncaughtException", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error.stack ?? error}` }));
+  process.on("unhandledRejection", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error}` }));
 
   parentPort.on("message", (request: PgRequest) => {
     if (request.t === "abandon") {

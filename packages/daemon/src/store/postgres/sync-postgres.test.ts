@@ -72,10 +72,19 @@ describe("SyncPostgres", () => {
     db.commit();
   });
 
-  it("returns int8 (bigint, count(*)) as JS numbers", async () => {
+  it("returns int8 (bigint, count(*)) and numeric (sum(bigint), avg) as JS numbers", async () => {
     const { db } = await openDatabase();
-    const row = db.query("SELECT 9007199254740991::int8 AS big, count(*) AS n, 7::int4 AS small FROM generate_series(1, 3)").rows[0];
-    expect(row).toEqual({ big: 9007199254740991, n: 3, small: 7 });
+    const row = db.query(
+      "SELECT 9007199254740991::int8 AS big, count(*) AS n, 7::int4 AS small, sum(i::int8) AS total, avg(i) AS mean FROM generate_series(1, 3) AS i",
+    ).rows[0];
+    expect(row).toEqual({ big: 9007199254740991, n: 3, small: 7, total: 6, mean: 2 });
+    const arrays = db.query("SELECT ARRAY[1, 2]::int8[] AS seqs, ARRAY[[1.5], [NULL]]::numeric[] AS grid, 'x'::text AS s").rows[0];
+    expect(arrays).toEqual({ seqs: [1, 2], grid: [[1.5], [null]], s: "x" });
+  });
+
+  it("refuses a timeout of zero (no bound) or less", () => {
+    expect(() => SyncPostgres.open("postgres://127.0.0.1/x", { statementTimeoutMs: 0 })).toThrow(/statementTimeoutMs must be a positive/);
+    expect(() => SyncPostgres.open("postgres://127.0.0.1/x", { connectTimeoutMs: -1 })).toThrow(RangeError);
   });
 
   it("commits a transaction on its pinned connection: others see nothing before COMMIT", async () => {
@@ -278,6 +287,29 @@ describe("SyncPostgres", () => {
     await back;
     admin.query("SELECT pg_notify('news', 'after')");
     expect(await delivered).toBe("after");
+  });
+
+  it("a worker that stopped is replaced: its transaction is lost, LISTEN resumes", async () => {
+    const { db, url } = await openDatabase();
+    const other = openMore(url);
+    db.exec("CREATE TABLE t (id int PRIMARY KEY)");
+    let reconnected!: () => void;
+    const back = new Promise<void>((resolve) => (reconnected = resolve));
+    let got!: (payload: string) => void;
+    const delivered = new Promise<string>((resolve) => (got = resolve));
+    db.listen("news", got, { onReconnect: reconnected });
+    db.begin("write");
+    db.query("INSERT INTO t VALUES (1)");
+    // The worker is private; stopping it stands for a crash of the thread.
+    const worker = (db as unknown as { worker: import("node:worker_threads").Worker }).worker;
+    await worker.terminate();
+    await back;
+    expect(() => db.query("INSERT INTO t VALUES (2)")).toThrow(PostgresUnavailableError);
+    expect(db.inTransaction).toBe(true);
+    db.rollback();
+    expect(db.query("SELECT count(*) AS n FROM t").rows).toEqual([{ n: 0 }]);
+    other.query("SELECT pg_notify('news', 'still here')");
+    expect(await delivered).toBe("still here");
   });
 
   it("throws on any call after close()", async () => {
