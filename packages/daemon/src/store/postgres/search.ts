@@ -11,7 +11,7 @@
  * words. Letters and digits make words, everything else separates them, diacritics are removed.
  */
 import type { SessionEntry } from "@base-context/protocol";
-import type { SearchHitRow, SearchQuery, SessionMatch } from "../search.js";
+import { SEARCHABLE_TYPES, type SearchHitRow, type SearchQuery, type SessionMatch } from "../search.js";
 import { searchText } from "../search-text.js";
 import { SEARCH_CONFIG } from "./schema.js";
 
@@ -33,7 +33,7 @@ const INSERT_TEXT = `
   SELECT seq, session_id, to_tsvector('${SEARCH_CONFIG}', ?) FROM entries WHERE seq = ?`;
 const SEARCHABLE_OF_SESSION = `
   SELECT seq, json FROM entries
-  WHERE session_id = ? AND type IN ('message', 'custom_message', 'compaction', 'branch_summary', 'session_info') ORDER BY seq`;
+  WHERE session_id = ? AND type IN ${SEARCHABLE_TYPES} ORDER BY seq`;
 
 /**
  * Longest word indexed, in characters: PostgreSQL skips words over 2047 bytes (with a notice),
