@@ -3,7 +3,7 @@
  * any more (marked `interrupted` at start).
  */
 import { CompactionResult, type CompactionJob } from "@base-context/protocol";
-import { currentOwner, isOwnerAlive, isProcessAlive, systemProbe, type JobRecord, type OwnerProbe } from "../sessions/index.js";
+import { isOwnerAlive, isProcessAlive, systemProbe, type JobRecord, type OwnerProbe } from "../sessions/index.js";
 
 export { isProcessAlive };
 
@@ -28,7 +28,7 @@ export function isOwnerRunning(job: JobRecord, liveness: Liveness = systemProbe)
  * Several daemons may share one database: a live daemon's running job is left alone.
  */
 export function isAbandoned(job: JobRecord, nowMs: number, liveness: Liveness = systemProbe): boolean {
-  if (isThisProcess(job)) return true;
+  if (job.ownerPid === process.pid) return true;
   return isGoneElsewhere(job, nowMs, liveness);
 }
 
@@ -38,20 +38,9 @@ export function isAbandoned(job: JobRecord, nowMs: number, liveness: Liveness = 
  * jobs are running.
  */
 export function isGoneElsewhere(job: JobRecord, nowMs: number, liveness: Liveness = systemProbe): boolean {
-  if (isThisProcess(job)) return false;
+  if (job.ownerPid === process.pid) return false;
   if (nowMs - job.updatedMs > ABANDONED_AFTER_MS) return true;
   return !isOwnerRunning(job, liveness);
-}
-
-/**
- * Whether this process recorded the job: its pid and, where both are known, its start identity.
- * The same pid with another identity is another daemon: one on another host sharing a PostgreSQL
- * store (whose owner names its lease, store/postgres/lease.ts), or an earlier process whose pid
- * was reused; its liveness is probed instead.
- */
-function isThisProcess(job: JobRecord): boolean {
-  if (job.ownerPid !== process.pid) return false;
-  return job.ownerStart === null || job.ownerStart === currentOwner().start;
 }
 
 export function toProtocolJob(record: JobRecord): CompactionJob {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { isAbandoned, isGoneElsewhere } from "../../compaction/jobs.js";
 import type { JobRecord } from "../jobs.js";
 import { currentOwner, isOwnerAlive } from "../owner.js";
-import { DaemonLease, isLeaseAlive, LEASE_LOCK_SPACE, leaseIdOf, leaseOwner, leaseProbe, liveDaemons } from "./lease.js";
+import { DaemonLease, isLeaseAlive, LEASE_LOCK_SPACE, type LeaseDatabase, leaseIdOf, leaseOwner, leaseProbe, liveDaemons } from "./lease.js";
 import { usePostgresDatabases } from "./test-support.js";
 
 const postgres = usePostgresDatabases();
@@ -22,6 +22,11 @@ function firstLine(child: ChildProcess): Promise<string[]> {
     });
     child.once("exit", (code) => reject(new Error(`lease process exited with ${code} before it printed its lease`)));
   });
+}
+
+/** Resolves once the lock of lease `id` is released (its backend has exited). */
+async function backendGone(db: LeaseDatabase, id: number): Promise<void> {
+  while (isLeaseAlive(db, id)) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** A running job of `owner`, last updated now. */
@@ -89,7 +94,7 @@ describe("daemon leases on PostgreSQL", () => {
       await exited;
       // The server ends the dead client's backend (and drops its locks) when it sees the socket
       // closed; that happens after the kill, so it is waited for, not assumed.
-      while (isLeaseAlive(db, Number(id))) await new Promise((resolve) => setTimeout(resolve, 20));
+      await backendGone(db, Number(id));
       expect(isOwnerAlive(owner, probe)).toBe(false);
       expect(isGoneElsewhere(runningJob(owner), Date.now(), probe)).toBe(true);
       expect(isAbandoned(runningJob(owner), Date.now(), probe)).toBe(true);
@@ -109,13 +114,16 @@ describe("daemon leases on PostgreSQL", () => {
     // The server ends the backend that holds the lock (what a network cut or a server restart does).
     const terminated = db.query<{ done: boolean }>(
       `SELECT pg_terminate_backend(pid) AS done FROM pg_locks
-       WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 2`,
+       WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 2
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [LEASE_LOCK_SPACE, lease.id],
     );
     expect(terminated.rows).toEqual([{ done: true }]);
     await heard;
     expect(lease.lost).toBe(true);
-    expect(isLeaseAlive(db, lease.id)).toBe(false);
+    // The daemon hears of the loss as the server announces the end of the session, a moment
+    // before that backend has exited and dropped its locks: the exit is waited for.
+    await backendGone(db, lease.id);
     lease.release(); // the row goes; nothing to unlock
     expect(db.query("SELECT 1 FROM daemons").rowCount).toBe(0);
   });

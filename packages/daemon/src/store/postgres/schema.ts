@@ -145,12 +145,15 @@ export const postgresMigrations: readonly PostgresMigration[] = [
         ALTER MAPPING FOR asciiword, word, asciihword, hword, hword_asciipart, hword_part WITH base_context_stem;
 
       -- One row per searchable entry, keyed by entries.seq; the text shown with a hit is read
-      -- from the entry itself. Removed with the entry (and so with its session).
+      -- from the entry itself. Removed with the entry (and so with its session). The session id
+      -- is kept here too, so ranking sessions by their hits never reads the entries table.
       CREATE TABLE entries_fts (
-        seq    BIGINT PRIMARY KEY REFERENCES entries (seq) ON DELETE CASCADE,
-        vector TSVECTOR NOT NULL
+        seq        BIGINT PRIMARY KEY REFERENCES entries (seq) ON DELETE CASCADE,
+        session_id TEXT NOT NULL,
+        vector     TSVECTOR NOT NULL
       );
       CREATE INDEX entries_fts_vector ON entries_fts USING GIN (vector);
+      CREATE INDEX entries_fts_by_session ON entries_fts (session_id, seq);
     `,
   },
   {

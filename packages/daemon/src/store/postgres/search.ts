@@ -11,7 +11,7 @@
  * words. Letters and digits make words, everything else separates them, diacritics are removed.
  */
 import type { SessionEntry } from "@base-context/protocol";
-import type { SearchHitRow, SearchQuery, SessionMatch } from "../search.js";
+import { SEARCHABLE_TYPES, type SearchHitRow, type SearchQuery, type SessionMatch } from "../search.js";
 import { searchText } from "../search-text.js";
 import { SEARCH_CONFIG } from "./schema.js";
 
@@ -27,10 +27,13 @@ export interface SearchStatements {
 }
 
 const TO_QUERY = `to_tsquery('${SEARCH_CONFIG}', ?)`;
-const INSERT_TEXT = `INSERT INTO entries_fts (seq, vector) VALUES (?, to_tsvector('${SEARCH_CONFIG}', ?))`;
+// The session id is the entry's (one primary-key read, in the transaction that inserted it).
+const INSERT_TEXT = `
+  INSERT INTO entries_fts (seq, session_id, vector)
+  SELECT seq, session_id, to_tsvector('${SEARCH_CONFIG}', ?) FROM entries WHERE seq = ?`;
 const SEARCHABLE_OF_SESSION = `
   SELECT seq, json FROM entries
-  WHERE session_id = ? AND type IN ('message', 'custom_message', 'compaction', 'branch_summary', 'session_info') ORDER BY seq`;
+  WHERE session_id = ? AND type IN ${SEARCHABLE_TYPES} ORDER BY seq`;
 
 /**
  * Longest word indexed, in characters: PostgreSQL skips words over 2047 bytes (with a notice),
@@ -50,7 +53,7 @@ export function indexEntry(sql: SearchStatements, seq: number, entry: SessionEnt
   const text = searchText(entry);
   if (text === undefined) return;
   const words = searchWords(text);
-  if (words.length > 0) sql.get(INSERT_TEXT).run(seq, words.join(" "));
+  if (words.length > 0) sql.get(INSERT_TEXT).run(words.join(" "), seq);
 }
 
 /** Indexes every entry of a session written without EntryWriter.insert (a fork's copied path). */
@@ -80,10 +83,10 @@ export function tsQuery(text: string): string | undefined {
 // above a long one that mentions them once.
 const SCORE = `-ts_rank(f.vector, ${TO_QUERY}, 1)`;
 const SESSIONS_BY_TEXT = (withCwd: boolean) => `
-  SELECT e.session_id AS "sessionId", min(${SCORE}) AS score, count(*) AS "hitCount"
-  FROM entries_fts f JOIN entries e ON e.seq = f.seq JOIN sessions s ON s.id = e.session_id
+  SELECT f.session_id AS "sessionId", min(${SCORE}) AS score, count(*) AS "hitCount"
+  FROM entries_fts f JOIN sessions s ON s.id = f.session_id
   WHERE f.vector @@ ${TO_QUERY} AND s.import_started_ms IS NULL ${withCwd ? "AND s.cwd = ?" : ""}
-  GROUP BY e.session_id ORDER BY score, max(e.seq) DESC LIMIT ?`;
+  GROUP BY f.session_id ORDER BY score, max(f.seq) DESC LIMIT ?`;
 // ILIKE: SQLite's LIKE ignores case, PostgreSQL's does not.
 const SESSIONS_BY_NAME = (withCwd: boolean) => `
   SELECT id AS "sessionId" FROM sessions
@@ -91,8 +94,8 @@ const SESSIONS_BY_NAME = (withCwd: boolean) => `
   ORDER BY modified_ms DESC LIMIT ?`;
 const HITS_IN_SESSION = `
   SELECT e.seq AS seq, e.id AS "entryId", e.json AS json, ${SCORE} AS score
-  FROM entries e JOIN entries_fts f ON f.seq = e.seq
-  WHERE e.session_id = ? AND f.vector @@ ${TO_QUERY}
+  FROM entries_fts f JOIN entries e ON e.seq = f.seq
+  WHERE f.session_id = ? AND f.vector @@ ${TO_QUERY}
   ORDER BY score, e.seq DESC LIMIT ?`;
 
 /** Sessions whose name contains the text first (newest first), then sessions by their best hit. */
