@@ -5,7 +5,7 @@
  */
 import type { CompactionJobState, CompactionReason } from "@base-context/protocol";
 import type { z } from "zod";
-import type { Statements } from "./statements.js";
+import type { SqlStatements } from "./statements.js";
 
 export type JobState = CompactionJobState;
 type Reason = z.infer<typeof CompactionReason>;
@@ -105,7 +105,7 @@ export class CompactionJobs {
    *   already open, so a state change can share the transaction of the append it reports).
    */
   constructor(
-    private readonly sql: Statements,
+    private readonly sql: SqlStatements,
     private readonly write: <T>(work: () => T) => T,
   ) {}
 

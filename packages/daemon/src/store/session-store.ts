@@ -28,7 +28,7 @@ import {
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import { searchSessions, type SearchQuery, type SessionMatch } from "./search.js";
-import { Statements } from "./statements.js";
+import { Statements, type SqlStatements } from "./statements.js";
 import { createWriteRunner, LOCK_WAIT_BUCKETS_MS, type WriteLockStats, type WriteRunner } from "./write-lock.js";
 
 export interface SessionStoreOptions {
@@ -79,7 +79,7 @@ export interface KnownContextPath {
 const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id = ?`;
 const ENTRIES_PAGE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`;
 const LAST_SEQ = "SELECT max(seq) FROM entries WHERE session_id = ?";
-const ENTRY_LINKS = "SELECT seq, id, parent_id AS parentId FROM entries WHERE session_id = ? ORDER BY seq";
+const ENTRY_LINKS = `SELECT seq, id, parent_id AS "parentId" FROM entries WHERE session_id = ? ORDER BY seq`;
 const ENTRIES_BY_SEQ = "SELECT seq, json FROM entries WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))";
 const SET_TOKENS = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ?";
 const TOTAL_CHANGES = "SELECT total_changes()";
@@ -91,12 +91,12 @@ const UNCOUNTED_SESSIONS = `
 const UNCOUNTED_ENTRIES = `
   SELECT ${ENTRY_COLUMNS} FROM entries INDEXED BY entries_uncounted
   WHERE session_id = ? AND tokens IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`;
-const LABELS = "SELECT target_id AS targetId, label FROM labels WHERE session_id = ?";
+const LABELS = `SELECT target_id AS "targetId", label FROM labels WHERE session_id = ?`;
 const LABEL_OF = "SELECT label FROM labels WHERE session_id = ? AND target_id = ?";
 const LEAF_COLUMNS = `
-  SELECT e.depth, e.compaction_id AS compactionId, e.model_change_id AS modelChangeId,
-         e.model_entry_id AS modelEntryId, e.thinking_change_id AS thinkingChangeId,
-         c.depth AS compactionDepth, c.first_kept_depth AS firstKeptDepth
+  SELECT e.depth, e.compaction_id AS "compactionId", e.model_change_id AS "modelChangeId",
+         e.model_entry_id AS "modelEntryId", e.thinking_change_id AS "thinkingChangeId",
+         c.depth AS "compactionDepth", c.first_kept_depth AS "firstKeptDepth"
   FROM entries e LEFT JOIN entries c ON c.session_id = e.session_id AND c.id = e.compaction_id
   WHERE e.session_id = ? AND e.id = ?`;
 
@@ -128,7 +128,7 @@ export interface AppendedEntries {
 export class SessionStore {
   readonly databasePath: string;
   private readonly db: Db;
-  private readonly sql: Statements;
+  private readonly sql: SqlStatements;
   private readonly sessions: SessionsTable;
   private readonly writer: EntryWriter;
   private readonly requests: RequestResults;
