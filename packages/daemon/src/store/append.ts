@@ -64,7 +64,7 @@ export class Appender {
   ) {}
 
   append(request: AppendRequest): AppendOutcome {
-    return this.write(() => this.appendInTransaction(request));
+    return this.write(() => this.appendInTransaction(request), request.sessionId);
   }
 
   private appendInTransaction(request: AppendRequest): AppendOutcome {

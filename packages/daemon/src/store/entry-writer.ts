@@ -13,7 +13,7 @@ import {
   sessionInfoName,
   type PathColumns,
 } from "./path-columns.js";
-import { indexEntry } from "./search.js";
+import type { SearchIndex } from "./engine.js";
 import type { SqlStatements } from "./statements.js";
 
 const SELECT_PATH_COLUMNS = `
@@ -73,6 +73,7 @@ export class EntryWriter {
   constructor(
     private readonly sql: SqlStatements,
     private readonly ids: Pick<IdSource, "entryId">,
+    private readonly search: SearchIndex,
   ) {}
 
   pathColumns(sessionId: string, entryId: string): PathColumns | undefined {
@@ -122,7 +123,7 @@ export class EntryWriter {
       json: options.json ?? JSON.stringify(entry),
     })!;
     if (entry.type === "label") this.applyLabel(sessionId, entry.targetId, entry.label, entry.id);
-    indexEntry(this.sql, seq, entry);
+    this.search.indexEntry(this.sql, seq, entry);
     tally.added += 1;
     tally.leafId = entry.id;
     tally.name = sessionInfoName(entry) ?? tally.name;

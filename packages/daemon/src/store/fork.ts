@@ -12,7 +12,7 @@ import { emptyTally, type EntryWriter, type SessionTally } from "./entry-writer.
 import { firstMessageText, sessionInfoName, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord } from "./records.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
-import { indexSession } from "./search.js";
+import type { SearchIndex } from "./engine.js";
 import type { SqlStatements } from "./statements.js";
 
 const COPY_PATH = `
@@ -47,7 +47,8 @@ export class Forker {
     private readonly sessions: SessionsTable,
     private readonly ids: Pick<IdSource, "now">,
     /** Runs a write in one IMMEDIATE transaction (the store's). */
-    private readonly write: <T>(work: () => T) => T,
+    private readonly write: <T>(work: () => T, lockKey?: string) => T,
+    private readonly search: SearchIndex,
   ) {}
 
   /** `fork.parentSession` should be the source id; the caller picks the new id and header. */
@@ -58,7 +59,7 @@ export class Forker {
       if (!target) throw entryNotFound(sourceId, entryId);
       this.sessions.insert(fork, fork.modifiedMs);
       const copied = this.sql.get(COPY_PATH).run({ sourceId, entryId, forkId: fork.id }).changes;
-      indexSession(this.sql, fork.id);
+      this.search.indexSession(this.sql, fork.id);
 
       const tally = emptyTally(entryId, fork.modifiedMs);
       tally.added = copied;
@@ -68,7 +69,7 @@ export class Forker {
       this.carryLabels(sourceId, fork.id, target, tally);
       this.writer.applyTally(fork.id, tally);
       return toSessionRecord(this.sessions.row(fork.id)!);
-    });
+    }, fork.id);
   }
 
   /** Rebuilds the label index from the copied label entries (targets outside the fork are left out). */

@@ -5,6 +5,7 @@
  */
 import type { CompactionJobState, CompactionReason } from "@base-context/protocol";
 import type { z } from "zod";
+import type { StoreOwners } from "./engine.js";
 import type { SqlStatements } from "./statements.js";
 
 export type JobState = CompactionJobState;
@@ -106,7 +107,9 @@ export class CompactionJobs {
    */
   constructor(
     private readonly sql: SqlStatements,
-    private readonly write: <T>(work: () => T) => T,
+    private readonly write: <T>(work: () => T, lockKey?: string) => T,
+    /** Who this daemon is as a job's owner, and whether another owner still runs (store/engine.ts). */
+    readonly owners: StoreOwners,
   ) {}
 
   insert(job: NewJob): void {
@@ -118,6 +121,7 @@ export class CompactionJobs {
         ownerStart: job.ownerStart ?? null,
         endedMs: isFinal(job.state) ? job.nowMs : null,
       }),
+      job.sessionId,
     );
   }
 
