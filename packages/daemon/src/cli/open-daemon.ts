@@ -34,7 +34,8 @@ export async function withDaemon<T>(io: CliIo, work: (daemon: Daemon) => Promise
   const { Daemon } = await import("../daemon.js");
   let daemon: Daemon;
   try {
-    daemon = new Daemon({ env: io.env, watchSettings: false, settings, ...(location.engine === "sqlite" ? { databasePath: location.path } : {}) });
+    const databasePath = location.engine === "sqlite" ? { databasePath: location.path } : {};
+    daemon = new Daemon({ env: io.env, watchSettings: false, settings, ...databasePath });
   } catch (error) {
     settings.dispose();
     throw location.engine === "sqlite" ? databaseFailure(location.path, error) : storeFailure(error);
