@@ -3,11 +3,13 @@
  * SQLite file, or in the postgres project the home's PostgreSQL database), the integrity checks run
  * after every kill, a seeded PRNG, and pi files to import.
  */
+import type { EntryInput } from "@base-context/protocol";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type BetterSqlite3 from "better-sqlite3";
+import type { TestDaemon } from "../support/daemon.js";
 import { storeUrlFor } from "../support/engine.js";
 import { queryJsonSync } from "../support/postgres.js";
 
@@ -79,6 +81,20 @@ export function isImporting(home: string, sessionId: string): boolean {
     return row !== undefined && row.import_started_ms !== null;
   });
 }
+
+/** SIGKILLs a daemon (no goodbye to its store) and waits until it is gone. */
+export async function kill(daemon: TestDaemon): Promise<void> {
+  daemon.process.kill("SIGKILL");
+  await daemon.exited;
+  await daemon.close();
+}
+
+export const user = (content: string): EntryInput => ({ type: "message", message: { role: "user", content, timestamp: 1 } });
+export const assistant = (text: string): EntryInput => ({
+  type: "message",
+  message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m", timestamp: 1 },
+});
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The adversarial suite's one seeded PRNG (framing-cases.ts): the same "random" delays on every run. */
 export { seededRandom as seeded } from "./framing-cases.js";
