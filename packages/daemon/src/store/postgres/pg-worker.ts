@@ -441,6 +441,10 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
     }
   }
 
+  // A bug in a callback must not take the thread (and every connection) down: say it, go on.
+  process.on("uncaughtException", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error.stack ?? error}` }));
+  process.on("unhandledRejection", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error}` }));
+
   parentPort.on("message", (request: PgRequest) => {
     if (request.t === "abandon") {
       const state = inProgress.get(request.requestId);

@@ -1,9 +1,9 @@
 /**
  * PostgreSQL behind a synchronous API, so the store keeps the synchronous contract it has on
- * SQLite (docs/storage.md). A worker thread owns the `pg` Pool (pg-worker.ts); each call posts a
- * request to it and blocks the main thread with `Atomics.wait` until the worker has posted the
- * reply on a dedicated port, which is then read with `receiveMessageOnPort`, the way
- * better-sqlite3 blocks the thread on disk I/O.
+ * SQLite (docs/architecture.md#postgresql-behind-a-synchronous-store). A worker thread owns the
+ * `pg` Pool (pg-worker.ts); each call posts a request to it and blocks the main thread with
+ * `Atomics.wait` until the worker has posted the reply on a dedicated port, which is then read
+ * with `receiveMessageOnPort`, the way better-sqlite3 blocks the thread on disk I/O.
  *
  * - No call can hang the daemon: the wait is bounded (connect timeout + statement timeout + a
  *   margin). A call that runs out of time throws `PostgresUnavailableError` and its connection is
@@ -83,6 +83,8 @@ export class SyncPostgres {
   private nextRequestId = 1;
   private nextTxId = 1;
   private txId: number | undefined;
+  /** The open transaction died with the worker that held its connection. */
+  private txLost = false;
   private closed = false;
   private readonly listeners = new Map<string, Set<{ deliver: (payload: string) => void; options: ListenOptions }>>();
   private readonly settings: Required<SyncPostgresOptions>;
@@ -115,6 +117,7 @@ export class SyncPostgres {
 
   /** Runs one statement with `$n` placeholders; `name` makes it a prepared statement (prepared once per connection). */
   query<Row = Record<string, unknown>>(text: string, params: readonly unknown[] = [], name?: string): { rows: Row[]; rowCount: number } {
+    this.assertTransactionAlive();
     const request: Request = { t: "query", text, params: [...params] };
     if (name !== undefined) request.name = name;
     if (this.txId !== undefined) request.txId = this.txId;
@@ -124,6 +127,7 @@ export class SyncPostgres {
 
   /** Runs a script of statements without parameters (migrations). */
   exec(script: string): void {
+    this.assertTransactionAlive();
     const request: Request = { t: "exec", script };
     if (this.txId !== undefined) request.txId = this.txId;
     this.call(request);
@@ -137,8 +141,16 @@ export class SyncPostgres {
   begin(mode: "read" | "write"): void {
     if (this.txId !== undefined) throw new Error("a PostgreSQL transaction is already open on this connection");
     const txId = this.nextTxId++;
-    this.call({ t: "begin", txId, mode });
+    try {
+      this.call({ t: "begin", txId, mode });
+    } catch (error) {
+      // Given up on in time, the BEGIN may still complete in the worker: end it there too. (The
+      // reply is dropped like any reply nobody waits for.)
+      if (error instanceof PostgresUnavailableError) this.post({ t: "rollback", requestId: this.nextRequestId++, txId });
+      throw error;
+    }
     this.txId = txId;
+    this.txLost = false;
   }
 
   /** Commits; the transaction is over whether this succeeds or throws. */
@@ -199,7 +211,20 @@ export class SyncPostgres {
     const txId = this.txId;
     if (txId === undefined) throw new Error(`cannot ${how}: no PostgreSQL transaction is open`);
     this.txId = undefined;
+    if (this.txLost) {
+      this.txLost = false;
+      if (how === "rollback") return;
+      throw new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back");
+    }
     this.call({ t: how, txId });
+  }
+
+  private assertTransactionAlive(): void {
+    if (this.txLost) throw new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back");
+  }
+
+  private post(message: PgRequest): void {
+    this.worker?.postMessage(message);
   }
 
   private startWorker(): Worker {
@@ -226,18 +251,32 @@ export class SyncPostgres {
     });
     worker.on("message", (event: PgEvent) => this.onEvent(event));
     worker.on("error", (error) => log("warn", `the PostgreSQL worker failed: ${error.message}`));
-    worker.on("exit", () => {
+    worker.on("exit", (code) => {
       if (this.worker !== worker) return;
+      log("warn", `the PostgreSQL worker stopped (exit code ${code}); the next call starts another`);
       // The next call starts a new worker (and connects anew); an open transaction died with it.
       this.worker = undefined;
       this.replies?.close();
       this.replies = undefined;
+      if (this.txId !== undefined) this.txLost = true;
+      this.relisten();
     });
     worker.unref();
     channel.port1.unref();
     this.worker = worker;
     this.replies = channel.port1;
     return worker;
+  }
+
+  /** After the worker was replaced: LISTEN again, and tell the listeners they may have missed notifications. */
+  private relisten(): void {
+    if (this.closed || this.listeners.size === 0) return;
+    try {
+      for (const channel of this.listeners.keys()) this.call({ t: "listen", channel });
+      this.onEvent({ t: "listen-reconnected" });
+    } catch (error) {
+      log("warn", `could not LISTEN again after the PostgreSQL worker stopped: ${(error as Error).message}`);
+    }
   }
 
   private onEvent(event: PgEvent): void {
