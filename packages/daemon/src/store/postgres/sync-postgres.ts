@@ -87,6 +87,9 @@ export class SyncPostgres {
   private txLost = false;
   private closed = false;
   private readonly listeners = new Map<string, Set<{ deliver: (payload: string) => void; options: ListenOptions }>>();
+  /** Session locks held (tryLockSession), and who hears of their loss. */
+  private sessionLocks = 0;
+  private readonly locksLost = new Set<() => void>();
   private readonly settings: Required<SyncPostgresOptions>;
   /** The longest a call waits for the worker. */
   private readonly waitMs: number;
@@ -187,6 +190,33 @@ export class SyncPostgres {
     };
   }
 
+  /**
+   * Takes a session-level advisory lock (two-key form) on a connection of its own that stays open
+   * while any such lock is held: state that must last exactly as long as this process, such as a
+   * daemon's lease (postgres/lease.ts). False when another session holds it. If that connection
+   * breaks (or the worker ends), the server has released the locks and `onSessionLocksLost`
+   * listeners hear of it on the event loop; the connection is not reopened behind their back.
+   */
+  tryLockSession(space: number, key: number): boolean {
+    const result = this.call({ t: "lock", space, key }) as QueryResult;
+    if (result.rows[0]?.done !== true) return false;
+    this.sessionLocks++;
+    return true;
+  }
+
+  /** Releases a lock taken with tryLockSession; false when it was not held. */
+  unlockSession(space: number, key: number): boolean {
+    const released = (this.call({ t: "unlock", space, key }) as QueryResult).rows[0]?.done === true;
+    if (released) this.sessionLocks--;
+    return released;
+  }
+
+  /** Calls `listener` when the session locks are lost with their connection. */
+  onSessionLocksLost(listener: () => void): { dispose(): void } {
+    this.locksLost.add(listener);
+    return { dispose: () => void this.locksLost.delete(listener) };
+  }
+
   /** Ends every connection and the worker. Calls after this throw. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -260,6 +290,7 @@ export class SyncPostgres {
       this.replies = undefined;
       if (this.txId !== undefined) this.txLost = true;
       this.relisten();
+      if (!this.closed) this.lostSessionLocks();
     });
     worker.unref();
     channel.port1.unref();
@@ -288,11 +319,26 @@ export class SyncPostgres {
           log("warn", `a PostgreSQL notification listener on "${event.channel}" failed: ${(error as Error).message}`);
         }
       }
+    } else if (event.t === "locks-lost") {
+      this.lostSessionLocks();
     } else if (event.t === "listen-reconnected") {
       log("debug", "the PostgreSQL LISTEN connection is back");
       for (const set of this.listeners.values()) for (const entry of set) entry.options.onReconnect?.();
     } else {
       log(event.level, event.message);
+    }
+  }
+
+  private lostSessionLocks(): void {
+    if (this.sessionLocks === 0) return;
+    this.sessionLocks = 0;
+    log("warn", "the PostgreSQL connection holding this daemon's session locks was lost");
+    for (const listener of [...this.locksLost]) {
+      try {
+        listener();
+      } catch (error) {
+        log("warn", `a session-lock loss listener failed: ${(error as Error).message}`);
+      }
     }
   }
 
