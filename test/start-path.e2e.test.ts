@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { rpcError } from "./fixtures/e2e.js";
 import { startDaemon, type TestDaemon } from "./support/daemon.js";
 import { tempDirs } from "./support/temp-dir.js";
+import { onPostgres } from "./support/engine.js";
 
 const requireFromDaemon = createRequire(fileURLToPath(new URL("../packages/daemon/package.json", import.meta.url)));
 const Database = requireFromDaemon("better-sqlite3") as typeof BetterSqlite3;
@@ -31,7 +32,8 @@ async function daemonOn(home: string): Promise<TestDaemon> {
   return d;
 }
 
-describe("the start path", () => {
+// Both tests act on the SQLite file itself (an exclusive file lock, a file that is no database).
+describe.skipIf(onPostgres)("the start path", () => {
   it("answers initialize while another process holds the database, and serves requests once it lets go", async () => {
     const home = dirs.make("bc-start-locked-");
     const first = await daemonOn(home);
@@ -76,5 +78,27 @@ describe("the start path", () => {
     // The client can still end it in order.
     await d.client.shutdown();
     expect(await d.exited).toBe(0);
+  });
+
+  it("answers initialize with an unreachable or unusable store URL, then fails each request naming the URL without its password", async () => {
+    // Port 1 on loopback: nothing listens there, the connection is refused at once.
+    const url = "postgres://alice:s3cret-pw@127.0.0.1:1/sessions";
+    for (const [storeUrl, shown] of [
+      [url, "postgres://alice:***@127.0.0.1:1/sessions"],
+      ["mysql://alice:s3cret-pw@127.0.0.1/sessions", "mysql://alice:***@127.0.0.1/sessions"],
+    ] as const) {
+      const home = dirs.make("bc-start-url-");
+      const d = await startDaemon({ home, initialize: false, env: { BASE_CONTEXT_STORE_URL: storeUrl } });
+      running.push(d);
+      await d.client.initialize({});
+      const error = await rpcError(d.client.request(SessionList, {}));
+      expect(error.code).toBe(ErrorCodes.RequestFailed);
+      expect(error.data).toMatchObject({ code: "request_failed", storeUrl: shown });
+      expect(error.message).toContain("the daemon cannot use its session store");
+      expect(error.message).toContain(shown);
+      expect(JSON.stringify(error)).not.toContain("s3cret-pw");
+      await d.client.shutdown();
+      expect(await d.exited).toBe(0);
+    }
   });
 });

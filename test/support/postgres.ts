@@ -58,6 +58,14 @@ export function findPostgresBinaries(candidates = binaryFolderCandidates()): str
   return found;
 }
 
+let foundBinaries: string | undefined;
+
+/** findPostgresBinaries, looked up once per process. */
+function postgresBinaries(): string {
+  foundBinaries ??= findPostgresBinaries();
+  return foundBinaries;
+}
+
 function binaryFolderCandidates(): string[] {
   const candidates: string[] = [];
   if (process.env.BASE_CONTEXT_PG_BINDIR) candidates.push(process.env.BASE_CONTEXT_PG_BINDIR);
@@ -79,7 +87,7 @@ function binaryFolderCandidates(): string[] {
 
 /** Starts a server in a new temporary folder; retries on another port if the chosen one was taken meanwhile. */
 export async function startPostgres(): Promise<PostgresServer> {
-  const bindir = findPostgresBinaries();
+  const bindir = postgresBinaries();
   const asRoot = process.getuid?.() === 0;
   const folder = mkdtempSync(join(tmpdir(), "bc-postgres-"));
   const dataDir = join(folder, "data");
@@ -160,7 +168,7 @@ export interface Databases {
 let databaseCounter = 0;
 
 /** Makes and drops databases on the server of `adminUrl` (from any process: it speaks to the server over TCP). */
-export function databasesOn(adminUrl: string, bindir = findPostgresBinaries()): Databases {
+export function databasesOn(adminUrl: string, bindir = postgresBinaries()): Databases {
   const made = new Set<string>();
   const psql: [string, (sql: string) => string[], NodeJS.ProcessEnv] = [
     join(bindir, "psql"),
@@ -200,6 +208,23 @@ export function databasesOn(adminUrl: string, bindir = findPostgresBinaries()): 
       for (const url of [...made]) runSqlSync(dropSql(url));
     },
   };
+}
+
+/**
+ * Runs one query that yields one JSON value (e.g. `SELECT coalesce(json_agg(…), '[]') …`) and returns it
+ * parsed. `variables` are psql variables, quoted as literals where the query says `:'name'`.
+ */
+export function queryJsonSync<T>(url: string, sql: string, variables: Record<string, string> = {}): T {
+  const args = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url];
+  for (const [name, value] of Object.entries(variables)) args.push("-v", `${name}=${value}`);
+  const result = spawnSync(join(postgresBinaries(), "psql"), args, {
+    input: `${sql};\n`,
+    encoding: "utf8",
+    env: { ...process.env, PGCONNECT_TIMEOUT: "10" },
+  });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`psql failed on ${JSON.stringify(sql)}: ${result.stderr.trim()}`);
+  return JSON.parse(result.stdout) as T;
 }
 
 function databaseName(url: string): string {

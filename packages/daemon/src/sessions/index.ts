@@ -18,6 +18,7 @@ export {
   currentOwner,
   isOwnerAlive,
   isProcessAlive,
+  isThisProcess,
   RUNNING_JOB_STATES,
   systemProbe,
   type AppendOutcome,
@@ -26,6 +27,8 @@ export {
   type JobState,
   type JobUpdate,
   type OwnerProbe,
+  type ProcessOwner,
+  type StoreOwners,
   type SessionRecord,
   type StoredEntry,
 } from "../store/index.js";

@@ -8,6 +8,7 @@ import type { SessionEntry } from "@base-context/protocol";
 import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer.js";
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
+import type { ProcessOwner } from "./owner.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
 
 export interface ImportedEntry {
@@ -26,7 +27,7 @@ export interface ImportBatchReport {
 }
 
 /** Runs a write in one IMMEDIATE transaction (the store's: it also keeps WAL checkpoints in step). */
-type Write = <T>(work: () => T) => T;
+type Write = <T>(work: () => T, lockKey?: string) => T;
 
 export class ImportTarget {
   private last: InsertedEntry | null = null;
@@ -36,6 +37,8 @@ export class ImportTarget {
     private readonly sessions: SessionsTable,
     readonly sessionId: string,
     private readonly write: Write,
+    /** Who imports (the row records it): another daemon's import of the same id is never touched. */
+    private readonly owner: ProcessOwner | undefined,
   ) {}
 
   /**
@@ -43,27 +46,39 @@ export class ImportTarget {
    * of MB of WAL to copy back after it, in the way of the requests that follow.
    */
   insertBatch(batch: readonly ImportedEntry[]): ImportBatchReport {
-    return this.write(() => this.insertInTransaction(batch));
+    return this.write(() => this.insertInTransaction(batch), this.sessionId);
   }
 
   /** Makes the session visible. */
   finish(): SessionRecord {
     return this.write(() => {
+      this.importingRow();
       this.sessions.finishImport(this.sessionId);
-      return toSessionRecord(this.importingRow());
-    });
+      return toSessionRecord(this.sessions.row(this.sessionId)!);
+    }, this.sessionId);
   }
 
   /** Removes everything written so far. */
   abort(): void {
-    this.write(() => this.sessions.delete(this.sessionId));
+    this.write(() => {
+      // Only while it is still this import's row: another daemon may have taken it over already.
+      if (this.isOurs(this.sessions.row(this.sessionId))) this.sessions.delete(this.sessionId);
+    }, this.sessionId);
   }
 
-  /** The session row; gone only when another daemon took the import for a crashed one's and removed it. */
+  /**
+   * The session row, still being imported. Gone (or complete) only when another daemon took this
+   * import for a dead one's, removed it, and the id was used again: nothing more is written to it.
+   */
   private importingRow(): SessionRow {
     const row = this.sessions.row(this.sessionId);
-    if (!row) throw new Error(`session "${this.sessionId}" disappeared during its import`);
+    if (!row || !this.isOurs(row)) throw new Error(`session "${this.sessionId}" disappeared during its import`);
     return row;
+  }
+
+  private isOurs(row: SessionRow | undefined): row is SessionRow {
+    if (!row || row.import_started_ms === null) return false;
+    return !this.owner || (row.import_owner_pid === this.owner.pid && row.import_owner_start === this.owner.start);
   }
 
   private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport {
@@ -118,7 +133,7 @@ export class ImportWriter {
     this.write(() => {
       reclaim(session.id);
       this.sessions.insert(session, nowMs);
-    });
-    return new ImportTarget(this.writer, this.sessions, session.id, this.write);
+    }, session.id);
+    return new ImportTarget(this.writer, this.sessions, session.id, this.write, session.importing);
   }
 }
