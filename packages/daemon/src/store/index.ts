@@ -8,7 +8,7 @@ export {
 } from "./session-store.js";
 export { timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
 export type { ImportBatchReport, ImportedEntry, ImportTarget } from "./import-writer.js";
-export type { ListQuery, NewSession } from "./sessions-table.js";
+export type { FinalSessionFields, ListQuery, NewSession } from "./sessions-table.js";
 export type { SessionRecord, StoredEntry } from "./records.js";
 export type { StoredRequestResult } from "./request-results.js";
 export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
