@@ -105,7 +105,8 @@ async function openEndpoint(endpoint: Endpoint): Promise<OpenedStore> {
 
 function counts(report: MigrateReport) {
   const { copied, skipped, conflicts, failed, notAttempted } = report;
-  return { ok: failed === 0 && conflicts === 0 && !report.stopped, copied, skipped, conflicts, failed, notAttempted, stopped: report.stopped };
+  const ok = failed === 0 && conflicts === 0 && !report.stopped;
+  return { ok, copied, skipped, conflicts, failed, notAttempted, stopped: report.stopped };
 }
 
 /** One line per session on stderr, and on a terminal a live count of the entries of a long one. */
@@ -137,8 +138,10 @@ function outcomeLine(outcome: SessionOutcome, style: Style): string {
   switch (outcome.status) {
     case "copied":
       return `${style.green("copied")}    ${who}: ${plural(outcome.entryCount, "entry", "entries")}, verified (sha256 ${outcome.checksum.slice(0, 12)})${outcome.replaced ? ", replacing the target's" : ""}`;
-    case "skipped":
-      return `${style.dim("skipped")}   ${who}: ${outcome.reason}${outcome.checksum ? ` (${plural(outcome.entryCount, "entry", "entries")}, sha256 ${outcome.checksum.slice(0, 12)})` : ""}`;
+    case "skipped": {
+      const what = outcome.checksum ? ` (${plural(outcome.entryCount, "entry", "entries")}, sha256 ${outcome.checksum.slice(0, 12)})` : "";
+      return `${style.dim("skipped")}   ${who}: ${outcome.reason}${what}`;
+    }
     case "conflict":
       return `${style.yellow("conflict")}  ${who}: differs on the target, left alone: ${outcome.difference}`;
     case "failed":

@@ -86,7 +86,8 @@ export async function copySession(source: CopyStore, target: CopyStore, sessionI
         replaced = true;
       }
       const copied = await copyOnce(source, target, session, options);
-      return { status: "copied", sessionId, ...named, entryCount: copied.entryCount, checksum: copied.checksum, ...(replaced ? { replaced: true } : {}) };
+      const { entryCount, checksum } = copied;
+      return { status: "copied", sessionId, ...named, entryCount, checksum, ...(replaced ? { replaced: true } : {}) };
     } catch (error) {
       if (error instanceof SourceChanged && attempt < COPY_ATTEMPTS) continue;
       if (error instanceof SourceChanged) {
@@ -106,7 +107,12 @@ export async function copySession(source: CopyStore, target: CopyStore, sessionI
   }
 }
 
-async function copyOnce(source: CopyStore, target: CopyStore, session: SessionRecord, options: CopyOptions): Promise<{ entryCount: number; checksum: string }> {
+async function copyOnce(
+  source: CopyStore,
+  target: CopyStore,
+  session: SessionRecord,
+  options: CopyOptions,
+): Promise<{ entryCount: number; checksum: string }> {
   const importing = target.beginImport(newSessionOf(session));
   try {
     const hasher = new EntriesHasher();
@@ -206,7 +212,7 @@ function describeDifference(source: CopyStore, target: CopyStore, here: SessionR
   const counts = `${sourceCount} entries on the source, ${targetCount} on the target`;
   if (same === sourceCount && same === targetCount) {
     const fields = differingFields(here, there);
-    return fields.length > 0 ? `the same ${same} entries, but the session's ${fields.join(", ")} differ` : "the same entries, but the labels differ";
+    return fields.length > 0 ? `the same ${same} entries, but the session's ${fields.join(", ")} ${fields.length === 1 ? "differs" : "differ"}` : "the same entries, but the labels differ";
   }
   if (same === sourceCount) return `${counts}: the target has ${targetCount - same} more after the same ${same} (it was continued there)`;
   if (same === targetCount) return `${counts}: the source has ${sourceCount - same} more after the same ${same} (it was continued on the source since the copy)`;
