@@ -3,7 +3,16 @@
  * any more (marked `interrupted` at start).
  */
 import { CompactionResult, type CompactionJob } from "@base-context/protocol";
-import { isOwnerAlive, isProcessAlive, systemProbe, type JobRecord, type OwnerProbe } from "../sessions/index.js";
+import {
+  currentOwner,
+  isOwnerAlive,
+  isProcessAlive,
+  systemProbe,
+  type JobRecord,
+  type OwnerProbe,
+  type ProcessOwner,
+  type StoreOwners,
+} from "../sessions/index.js";
 
 export { isProcessAlive };
 
@@ -13,34 +22,49 @@ export { isProcessAlive };
  */
 export const ABANDONED_AFTER_MS = 3600_000;
 
-/** How an owner's liveness is probed: a full probe (pid + start identity), or a pid check alone. */
-export type Liveness = OwnerProbe | ((pid: number) => boolean);
+/**
+ * How an owner's liveness is probed: the store's owners (processes on this machine for SQLite, a
+ * lease across hosts for PostgreSQL: store/engine.ts), or for tests a probe or a pid check alone.
+ */
+export type Liveness = StoreOwners | OwnerProbe | ((pid: number) => boolean);
 
-/** Whether the process that owns `job` still runs (a reused pid is another process: not the owner). */
-export function isOwnerRunning(job: JobRecord, liveness: Liveness = systemProbe): boolean {
+function asOwners(liveness: Liveness): StoreOwners {
+  if ("isSelf" in liveness) return liveness;
   const probe = typeof liveness === "function" ? { exists: liveness, startOf: () => null } : liveness;
-  return isOwnerAlive({ pid: job.ownerPid, start: job.ownerStart }, probe);
+  return {
+    current: currentOwner,
+    isSelf: (owner) => owner.pid === process.pid,
+    isAlive: (owner) => isOwnerAlive(owner, probe),
+  };
+}
+
+const ownerOf = (job: JobRecord): ProcessOwner => ({ pid: job.ownerPid, start: job.ownerStart });
+
+/** Whether the daemon that owns `job` still runs (a reused pid is another process: not the owner). */
+export function isOwnerRunning(job: JobRecord, liveness: Liveness = systemProbe): boolean {
+  return asOwners(liveness).isAlive(ownerOf(job));
 }
 
 /**
- * At start: a running job is abandoned when its process is gone, when it is this process's (a
+ * At start: a running job is abandoned when its daemon is gone, when it is this daemon's (a
  * daemon that is just starting runs nothing yet), or when it has not moved for ABANDONED_AFTER_MS.
  * Several daemons may share one database: a live daemon's running job is left alone.
  */
 export function isAbandoned(job: JobRecord, nowMs: number, liveness: Liveness = systemProbe): boolean {
-  if (job.ownerPid === process.pid) return true;
+  if (asOwners(liveness).isSelf(ownerOf(job))) return true;
   return isGoneElsewhere(job, nowMs, liveness);
 }
 
 /**
- * While running (`compaction/status`): a running job of another process is abandoned when that
- * process is gone or the job has not moved for ABANDONED_AFTER_MS. This process's own running
+ * While running (`compaction/status`): a running job of another daemon is abandoned when that
+ * daemon is gone or the job has not moved for ABANDONED_AFTER_MS. This daemon's own running
  * jobs are running.
  */
 export function isGoneElsewhere(job: JobRecord, nowMs: number, liveness: Liveness = systemProbe): boolean {
-  if (job.ownerPid === process.pid) return false;
+  const owners = asOwners(liveness);
+  if (owners.isSelf(ownerOf(job))) return false;
   if (nowMs - job.updatedMs > ABANDONED_AFTER_MS) return true;
-  return !isOwnerRunning(job, liveness);
+  return !owners.isAlive(ownerOf(job));
 }
 
 export function toProtocolJob(record: JobRecord): CompactionJob {

@@ -14,7 +14,7 @@ import {
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
-import { currentOwner, type CompactionJobs, type JobState, type JobUpdate } from "../sessions/index.js";
+import type { CompactionJobs, JobState, JobUpdate } from "../sessions/index.js";
 import type { ClientModel } from "../summarizer/index.js";
 
 /**
@@ -97,8 +97,8 @@ export class RunReporter {
       reason: this.run.reason,
       state,
       leafId,
-      ownerPid: currentOwner().pid,
-      ownerStart: currentOwner().start,
+      ownerPid: this.deps.jobs.owners.current().pid,
+      ownerStart: this.deps.jobs.owners.current().start,
       nowMs: this.deps.now(),
     });
     this.jobId = id;

@@ -143,8 +143,9 @@ export class CompactionService {
     // A job another daemon was running when it died would otherwise read "summarizing" until
     // this daemon restarts: its owner is checked now, and the job marked interrupted.
     const now = this.now();
+    const owners = liveness ?? this.records.jobs.owners;
     const gone = new Set(
-      jobs.filter((job) => RUNNING_JOB_STATES.includes(job.state) && isGoneElsewhere(job, now, liveness)).map((job) => job.id),
+      jobs.filter((job) => RUNNING_JOB_STATES.includes(job.state) && isGoneElsewhere(job, now, owners)).map((job) => job.id),
     );
     if (gone.size > 0 && this.records.jobs.markInterrupted((job) => gone.has(job.id), now) > 0) jobs = read();
     return { jobs: jobs.map(toProtocolJob) };
@@ -156,7 +157,7 @@ export class CompactionService {
    */
   markInterruptedJobs(alive?: Liveness): number {
     const now = this.now();
-    const marked = this.records.jobs.markInterrupted((job) => isAbandoned(job, now, alive), now);
+    const marked = this.records.jobs.markInterrupted((job) => isAbandoned(job, now, alive ?? this.records.jobs.owners), now);
     if (marked > 0) log("warn", `${marked} compaction job(s) were left unfinished by a daemon that ended; marked interrupted`);
     return marked;
   }

@@ -136,4 +136,32 @@ describe("ContextPathCache with SessionStore.contextPath", () => {
     remember("s3");
     expect(small.sessionIds()).toEqual(["s3"]); // both together pass maxTotalChars
   });
+
+  it("never reuses rows of a session another daemon deleted and wrote again with the same ids", () => {
+    const a = append(user("a"));
+    const b = append(assistant("b"));
+    expect(read().reused).toBeUndefined();
+    expect(read().reused).toBe(2);
+
+    // Another daemon on the same database: the same session id, creation time and entry ids, other content.
+    const other = new SessionStore({ path: join(folder, "store.db"), ids: sequentialIds(), checkpoints: "sqlite" });
+    try {
+      other.deleteSession("s");
+      other.createSession({ id: "t", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      other.append({ sessionId: "t", entries: [user("elsewhere")], tokens: [3] });
+      other.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      other.append({ sessionId: "s", entries: [{ ...user("A"), id: a.id }, { ...assistant("B"), id: b.id }], tokens: [1, 1] });
+      other.append({ sessionId: "s", entries: [{ ...user("C"), id: "c0ffee00" }], parentId: a.id, tokens: [1] });
+      other.setLeaf("s", b.id);
+    } finally {
+      other.close();
+    }
+    const again = read();
+    expect(again.reused).toBeUndefined();
+    expect(withoutReuse(again)).toEqual(fresh());
+    expect(again.entries.map((stored) => stored.tokens)).toEqual([1, 1]);
+    // An ancestor of the known leaf (no row read below it) is checked the same way.
+    cache.forget("s");
+    expect(read().reused).toBeUndefined();
+  });
 });

@@ -26,6 +26,8 @@ export {
   type JobState,
   type JobUpdate,
   type OwnerProbe,
+  type ProcessOwner,
+  type StoreOwners,
   type SessionRecord,
   type StoredEntry,
 } from "../store/index.js";

@@ -12,7 +12,7 @@ import type { PathColumns } from "./path-columns.js";
 import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from "./records.js";
 import type { RequestResults } from "./request-results.js";
 import type { SessionsTable } from "./sessions-table.js";
-import type { Statements } from "./statements.js";
+import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-lock.js";
 
 export interface AppendRequest {
@@ -54,7 +54,7 @@ const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? 
 
 export class Appender {
   constructor(
-    private readonly sql: Statements,
+    private readonly sql: SqlStatements,
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
     private readonly requests: RequestResults,
@@ -64,7 +64,7 @@ export class Appender {
   ) {}
 
   append(request: AppendRequest): AppendOutcome {
-    return this.write(() => this.appendInTransaction(request));
+    return this.write(() => this.appendInTransaction(request), request.sessionId);
   }
 
   private appendInTransaction(request: AppendRequest): AppendOutcome {

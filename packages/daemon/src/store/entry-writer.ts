@@ -13,19 +13,20 @@ import {
   sessionInfoName,
   type PathColumns,
 } from "./path-columns.js";
-import { indexEntry } from "./search.js";
-import type { Statements } from "./statements.js";
+import type { SearchIndex } from "./engine.js";
+import type { SqlStatements } from "./statements.js";
 
 const SELECT_PATH_COLUMNS = `
-  SELECT id, depth, compaction_id AS compactionId, model_change_id AS modelChangeId,
-         model_entry_id AS modelEntryId, thinking_change_id AS thinkingChangeId
+  SELECT id, depth, compaction_id AS "compactionId", model_change_id AS "modelChangeId",
+         model_entry_id AS "modelEntryId", thinking_change_id AS "thinkingChangeId"
   FROM entries WHERE session_id = ? AND id = ?`;
 const ENTRY_EXISTS = "SELECT 1 FROM entries WHERE session_id = ? AND id = ?";
 const INSERT_ENTRY = `
   INSERT INTO entries (session_id, id, parent_id, type, role, depth, compaction_id, first_kept_depth,
                        model_change_id, model_entry_id, thinking_change_id, tokens, json)
   VALUES (@sessionId, @id, @parentId, @type, @role, @depth, @compactionId, @firstKeptDepth,
-          @modelChangeId, @modelEntryId, @thinkingChangeId, @tokens, @json)`;
+          @modelChangeId, @modelEntryId, @thinkingChangeId, @tokens, @json)
+  RETURNING seq`;
 const UPSERT_LABEL = `
   INSERT INTO labels (session_id, target_id, label, label_entry_id) VALUES (?, ?, ?, ?)
   ON CONFLICT (session_id, target_id) DO UPDATE SET label = excluded.label, label_entry_id = excluded.label_entry_id`;
@@ -34,7 +35,7 @@ const UPDATE_SESSION = `
   UPDATE sessions SET
     leaf_id = @leafId,
     entry_count = entry_count + @added,
-    modified_ms = max(modified_ms, @modifiedMs),
+    modified_ms = CASE WHEN modified_ms > @modifiedMs THEN modified_ms ELSE @modifiedMs END,
     name = coalesce(@name, name),
     first_message = coalesce(first_message, @firstMessage)
   WHERE id = @sessionId`;
@@ -70,8 +71,9 @@ export interface InsertOptions {
 
 export class EntryWriter {
   constructor(
-    private readonly sql: Statements,
+    private readonly sql: SqlStatements,
     private readonly ids: Pick<IdSource, "entryId">,
+    private readonly search: SearchIndex,
   ) {}
 
   pathColumns(sessionId: string, entryId: string): PathColumns | undefined {
@@ -105,7 +107,7 @@ export class EntryWriter {
   /** Insert `entry` (already carrying its final id and parentId) and count it in `tally`. */
   insert(sessionId: string, entry: SessionEntry, parent: PathColumns | null, options: InsertOptions, tally: SessionTally): InsertedEntry {
     const columns = pathColumnsFor(entry, parent);
-    const { lastInsertRowid } = this.sql.get(INSERT_ENTRY).run({
+    const seq = this.sql.get<number>(INSERT_ENTRY).pluck().get({
       sessionId,
       id: entry.id,
       parentId: entry.parentId,
@@ -119,14 +121,14 @@ export class EntryWriter {
       thinkingChangeId: columns.thinkingChangeId,
       tokens: options.tokens,
       json: options.json ?? JSON.stringify(entry),
-    });
+    })!;
     if (entry.type === "label") this.applyLabel(sessionId, entry.targetId, entry.label, entry.id);
-    indexEntry(this.sql, Number(lastInsertRowid), entry);
+    this.search.indexEntry(this.sql, seq, entry);
     tally.added += 1;
     tally.leafId = entry.id;
     tally.name = sessionInfoName(entry) ?? tally.name;
     tally.firstMessage ??= firstMessageText(entry) ?? null;
-    return { ...columns, seq: Number(lastInsertRowid) };
+    return { ...columns, seq };
   }
 
   /** A label entry sets the target's label, or clears it when the label is absent or empty (as pi). */

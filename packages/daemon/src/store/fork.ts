@@ -12,8 +12,8 @@ import { emptyTally, type EntryWriter, type SessionTally } from "./entry-writer.
 import { firstMessageText, sessionInfoName, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord } from "./records.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
-import { indexSession } from "./search.js";
-import type { Statements } from "./statements.js";
+import type { SearchIndex } from "./engine.js";
+import type { SqlStatements } from "./statements.js";
 
 const COPY_PATH = `
   WITH RECURSIVE up(seq, parent_id, depth) AS (
@@ -29,22 +29,26 @@ const COPY_PATH = `
   FROM up JOIN entries e ON e.seq = up.seq
   ORDER BY up.depth`;
 const LABEL_ENTRIES = "SELECT json FROM entries WHERE session_id = ? AND type = 'label' ORDER BY seq";
-const LABELS_OF = "SELECT target_id AS targetId, label FROM labels WHERE session_id = ?";
+const LABELS_OF = `SELECT target_id AS "targetId", label FROM labels WHERE session_id = ?`;
 const SOURCE_LABELS_ON_FORK = `
-  SELECT l.target_id AS targetId, l.label FROM labels l
+  SELECT l.target_id AS "targetId", l.label FROM labels l
   WHERE l.session_id = @sourceId
     AND EXISTS (SELECT 1 FROM entries e WHERE e.session_id = @forkId AND e.id = l.target_id)`;
-const USER_MESSAGES = "SELECT json FROM entries WHERE session_id = ? AND role = 'user' ORDER BY seq";
-const SESSION_INFOS_NEWEST_FIRST = "SELECT json FROM entries WHERE session_id = ? AND type = 'session_info' ORDER BY seq DESC";
+// Read a page at a time: the first user message with text is nearly always in the first page.
+const USER_MESSAGES = "SELECT seq, json FROM entries WHERE session_id = ? AND role = 'user' AND seq > ? ORDER BY seq LIMIT ?";
+const SESSION_INFOS_NEWEST_FIRST = `
+  SELECT seq, json FROM entries WHERE session_id = ? AND type = 'session_info' AND seq < ? ORDER BY seq DESC LIMIT ?`;
+const PAGE = 64;
 
 export class Forker {
   constructor(
-    private readonly sql: Statements,
+    private readonly sql: SqlStatements,
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
     private readonly ids: Pick<IdSource, "now">,
     /** Runs a write in one IMMEDIATE transaction (the store's). */
-    private readonly write: <T>(work: () => T) => T,
+    private readonly write: <T>(work: () => T, lockKey?: string) => T,
+    private readonly search: SearchIndex,
   ) {}
 
   /** `fork.parentSession` should be the source id; the caller picks the new id and header. */
@@ -55,7 +59,7 @@ export class Forker {
       if (!target) throw entryNotFound(sourceId, entryId);
       this.sessions.insert(fork, fork.modifiedMs);
       const copied = this.sql.get(COPY_PATH).run({ sourceId, entryId, forkId: fork.id }).changes;
-      indexSession(this.sql, fork.id);
+      this.search.indexSession(this.sql, fork.id);
 
       const tally = emptyTally(entryId, fork.modifiedMs);
       tally.added = copied;
@@ -65,7 +69,7 @@ export class Forker {
       this.carryLabels(sourceId, fork.id, target, tally);
       this.writer.applyTally(fork.id, tally);
       return toSessionRecord(this.sessions.row(fork.id)!);
-    });
+    }, fork.id);
   }
 
   /** Rebuilds the label index from the copied label entries (targets outside the fork are left out). */
@@ -100,18 +104,23 @@ export class Forker {
   }
 
   private firstMessage(forkId: string): string | null {
-    for (const json of this.sql.get<string>(USER_MESSAGES).pluck().iterate(forkId)) {
-      const text = firstMessageText(JSON.parse(json) as SessionEntry);
-      if (text !== undefined) return text;
-    }
-    return null;
+    return this.firstIn(USER_MESSAGES, forkId, 0, firstMessageText);
   }
 
   private latestName(forkId: string): string | null {
-    for (const json of this.sql.get<string>(SESSION_INFOS_NEWEST_FIRST).pluck().iterate(forkId)) {
-      const name = sessionInfoName(JSON.parse(json) as SessionEntry);
-      if (name !== undefined) return name;
+    return this.firstIn(SESSION_INFOS_NEWEST_FIRST, forkId, Number.MAX_SAFE_INTEGER, sessionInfoName);
+  }
+
+  /** The first defined `pick` over the rows of `sql` (keyset-paged by seq from `fromSeq`). */
+  private firstIn(sql: string, forkId: string, fromSeq: number, pick: (entry: SessionEntry) => string | undefined): string | null {
+    for (let after = fromSeq; ; ) {
+      const rows = this.sql.get<{ seq: number; json: string }>(sql).all(forkId, after, PAGE);
+      for (const row of rows) {
+        const found = pick(JSON.parse(row.json) as SessionEntry);
+        if (found !== undefined) return found;
+      }
+      if (rows.length < PAGE) return null;
+      after = rows[rows.length - 1]!.seq;
     }
-    return null;
   }
 }

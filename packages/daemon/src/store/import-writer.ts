@@ -26,7 +26,7 @@ export interface ImportBatchReport {
 }
 
 /** Runs a write in one IMMEDIATE transaction (the store's: it also keeps WAL checkpoints in step). */
-type Write = <T>(work: () => T) => T;
+type Write = <T>(work: () => T, lockKey?: string) => T;
 
 export class ImportTarget {
   private last: InsertedEntry | null = null;
@@ -43,7 +43,7 @@ export class ImportTarget {
    * of MB of WAL to copy back after it, in the way of the requests that follow.
    */
   insertBatch(batch: readonly ImportedEntry[]): ImportBatchReport {
-    return this.write(() => this.insertInTransaction(batch));
+    return this.write(() => this.insertInTransaction(batch), this.sessionId);
   }
 
   /**
@@ -53,21 +53,25 @@ export class ImportTarget {
    */
   finish(final?: FinalSessionFields): SessionRecord {
     return this.write(() => {
+      this.importingRow();
       if (final) this.sessions.setDerived(this.sessionId, final);
       this.sessions.finishImport(this.sessionId);
-      return toSessionRecord(this.importingRow());
-    });
+      return toSessionRecord(this.sessions.row(this.sessionId)!);
+    }, this.sessionId);
   }
 
   /** Removes everything written so far. */
   abort(): void {
-    this.write(() => this.sessions.delete(this.sessionId));
+    this.write(() => this.importingRow() && this.sessions.delete(this.sessionId), this.sessionId);
   }
 
-  /** The session row; gone only when another daemon took the import for a crashed one's and removed it. */
+  /**
+   * The session row, still being imported. Gone (or complete) only when another daemon took this
+   * import for a dead one's, removed it, and the id was used again: nothing more is written to it.
+   */
   private importingRow(): SessionRow {
     const row = this.sessions.row(this.sessionId);
-    if (!row) throw new Error(`session "${this.sessionId}" disappeared during its import`);
+    if (!row || row.import_started_ms === null) throw new Error(`session "${this.sessionId}" disappeared during its import`);
     return row;
   }
 
@@ -123,7 +127,7 @@ export class ImportWriter {
     this.write(() => {
       reclaim(session.id);
       this.sessions.insert(session, nowMs);
-    });
+    }, session.id);
     return new ImportTarget(this.writer, this.sessions, session.id, this.write);
   }
 }

@@ -6,6 +6,8 @@ export {
   type KnownContextPath,
   type SessionStoreOptions,
 } from "./session-store.js";
+export type { EngineKind, SearchIndex, StoreEngine, StoreOwners } from "./engine.js";
+export { SqliteEngine, processOwners } from "./sqlite-engine.js";
 export { timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
 export type { ImportBatchReport, ImportedEntry, ImportTarget } from "./import-writer.js";
 export type { FinalSessionFields, ListQuery, NewSession } from "./sessions-table.js";

@@ -5,7 +5,8 @@
  */
 import type { CompactionJobState, CompactionReason } from "@base-context/protocol";
 import type { z } from "zod";
-import type { Statements } from "./statements.js";
+import type { StoreOwners } from "./engine.js";
+import type { SqlStatements } from "./statements.js";
 
 export type JobState = CompactionJobState;
 type Reason = z.infer<typeof CompactionReason>;
@@ -105,8 +106,10 @@ export class CompactionJobs {
    *   already open, so a state change can share the transaction of the append it reports).
    */
   constructor(
-    private readonly sql: Statements,
-    private readonly write: <T>(work: () => T) => T,
+    private readonly sql: SqlStatements,
+    private readonly write: <T>(work: () => T, lockKey?: string) => T,
+    /** Who this daemon is as a job's owner, and whether another owner still runs (store/engine.ts). */
+    readonly owners: StoreOwners,
   ) {}
 
   insert(job: NewJob): void {
@@ -118,6 +121,7 @@ export class CompactionJobs {
         ownerStart: job.ownerStart ?? null,
         endedMs: isFinal(job.state) ? job.nowMs : null,
       }),
+      job.sessionId,
     );
   }
 

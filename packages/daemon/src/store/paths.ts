@@ -4,7 +4,7 @@
  * instead of going to the root, and the `depth = up.depth - 1` guard ends it on damaged links.
  */
 import type { EntryRow } from "./records.js";
-import type { Statements } from "./statements.js";
+import type { SqlStatements } from "./statements.js";
 
 const WALK_UP = `
   WITH RECURSIVE up(seq, parent_id, depth) AS (
@@ -35,14 +35,14 @@ const ANCESTOR_AT_DEPTH = `${WALK_UP}
   SELECT e.id FROM up JOIN entries e ON e.seq = up.seq WHERE up.depth = @minDepth`;
 
 /** Entries from depth `minDepth` down to `leafId`, root side first. Empty when the leaf does not exist. */
-export function pathRows(sql: Statements, sessionId: string, leafId: string, minDepth = 0): EntryRow[] {
+export function pathRows(sql: SqlStatements, sessionId: string, leafId: string, minDepth = 0): EntryRow[] {
   const rows = sql.get<EntryRow>(PATH_ROWS).all({ sessionId, fromId: leafId, minDepth });
   // Leaf first as walked (depth strictly decreasing): a sort of a descending run is a reversal.
   return rows.sort((a, b) => a.depth - b.depth);
 }
 
 /** The id of the ancestor of `fromId` (or `fromId` itself) at `depth`, if the path reaches it. */
-export function ancestorAtDepth(sql: Statements, sessionId: string, fromId: string, depth: number): string | undefined {
+export function ancestorAtDepth(sql: SqlStatements, sessionId: string, fromId: string, depth: number): string | undefined {
   if (depth < 0) return undefined;
   const row = sql.get<{ id: string }>(ANCESTOR_AT_DEPTH).get({ sessionId, fromId, minDepth: depth });
   return row?.id;

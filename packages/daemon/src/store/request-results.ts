@@ -4,7 +4,7 @@
  * transaction as what the request wrote, so "result stored" and "entries written" never disagree.
  */
 import { AppError } from "../errors.js";
-import type { Statements } from "./statements.js";
+import type { SqlStatements } from "./statements.js";
 
 export interface StoredRequestResult {
   method: string;
@@ -16,7 +16,7 @@ const INSERT = "INSERT INTO request_results (session_id, request_id, method, res
 const PRUNE = "DELETE FROM request_results WHERE created_ms < ?";
 
 export class RequestResults {
-  constructor(private readonly sql: Statements) {}
+  constructor(private readonly sql: SqlStatements) {}
 
   /**
    * The stored result of `requestId`, if any. A requestId first used by another method is an

@@ -5,13 +5,13 @@
  * (EntryWriter.insert, on append, import and fork) and removed by a trigger when entries go.
  */
 import type { SessionEntry } from "@base-context/protocol";
-import type { Statements } from "./statements.js";
+import type { SqlStatements } from "./statements.js";
 import { searchText } from "./search-text.js";
 
 const INSERT_TEXT = "INSERT INTO entries_fts (rowid, text) VALUES (?, ?)";
 
 /** Indexes one entry (inside the caller's write transaction). */
-export function indexEntry(sql: Statements, seq: number, entry: SessionEntry): void {
+export function indexEntry(sql: SqlStatements, seq: number, entry: SessionEntry): void {
   const text = searchText(entry);
   if (text !== undefined) sql.get(INSERT_TEXT).run(seq, text);
 }
@@ -21,7 +21,7 @@ export const SEARCHABLE_TYPES = "('message', 'custom_message', 'compaction', 'br
 const SEARCHABLE_OF_SESSION = `SELECT seq, json FROM entries WHERE session_id = ? AND type IN ${SEARCHABLE_TYPES} ORDER BY seq`;
 
 /** Indexes every entry of a session written without EntryWriter.insert (a fork's copied path). */
-export function indexSession(sql: Statements, sessionId: string): void {
+export function indexSession(sql: SqlStatements, sessionId: string): void {
   for (const row of sql.get<{ seq: number; json: string }>(SEARCHABLE_OF_SESSION).all(sessionId)) {
     indexEntry(sql, row.seq, JSON.parse(row.json) as SessionEntry);
   }
@@ -81,7 +81,7 @@ const HITS_IN_SESSION = `
   ORDER BY score, e.seq DESC LIMIT @hits`;
 
 /** Sessions whose name contains the text first (newest first), then sessions by their best hit. */
-export function searchSessions(sql: Statements, query: SearchQuery): SessionMatch[] {
+export function searchSessions(sql: SqlStatements, query: SearchQuery): SessionMatch[] {
   const withCwd = query.cwd !== undefined;
   const params = { limit: query.limit, ...(withCwd ? { cwd: query.cwd } : {}) };
   const byName = sql

@@ -6,15 +6,13 @@ import { entryNotFound } from "../errors.js";
 import { log } from "../log.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { defaultDatabasePath } from "../paths.js";
-import type { Transaction } from "better-sqlite3";
 import { Appender, timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
-import { WalCheckpointer } from "./checkpointer.js";
-import { openDatabase, type Db } from "./database.js";
+import type { StoreEngine } from "./engine.js";
 import { EntryWriter } from "./entry-writer.js";
 import { Forker } from "./fork.js";
 import { CompactionJobs } from "./jobs.js";
 import { ImportWriter, type ImportTarget } from "./import-writer.js";
-import { currentOwner, isOwnerAlive, systemProbe, type OwnerProbe } from "./owner.js";
+import type { OwnerProbe } from "./owner.js";
 import { pathRows } from "./paths.js";
 import {
   ENTRY_COLUMNS,
@@ -27,11 +25,14 @@ import {
 } from "./records.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
-import { searchSessions, type SearchQuery, type SessionMatch } from "./search.js";
-import { Statements } from "./statements.js";
-import { createWriteRunner, LOCK_WAIT_BUCKETS_MS, type WriteLockStats, type WriteRunner } from "./write-lock.js";
+import type { SearchQuery, SessionMatch } from "./search.js";
+import { SqliteEngine } from "./sqlite-engine.js";
+import type { SqlStatements } from "./statements.js";
+import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats } from "./write-lock.js";
 
 export interface SessionStoreOptions {
+  /** An engine already open (store/open-store.ts); when absent, SQLite on `path`. */
+  engine?: StoreEngine;
   /** Database file; defaults to `defaultDatabasePath()` (its folder is created). */
   path?: string;
   ids?: IdSource;
@@ -79,24 +80,19 @@ export interface KnownContextPath {
 const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id = ?`;
 const ENTRIES_PAGE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`;
 const LAST_SEQ = "SELECT max(seq) FROM entries WHERE session_id = ?";
-const ENTRY_LINKS = "SELECT seq, id, parent_id AS parentId FROM entries WHERE session_id = ? ORDER BY seq";
-const ENTRIES_BY_SEQ = "SELECT seq, json FROM entries WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))";
+const ENTRY_LINKS = `SELECT seq, id, parent_id AS "parentId" FROM entries WHERE session_id = ? ORDER BY seq`;
 const SET_TOKENS = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ?";
-const TOTAL_CHANGES = "SELECT total_changes()";
-// Both use the partial index entries_uncounted (rows with tokens NULL only).
+// Uses the partial index entries_uncounted (rows with tokens NULL only).
 const UNCOUNTED_SESSIONS = `
   SELECT s.id FROM sessions s
   WHERE s.import_started_ms IS NULL AND EXISTS (SELECT 1 FROM entries e WHERE e.session_id = s.id AND e.tokens IS NULL)
   ORDER BY s.modified_ms DESC`;
-const UNCOUNTED_ENTRIES = `
-  SELECT ${ENTRY_COLUMNS} FROM entries INDEXED BY entries_uncounted
-  WHERE session_id = ? AND tokens IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`;
-const LABELS = "SELECT target_id AS targetId, label FROM labels WHERE session_id = ?";
+const LABELS = `SELECT target_id AS "targetId", label FROM labels WHERE session_id = ?`;
 const LABEL_OF = "SELECT label FROM labels WHERE session_id = ? AND target_id = ?";
 const LEAF_COLUMNS = `
-  SELECT e.depth, e.compaction_id AS compactionId, e.model_change_id AS modelChangeId,
-         e.model_entry_id AS modelEntryId, e.thinking_change_id AS thinkingChangeId,
-         c.depth AS compactionDepth, c.first_kept_depth AS firstKeptDepth
+  SELECT e.seq, e.depth, e.compaction_id AS "compactionId", e.model_change_id AS "modelChangeId",
+         e.model_entry_id AS "modelEntryId", e.thinking_change_id AS "thinkingChangeId",
+         c.depth AS "compactionDepth", c.first_kept_depth AS "firstKeptDepth"
   FROM entries e LEFT JOIN entries c ON c.session_id = e.session_id AND c.id = e.compaction_id
   WHERE e.session_id = ? AND e.id = ?`;
 
@@ -126,72 +122,58 @@ export interface AppendedEntries {
 }
 
 export class SessionStore {
+  /** The database file (SQLite), or the server's URL with its password redacted (PostgreSQL). */
   readonly databasePath: string;
-  private readonly db: Db;
-  private readonly sql: Statements;
+  /** The engine under the store (store/engine.ts). */
+  readonly engine: StoreEngine;
+  private readonly sql: SqlStatements;
   private readonly sessions: SessionsTable;
   private readonly writer: EntryWriter;
   private readonly requests: RequestResults;
   private readonly appender: Appender;
   private readonly forker: Forker;
   private readonly importer: ImportWriter;
-  private readonly checkpointer: WalCheckpointer | undefined;
   private readonly ids: IdSource;
-  private readonly ownerProbe: OwnerProbe;
   private readonly appendListeners = new Set<(event: AppendedEntries) => void>();
   /** Compaction jobs (store/jobs.ts). */
   readonly jobs: CompactionJobs;
-  /** Runs a function in a (deferred) read transaction. */
-  private readonly transaction: Transaction<(work: () => unknown) => unknown>;
-  /** Runs a function in an IMMEDIATE write transaction (store/write-lock.ts). */
-  private readonly writeTransaction: WriteRunner;
   /** Writes deferred counts that no other write has carried yet (`setTokensSoon`). */
   private deferredFlush: NodeJS.Timeout | undefined;
 
   constructor(options: SessionStoreOptions = {}) {
-    this.databasePath = options.path ?? defaultDatabasePath();
     this.ids = options.ids ?? defaultIds;
-    this.ownerProbe = options.ownerProbe ?? systemProbe;
-    const useWorker = (options.checkpoints ?? "worker") === "worker" && this.databasePath !== ":memory:";
-    const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-    this.db = openDatabase(this.databasePath, { busyTimeoutMs, manualCheckpoints: useWorker });
-    this.writeTransaction = createWriteRunner(this.db, busyTimeoutMs);
-    this.sql = new Statements(this.db);
-    this.transaction = this.db.transaction((work: () => unknown) => work());
+    this.engine =
+      options.engine ??
+      new SqliteEngine({
+        path: options.path ?? defaultDatabasePath(),
+        busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+        ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+        ...(options.ownerProbe ? { ownerProbe: options.ownerProbe } : {}),
+      });
+    this.databasePath = this.engine.location;
+    this.sql = this.engine.sql;
+    const write = <T>(work: () => T, lockKey?: string): T => this.write(work, lockKey);
     this.sessions = new SessionsTable(this.sql);
-    this.writer = new EntryWriter(this.sql, this.ids);
+    this.writer = new EntryWriter(this.sql, this.ids, this.engine.search);
     this.requests = new RequestResults(this.sql);
-    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, this.writeTransaction);
-    this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, (work) => this.write(work));
-    this.importer = new ImportWriter(this.writer, this.sessions, (work) => this.write(work));
-    this.jobs = new CompactionJobs(this.sql, (work) => this.write(work));
-    this.checkpointer = useWorker
-      ? new WalCheckpointer(this.databasePath, { onFailure: () => this.db.open && this.db.pragma("wal_autocheckpoint = 1000") })
-      : undefined;
+    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, this.engine.writer);
+    this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, write, this.engine.search);
+    this.importer = new ImportWriter(this.writer, this.sessions, write);
+    this.jobs = new CompactionJobs(this.sql, write, this.engine.owners);
     this.housekeeping();
   }
 
-  /** Writes what was deferred (`setTokensSoon`), closes the connection and stops the checkpoint worker. */
+  /** Writes what was deferred (`setTokensSoon`), then closes the engine (connections, workers). */
   async close(): Promise<void> {
-    if (this.db.open) {
+    if (this.engine.isOpen) {
       try {
         this.flushDeferredWrites();
       } catch (error) {
         log("debug", `deferred token counts not written at close (${(error as Error).message}); the backfill counts them again`);
       }
-      // The last connection to close a file copies the WAL back into it while holding the file's
-      // exclusive lock: a process opening the file meanwhile (a daemon started as this one exits)
-      // waits for all of it. A PASSIVE checkpoint first does that copy without the exclusive lock,
-      // so what is left for the close is short. (Not the last connection: the copy is shared work.)
-      try {
-        this.db.pragma("wal_checkpoint(PASSIVE)");
-      } catch (error) {
-        log("debug", `WAL checkpoint before closing: ${(error as Error).message}`);
-      }
-      logWriteLockStats(this.writeTransaction.stats);
-      this.db.close();
+      logWriteLockStats(this.engine.writer.stats);
     }
-    await this.checkpointer?.close();
+    await this.engine.close();
   }
 
   // ---- sessions ------------------------------------------------------------------------------
@@ -201,7 +183,7 @@ export class SessionStore {
       this.reclaimImport(session.id);
       this.sessions.insert(session, session.modifiedMs);
       return toSessionRecord(this.sessions.require(session.id));
-    });
+    }, session.id);
   }
 
   getSession(sessionId: string): SessionRecord | undefined {
@@ -219,12 +201,12 @@ export class SessionStore {
 
   /** Full-text search over what sessions say (store/search.ts), in one read transaction. */
   searchSessions(query: SearchQuery): SessionMatch[] {
-    return this.transaction.deferred(() => searchSessions(this.sql, query)) as SessionMatch[];
+    return this.read(() => this.engine.search.searchSessions(this.sql, query));
   }
 
   /** False when there was no such session. */
   deleteSession(sessionId: string): boolean {
-    return this.write(() => this.sessions.get(sessionId) !== undefined && this.sessions.delete(sessionId));
+    return this.write(() => this.sessions.get(sessionId) !== undefined && this.sessions.delete(sessionId), sessionId);
   }
 
   /** Moves the leaf; null = before the first entry. The entry must exist (AppError entry_not_found). */
@@ -233,7 +215,7 @@ export class SessionStore {
       this.sessions.require(sessionId);
       if (leafId !== null) this.requireEntryColumns(sessionId, leafId);
       this.sessions.setLeaf(sessionId, leafId);
-    });
+    }, sessionId);
   }
 
   /**
@@ -251,8 +233,8 @@ export class SessionStore {
       if (move.to !== null) this.requireEntryColumns(sessionId, move.to);
       this.sessions.setLeaf(sessionId, move.to);
       if (move.request) this.requests.save(sessionId, move.request.id, move.request.method, move.request.result, timeMs(this.ids.now()));
-      return { moved: true };
-    });
+      return { moved: true as const };
+    }, sessionId);
   }
 
   fork(sourceId: string, entryId: string, fork: NewSession): SessionRecord {
@@ -261,7 +243,8 @@ export class SessionStore {
 
   /** Starts an import; the session is invisible until `finish()` on the returned target. */
   beginImport(session: NewSession): ImportTarget {
-    return this.importer.begin({ ...session, importing: currentOwner() }, timeMs(this.ids.now()), (id) => this.reclaimImport(id));
+    const importing = { ...session, importing: this.engine.owners.current() };
+    return this.importer.begin(importing, timeMs(this.ids.now()), (id) => this.reclaimImport(id));
   }
 
   /**
@@ -289,7 +272,7 @@ export class SessionStore {
 
   private isAbandonedImport(row: SessionRow, nowMs: number): boolean {
     if (row.import_owner_pid === null) return row.import_started_ms! < nowMs - STALE_IMPORT_MS;
-    return !isOwnerAlive({ pid: row.import_owner_pid, start: row.import_owner_start }, this.ownerProbe);
+    return !this.engine.owners.isAlive({ pid: row.import_owner_pid, start: row.import_owner_start });
   }
 
   // ---- entries -------------------------------------------------------------------------------
@@ -300,7 +283,7 @@ export class SessionStore {
    */
   append(request: AppendRequest): AppendOutcome {
     const outcome = this.appender.append(request);
-    if (outcome.status === "appended") this.checkpointer?.noteWrite();
+    if (outcome.status === "appended") this.engine.noteWrite();
     this.announceAppend(request.sessionId, outcome);
     return outcome;
   }
@@ -337,7 +320,7 @@ export class SessionStore {
       const appended = this.appender.append(request);
       record(appended);
       return appended;
-    });
+    }, request.sessionId);
     this.announceAppend(request.sessionId, outcome);
     return outcome;
   }
@@ -358,7 +341,7 @@ export class SessionStore {
     this.write(() => {
       const update = this.sql.get(SET_TOKENS);
       for (const { id, tokens } of counts) update.run(tokens, sessionId, id);
-    });
+    }, sessionId);
   }
 
   /**
@@ -373,7 +356,7 @@ export class SessionStore {
       onDone?.(true);
       return;
     }
-    this.writeTransaction.defer(() => {
+    this.engine.writer.defer(() => {
       const update = this.sql.get(SET_TOKENS);
       for (const { id, tokens } of counts) update.run(tokens, sessionId, id);
     }, onDone);
@@ -394,12 +377,12 @@ export class SessionStore {
   flushDeferredWrites(): void {
     if (this.deferredFlush) clearTimeout(this.deferredFlush);
     this.deferredFlush = undefined;
-    if (this.writeTransaction.hasDeferred && this.db.open) this.write(() => undefined);
+    if (this.engine.writer.hasDeferred && this.engine.isOpen) this.write(() => undefined);
   }
 
   /** Transactions begun and how long they waited for the write lock (store/write-lock.ts). */
   writeLockStats(): Readonly<WriteLockStats> {
-    return this.writeTransaction.stats;
+    return this.engine.writer.stats;
   }
 
   /** Complete sessions that have entries without a stored count, most recently modified first. */
@@ -409,7 +392,7 @@ export class SessionStore {
 
   /** Up to `limit` entries of a session without a stored count, newest first, below `beforeSeq`. */
   uncountedEntries(sessionId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): StoredEntry[] {
-    return this.sql.get<EntryRow>(UNCOUNTED_ENTRIES).all(sessionId, beforeSeq, limit).map(toStoredEntry);
+    return this.engine.uncountedEntries(sessionId, beforeSeq, limit).map(toStoredEntry);
   }
 
   /**
@@ -441,11 +424,13 @@ export class SessionStore {
       const minDepth = leaf.compactionId === null ? 0 : (leaf.firstKeptDepth ?? leaf.compactionDepth ?? 0);
       const sessionStamp = session.created_at;
       if (known && (known.sessionStamp !== sessionStamp || known.minDepth !== minDepth)) known = undefined;
-      const reuse = known ? this.reuseKnownPath(sessionId, leafId, leaf.depth, known) : undefined;
+      const reuse = known ? this.reuseKnownPath(sessionId, leafId, leaf, known) : undefined;
       const entries = reuse?.entries ?? pathRows(this.sql, sessionId, leafId, minDepth).map(toStoredEntry);
       const result: ContextPathRows = { leafId, entries, minDepth, sessionStamp };
       if (reuse) result.reused = reuse.reused;
-      const byId = (id: string | null) => (id === null ? undefined : (known?.byId.get(id) ?? this.getEntry(sessionId, id)));
+      // What the known path looked up by id is reused only with its rows (the same incarnation).
+      const knownById = reuse ? known?.byId : undefined;
+      const byId = (id: string | null) => (id === null ? undefined : (knownById?.get(id) ?? this.getEntry(sessionId, id)));
       const compaction = byId(leaf.compactionId);
       const modelChange = byId(leaf.modelChangeId);
       const modelEntry = byId(leaf.modelEntryId);
@@ -466,20 +451,25 @@ export class SessionStore {
   private reuseKnownPath(
     sessionId: string,
     leafId: string,
-    leafDepth: number,
+    leaf: { seq: number; depth: number },
     known: KnownContextPath,
   ): { entries: StoredEntry[]; reused: number } | undefined {
     const knownLeaf = known.entries[known.entries.length - 1];
     if (!knownLeaf) return undefined;
     const knownDepth = known.minDepth + known.entries.length - 1;
-    if (leafDepth <= knownDepth) {
-      const index = leafDepth - known.minDepth;
-      if (index < 0 || known.entries[index]?.entry.id !== leafId) return undefined;
+    // Rows are matched by id AND seq: seq identifies the row itself, so a session deleted and
+    // written again with the same ids (by another daemon, between two reads) is never mistaken
+    // for the one the known path was read from. The leaf itself is read from the database in
+    // this snapshot, never from the cache (docs/storage.md, "caches").
+    if (leaf.depth <= knownDepth) {
+      const index = leaf.depth - known.minDepth;
+      const same = known.entries[index];
+      if (index < 0 || same?.entry.id !== leafId || same.seq !== leaf.seq) return undefined;
       return { entries: known.entries.slice(0, index + 1), reused: index + 1 };
     }
     // Rows from the known leaf's depth down: the first must be the known leaf itself.
     const rows = pathRows(this.sql, sessionId, leafId, knownDepth);
-    if (rows[0]?.id !== knownLeaf.entry.id) return undefined;
+    if (rows[0]?.id !== knownLeaf.entry.id || rows[0].seq !== knownLeaf.seq) return undefined;
     return { entries: known.entries.concat(rows.slice(1).map(toStoredEntry)), reused: known.entries.length };
   }
 
@@ -510,7 +500,7 @@ export class SessionStore {
   *entryJsonBySeq(sessionId: string, seqs: readonly number[], pageSize = 1000): Generator<string[]> {
     for (let start = 0; start < seqs.length; start += pageSize) {
       const page = seqs.slice(start, start + pageSize);
-      const rows = this.sql.get<{ seq: number; json: string }>(ENTRIES_BY_SEQ).all(sessionId, JSON.stringify(page));
+      const rows = this.engine.entryJsonBySeq(sessionId, page);
       const bySeq = new Map(rows.map((row) => [row.seq, row.json] as const));
       yield page.flatMap((seq) => {
         const json = bySeq.get(seq);
@@ -538,7 +528,7 @@ export class SessionStore {
 
   /** Stores a result for methods that write through other paths (e.g. a compaction that wrote nothing). */
   saveRequestResult(sessionId: string, requestId: string, method: string, result: unknown): void {
-    this.write(() => this.requests.save(sessionId, requestId, method, result, timeMs(this.ids.now())));
+    this.write(() => this.requests.save(sessionId, requestId, method, result, timeMs(this.ids.now())), sessionId);
   }
 
   // ---- internals ---------------------------------------------------------------------------
@@ -564,21 +554,13 @@ export class SessionStore {
     return columns;
   }
 
-  private write<T>(work: () => T): T {
-    const before = this.totalChanges();
-    const result = this.writeTransaction(work);
-    // A transaction that changed nothing (start-up housekeeping, usually) left nothing to checkpoint.
-    if (this.totalChanges() !== before) this.checkpointer?.noteWrite();
-    return result;
-  }
-
-  private totalChanges(): number {
-    return this.sql.get<number>(TOTAL_CHANGES).pluck().get()!;
+  private write<T>(work: () => T, lockKey?: string): T {
+    return this.engine.write(work, lockKey);
   }
 
   /** A read transaction: several statements see one snapshot even while other processes write. */
   private read<T>(work: () => T): T {
-    return this.transaction.deferred(work) as T;
+    return this.engine.read(work);
   }
 
   private housekeeping(): void {
@@ -591,6 +573,7 @@ export class SessionStore {
 }
 
 interface LeafColumns {
+  seq: number;
   depth: number;
   compactionId: string | null;
   modelChangeId: string | null;

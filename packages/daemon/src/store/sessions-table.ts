@@ -4,7 +4,7 @@
 import { AppError, sessionNotFound } from "../errors.js";
 import { SESSION_COLUMNS, toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
 import type { ProcessOwner } from "./owner.js";
-import type { Statements } from "./statements.js";
+import type { SqlStatements } from "./statements.js";
 
 export interface NewSession {
   id: string;
@@ -46,7 +46,7 @@ const SET_DERIVED = "UPDATE sessions SET leaf_id = ?, modified_ms = ?, name = ?,
 const IMPORTING = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE import_started_ms IS NOT NULL`;
 
 export class SessionsTable {
-  constructor(private readonly sql: Statements) {}
+  constructor(private readonly sql: SqlStatements) {}
 
   /** The session row, including one that is being imported. */
   row(id: string): SessionRow | undefined {
@@ -91,7 +91,8 @@ export class SessionsTable {
       params.cwd = query.cwd;
     }
     if (query.query !== undefined && query.query.length > 0) {
-      where.push("(name LIKE @pattern ESCAPE '\\' OR first_message LIKE @pattern ESCAPE '\\')");
+      // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+      where.push("(lower(name) LIKE lower(@pattern) ESCAPE '\\' OR lower(first_message) LIKE lower(@pattern) ESCAPE '\\')");
       params.pattern = `%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     }
     if (query.after) {

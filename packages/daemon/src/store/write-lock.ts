@@ -44,9 +44,13 @@ export interface WriteLockStats {
   deferredAlong: number;
 }
 
-/** Runs `work` (which may itself be a nested transaction) inside one IMMEDIATE transaction. */
+/**
+ * Runs `work` (which may itself be a nested transaction) inside one write transaction. `lockKey`
+ * names the session written (store/engine.ts): SQLite's IMMEDIATE transaction serialises every
+ * writer and ignores it.
+ */
 export interface WriteRunner {
-  <T>(work: () => T): T;
+  <T>(work: () => T, lockKey?: string): T;
   /**
    * Work that need not be written now: it runs at the start of the next transaction this runner
    * begins, or at `flushDeferred`. `onDone` is called once it is committed (true) or when it
