@@ -24,6 +24,7 @@ import { startDaemon } from "./support/daemon.js";
 import { runNodeProgram } from "./support/run-cli.js";
 import { defaultSummary, reply, startFakeOpenAI, type FakeOpenAI, type FakeReply, type RecordedRequest } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
+import { storeEnvFor } from "./support/engine.js";
 
 const LOOP_MAIN = fileURLToPath(new URL("../examples/agent-loop/dist/main.js", import.meta.url));
 const AGENT_MODEL = "fake-agent";
@@ -344,7 +345,7 @@ describe("the agent loop writes the daemon's summaries with its own model", () =
 
 function runLoopCli(args: readonly string[], home: string, env: Record<string, string> = {}) {
   return runNodeProgram(LOOP_MAIN, args, {
-    env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "test-key", ...env },
+    env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "test-key", ...env },
     timeoutMs: 90_000,
   });
 }

@@ -12,6 +12,7 @@ import { fixture } from "./fixtures/e2e.js";
 import { DAEMON_MAIN } from "./support/daemon.js";
 import { runCli, type CliRun } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
+import { onPostgres, storeEnvFor } from "./support/engine.js";
 
 const SAMPLE = join(import.meta.dirname, "..", "examples", "sessions", "refactor-auth.jsonl");
 const SAMPLE_ID = "5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13";
@@ -266,7 +267,7 @@ async function runInTerminal(args: string[], env: Record<string, string>): Promi
     "sys.stdout.write(out.decode('utf-8', 'replace'))",
   ].join("\n");
   const { stdout } = await promisify(execFile)("python3", ["-c", script, process.execPath, DAEMON_MAIN, ...args], {
-    env: { ...process.env, BASE_CONTEXT_HOME: home, TERM: "xterm", ...env },
+    env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), TERM: "xterm", ...env },
   });
   return stdout;
 }
@@ -286,7 +287,8 @@ describe("colour", () => {
   });
 });
 
-describe("a database that cannot be read", () => {
+// About the SQLite file under the home: on PostgreSQL there is no such file to damage.
+describe.skipIf(onPostgres)("a database that cannot be read", () => {
   it("says which file it is and what to do, for every command that needs it (exit 1)", async () => {
     const broken = dirs.make("bc-cli-broken-");
     mkdirSync(broken, { recursive: true });

@@ -33,6 +33,7 @@ import { DAEMON_MAIN, startDaemon, type TestDaemon } from "./support/daemon.js";
 import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
+import { storeEnvFor } from "./support/engine.js";
 
 type Params = ValidParamsOf<typeof ModelComplete>;
 type Answer = ResultOf<typeof ModelComplete>;
@@ -168,7 +169,7 @@ function socketTransport(): Transport & { start(env?: Record<string, string>): P
       const path = join(home, "daemon.sock");
       writeFileSync(join(home, "settings.json"), JSON.stringify(SETTINGS));
       const child = spawn(process.execPath, [DAEMON_MAIN, "serve", "--socket", path], {
-        env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "", ...env },
+        env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "", ...env },
         stdio: ["ignore", "ignore", "pipe"],
       });
       let stderr = "";

@@ -11,6 +11,7 @@ import { DAEMON_MAIN } from "./support/daemon.js";
 import { pathWithCli } from "./support/cli-on-path.js";
 import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
+import { storeEnvFor } from "./support/engine.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url));
 const dirs = tempDirs();
@@ -40,7 +41,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const started = Date.now();
   const home = env.BASE_CONTEXT_HOME ?? dirs.make("bc-cli-home-");
   const child = spawn(process.execPath, [DAEMON_MAIN, "compact", ...args], {
-    env: { PATH: pathWithCli(), BASE_CONTEXT_HOME: home, ...env },
+    env: { PATH: pathWithCli(), BASE_CONTEXT_HOME: home, ...storeEnvFor(home), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -84,7 +85,7 @@ describe("base-context compact, offline", () => {
     const home = dirs.make("bc-cli-home-");
     expect((await cli([SAMPLE], { BASE_CONTEXT_HOME: home })).code).toBe(0);
     const shown = execFileSync(process.execPath, [DAEMON_MAIN, "show", "5b0c2f4e", "--brief"], {
-      env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home },
+      env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home, ...storeEnvFor(home) },
       encoding: "utf8",
     });
     expect(shown).toMatch(/^compaction \w+: kept (\d+)\/\1 files, (\d+)\/\2 errors/m);

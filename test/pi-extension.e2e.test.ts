@@ -23,6 +23,7 @@ import { PI_EXTENSION, PI_SDK, startPi, writePiAgentDir, type PiOutput, type PiR
 import { hookPlugin, pluginsRoot, writePlugin } from "./support/plugins.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
+import { storeEnvFor } from "./support/engine.js";
 
 /** What pi's own summarizer writes (the fake server answers pi's summarization prompt with it). */
 const PI_OWN_SUMMARY = "## Goal\nWritten by pi's own summarizer (PI-OWN)";
@@ -75,7 +76,7 @@ async function world(options: { env?: Record<string, string | undefined>; instal
     cwd: dirs.make("bc-pi-project-"),
     baseURL: fake.baseURL,
     compaction: { keepRecentTokens: 1 },
-    env: { BASE_CONTEXT_HOME: home, ...options.env },
+    env: { BASE_CONTEXT_HOME: home, ...storeEnvFor(home), ...options.env },
     ...(options.install ? { install: options.install } : {}),
   });
   running.push(() => pi.close());
@@ -147,7 +148,7 @@ describe("pi with the Base Context extension", PI_TEST, () => {
     const home = dirs.make("bc-pi-shared-home-");
     writePlugin(pluginsRoot(home), "marker", MARKER_PLUGIN);
     const daemon = spawn(process.execPath, [DAEMON_MAIN, "serve", "--socket", socketPath], {
-      env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "" },
+      env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "" },
       stdio: ["ignore", "ignore", "pipe"],
     });
     const daemonExited = new Promise<void>((resolve) => daemon.once("exit", () => resolve()));
@@ -196,6 +197,7 @@ describe("cancelling pi's compaction", PI_TEST, () => {
       PI_OFFLINE: "1",
       PI_TELEMETRY: "0",
       BASE_CONTEXT_HOME: home,
+      ...storeEnvFor(home),
     };
     delete env["OPENAI_API_KEY"];
     const child = spawn(

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDirs } from "./support/temp-dir.js";
+import { storeEnvFor } from "./support/engine.js";
 
 const QUICKSTART = join(import.meta.dirname, "..", "examples", "clients", "typescript", "quickstart.mjs");
 const dirs = tempDirs();
@@ -14,7 +15,8 @@ afterAll(() => dirs.cleanup());
 
 describe("the TypeScript quickstart", () => {
   it("records a turn, builds the OpenAI context, handles an error, compacts with progress, exits 0", { timeout: 120_000 }, async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: dirs.make("bc-quickstart-"), BASE_CONTEXT_LOG: "error" };
+    const home = dirs.make("bc-quickstart-");
+    const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), BASE_CONTEXT_LOG: "error" };
     delete env.OPENAI_API_KEY;
     const { stdout } = await promisify(execFile)(process.execPath, [QUICKSTART], { env, timeout: 110_000 });
     expect(stdout).toMatch(/^connected to base-context \d+\.\d+\.\d+$/m);

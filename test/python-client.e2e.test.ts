@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
 import { tempDirs } from "./support/temp-dir.js";
+import { storeEnvFor } from "./support/engine.js";
 
 const PYTHON_DIR = join(import.meta.dirname, "..", "examples", "clients", "python");
 const dirs = tempDirs();
@@ -23,6 +24,7 @@ describe("the Python client", () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       BASE_CONTEXT_HOME: home,
+      ...storeEnvFor(home),
       BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
       PYTHONIOENCODING: "utf-8",
     };
@@ -63,6 +65,7 @@ describe("the Python client", () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       BASE_CONTEXT_HOME: home,
+      ...storeEnvFor(home),
       BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
     };
     const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: PYTHON_DIR, env, timeout: 50_000 });
@@ -102,6 +105,7 @@ print("asked", asked)
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       BASE_CONTEXT_HOME: home,
+      ...storeEnvFor(home),
       BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
     };
     delete env.OPENAI_API_KEY;

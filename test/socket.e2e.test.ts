@@ -41,6 +41,7 @@ import {
   waitForPlugin,
   writePlugin,
 } from "./support/plugins.js";
+import { storeEnvFor } from "./support/engine.js";
 
 const SAMPLE = join(import.meta.dirname, "..", "examples", "sessions", "refactor-auth.jsonl");
 
@@ -76,7 +77,7 @@ afterAll(() => dirs.cleanup());
 
 function spawnSocketDaemon(path: string, home: string, env: Record<string, string> = {}): SocketDaemon {
   const child = spawn(process.execPath, [DAEMON_MAIN, "serve", "--socket", path], {
-    env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "", ...env },
+    env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { rpcError } from "./fixtures/e2e.js";
 import { startDaemon, type TestDaemon } from "./support/daemon.js";
 import { tempDirs } from "./support/temp-dir.js";
+import { onPostgres } from "./support/engine.js";
 
 const requireFromDaemon = createRequire(fileURLToPath(new URL("../packages/daemon/package.json", import.meta.url)));
 const Database = requireFromDaemon("better-sqlite3") as typeof BetterSqlite3;
@@ -31,7 +32,8 @@ async function daemonOn(home: string): Promise<TestDaemon> {
   return d;
 }
 
-describe("the start path", () => {
+// Both tests act on the SQLite file itself (an exclusive file lock, a file that is no database).
+describe.skipIf(onPostgres)("the start path", () => {
   it("answers initialize while another process holds the database, and serves requests once it lets go", async () => {
     const home = dirs.make("bc-start-locked-");
     const first = await daemonOn(home);

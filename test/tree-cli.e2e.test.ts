@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { pathWithCli } from "./support/cli-on-path.js";
 import { DAEMON_MAIN, useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, toolResult, user } from "./fixtures/e2e.js";
+import { storeEnvFor } from "./support/engine.js";
 
 interface CliRun {
   code: number;
@@ -20,7 +21,7 @@ const d = useDaemon();
 
 /** Runs the CLI on the daemon's home, stdout not a terminal (so no colour). */
 function cli(...args: string[]): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithCli(), BASE_CONTEXT_HOME: d.home };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithCli(), BASE_CONTEXT_HOME: d.home, ...storeEnvFor(d.home) };
   delete env.OPENAI_API_KEY;
   return new Promise((resolve) => {
     execFile(process.execPath, [DAEMON_MAIN, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {

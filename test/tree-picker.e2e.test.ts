@@ -9,6 +9,7 @@ import { DAEMON_MAIN } from "./support/daemon.js";
 import { runCli } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { openTerminal, type Terminal } from "./support/tmux.js";
+import { storeEnvFor } from "./support/engine.js";
 
 const dirs = tempDirs();
 const terminals: Terminal[] = [];
@@ -74,6 +75,7 @@ async function setUp(): Promise<{ home: string; terminal: Terminal }> {
   expect(imported.code, imported.stderr).toBe(0);
   const terminal = openTerminal(home, [process.execPath, DAEMON_MAIN, "tree", SESSION_ID.slice(0, 8)], {
     BASE_CONTEXT_HOME: home,
+    ...storeEnvFor(home),
     TERM: "xterm-256color",
   });
   terminals.push(terminal);
@@ -143,6 +145,7 @@ describe("the tree picker on a terminal", () => {
     await runCli(["import", sessionFile(home)], { home });
     const terminal = openTerminal(home, ["sh", "-c", `'${process.execPath}' '${DAEMON_MAIN}' tree ${SESSION_ID.slice(0, 8)} | cat`], {
       BASE_CONTEXT_HOME: home,
+      ...storeEnvFor(home),
     });
     terminals.push(terminal);
     const screen = await terminal.waitForScreen("[exit 0]");

@@ -26,7 +26,9 @@ export const SCOREBOARD_ENV = "BC_ADVERSARIAL_SCOREBOARD";
 export function recordScore(row: ScoreRow): void {
   const file = process.env[SCOREBOARD_ENV];
   if (file === undefined) return; // run outside the suite's global setup (a single file by hand)
-  appendFileSync(file, `${JSON.stringify(row)}\n`);
+  // The suite runs on both engines (vitest.config.ts): the PostgreSQL project's rows say so.
+  const engine = process.env.BASE_CONTEXT_TEST_ENGINE === "postgres" ? " (postgres)" : "";
+  appendFileSync(file, `${JSON.stringify({ ...row, area: `${row.area}${engine}` })}\n`);
 }
 
 export function formatScoreboard(rows: readonly ScoreRow[]): string {

@@ -14,17 +14,16 @@ import {
   SessionGet,
   SessionImport,
   TreeNavigate,
-  type EntryInput,
 } from "@base-context/protocol";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon } from "../support/daemon.js";
+import { startDaemon } from "../support/daemon.js";
 import { reply, useFakeOpenAI } from "../support/fake-openai.js";
 import { waitFor } from "../support/wait.js";
 import { recordScore } from "./scoreboard.js";
-import { checkChain, integrity, isImporting, seeded, sessionRows, writePiFile } from "./store-support.js";
+import { assistant, checkChain, integrity, isImporting, kill, pause, seeded, sessionRows, user, writePiFile } from "./store-support.js";
 
 const fake = useFakeOpenAI();
 let home: string;
@@ -43,17 +42,6 @@ const start = () =>
     },
     env: { OPENAI_API_KEY: "test-key" },
   });
-const kill = async (daemon: TestDaemon) => {
-  daemon.process.kill("SIGKILL");
-  await daemon.exited;
-  await daemon.close();
-};
-const user = (content: string): EntryInput => ({ type: "message", message: { role: "user", content, timestamp: 1 } });
-const assistant = (text: string): EntryInput => ({
-  type: "message",
-  message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m", timestamp: 1 },
-});
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One row per kind of operation killed; filled by the tests, recorded at the end. */
 const rows = new Map<string, { tried: number; survived: number; lost: number }>();

@@ -1,12 +1,17 @@
 /**
- * Shared pieces of the store's adversarial tests: a read-only look at a daemon's database, the
- * integrity checks run after every kill, a seeded PRNG, and pi files to import.
+ * Shared pieces of the store's adversarial tests: a read-only look at a daemon's database (its
+ * SQLite file, or in the postgres project the home's PostgreSQL database), the integrity checks run
+ * after every kill, a seeded PRNG, and pi files to import.
  */
+import type { EntryInput } from "@base-context/protocol";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type BetterSqlite3 from "better-sqlite3";
+import type { TestDaemon } from "../support/daemon.js";
+import { storeUrlFor } from "../support/engine.js";
+import { queryJsonSync } from "../support/postgres.js";
 
 const requireFromDaemon = createRequire(fileURLToPath(new URL("../../packages/daemon/package.json", import.meta.url)));
 const Database = requireFromDaemon("better-sqlite3") as typeof BetterSqlite3;
@@ -28,13 +33,34 @@ export interface StoredRow {
   json: string;
 }
 
-/** PRAGMA integrity_check's verdict ("ok" when the file is sound). */
+/**
+ * "ok" when the store is sound: PRAGMA integrity_check's verdict on SQLite; on PostgreSQL (whose
+ * crash recovery is the server's), that the database answers and every entry's parent is in its session.
+ */
 export function integrity(home: string): string {
+  const url = storeUrlFor(home);
+  if (url !== undefined) {
+    const orphans = queryJsonSync<number>(
+      url,
+      `SELECT count(*) FROM entries e WHERE e.parent_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM entries p WHERE p.session_id = e.session_id AND p.id = e.parent_id)`,
+    );
+    return orphans === 0 ? "ok" : `${orphans} entries whose parent is not in their session`;
+  }
   return inspectDatabase(home, (db) => db.pragma("integrity_check", { simple: true }) as string);
 }
 
 /** A session's rows in insertion order (importing or not). */
 export function sessionRows(home: string, sessionId: string): StoredRow[] {
+  const url = storeUrlFor(home);
+  if (url !== undefined) {
+    return queryJsonSync<StoredRow[]>(
+      url,
+      `SELECT coalesce(json_agg(json_build_object('id', id, 'parent_id', parent_id, 'json', json) ORDER BY seq), '[]')
+         FROM entries WHERE session_id = :'session'`,
+      { session: sessionId },
+    );
+  }
   return inspectDatabase(home, (db) =>
     db.prepare("SELECT id, parent_id, json FROM entries WHERE session_id = ? ORDER BY seq").all(sessionId) as StoredRow[],
   );
@@ -42,6 +68,12 @@ export function sessionRows(home: string, sessionId: string): StoredRow[] {
 
 /** Whether `sessionId` has a row flagged as still importing. */
 export function isImporting(home: string, sessionId: string): boolean {
+  const url = storeUrlFor(home);
+  if (url !== undefined) {
+    return queryJsonSync<boolean>(url, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = :'session' AND import_started_ms IS NOT NULL)`, {
+      session: sessionId,
+    });
+  }
   return inspectDatabase(home, (db) => {
     const row = db.prepare("SELECT import_started_ms FROM sessions WHERE id = ?").get(sessionId) as
       | { import_started_ms: number | null }
@@ -49,6 +81,20 @@ export function isImporting(home: string, sessionId: string): boolean {
     return row !== undefined && row.import_started_ms !== null;
   });
 }
+
+/** SIGKILLs a daemon (no goodbye to its store) and waits until it is gone. */
+export async function kill(daemon: TestDaemon): Promise<void> {
+  daemon.process.kill("SIGKILL");
+  await daemon.exited;
+  await daemon.close();
+}
+
+export const user = (content: string): EntryInput => ({ type: "message", message: { role: "user", content, timestamp: 1 } });
+export const assistant = (text: string): EntryInput => ({
+  type: "message",
+  message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m", timestamp: 1 },
+});
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The adversarial suite's one seeded PRNG (framing-cases.ts): the same "random" delays on every run. */
 export { seededRandom as seeded } from "./framing-cases.js";

@@ -1,12 +1,14 @@
 /**
  * Spawns the real, built daemon over stdio with its own temporary BASE_CONTEXT_HOME, the way a
- * client would. Every end-to-end test starts here.
+ * client would. Every end-to-end test starts here. In the postgres project (engine.ts) the daemon
+ * also gets the home's own database through BASE_CONTEXT_STORE_URL.
  */
 import { spawnDaemon, type BaseContextClient, type SpawnedDaemon } from "@base-context/protocol";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { dropStoreFor, storeEnvFor } from "./engine.js";
 import { useSuiteResource } from "./suite-resource.js";
 
 /** The unbundled build's entry (BASE_CONTEXT_E2E_MAIN: another one, e.g. bin/base-context.js to run the suite on the bundles). */
@@ -38,7 +40,14 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
   const ownsHome = options.home === undefined;
   const home = options.home ?? mkdtempSync(join(tmpdir(), "bc-e2e-"));
   if (options.settings !== undefined) writeFileSync(join(home, "settings.json"), JSON.stringify(options.settings));
-  const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: undefined, ...options.env };
+  // On the postgres project the home's own database (shared by every daemon given this home).
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BASE_CONTEXT_HOME: home,
+    OPENAI_API_KEY: undefined,
+    ...storeEnvFor(home),
+    ...options.env,
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const spawned = spawnDaemon({ command: process.execPath, args: [options.main ?? DAEMON_MAIN, "serve"], env, stderr: "pipe" });
   let stderr = "";
@@ -61,7 +70,10 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
         if (!exited) spawned.process.kill("SIGKILL");
       }
       spawned.client.dispose();
-      if (ownsHome) rmSync(home, { recursive: true, force: true });
+      if (ownsHome) {
+        rmSync(home, { recursive: true, force: true });
+        dropStoreFor(home);
+      }
     },
   };
 }

@@ -1,10 +1,11 @@
 /**
  * Runs the built `base-context` command as a user would, with its own BASE_CONTEXT_HOME, and
- * returns what it printed and its exit status.
+ * returns what it printed and its exit status (on the postgres project, with the home's database).
  */
 import { spawn } from "node:child_process";
 import { pathWithCli } from "./cli-on-path.js";
 import { DAEMON_MAIN } from "./daemon.js";
+import { storeEnvFor } from "./engine.js";
 
 export interface CliRun {
   code: number | null;
@@ -27,6 +28,7 @@ export function runCli(args: readonly string[], options: CliOptions): Promise<Cl
     ...process.env,
     PATH: pathWithCli(),
     BASE_CONTEXT_HOME: options.home,
+    ...storeEnvFor(options.home),
     OPENAI_API_KEY: undefined,
     NO_COLOR: undefined,
     ...options.env,

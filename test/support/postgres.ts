@@ -1,0 +1,293 @@
+/**
+ * A real PostgreSQL server for the tests: `initdb` in a temporary folder, started with `pg_ctl` on a
+ * free port (127.0.0.1 only, its unix socket inside the folder), stopped and removed by `stop()`.
+ * Run as root (CI), the server runs as the `postgres` user, which initdb requires; otherwise as the
+ * current user. Each test takes a fresh database from `createDatabase()`.
+ *
+ *   const server = await startPostgres();
+ *   const url = await server.createDatabase();   // postgres://postgres@127.0.0.1:<port>/t_…
+ *   …
+ *   await server.stop();
+ *
+ * Only the server's own programs are used (initdb, pg_ctl, psql), so the tests need no client
+ * library to manage databases; worker processes that only know the admin URL use `databasesOn`.
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The superuser the test server is created with, whoever runs it. */
+const SUPERUSER = "postgres";
+
+/** Settings for a throwaway server: durability is not needed, speed is. */
+const SERVER_SETTINGS: Record<string, string> = {
+  listen_addresses: "127.0.0.1",
+  fsync: "off",
+  synchronous_commit: "off",
+  full_page_writes: "off",
+  // Several daemons per test, each with a pool, a LISTEN connection and a lease connection.
+  max_connections: "300",
+  shared_buffers: "32MB",
+  // Lock-heavy tests (advisory locks per session) must not run out of lock slots.
+  max_locks_per_transaction: "256",
+};
+
+export interface PostgresServer {
+  /** The superuser's URL of the `postgres` database (manage databases with it, never store data in it). */
+  readonly adminUrl: string;
+  readonly port: number;
+  /** A new, empty database of its own; its URL. Dropped by `dropDatabases()` or when the server stops. */
+  createDatabase(): Promise<string>;
+  /** Drops every database `createDatabase` made (connections to them are ended). */
+  dropDatabases(): Promise<void>;
+  /** Stops the server and removes its folder. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Finds the folder of the server's programs: BASE_CONTEXT_PG_BINDIR, `pg_config --bindir`, Debian's layout, then PATH. */
+export function findPostgresBinaries(candidates = binaryFolderCandidates()): string {
+  const found = candidates.find((dir) => ["initdb", "pg_ctl", "postgres", "psql"].every((name) => existsSync(join(dir, name))));
+  if (found === undefined) {
+    throw new Error(
+      "PostgreSQL's server programs (initdb, pg_ctl, postgres, psql) were not found: install PostgreSQL " +
+        "(Debian/Ubuntu: apt-get install postgresql) or set BASE_CONTEXT_PG_BINDIR to the folder that holds them.",
+    );
+  }
+  return found;
+}
+
+let foundBinaries: string | undefined;
+
+/** findPostgresBinaries, looked up once per process. */
+function postgresBinaries(): string {
+  foundBinaries ??= findPostgresBinaries();
+  return foundBinaries;
+}
+
+function binaryFolderCandidates(): string[] {
+  const candidates: string[] = [];
+  if (process.env.BASE_CONTEXT_PG_BINDIR) candidates.push(process.env.BASE_CONTEXT_PG_BINDIR);
+  try {
+    candidates.push(execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
+  } catch {
+    // No pg_config on PATH: try the usual places below.
+  }
+  const debian = "/usr/lib/postgresql";
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian).filter((name) => /^\d+$/.test(name));
+    // Prefer 15 (what CI installs), then the newest.
+    versions.sort((a, b) => (a === "15" ? -1 : b === "15" ? 1 : Number(b) - Number(a)));
+    for (const version of versions) candidates.push(join(debian, version, "bin"));
+  }
+  for (const dir of (process.env.PATH ?? "").split(":")) if (dir !== "") candidates.push(dir);
+  return candidates;
+}
+
+/** Starts a server in a new temporary folder; retries on another port if the chosen one was taken meanwhile. */
+export async function startPostgres(): Promise<PostgresServer> {
+  const bindir = postgresBinaries();
+  const asRoot = process.getuid?.() === 0;
+  const folder = mkdtempSync(join(tmpdir(), "bc-postgres-"));
+  const dataDir = join(folder, "data");
+  const logFile = join(folder, "server.log");
+  const run = (program: string, args: string[]) => runServerProgram(join(bindir, program), args, asRoot);
+  const removeFolder = () => rmSync(folder, { recursive: true, force: true });
+  try {
+    if (asRoot) {
+      const { uid, gid } = postgresUser();
+      chownSync(folder, uid, gid);
+    }
+    await run("initdb", ["-D", dataDir, "-U", SUPERUSER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
+  } catch (error) {
+    removeFolder();
+    throw error;
+  }
+
+  let port = 0;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    const options = [`-p ${port}`, `-k '${folder}'`, ...Object.entries(SERVER_SETTINGS).map(([key, value]) => `-c ${key}=${value}`)];
+    try {
+      await run("pg_ctl", ["start", "-w", "-t", "60", "-D", dataDir, "-l", logFile, "-o", options.join(" ")]);
+      break;
+    } catch (error) {
+      const log = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
+      if (attempt < 5 && /could not bind|Address already in use/i.test(log)) continue;
+      removeFolder();
+      throw new Error(`the test PostgreSQL server did not start: ${(error as Error).message}\n${log}`);
+    }
+  }
+
+  let stopped = false;
+  const stopNow = () => {
+    if (stopped) return;
+    stopped = true;
+    const [command, args] = serverCommand(join(bindir, "pg_ctl"), ["stop", "-D", dataDir, "-m", "immediate", "-w"], asRoot);
+    spawnSync(command, args, { stdio: "ignore" });
+    removeFolder();
+  };
+  // A run that ends without its teardown (an exception, Ctrl-C) still stops the server.
+  process.once("exit", stopNow);
+
+  const adminUrl = `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`;
+  const databases = databasesOn(adminUrl, bindir);
+  return {
+    adminUrl,
+    port,
+    createDatabase: databases.create,
+    dropDatabases: databases.dropAll,
+    async stop() {
+      if (stopped) return;
+      process.removeListener("exit", stopNow);
+      try {
+        await run("pg_ctl", ["stop", "-D", dataDir, "-m", "immediate", "-w"]);
+      } catch {
+        // Already gone: removing the folder is all that is left.
+      }
+      stopped = true;
+      removeFolder();
+    },
+  };
+}
+
+export interface Databases {
+  /** A new, empty database; its URL. */
+  create(): Promise<string>;
+  /** Drops a database made here (connections to it are ended). */
+  drop(url: string): Promise<void>;
+  /** Drops every database made here that is not dropped yet. */
+  dropAll(): Promise<void>;
+  /** The same, blocking: for code that builds a child's environment synchronously. */
+  createSync(): string;
+  dropSync(url: string): void;
+  dropAllSync(): void;
+}
+
+let databaseCounter = 0;
+
+/** Makes and drops databases on the server of `adminUrl` (from any process: it speaks to the server over TCP). */
+export function databasesOn(adminUrl: string, bindir = postgresBinaries()): Databases {
+  const made = new Set<string>();
+  const psql: [string, (sql: string) => string[], NodeJS.ProcessEnv] = [
+    join(bindir, "psql"),
+    (sql) => ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", adminUrl, "-c", sql],
+    { ...process.env, PGCONNECT_TIMEOUT: "10" },
+  ];
+  const runSql = (sql: string) => runProgram(psql[0], psql[1](sql), psql[2]);
+  const runSqlSync = (sql: string) => runProgramSync(psql[0], psql[1](sql), psql[2]);
+  const newName = () => `t_${process.pid}_${++databaseCounter}_${Math.random().toString(36).slice(2, 8)}`;
+  const urlOf = (name: string) => {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    made.add(url.href);
+    return url.href;
+  };
+  const dropSql = (url: string) => {
+    made.delete(url);
+    return `DROP DATABASE IF EXISTS "${databaseName(url)}" WITH (FORCE)`;
+  };
+  return {
+    async create() {
+      const name = newName();
+      await runSql(`CREATE DATABASE "${name}"`);
+      return urlOf(name);
+    },
+    createSync() {
+      const name = newName();
+      runSqlSync(`CREATE DATABASE "${name}"`);
+      return urlOf(name);
+    },
+    drop: (url) => runSql(dropSql(url)),
+    dropSync: (url) => runSqlSync(dropSql(url)),
+    async dropAll() {
+      for (const url of [...made]) await runSql(dropSql(url));
+    },
+    dropAllSync() {
+      for (const url of [...made]) runSqlSync(dropSql(url));
+    },
+  };
+}
+
+/**
+ * Runs one query that yields one JSON value (e.g. `SELECT coalesce(json_agg(…), '[]') …`) and returns it
+ * parsed. `variables` are psql variables, quoted as literals where the query says `:'name'`.
+ */
+export function queryJsonSync<T>(url: string, sql: string, variables: Record<string, string> = {}): T {
+  const args = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url];
+  for (const [name, value] of Object.entries(variables)) args.push("-v", `${name}=${value}`);
+  const result = spawnSync(join(postgresBinaries(), "psql"), args, {
+    input: `${sql};\n`,
+    encoding: "utf8",
+    env: { ...process.env, PGCONNECT_TIMEOUT: "10" },
+  });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`psql failed on ${JSON.stringify(sql)}: ${result.stderr.trim()}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.slice(1));
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  try {
+    const uid = Number(execFileSync("id", ["-u", SUPERUSER], { encoding: "utf8" }).trim());
+    const gid = Number(execFileSync("id", ["-g", SUPERUSER], { encoding: "utf8" }).trim());
+    return { uid, gid };
+  } catch {
+    throw new Error(
+      `running as root, the test PostgreSQL server runs as the "${SUPERUSER}" user, which does not exist ` +
+        "(installing PostgreSQL's server package creates it)",
+    );
+  }
+}
+
+/** initdb and the server refuse to run as root: as root they run as the postgres user. */
+function serverCommand(program: string, args: string[], asRoot: boolean): [string, string[]] {
+  return asRoot ? ["runuser", ["-u", SUPERUSER, "--", program, ...args]] : [program, args];
+}
+
+function runServerProgram(program: string, args: string[], asRoot: boolean): Promise<void> {
+  const [command, commandArgs] = serverCommand(program, args, asRoot);
+  // The server outlives pg_ctl: it must not inherit this process's output or its locale quirks.
+  return runProgram(command, commandArgs, { ...process.env, LC_ALL: "C" });
+}
+
+/** Runs a program to its end; rejects with its output when it fails. */
+function runProgram(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${command} ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${output.trim()}`));
+    });
+  });
+}
+
+function runProgramSync(command: string, args: string[], env: NodeJS.ProcessEnv): void {
+  const result = spawnSync(command, args, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    const output = `${result.stdout}${result.stderr}`.trim();
+    throw new Error(`${command} ${args.join(" ")} failed (${result.signal ?? `exit ${result.status}`}):\n${output}`);
+  }
+}
+
+/** A port nobody listens on right now (the server binds it a moment later; startPostgres retries if it lost the race). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
