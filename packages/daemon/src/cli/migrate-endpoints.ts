@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { UsageError } from "./args.js";
 import { CliError } from "./cli-error.js";
 import { displayPath } from "./output.js";
+import type { MigrationStore } from "../sessions/migrate.js";
 
 export type Endpoint =
   | { kind: "postgres"; url: string; shown: string }
@@ -91,4 +92,18 @@ function sameServerDatabase(a: string, b: string): boolean {
     return `${url.hostname}:${url.port || "5432"}${url.pathname}`;
   };
   return key(a) === key(b);
+}
+
+/** Opens the store at an endpoint (creating and migrating its schema if needed). */
+export async function openEndpoint(endpoint: Endpoint): Promise<MigrationStore> {
+  if (endpoint.kind === "sqlite") {
+    const { openSqliteStore } = await import("../sessions/migrate.js");
+    const { databaseFailure } = await import("./open-daemon.js");
+    try {
+      return await openSqliteStore(endpoint.path);
+    } catch (error) {
+      throw databaseFailure(endpoint.path, error);
+    }
+  }
+  throw new CliError(`cannot open ${endpoint.shown}: this build has no PostgreSQL engine`);
 }

@@ -4,9 +4,9 @@
  * Each session's outcome is a line on stderr as it happens; the summary goes to stdout.
  */
 import { flag, JSON_OPTION, stringOption, UsageError, type CommandSpec } from "./args.js";
-import { checkEndpoints, parseEndpointUrl, sqliteEndpoint, type Endpoint } from "./migrate-endpoints.js";
+import { checkEndpoints, openEndpoint, parseEndpointUrl, sqliteEndpoint, type Endpoint } from "./migrate-endpoints.js";
 import { formatCount, plural, processIo, startProgress, styleFor, table, writeJson, type CliIo, type Style } from "./output.js";
-import { CliError, EXIT, runCommand } from "./run.js";
+import { EXIT, runCommand } from "./run.js";
 import { defaultDatabasePath } from "../paths.js";
 import type { CopyStore, MigrateReport, SessionOutcome } from "../sessions/migrate.js";
 
@@ -86,21 +86,6 @@ export function migrateCommand(argv: string[], io: CliIo = processIo()): Promise
       for (const store of opened.reverse()) await store.close().catch(() => undefined);
     }
   });
-}
-
-type OpenedStore = CopyStore & { close(): Promise<void> };
-
-async function openEndpoint(endpoint: Endpoint): Promise<OpenedStore> {
-  if (endpoint.kind === "sqlite") {
-    const { SessionStore } = await import("../store/index.js");
-    const { databaseFailure } = await import("./open-daemon.js");
-    try {
-      return new SessionStore({ path: endpoint.path });
-    } catch (error) {
-      throw databaseFailure(endpoint.path, error);
-    }
-  }
-  throw new CliError(`cannot open ${endpoint.shown}: this build has no PostgreSQL engine`);
 }
 
 function counts(report: MigrateReport) {

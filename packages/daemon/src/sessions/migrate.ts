@@ -102,3 +102,12 @@ function listAllSessionIds(store: CopyStore): string[] {
     after = { modifiedMs: Date.parse(last.modifiedAt), id: last.id };
   }
 }
+
+/** A store migrate reads or writes, closed when the run ends. */
+export type MigrationStore = CopyStore & { close(): Promise<void> };
+
+/** The SQLite file's store (created with its folder when missing; a source is checked to exist first). */
+export async function openSqliteStore(path: string): Promise<MigrationStore> {
+  const { SessionStore } = await import("../store/index.js");
+  return new SessionStore({ path });
+}
