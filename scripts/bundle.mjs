@@ -23,7 +23,7 @@ const daemon = join(root, "packages", "daemon");
 const outdir = join(daemon, "dist", "bundle");
 
 /** Loaded at run time from node_modules, never inlined. */
-const EXTERNAL = ["better-sqlite3", "openai", "chokidar", "sucrase", "gpt-tokenizer", "js-tiktoken"];
+const EXTERNAL = ["better-sqlite3", "pg", "openai", "chokidar", "sucrase", "gpt-tokenizer", "js-tiktoken"];
 
 /** Replaces `import.meta.url` in a daemon source file with the URL of that file's build in dist/. */
 function withTwinUrl(path, text) {

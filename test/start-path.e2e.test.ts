@@ -79,4 +79,26 @@ describe.skipIf(onPostgres)("the start path", () => {
     await d.client.shutdown();
     expect(await d.exited).toBe(0);
   });
+
+  it("answers initialize with an unreachable or unusable store URL, then fails each request naming the URL without its password", async () => {
+    // Port 1 on loopback: nothing listens there, the connection is refused at once.
+    const url = "postgres://alice:s3cret-pw@127.0.0.1:1/sessions";
+    for (const [storeUrl, shown] of [
+      [url, "postgres://alice:***@127.0.0.1:1/sessions"],
+      ["mysql://alice:s3cret-pw@127.0.0.1/sessions", "mysql://alice:***@127.0.0.1/sessions"],
+    ] as const) {
+      const home = dirs.make("bc-start-url-");
+      const d = await startDaemon({ home, initialize: false, env: { BASE_CONTEXT_STORE_URL: storeUrl } });
+      running.push(d);
+      await d.client.initialize({});
+      const error = await rpcError(d.client.request(SessionList, {}));
+      expect(error.code).toBe(ErrorCodes.RequestFailed);
+      expect(error.data).toMatchObject({ code: "request_failed", storeUrl: shown });
+      expect(error.message).toContain("the daemon cannot use its session store");
+      expect(error.message).toContain(shown);
+      expect(JSON.stringify(error)).not.toContain("s3cret-pw");
+      await d.client.shutdown();
+      expect(await d.exited).toBe(0);
+    }
+  });
 });

@@ -3,11 +3,11 @@
  * server's handler table. `serve` (stdio) and the other CLI commands use the same parts.
  */
 import { SessionService } from "./sessions/index.js";
-import { SessionStore } from "./store/index.js";
+import { openStore, type SessionStore } from "./store/index.js";
 import { createTokenCounter } from "./tokens/index.js";
 import type { TokenCounter } from "./tokens/counter.js";
 import { SettingsManager, type SessionSettings } from "./settings/index.js";
-import { baseContextHome, defaultDatabasePath } from "./paths.js";
+import { baseContextHome } from "./paths.js";
 import { secureHomeFolder } from "./store/permissions.js";
 import { ContextService } from "./context/service.js";
 import { CompactionService } from "./compaction/service.js";
@@ -19,6 +19,7 @@ import { DaemonPlugins } from "./daemon-plugins.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "./summarizer/index.js";
 
 export interface DaemonOptions {
+  /** The SQLite file when no store URL is set (docs/storage.md); default: sessions.db in the home. */
   databasePath?: string;
   env?: NodeJS.ProcessEnv;
   /** `session_before_tree` instead of the plugin host's (tests). */
@@ -62,7 +63,8 @@ export class Daemon {
     // a per-project encoding would make counts of one database incomparable.
     const global = this.settings.get().settings;
     this.counter = createTokenCounter(global.tokens);
-    this.store = new SessionStore({ path: options.databasePath ?? defaultDatabasePath(env) });
+    // BASE_CONTEXT_STORE_URL, else the user's store.url, else the SQLite file (store/open-store.ts).
+    this.store = openStore({ env, settingsUrl: global.store.url, path: options.databasePath });
     // Limits are the global settings' (a project's file cannot raise them).
     const maxEntryBytes = () => this.settings.get().settings.limits.maxEntryBytes;
     this.sessions = new SessionService(this.store, this.counter, {

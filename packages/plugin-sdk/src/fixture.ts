@@ -42,6 +42,7 @@ export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settin
       maxImportLineBytes: 64 * 2 ** 20,
       maxImportFileBytes: 4 * 2 ** 30,
     },
+    store: {},
   };
   const merged = { ...defaults } as Record<keyof Settings, unknown>;
   for (const key of Object.keys(overrides) as (keyof Settings)[]) merged[key] = { ...defaults[key], ...overrides[key] };

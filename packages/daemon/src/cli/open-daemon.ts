@@ -8,23 +8,59 @@
  */
 import { dirname } from "node:path";
 import type { Daemon } from "../daemon.js";
-import { defaultDatabasePath } from "../paths.js";
 // schema.ts alone (SQL text, no driver): `--help` still loads no database module.
 import { DatabaseTooNewError } from "../sessions/database.js";
+import { STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-location.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 
 export async function withDaemon<T>(io: CliIo, work: (daemon: Daemon) => Promise<T>): Promise<T> {
-  const databasePath = defaultDatabasePath(io.env);
-  await checkDatabaseOpens(databasePath);
+  const { SettingsManager } = await import("../settings/index.js");
+  const settings = new SettingsManager({ env: io.env, watch: false });
+  let location: StoreLocation;
+  try {
+    location = storeLocation({ env: io.env, settingsUrl: settings.get().settings.store.url });
+  } catch (error) {
+    settings.dispose();
+    throw storeFailure(error);
+  }
+  try {
+    if (location.engine === "sqlite") await checkDatabaseOpens(location.path);
+  } catch (error) {
+    settings.dispose();
+    throw error;
+  }
   // Loaded here, not at the top: `--help` and argument errors should not wait for the whole daemon to load.
   const { Daemon } = await import("../daemon.js");
-  const daemon = new Daemon({ env: io.env, databasePath, watchSettings: false });
+  let daemon: Daemon;
+  try {
+    const databasePath = location.engine === "sqlite" ? { databasePath: location.path } : {};
+    daemon = new Daemon({ env: io.env, watchSettings: false, settings, ...databasePath });
+  } catch (error) {
+    settings.dispose();
+    throw location.engine === "sqlite" ? databaseFailure(location.path, error) : storeFailure(error);
+  }
   try {
     return await work(daemon);
   } finally {
     await daemon.dispose();
   }
+}
+
+/** A PostgreSQL store that cannot be used: where (the URL without its password) and what to try. */
+export function storeFailure(error: unknown): CliError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof StoreUrlError) {
+    return new CliError(message, [
+      `Fix ${STORE_URL_ENV} or store.url in your settings (base-context settings shows them): postgres://user@host:port/database`,
+    ]);
+  }
+  const shown = error instanceof StoreOpenError ? error.location.display : undefined;
+  return new CliError(message, [
+    `Check that the PostgreSQL server${shown ? ` of ${shown}` : ""} runs and accepts this user (password in PGPASSWORD or ~/.pgpass).`,
+    "Check the connection and the schema with: base-context doctor",
+    `Or unset ${STORE_URL_ENV} and store.url to use the SQLite file.`,
+  ]);
 }
 
 /** Opens (creating and migrating if needed) and closes the database; a CliError saying what to do if that fails. */

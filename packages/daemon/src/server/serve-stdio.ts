@@ -7,7 +7,7 @@
 import type { Daemon } from "../daemon.js";
 import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
-import { defaultDatabasePath } from "../paths.js";
+import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-location.js";
 import { SettingsManager } from "../settings/index.js";
 import { protocolOutput } from "./protocol-output.js";
 import { Router, type Peer } from "./router.js";
@@ -93,17 +93,37 @@ async function startDaemon(settings: SettingsManager, router: Router, peer: Peer
   try {
     daemon = new Daemon({ settings });
   } catch (error) {
-    const path = defaultDatabasePath(process.env);
-    throw new RequestFailedError(`the daemon cannot use its session database ${path}: ${(error as Error).message}`, {
-      databasePath: path,
-      hint: "run `base-context doctor` to see what is wrong with it",
-    });
+    throw storeFailure(error, settings);
   }
   await logSummarizerSetup(daemon);
   registerHandlers(router, daemon, peer);
   const built = (performance.now() - loaded).toFixed(0);
   log("debug", `start: daemon code loaded in ${(loaded - started).toFixed(0)} ms; database opened, daemon built and handlers registered in ${built} ms`);
   return daemon;
+}
+
+/**
+ * Why the daemon could not open its store, as `request_failed` data: the SQLite file, or the
+ * PostgreSQL URL with its password redacted (never the password), and what to run.
+ */
+function storeFailure(error: unknown, settings: SettingsManager): RequestFailedError {
+  const message = (error as Error).message;
+  const hint = "run `base-context doctor` to see what is wrong with it";
+  let location: StoreLocation | undefined = error instanceof StoreOpenError ? error.location : undefined;
+  if (error instanceof StoreUrlError) {
+    return new RequestFailedError(`the daemon cannot use its session store: ${message}`, { storeUrl: error.display, hint });
+  }
+  try {
+    location ??= storeLocation({ env: process.env, settingsUrl: settings.get().settings.store.url });
+  } catch {
+    location = undefined;
+  }
+  if (location?.engine === "postgres") {
+    const text = error instanceof StoreOpenError ? message : `cannot open the session store ${location.display}: ${message}`;
+    return new RequestFailedError(`the daemon cannot use its session store: ${text}`, { storeUrl: location.display, hint });
+  }
+  const path = location?.display ?? "";
+  return new RequestFailedError(`the daemon cannot use its session database ${path}: ${message}`, { databasePath: path, hint });
 }
 
 /**

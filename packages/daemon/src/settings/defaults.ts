@@ -28,6 +28,8 @@ export const DEFAULT_SETTINGS: Settings = {
     maxImportLineBytes: 64 * 2 ** 20,
     maxImportFileBytes: 4 * 2 ** 30,
   },
+  // No URL: the SQLite file in the Base Context home (docs/storage.md).
+  store: {},
 };
 
 export type SectionName = keyof Settings;

@@ -135,6 +135,18 @@ describe("parseSettingsText", () => {
     }
   });
 
+  it("refuses a project file that sets store.url (user settings only), and takes it from the user's", () => {
+    const text = '{"compaction": {"enabled": false}, "store": {"url": "postgres://attacker.example/db"}}';
+    const result = parseSettingsText(text, PATH, "project");
+    expect(result.values).toBeUndefined();
+    expect(result.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining("store.url cannot be set in a project's settings (a cloned repository must not choose the server"),
+    ]);
+    const global = parseSettingsText(text, PATH, "global");
+    expect(global.errors).toEqual([]);
+    expect(global.values?.store?.url).toBe("postgres://attacker.example/db");
+  });
+
   it("lets a project choose the summarizer's model and narrow the provider to extractive", () => {
     expect(parseSettingsText('{"summarizer": {"model": "gpt-4.1-mini", "provider": "extractive"}}', PATH, "project").errors).toEqual([]);
   });

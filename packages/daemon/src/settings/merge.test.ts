@@ -25,12 +25,14 @@ describe("mergeSettings", () => {
         maxImportLineBytes: 64 * 2 ** 20,
         maxImportFileBytes: 4 * 2 ** 30,
       },
+      store: {},
     });
     expect(Object.values(sources).every((s) => s === "default")).toBe(true);
+    expect(Object.keys(sources)).toContain("store.url");
     expect(Object.keys(sources)).toContain("summarizer.baseURL");
     expect(Object.keys(sources)).toContain("summarizer.model");
     expect(Object.keys(sources)).toContain("summary.repair");
-    expect(Object.keys(sources)).toHaveLength(29);
+    expect(Object.keys(sources)).toHaveLength(30);
   });
 
   it("merges one level deep: the project wins per nested key, other keys keep their value", () => {

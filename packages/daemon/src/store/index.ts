@@ -6,6 +6,17 @@ export {
   type KnownContextPath,
   type SessionStoreOptions,
 } from "./session-store.js";
+export { openStore, type OpenStoreOptions } from "./open-store.js";
+export {
+  postgresLocation,
+  redactStoreUrl,
+  STORE_URL_ENV,
+  storeLocation,
+  StoreOpenError,
+  StoreUrlError,
+  type StoreLocation,
+  type StoreLocationInputs,
+} from "./store-location.js";
 export type { EngineKind, SearchIndex, StoreEngine, StoreOwners } from "./engine.js";
 export { SqliteEngine, processOwners } from "./sqlite-engine.js";
 export { timeMs, type AppendOutcome, type AppendRequest } from "./append.js";

@@ -29,4 +29,10 @@ describe("process owners", () => {
     expect(isOwnerAlive({ pid: 42, start: "x:1" }, { exists: () => true, startOf: () => null })).toBe(true);
     expect(isOwnerAlive({ pid: 42, start: "x:1" }, { exists: () => false, startOf: () => "x:1" })).toBe(false);
   });
+
+  it("lets a probe that knows owners by another identity (a lease) decide for the whole owner", () => {
+    const byLease = { exists: () => true, startOf: () => null, isAlive: (owner: { start: string | null }) => owner.start === "lease:7" };
+    expect(isOwnerAlive({ pid: deadPid(), start: "lease:7" }, byLease)).toBe(true);
+    expect(isOwnerAlive({ pid: process.pid, start: "lease:8" }, byLease)).toBe(false);
+  });
 });

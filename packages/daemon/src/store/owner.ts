@@ -20,6 +20,11 @@ export interface OwnerProbe {
   exists(pid: number): boolean;
   /** The start identity of the process with this pid now, or null when it cannot be read. */
   startOf(pid: number): string | null;
+  /**
+   * Decides for a whole owner when the pid and start identity are not how it is known (on
+   * PostgreSQL the start names a lease held across hosts, store/postgres/lease.ts).
+   */
+  isAlive?(owner: ProcessOwner): boolean;
 }
 
 /** True when the process with this pid exists (EPERM: it exists but belongs to another user). */
@@ -60,6 +65,7 @@ export function currentOwner(): ProcessOwner {
 
 /** Whether the recorded owner is still running: the pid exists and, where known, is the same process. */
 export function isOwnerAlive(owner: ProcessOwner, probe: OwnerProbe = systemProbe): boolean {
+  if (probe.isAlive) return probe.isAlive(owner);
   if (!probe.exists(owner.pid)) return false;
   if (owner.start === null) return true;
   const now = probe.startOf(owner.pid);

@@ -17,8 +17,8 @@ export interface SqlStatement<Row = unknown> {
   all(...params: unknown[]): Row[];
   /** `changes`: rows inserted, updated or deleted (not counting trigger effects). */
   run(...params: unknown[]): { changes: number };
-  /** The same statement returning the first column of each row instead of the row. */
-  pluck<Value = Row>(): SqlStatement<Value>;
+  /** The same statement returning each row's first column (`Row` is then that column's type). */
+  pluck(): SqlStatement<Row>;
 }
 
 export interface SqlStatements {
@@ -63,8 +63,8 @@ class SqliteStatement<Row> implements SqlStatement<Row> {
     return this.statement.run(...params);
   }
 
-  pluck<Value = Row>(): SqlStatement<Value> {
+  pluck(): SqlStatement<Row> {
     this.plucked ??= new SqliteStatement(this.statement.database.prepare(this.statement.source).pluck());
-    return this.plucked as SqlStatement<Value>;
+    return this.plucked as SqlStatement<Row>;
   }
 }

@@ -64,6 +64,8 @@ export const SettingsFile = z
       })
       .partial()
       .strict(),
+    /** Where sessions are stored (docs/storage.md). User settings only. */
+    store: z.object({ url: z.string().min(1) }).partial().strict(),
   })
   .partial()
   .strict();
@@ -127,6 +129,17 @@ export const Settings = z.object({
     maxSummaryBytes: z.number().int(),
     maxImportLineBytes: z.number().int(),
     maxImportFileBytes: z.number().int(),
+  }),
+  /**
+   * Where sessions are stored (docs/storage.md): absent = the SQLite file in the Base Context home;
+   * `postgres://user@host:port/database` = a PostgreSQL server many daemons share. User settings
+   * only (a project's file that sets it is refused); `BASE_CONTEXT_STORE_URL` wins over it.
+   */
+  store: z.object({
+    url: z
+      .string()
+      .optional()
+      .describe("postgres://… to store sessions in PostgreSQL; absent: the SQLite file (docs/storage.md). User settings only."),
   }),
 });
 

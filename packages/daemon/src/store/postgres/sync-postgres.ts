@@ -1,0 +1,304 @@
+/**
+ * PostgreSQL behind a synchronous API, so the store keeps the synchronous contract it has on
+ * SQLite (docs/storage.md). A worker thread owns the `pg` Pool (pg-worker.ts); each call posts a
+ * request to it and blocks the main thread with `Atomics.wait` until the worker has posted the
+ * reply on a dedicated port, which is then read with `receiveMessageOnPort`, the way
+ * better-sqlite3 blocks the thread on disk I/O.
+ *
+ * - No call can hang the daemon: the wait is bounded (connect timeout + statement timeout + a
+ *   margin). A call that runs out of time throws `PostgresUnavailableError` and its connection is
+ *   dropped in the worker.
+ * - A lost connection (server restarted or killed, network down) fails the call that met it with
+ *   `PostgresUnavailableError`; the broken connection is discarded and the next call connects anew.
+ *   A transaction whose connection was lost is over (the server rolled it back): `rollback()` ends
+ *   it quietly, `commit()` throws.
+ * - An error reported by the server is a `PostgresError` with its SQLSTATE `code`.
+ * - A transaction pins one pooled connection in the worker until `commit()`/`rollback()`.
+ * - The worker never keeps the process alive (it is unref'd), and its output is captured and
+ *   discarded: nothing it or `pg` prints can reach the daemon's stdout (the protocol).
+ */
+import { createRequire } from "node:module";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { log } from "../../log.js";
+import { type PgEvent, type PgReply, type PgRequest, type PgWireError, pgWorkerSource, type PgWorkerData, type QueryResult } from "./pg-worker.js";
+
+export interface SyncPostgresOptions {
+  /** How long connecting may take (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** The server cancels a statement that runs longer (default 30000 ms). */
+  statementTimeoutMs?: number;
+  /** What the server shows in pg_stat_activity (default "base-context"). */
+  applicationName?: string;
+}
+
+export interface ListenOptions {
+  /**
+   * Called when the LISTEN connection was lost and is back: notifications sent in between were
+   * missed, so whatever they keep fresh must be refreshed.
+   */
+  onReconnect?: () => void;
+}
+
+/** An error PostgreSQL reported for a statement (constraint violation, syntax, statement timeout, …). */
+export class PostgresError extends Error {
+  /** The SQLSTATE (e.g. "23505" unique violation, "57014" canceled by the statement timeout). */
+  readonly code: string;
+  declare readonly detail?: string;
+  /** The constraint that was violated, when there is one. */
+  declare readonly constraint?: string;
+
+  constructor(message: string, code: string, detail?: string, constraint?: string) {
+    super(message);
+    this.name = "PostgresError";
+    this.code = code;
+    if (detail !== undefined) this.detail = detail;
+    if (constraint !== undefined) this.constraint = constraint;
+  }
+}
+
+/** PostgreSQL cannot be reached: cannot connect, connection lost, or no answer in time. */
+export class PostgresUnavailableError extends Error {
+  /** The SQLSTATE or system error code behind it, when there is one (e.g. "ECONNREFUSED", "57P01"). */
+  declare readonly code?: string;
+
+  constructor(message: string, code?: string) {
+    super(message);
+    this.name = "PostgresUnavailableError";
+    if (code !== undefined) this.code = code;
+  }
+}
+
+const DEFAULTS = { connectTimeoutMs: 5000, statementTimeoutMs: 30_000, applicationName: "base-context" };
+/** How much longer than the worker's own timeouts the main thread waits before giving up on it. */
+const WAIT_MARGIN_MS = 2000;
+/** How long close() waits for the worker to end its connections before stopping it. */
+const CLOSE_WAIT_MS = 5000;
+
+type Request = PgRequest extends infer R ? (R extends { requestId: number } ? Omit<R, "requestId"> : never) : never;
+
+export class SyncPostgres {
+  private worker: Worker | undefined;
+  private replies: MessagePort | undefined;
+  private readonly cell = new Int32Array(new SharedArrayBuffer(4));
+  private nextRequestId = 1;
+  private nextTxId = 1;
+  private txId: number | undefined;
+  private closed = false;
+  private readonly listeners = new Map<string, Set<{ deliver: (payload: string) => void; options: ListenOptions }>>();
+  private readonly settings: Required<SyncPostgresOptions>;
+  /** The longest a call waits for the worker. */
+  private readonly waitMs: number;
+
+  private constructor(
+    private readonly url: string,
+    options: SyncPostgresOptions,
+  ) {
+    this.settings = { ...DEFAULTS, ...definedOnly(options) };
+    this.waitMs = this.settings.connectTimeoutMs + this.settings.statementTimeoutMs + WAIT_MARGIN_MS;
+  }
+
+  /** Starts the worker and connects once, so a wrong URL or a server that is down fails here. */
+  static open(url: string, options: SyncPostgresOptions = {}): SyncPostgres {
+    const postgres = new SyncPostgres(url, options);
+    try {
+      postgres.call({ t: "connect" });
+    } catch (error) {
+      void postgres.close();
+      throw error;
+    }
+    return postgres;
+  }
+
+  get inTransaction(): boolean {
+    return this.txId !== undefined;
+  }
+
+  /** Runs one statement with `$n` placeholders; `name` makes it a prepared statement (prepared once per connection). */
+  query<Row = Record<string, unknown>>(text: string, params: readonly unknown[] = [], name?: string): { rows: Row[]; rowCount: number } {
+    const request: Request = { t: "query", text, params: [...params] };
+    if (name !== undefined) request.name = name;
+    if (this.txId !== undefined) request.txId = this.txId;
+    const result = this.call(request) as QueryResult;
+    return result as { rows: Row[]; rowCount: number };
+  }
+
+  /** Runs a script of statements without parameters (migrations). */
+  exec(script: string): void {
+    const request: Request = { t: "exec", script };
+    if (this.txId !== undefined) request.txId = this.txId;
+    this.call(request);
+  }
+
+  /**
+   * Begins a transaction on a connection pinned until commit/rollback. "read" is REPEATABLE READ
+   * READ ONLY: every statement sees one snapshot. "write" is READ COMMITTED (writers serialise on
+   * advisory locks).
+   */
+  begin(mode: "read" | "write"): void {
+    if (this.txId !== undefined) throw new Error("a PostgreSQL transaction is already open on this connection");
+    const txId = this.nextTxId++;
+    this.call({ t: "begin", txId, mode });
+    this.txId = txId;
+  }
+
+  /** Commits; the transaction is over whether this succeeds or throws. */
+  commit(): void {
+    this.end("commit");
+  }
+
+  /** Rolls back; the transaction is over whether this succeeds or throws. */
+  rollback(): void {
+    this.end("rollback");
+  }
+
+  /**
+   * LISTEN on `channel` (on a dedicated connection, reconnected after a loss); `listener` gets each
+   * notification's payload on the event loop. Returns once the server listens, so a notification
+   * sent after that is delivered.
+   */
+  listen(channel: string, listener: (payload: string) => void, options: ListenOptions = {}): { dispose(): void } {
+    const entry = { deliver: listener, options };
+    let set = this.listeners.get(channel);
+    if (!set) {
+      this.call({ t: "listen", channel });
+      set = new Set();
+      this.listeners.set(channel, set);
+    }
+    set.add(entry);
+    const listeners = set;
+    return {
+      dispose: () => {
+        if (!listeners.delete(entry) || listeners.size > 0 || this.listeners.get(channel) !== listeners) return;
+        this.listeners.delete(channel);
+        if (!this.closed && this.worker) this.worker.postMessage({ t: "unlisten", channel } satisfies PgRequest);
+      },
+    };
+  }
+
+  /** Ends every connection and the worker. Calls after this throw. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.txId = undefined;
+    this.listeners.clear();
+    const worker = this.worker;
+    this.worker = undefined;
+    this.replies?.close();
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    // An awaited close() settles even when nothing else keeps the event loop running.
+    worker.ref();
+    worker.postMessage({ t: "close" } satisfies PgRequest);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), CLOSE_WAIT_MS)));
+    if ((await Promise.race([exited, timeout])) === "timeout") await worker.terminate();
+    clearTimeout(timer);
+  }
+
+  private end(how: "commit" | "rollback"): void {
+    const txId = this.txId;
+    if (txId === undefined) throw new Error(`cannot ${how}: no PostgreSQL transaction is open`);
+    this.txId = undefined;
+    this.call({ t: how, txId });
+  }
+
+  private startWorker(): Worker {
+    const channel = new MessageChannel();
+    const data: PgWorkerData = {
+      url: this.url,
+      applicationName: this.settings.applicationName,
+      connectTimeoutMs: this.settings.connectTimeoutMs,
+      statementTimeoutMs: this.settings.statementTimeoutMs,
+      signal: this.cell.buffer as SharedArrayBuffer,
+      replyPort: channel.port2,
+    };
+    const pgModule = createRequire(import.meta.url).resolve("pg");
+    const worker = new Worker(pgWorkerSource(pgModule), {
+      eval: true,
+      workerData: data,
+      transferList: [channel.port2],
+      // Captured, never inherited: no byte from the worker may reach the protocol's stdout. The
+      // worker also silences its own streams (captured output that arrives keeps the process alive).
+      stdout: true,
+      stderr: true,
+      // The source is CommonJS: a parent's `--input-type=module` (node -e) must not reach it.
+      execArgv: [],
+    });
+    worker.on("message", (event: PgEvent) => this.onEvent(event));
+    worker.on("error", (error) => log("warn", `the PostgreSQL worker failed: ${error.message}`));
+    worker.on("exit", () => {
+      if (this.worker !== worker) return;
+      // The next call starts a new worker (and connects anew); an open transaction died with it.
+      this.worker = undefined;
+      this.replies?.close();
+      this.replies = undefined;
+    });
+    worker.unref();
+    channel.port1.unref();
+    this.worker = worker;
+    this.replies = channel.port1;
+    return worker;
+  }
+
+  private onEvent(event: PgEvent): void {
+    if (event.t === "notification") {
+      for (const entry of this.listeners.get(event.channel) ?? []) {
+        try {
+          entry.deliver(event.payload);
+        } catch (error) {
+          log("warn", `a PostgreSQL notification listener on "${event.channel}" failed: ${(error as Error).message}`);
+        }
+      }
+    } else if (event.t === "listen-reconnected") {
+      log("debug", "the PostgreSQL LISTEN connection is back");
+      for (const set of this.listeners.values()) for (const entry of set) entry.options.onReconnect?.();
+    } else {
+      log(event.level, event.message);
+    }
+  }
+
+  /** Posts a request and blocks until its reply (or until the bounded wait runs out). */
+  private call(request: Request): QueryResult | null {
+    if (this.closed) throw new Error("the PostgreSQL connection is closed");
+    const worker = this.worker ?? this.startWorker();
+    const replies = this.replies!;
+    const requestId = this.nextRequestId++;
+    worker.postMessage({ ...request, requestId } as PgRequest);
+    const deadline = performance.now() + this.waitMs;
+    for (;;) {
+      // The worker posts a reply, then bumps the cell: a reply posted after `seen` was read wakes the wait.
+      const seen = Atomics.load(this.cell, 0);
+      for (let received = receiveMessageOnPort(replies); received; received = receiveMessageOnPort(replies)) {
+        const reply = received.message as PgReply;
+        // Replies to requests given up on earlier arrive late and are dropped here.
+        if (reply.requestId === requestId) return unwrap(reply);
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      Atomics.wait(this.cell, 0, seen, left);
+    }
+    worker.postMessage({ t: "abandon", requestId } satisfies PgRequest);
+    // The worker drops the connection the request ran on: an open transaction is then lost, and
+    // the caller's rollback() ends it.
+    throw new PostgresUnavailableError(`PostgreSQL did not answer within ${Math.round(this.waitMs)} ms`);
+  }
+}
+
+function unwrap(reply: PgReply): QueryResult | null {
+  if (!reply.error) return reply.value ?? null;
+  throw fromWire(reply.error);
+}
+
+function fromWire(wire: PgWireError): Error {
+  let error: Error;
+  if (wire.kind === "postgres" && wire.code) error = new PostgresError(wire.message, wire.code, wire.detail, wire.constraint);
+  else if (wire.kind === "unavailable") error = new PostgresUnavailableError(wire.message, wire.code);
+  else error = new Error(wire.message);
+  // Both places matter: the caller's (this thread's stack) and the driver's (the worker's).
+  if (wire.stack) error.stack = `${error.stack}\n    in the PostgreSQL worker:\n${wire.stack.split("\n").slice(1).join("\n")}`;
+  return error;
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
