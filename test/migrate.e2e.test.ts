@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { onPostgres, storeUrlFor } from "./support/engine.js";
 import { runCli } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
@@ -47,14 +47,24 @@ async function cli(args: string[], home: string, env: Record<string, string | un
   return runCli(args, { home, env, timeoutMs: 60_000 });
 }
 
+/**
+ * Each step of these tests runs the CLI as a process (a second or so on a busy machine), and a
+ * test runs up to thirty of them in order: the budget is for that many, not for waiting on anything.
+ */
+const MANY_RUNS_MS = 180_000;
+
 let original: Promise<string> | undefined;
+beforeAll(async () => {
+  original = makeSourceHome();
+  await original;
+}, MANY_RUNS_MS);
 
 /**
  * A home whose SQLite file has sessions with what a copy could lose: versions 1–3, a rename, a
  * label, a moved position, counts. Made once; each test gets its own copy of the folder.
  */
 async function sourceHome(): Promise<string> {
-  original ??= makeSourceHome();
+  if (!original) throw new Error("the source home is made in beforeAll");
   const home = dirs.make();
   cpSync(await original, home, { recursive: true });
   return home;
@@ -127,7 +137,7 @@ describe("migrate", () => {
     expect(again).toMatchObject({ ok: true, copied: 0, skipped: 4 });
     const sums = (value: typeof report) => value.sessions.map((session) => session.checksum).sort();
     expect(sums(again)).toEqual(sums(report));
-  });
+  }, MANY_RUNS_MS);
 
   it("skips what is already there: a second run copies nothing and succeeds", async () => {
     const home = await sourceHome();
@@ -138,7 +148,7 @@ describe("migrate", () => {
     expect(second.stderr).toMatch(new RegExp(`skipped +${EXAMPLE_ID} "Stateless auth": identical on the target`));
     expect(second.stdout).toMatch(/^ {2}copied +0/m);
     expect(second.stdout).toMatch(/^ {2}skipped +4 +\(already on the target, identical\)$/m);
-  });
+  }, MANY_RUNS_MS);
 
   it("reports a session that differs on the target as a conflict and leaves it; --overwrite replaces it", async () => {
     const home = await sourceHome();
@@ -161,7 +171,7 @@ describe("migrate", () => {
     expect(overwrite.code, overwrite.stderr).toBe(0);
     expect(overwrite.stderr).toMatch(new RegExp(`copied +${PI_V3_ID}.*replacing the target's`));
     expect(await contents(home, target.env)).toEqual(await contents(home));
-  });
+  }, MANY_RUNS_MS);
 
   it("resumes a run killed in the middle of a session: copies what is missing, duplicates nothing", async () => {
     const home = await sourceHome();
@@ -182,7 +192,7 @@ describe("migrate", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, copied: 2, skipped: 2, conflicts: 0, failed: 0 });
     expect(await contents(home, target.env)).toEqual(await contents(home));
-  });
+  }, MANY_RUNS_MS);
 
   describe("bad input: a clear message, the usual exit status, nothing touched", () => {
     /** The source file's bytes and its folder's listing, to show a refused run left them alone. */

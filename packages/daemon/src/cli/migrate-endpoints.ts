@@ -10,6 +10,7 @@ import { UsageError } from "./args.js";
 import { CliError } from "./cli-error.js";
 import { displayPath } from "./output.js";
 import type { MigrationStore } from "../sessions/migrate.js";
+import { redactStoreUrl, StoreOpenError } from "../sessions/store-location.js";
 
 export type Endpoint =
   | { kind: "postgres"; url: string; shown: string }
@@ -18,17 +19,7 @@ export type Endpoint =
 const URL_FORMS = "a postgres:// URL (postgres://user:password@host:5432/database) or a file: URL of a SQLite file";
 
 /** A URL as it may be printed: the password replaced by `***`. */
-export function redactUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password === "") return text;
-    url.password = "***";
-    return url.toString();
-  } catch {
-    // Not a URL: hide whatever sits between "://user:" and "@".
-    return text.replace(/(\/\/[^:/@]*:)[^@/]*@/, "$1***@");
-  }
-}
+export const redactUrl = redactStoreUrl;
 
 export function parseEndpointUrl(option: string, text: string): Endpoint {
   let url: URL;
@@ -94,16 +85,18 @@ function sameServerDatabase(a: string, b: string): boolean {
   return key(a) === key(b);
 }
 
-/** Opens the store at an endpoint (creating and migrating its schema if needed). */
+/** Opens the store at an endpoint (creating and migrating its schema if needed); a CliError saying what to try if that fails. */
 export async function openEndpoint(endpoint: Endpoint): Promise<MigrationStore> {
-  if (endpoint.kind === "sqlite") {
-    const { openSqliteStore } = await import("../sessions/migrate.js");
-    const { databaseFailure } = await import("./open-daemon.js");
-    try {
-      return await openSqliteStore(endpoint.path);
-    } catch (error) {
-      throw databaseFailure(endpoint.path, error);
-    }
+  const { openMigrationStore } = await import("../sessions/migrate.js");
+  const { databaseFailure, storeFailure } = await import("./open-daemon.js");
+  const location =
+    endpoint.kind === "sqlite"
+      ? ({ engine: "sqlite", path: endpoint.path, display: endpoint.path } as const)
+      : ({ engine: "postgres", url: endpoint.url, display: endpoint.shown } as const);
+  try {
+    return await openMigrationStore(location);
+  } catch (error) {
+    if (endpoint.kind === "sqlite") throw databaseFailure(endpoint.path, error instanceof StoreOpenError ? error.cause : error);
+    throw storeFailure(error instanceof StoreOpenError ? error : new StoreOpenError(location, error));
   }
-  throw new CliError(`cannot open ${endpoint.shown}: this build has no PostgreSQL engine`);
 }

@@ -6,6 +6,7 @@
  * stop the others; a failure of a store itself (a lost connection, a full disk) stops the run.
  */
 import { AppError } from "../errors.js";
+import type { StoreLocation } from "../store/store-location.js";
 import { copySession, type CopyStore, type SessionOutcome } from "./copy-session.js";
 
 export type { CopyStore, SessionOutcome } from "./copy-session.js";
@@ -106,8 +107,12 @@ function listAllSessionIds(store: CopyStore): string[] {
 /** A store migrate reads or writes, closed when the run ends. */
 export type MigrationStore = CopyStore & { close(): Promise<void> };
 
-/** The SQLite file's store (created with its folder when missing; a source is checked to exist first). */
-export async function openSqliteStore(path: string): Promise<MigrationStore> {
-  const { SessionStore } = await import("../store/index.js");
-  return new SessionStore({ path });
+/**
+ * The store at a location migrate was given (its schema created or migrated when needed): the
+ * SQLite file (created with its folder when missing; a source is checked to exist first) or a
+ * PostgreSQL database. StoreOpenError when it cannot be opened.
+ */
+export async function openMigrationStore(location: StoreLocation): Promise<MigrationStore> {
+  const { openStore } = await import("../store/index.js");
+  return openStore({ location, applicationName: "base-context migrate" });
 }
