@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Daemon } from "../daemon.js";
-import type { JobRecord } from "../sessions/index.js";
-import { ABANDONED_AFTER_MS, isAbandoned, toProtocolJob } from "./jobs.js";
+import { currentOwner, type JobRecord } from "../sessions/index.js";
+import { ABANDONED_AFTER_MS, isAbandoned, isGoneElsewhere, toProtocolJob } from "./jobs.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
@@ -28,6 +28,15 @@ describe("isAbandoned", () => {
   it("is true for this process's own jobs (a daemon that starts runs nothing yet) and for jobs idle for an hour", () => {
     expect(isAbandoned(job({ ownerPid: process.pid }), now, () => true)).toBe(true);
     expect(isAbandoned(job(), job().updatedMs + ABANDONED_AFTER_MS + 1, () => true)).toBe(true);
+  });
+  it("takes a job of this pid with another start identity (a daemon on another host) for another daemon's", () => {
+    const elsewhere = job({ ownerPid: process.pid, ownerStart: "pg-lease:41" });
+    const leaseAlive = { exists: () => true, startOf: () => null, isAlive: () => true };
+    expect(isAbandoned(elsewhere, now, leaseAlive)).toBe(false);
+    expect(isGoneElsewhere(elsewhere, now, leaseAlive)).toBe(false);
+    expect(isGoneElsewhere(elsewhere, now, { ...leaseAlive, isAlive: () => false })).toBe(true);
+    // This process's own job, with its own identity, is running, never "gone".
+    expect(isGoneElsewhere(job({ ownerPid: process.pid, ownerStart: currentOwner().start }), now, () => false)).toBe(false);
   });
 });
 

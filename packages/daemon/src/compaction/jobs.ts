@@ -5,6 +5,7 @@
 import { CompactionResult, type CompactionJob } from "@base-context/protocol";
 import {
   currentOwner,
+  isThisProcess,
   isOwnerAlive,
   isProcessAlive,
   systemProbe,
@@ -33,7 +34,7 @@ function asOwners(liveness: Liveness): StoreOwners {
   const probe = typeof liveness === "function" ? { exists: liveness, startOf: () => null } : liveness;
   return {
     current: currentOwner,
-    isSelf: (owner) => owner.pid === process.pid,
+    isSelf: isThisProcess,
     isAlive: (owner) => isOwnerAlive(owner, probe),
   };
 }

@@ -18,6 +18,7 @@ export {
   currentOwner,
   isOwnerAlive,
   isProcessAlive,
+  isThisProcess,
   RUNNING_JOB_STATES,
   systemProbe,
   type AppendOutcome,

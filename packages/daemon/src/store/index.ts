@@ -31,6 +31,7 @@ export {
   currentOwner,
   isOwnerAlive,
   isProcessAlive,
+  isThisProcess,
   processStartIdentity,
   systemProbe,
   type OwnerProbe,

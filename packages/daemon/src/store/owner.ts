@@ -71,3 +71,13 @@ export function isOwnerAlive(owner: ProcessOwner, probe: OwnerProbe = systemProb
   const now = probe.startOf(owner.pid);
   return now === null || now === owner.start;
 }
+
+/**
+ * Whether `owner` is this process: its pid and, where both are known, its start identity. The
+ * same pid with another identity is another process (an earlier one whose pid was reused, or a
+ * daemon on another host sharing a PostgreSQL store, whose owner names its lease).
+ */
+export function isThisProcess(owner: ProcessOwner): boolean {
+  if (owner.pid !== process.pid) return false;
+  return owner.start === null || owner.start === currentOwner().start;
+}

@@ -8,7 +8,7 @@ import { log } from "../log.js";
 import { WalCheckpointer } from "./checkpointer.js";
 import { openDatabase, type Db } from "./database.js";
 import type { SearchIndex, StoreEngine, StoreOwners } from "./engine.js";
-import { currentOwner, isOwnerAlive, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
+import { currentOwner, isOwnerAlive, isThisProcess, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
 import { ENTRY_COLUMNS, type EntryRow } from "./records.js";
 import { indexEntry, indexSession, searchSessions } from "./search.js";
 import { Statements } from "./statements.js";
@@ -35,7 +35,7 @@ const sqliteSearch: SearchIndex = { indexEntry, indexSession, searchSessions };
 export function processOwners(probe: OwnerProbe = systemProbe): StoreOwners {
   return {
     current: currentOwner,
-    isSelf: (owner: ProcessOwner) => owner.pid === process.pid,
+    isSelf: isThisProcess,
     isAlive: (owner: ProcessOwner) => isOwnerAlive(owner, probe),
   };
 }

@@ -31,6 +31,9 @@ export type PgRequest =
   | { t: "rollback"; requestId: number; txId: number }
   | { t: "listen"; requestId: number; channel: string }
   | { t: "unlisten"; channel: string }
+  /** Session-level advisory locks (two-key form) on the lock connection, held until unlocked or closed. */
+  | { t: "lock"; requestId: number; space: number; key: number }
+  | { t: "unlock"; requestId: number; space: number; key: number }
   /** The main thread gave up waiting for this request: drop its connection (it may be stuck). */
   | { t: "abandon"; requestId: number }
   | { t: "close" };
@@ -53,6 +56,8 @@ export type PgEvent =
   | { t: "notification"; channel: string; payload: string }
   /** The LISTEN connection was lost and is back: notifications sent in between were missed. */
   | { t: "listen-reconnected" }
+  /** The lock connection broke: the server released every session lock it held. */
+  | { t: "locks-lost" }
   | { t: "log"; level: "warn" | "debug"; message: string };
 
 export interface PgWorkerData {
@@ -406,6 +411,56 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
     });
   }
 
+  // ---- Session locks: one dedicated connection, never pooled nor reconnected ----
+  // A session-level advisory lock lives exactly as long as its connection: this one is opened for
+  // the first lock, stays open while any is held, and is not reconnected when it breaks (the
+  // locks are gone then; the main thread hears "locks-lost" and decides what that means).
+  let locker: Promise<import("pg").Client> | undefined;
+  const held = new Set<string>();
+  /** Lock requests run one at a time, in the order asked. */
+  let lockQueue: Promise<unknown> = Promise.resolve();
+
+  function connectLocker(): Promise<import("pg").Client> {
+    if (locker) return locker;
+    const client = new pg.Client(clientConfig);
+    const ready = client.connect().then(() => client);
+    const lost = () => {
+      if (locker !== ready) return;
+      locker = undefined;
+      client.end().catch(() => {});
+      if (held.size > 0 && !closing) event({ t: "locks-lost" });
+      held.clear();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    ready.catch(() => {
+      if (locker === ready) locker = undefined;
+    });
+    locker = ready;
+    return ready;
+  }
+
+  function sessionLock(request: { t: "lock" | "unlock"; space: number; key: number }): Promise<QueryResult> {
+    const work = lockQueue.then(async () => {
+      const id = `${request.space}:${request.key}`;
+      if (request.t === "unlock" && !held.has(id)) return { rows: [{ done: false }], rowCount: 1 };
+      const client = await connectLocker();
+      const sql = request.t === "lock" ? "SELECT pg_try_advisory_lock($1, $2) AS done" : "SELECT pg_advisory_unlock($1, $2) AS done";
+      const result = await client.query(sql, [request.space, request.key]);
+      const done = result.rows[0]?.done === true;
+      if (request.t === "lock" && done) held.add(id);
+      if (request.t === "unlock") held.delete(id);
+      if (held.size === 0 && locker) {
+        // Nothing held any more: the connection is not kept open for nothing.
+        locker = undefined;
+        await client.end().catch(() => {});
+      }
+      return { rows: [{ done }], rowCount: 1 };
+    });
+    lockQueue = work.catch(() => {});
+    return work;
+  }
+
   async function close(): Promise<void> {
     closing = true;
     if (reconnectTimer) clearTimeout(reconnectTimer);
@@ -415,6 +470,7 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
     const ending: Promise<unknown>[] = [pool.end().catch(() => {})];
     if (listener) ending.push(listener.end().catch(() => {}));
     else if (listenerReady) ending.push(listenerReady.then((client) => client.end()).catch(() => {}));
+    if (locker) ending.push(locker.then((client) => client.end()).catch(() => {}));
     await Promise.all(ending);
     replyPort.close();
     parentPort.close();
@@ -438,8 +494,15 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
         return end(request);
       case "listen":
         return listen(request.channel);
+      case "lock":
+      case "unlock":
+        return sessionLock(request);
     }
   }
+
+  // A bug in a callback must not take the thread (and every connection) down: say it, go on.
+  process.on("uncaughtException", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error.stack ?? error}` }));
+  process.on("unhandledRejection", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error}` }));
 
   parentPort.on("message", (request: PgRequest) => {
     if (request.t === "abandon") {

@@ -280,6 +280,29 @@ describe("SyncPostgres", () => {
     expect(await delivered).toBe("after");
   });
 
+  it("a worker that stopped is replaced: its transaction is lost, LISTEN resumes", async () => {
+    const { db, url } = await openDatabase();
+    const other = openMore(url);
+    db.exec("CREATE TABLE t (id int PRIMARY KEY)");
+    let reconnected!: () => void;
+    const back = new Promise<void>((resolve) => (reconnected = resolve));
+    let got!: (payload: string) => void;
+    const delivered = new Promise<string>((resolve) => (got = resolve));
+    db.listen("news", got, { onReconnect: reconnected });
+    db.begin("write");
+    db.query("INSERT INTO t VALUES (1)");
+    // The worker is private; stopping it stands for a crash of the thread.
+    const worker = (db as unknown as { worker: import("node:worker_threads").Worker }).worker;
+    await worker.terminate();
+    await back;
+    expect(() => db.query("INSERT INTO t VALUES (2)")).toThrow(PostgresUnavailableError);
+    expect(db.inTransaction).toBe(true);
+    db.rollback();
+    expect(db.query("SELECT count(*) AS n FROM t").rows).toEqual([{ n: 0 }]);
+    other.query("SELECT pg_notify('news', 'still here')");
+    expect(await delivered).toBe("still here");
+  });
+
   it("throws on any call after close()", async () => {
     const { db } = await openDatabase();
     await db.close();

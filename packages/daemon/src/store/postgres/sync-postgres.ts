@@ -1,9 +1,9 @@
 /**
  * PostgreSQL behind a synchronous API, so the store keeps the synchronous contract it has on
- * SQLite (docs/storage.md). A worker thread owns the `pg` Pool (pg-worker.ts); each call posts a
- * request to it and blocks the main thread with `Atomics.wait` until the worker has posted the
- * reply on a dedicated port, which is then read with `receiveMessageOnPort`, the way
- * better-sqlite3 blocks the thread on disk I/O.
+ * SQLite (docs/architecture.md#postgresql-behind-a-synchronous-store). A worker thread owns the
+ * `pg` Pool (pg-worker.ts); each call posts a request to it and blocks the main thread with
+ * `Atomics.wait` until the worker has posted the reply on a dedicated port, which is then read
+ * with `receiveMessageOnPort`, the way better-sqlite3 blocks the thread on disk I/O.
  *
  * - No call can hang the daemon: the wait is bounded (connect timeout + statement timeout + a
  *   margin). A call that runs out of time throws `PostgresUnavailableError` and its connection is
@@ -83,8 +83,13 @@ export class SyncPostgres {
   private nextRequestId = 1;
   private nextTxId = 1;
   private txId: number | undefined;
+  /** The open transaction died with the worker that held its connection. */
+  private txLost = false;
   private closed = false;
   private readonly listeners = new Map<string, Set<{ deliver: (payload: string) => void; options: ListenOptions }>>();
+  /** Session locks held (tryLockSession), and who hears of their loss. */
+  private sessionLocks = 0;
+  private readonly locksLost = new Set<() => void>();
   private readonly settings: Required<SyncPostgresOptions>;
   /** The longest a call waits for the worker. */
   private readonly waitMs: number;
@@ -115,6 +120,7 @@ export class SyncPostgres {
 
   /** Runs one statement with `$n` placeholders; `name` makes it a prepared statement (prepared once per connection). */
   query<Row = Record<string, unknown>>(text: string, params: readonly unknown[] = [], name?: string): { rows: Row[]; rowCount: number } {
+    this.assertTransactionAlive();
     const request: Request = { t: "query", text, params: [...params] };
     if (name !== undefined) request.name = name;
     if (this.txId !== undefined) request.txId = this.txId;
@@ -124,6 +130,7 @@ export class SyncPostgres {
 
   /** Runs a script of statements without parameters (migrations). */
   exec(script: string): void {
+    this.assertTransactionAlive();
     const request: Request = { t: "exec", script };
     if (this.txId !== undefined) request.txId = this.txId;
     this.call(request);
@@ -137,8 +144,16 @@ export class SyncPostgres {
   begin(mode: "read" | "write"): void {
     if (this.txId !== undefined) throw new Error("a PostgreSQL transaction is already open on this connection");
     const txId = this.nextTxId++;
-    this.call({ t: "begin", txId, mode });
+    try {
+      this.call({ t: "begin", txId, mode });
+    } catch (error) {
+      // Given up on in time, the BEGIN may still complete in the worker: end it there too. (The
+      // reply is dropped like any reply nobody waits for.)
+      if (error instanceof PostgresUnavailableError) this.post({ t: "rollback", requestId: this.nextRequestId++, txId });
+      throw error;
+    }
     this.txId = txId;
+    this.txLost = false;
   }
 
   /** Commits; the transaction is over whether this succeeds or throws. */
@@ -175,6 +190,33 @@ export class SyncPostgres {
     };
   }
 
+  /**
+   * Takes a session-level advisory lock (two-key form) on a connection of its own that stays open
+   * while any such lock is held: state that must last exactly as long as this process, such as a
+   * daemon's lease (postgres/lease.ts). False when another session holds it. If that connection
+   * breaks (or the worker ends), the server has released the locks and `onSessionLocksLost`
+   * listeners hear of it on the event loop; the connection is not reopened behind their back.
+   */
+  tryLockSession(space: number, key: number): boolean {
+    const result = this.call({ t: "lock", space, key }) as QueryResult;
+    if (result.rows[0]?.done !== true) return false;
+    this.sessionLocks++;
+    return true;
+  }
+
+  /** Releases a lock taken with tryLockSession; false when it was not held. */
+  unlockSession(space: number, key: number): boolean {
+    const released = (this.call({ t: "unlock", space, key }) as QueryResult).rows[0]?.done === true;
+    if (released) this.sessionLocks--;
+    return released;
+  }
+
+  /** Calls `listener` when the session locks are lost with their connection. */
+  onSessionLocksLost(listener: () => void): { dispose(): void } {
+    this.locksLost.add(listener);
+    return { dispose: () => void this.locksLost.delete(listener) };
+  }
+
   /** Ends every connection and the worker. Calls after this throw. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -199,7 +241,20 @@ export class SyncPostgres {
     const txId = this.txId;
     if (txId === undefined) throw new Error(`cannot ${how}: no PostgreSQL transaction is open`);
     this.txId = undefined;
+    if (this.txLost) {
+      this.txLost = false;
+      if (how === "rollback") return;
+      throw new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back");
+    }
     this.call({ t: how, txId });
+  }
+
+  private assertTransactionAlive(): void {
+    if (this.txLost) throw new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back");
+  }
+
+  private post(message: PgRequest): void {
+    this.worker?.postMessage(message);
   }
 
   private startWorker(): Worker {
@@ -226,18 +281,33 @@ export class SyncPostgres {
     });
     worker.on("message", (event: PgEvent) => this.onEvent(event));
     worker.on("error", (error) => log("warn", `the PostgreSQL worker failed: ${error.message}`));
-    worker.on("exit", () => {
+    worker.on("exit", (code) => {
       if (this.worker !== worker) return;
+      log("warn", `the PostgreSQL worker stopped (exit code ${code}); the next call starts another`);
       // The next call starts a new worker (and connects anew); an open transaction died with it.
       this.worker = undefined;
       this.replies?.close();
       this.replies = undefined;
+      if (this.txId !== undefined) this.txLost = true;
+      this.relisten();
+      if (!this.closed) this.lostSessionLocks();
     });
     worker.unref();
     channel.port1.unref();
     this.worker = worker;
     this.replies = channel.port1;
     return worker;
+  }
+
+  /** After the worker was replaced: LISTEN again, and tell the listeners they may have missed notifications. */
+  private relisten(): void {
+    if (this.closed || this.listeners.size === 0) return;
+    try {
+      for (const channel of this.listeners.keys()) this.call({ t: "listen", channel });
+      this.onEvent({ t: "listen-reconnected" });
+    } catch (error) {
+      log("warn", `could not LISTEN again after the PostgreSQL worker stopped: ${(error as Error).message}`);
+    }
   }
 
   private onEvent(event: PgEvent): void {
@@ -249,11 +319,26 @@ export class SyncPostgres {
           log("warn", `a PostgreSQL notification listener on "${event.channel}" failed: ${(error as Error).message}`);
         }
       }
+    } else if (event.t === "locks-lost") {
+      this.lostSessionLocks();
     } else if (event.t === "listen-reconnected") {
       log("debug", "the PostgreSQL LISTEN connection is back");
       for (const set of this.listeners.values()) for (const entry of set) entry.options.onReconnect?.();
     } else {
       log(event.level, event.message);
+    }
+  }
+
+  private lostSessionLocks(): void {
+    if (this.sessionLocks === 0) return;
+    this.sessionLocks = 0;
+    log("warn", "the PostgreSQL connection holding this daemon's session locks was lost");
+    for (const listener of [...this.locksLost]) {
+      try {
+        listener();
+      } catch (error) {
+        log("warn", `a session-lock loss listener failed: ${(error as Error).message}`);
+      }
     }
   }
 

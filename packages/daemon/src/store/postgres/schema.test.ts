@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../database.js";
+import { DatabaseTooNewError } from "../schema.js";
+import {
+  migratePostgres,
+  POSTGRES_SCHEMA_VERSION,
+  PostgresTooNewError,
+  postgresMigrations,
+  postgresSchemaVersion,
+} from "./schema.js";
+import { usePostgresDatabases } from "./test-support.js";
+import { tempDirs } from "../../../../../test/support/temp-dir.js";
+
+const dirs = tempDirs();
+const postgres = usePostgresDatabases();
+const migrateProcess = fileURLToPath(new URL("../fixtures/pg-migrate-process.mjs", import.meta.url));
+
+/** The tables SQLite's schema and this one share, whose columns the store's portable SQL names. */
+const SHARED_TABLES = ["compaction_jobs", "entries", "labels", "request_results", "sessions"];
+
+/** Resolves when the child printed `line` on stdout. */
+function waitForLine(child: ChildProcess, line: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.split("\n").includes(line)) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`migrate process exited with ${code} before "${line}"`)));
+  });
+}
+
+describe("PostgreSQL schema migrations", () => {
+  let folder: string;
+  beforeEach(() => (folder = dirs.make()));
+  afterEach(() => dirs.remove(folder));
+
+  it("creates every table on a fresh database and records the version", async () => {
+    const { db } = await postgres.open({ migrated: false });
+    expect(postgresSchemaVersion(db)).toBe(0);
+    migratePostgres(db);
+    expect(postgresSchemaVersion(db)).toBe(POSTGRES_SCHEMA_VERSION);
+    const tables = db
+      .query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")
+      .rows.map((row) => row.name);
+    expect(tables).toEqual([
+      "compaction_jobs",
+      "daemons",
+      "entries",
+      "entries_fts",
+      "labels",
+      "request_results",
+      "schema_version",
+      "sessions",
+    ]);
+  });
+
+  it("names every column of the shared tables as SQLite's final schema does, in the same order", async () => {
+    const sqlite = openDatabase(join(folder, "reference.db"));
+    const { db } = await postgres.open();
+    for (const table of SHARED_TABLES) {
+      const expected = (sqlite.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((column) => column.name);
+      const actual = db
+        .query<{ name: string }>(
+          "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position",
+          [table],
+        )
+        .rows.map((row) => row.name);
+      expect(actual, table).toEqual(expected);
+    }
+    sqlite.close();
+  });
+
+  it("keeps JSON as the exact text, numbers ms-wide, seq an identity, and cascades a session's deletion", async () => {
+    const { db } = await postgres.open();
+    const json = '{"z":1,  "a":"é"}';
+    const later = Date.parse("2200-01-01T00:00:00.000Z"); // beyond 32 bits
+    db.query("INSERT INTO sessions (id, cwd, created_at, modified_ms, header_extra) VALUES ('s', '/p', 'x', $1, $2)", [later, json]);
+    const seqs = ["e1", "e2"].map(
+      (id) =>
+        db.query<{ seq: number }>("INSERT INTO entries (session_id, id, type, depth, json) VALUES ('s', $1, 'message', 0, $2) RETURNING seq", [
+          id,
+          json,
+        ]).rows[0]!.seq,
+    );
+    expect(seqs[1]! - seqs[0]!).toBe(1);
+    db.query("INSERT INTO labels VALUES ('s', 'e1', 'l', 'e2')");
+    db.query("INSERT INTO request_results VALUES ('s', 'r', 'm', '{}', $1)", [later]);
+    db.query(
+      "INSERT INTO compaction_jobs (id, session_id, reason, state, owner_pid, created_ms, updated_ms) VALUES ('j', 's', 'manual', 'prepared', 1, $1, $1)",
+      [later],
+    );
+    const session = db.query<{ modified_ms: number; header_extra: string }>("SELECT modified_ms, header_extra FROM sessions").rows[0]!;
+    expect(session).toEqual({ modified_ms: later, header_extra: json });
+    expect(db.query<{ json: string }>("SELECT json FROM entries WHERE id = 'e1'").rows[0]!.json).toBe(json);
+    db.query("DELETE FROM sessions WHERE id = 's'");
+    for (const table of ["entries", "labels", "request_results", "compaction_jobs"]) {
+      expect(db.query(`SELECT 1 FROM ${table}`).rowCount, table).toBe(0);
+    }
+  });
+
+  it("indexes only entries without a token count in entries_uncounted", async () => {
+    const { db } = await postgres.open();
+    const definition = db.query<{ def: string }>("SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'entries_uncounted'").rows[0]!.def;
+    expect(definition).toMatch(/\(session_id, seq\) WHERE \(tokens IS NULL\)/);
+  });
+
+  it("runs nothing again on a migrated database, and keeps its data", async () => {
+    const { db } = await postgres.open();
+    db.query("INSERT INTO sessions (id, cwd, created_at, modified_ms) VALUES ('kept', '/p', 'x', 0)");
+    migratePostgres(db); // a no-op, not a "relation already exists" error
+    expect(db.query<{ id: string }>("SELECT id FROM sessions").rows).toEqual([{ id: "kept" }]);
+    expect(db.query("SELECT * FROM schema_version").rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+  });
+
+  it("applies only the missing steps to a database at an older version", async () => {
+    const { db } = await postgres.open({ migrated: false });
+    db.exec(postgresMigrations[0]!.script);
+    db.exec("CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1)");
+    db.query("INSERT INTO sessions (id, cwd, created_at, modified_ms) VALUES ('old', '/p', 'x', 0)");
+    migratePostgres(db);
+    expect(postgresSchemaVersion(db)).toBe(POSTGRES_SCHEMA_VERSION);
+    expect(db.query("SELECT id FROM sessions").rows).toEqual([{ id: "old" }]);
+    expect(db.query("SELECT 1 FROM daemons").rowCount).toBe(0);
+  });
+
+  it("refuses a database migrated by a newer daemon with the too-new error, and changes nothing", async () => {
+    const { db } = await postgres.open();
+    db.query("UPDATE schema_version SET version = $1", [POSTGRES_SCHEMA_VERSION + 1]);
+    let thrown: unknown;
+    try {
+      migratePostgres(db);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PostgresTooNewError);
+    expect(thrown).toBeInstanceOf(DatabaseTooNewError);
+    expect((thrown as DatabaseTooNewError).schemaVersion).toBe(POSTGRES_SCHEMA_VERSION + 1);
+    expect((thrown as Error).message).toContain(`(${POSTGRES_SCHEMA_VERSION})`);
+    expect(postgresSchemaVersion(db)).toBe(POSTGRES_SCHEMA_VERSION + 1);
+  });
+
+  it("lets several daemons meet a fresh database at once: each step runs once, every daemon succeeds", async () => {
+    const { url } = await postgres.open({ migrated: false });
+    const children = [1, 2, 3, 4].map(() => spawn(process.execPath, [migrateProcess, url], { stdio: ["pipe", "pipe", "inherit"] }));
+    try {
+      await Promise.all(children.map((child) => waitForLine(child, "ready")));
+      const exits = children.map((child) => once(child, "exit"));
+      for (const child of children) child.stdin!.write("go\n");
+      const codes = (await Promise.all(exits)).map(([code]) => code);
+      expect(codes).toEqual([0, 0, 0, 0]);
+    } finally {
+      for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    }
+    const db = postgres.connect(url);
+    expect(db.query("SELECT * FROM schema_version").rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+    expect(db.query("SELECT 1 FROM pg_ts_config WHERE cfgname = 'base_context_search'").rowCount).toBe(1);
+  });
+});

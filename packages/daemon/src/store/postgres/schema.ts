@@ -1,0 +1,224 @@
+/**
+ * Schema and migrations on PostgreSQL: the same tables and column names as the SQLite schema
+ * (store/schema.ts), so the store's portable SQL runs on both. The `schema_version` table holds
+ * how many steps ran; a step is never edited once released — a change is a new step at the end.
+ *
+ * Types: `seq` is a BIGINT identity (insertion order, as SQLite's rowid), times in ms are BIGINT,
+ * and JSON is TEXT holding the exact text that was appended (jsonb would reorder keys and lose
+ * the byte-stable export).
+ */
+import { DatabaseTooNewError } from "../schema.js";
+
+/** What migrations need of a connection (`SyncPostgres` has it). */
+export interface MigrationConnection {
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[], name?: string): { rows: Row[]; rowCount: number };
+  exec(script: string): void;
+  begin(mode: "read" | "write"): void;
+  commit(): void;
+  rollback(): void;
+}
+
+export interface PostgresMigration {
+  /** What the step does, for error messages. */
+  readonly description: string;
+  /** The step's DDL (it runs in the migration's transaction). */
+  readonly script: string;
+}
+
+/**
+ * The advisory lock (two-key form: this key space, 0) that serialises migrations, so several
+ * daemons meeting a fresh database at once run each step exactly once. Other locks of the
+ * daemon live in other key spaces (leases: postgres/lease.ts; sessions: one-key form).
+ */
+export const MIGRATION_LOCK_SPACE = 1_112_818_688; // "BCS" << 8: base-context schema
+const MIGRATION_LOCK_KEY = 0;
+
+/** The text-search configuration of the full-text index (postgres/search.ts). */
+export const SEARCH_CONFIG = "base_context_search";
+
+export const postgresMigrations: readonly PostgresMigration[] = [
+  {
+    description: "sessions, entries with path columns, labels, request results, compaction jobs",
+    script: `
+      CREATE TABLE sessions (
+        id                 TEXT PRIMARY KEY,
+        cwd                TEXT NOT NULL,
+        created_at         TEXT NOT NULL,
+        -- ms since epoch: ISO strings of imported files do not always sort as text
+        modified_ms        BIGINT NOT NULL,
+        parent_session     TEXT,
+        -- display name: the latest session_info name, else the header's name
+        name               TEXT,
+        -- header fields beyond id/cwd/createdAt/parentSession, in their original order (text, not jsonb)
+        header_extra       TEXT NOT NULL DEFAULT '{}',
+        leaf_id            TEXT,
+        entry_count        INTEGER NOT NULL DEFAULT 0,
+        first_message      TEXT,
+        -- set while an import is running: the session is invisible until it completes
+        import_started_ms  BIGINT,
+        -- the import's owner (store/owner.ts; on this engine the start names a lease, postgres/lease.ts)
+        import_owner_pid   INTEGER,
+        import_owner_start TEXT
+      );
+      CREATE INDEX sessions_by_modified ON sessions (modified_ms DESC, id DESC);
+      CREATE INDEX sessions_by_cwd ON sessions (cwd, modified_ms DESC, id DESC);
+
+      -- seq is the insertion order. The path columns are computed from the parent at insert time
+      -- so a context path never has to walk further up than it needs.
+      CREATE TABLE entries (
+        seq                BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        session_id         TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        id                 TEXT NOT NULL,
+        parent_id          TEXT,
+        type               TEXT NOT NULL,
+        role               TEXT,
+        depth              INTEGER NOT NULL,
+        compaction_id      TEXT,
+        first_kept_depth   INTEGER,
+        model_change_id    TEXT,
+        model_entry_id     TEXT,
+        thinking_change_id TEXT,
+        tokens             INTEGER,
+        json               TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX entries_by_id ON entries (session_id, id);
+      CREATE INDEX entries_in_order ON entries (session_id, seq);
+      -- Entries whose token count is missing (imports; filled by a background backfill). Only
+      -- those rows are in the index, so it stays small and costs nothing once the counts are in.
+      CREATE INDEX entries_uncounted ON entries (session_id, seq) WHERE tokens IS NULL;
+
+      -- The current label of each labelled entry (the latest label entry wins).
+      CREATE TABLE labels (
+        session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        target_id      TEXT NOT NULL,
+        label          TEXT NOT NULL,
+        label_entry_id TEXT NOT NULL,
+        PRIMARY KEY (session_id, target_id)
+      );
+
+      -- First results of requests that carried a requestId, so a retry writes nothing.
+      CREATE TABLE request_results (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        request_id TEXT NOT NULL,
+        method     TEXT NOT NULL,
+        result     TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        PRIMARY KEY (session_id, request_id)
+      );
+
+      -- One row per compaction/run: its state, timing and outcome (store/jobs.ts).
+      CREATE TABLE compaction_jobs (
+        seq         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,
+        session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        request_id  TEXT,
+        reason      TEXT NOT NULL,
+        state       TEXT NOT NULL,
+        -- the leaf the compaction was prepared for
+        leaf_id     TEXT,
+        -- the daemon running the job: a job of a live owner is not "interrupted"
+        owner_pid   INTEGER NOT NULL,
+        created_ms  BIGINT NOT NULL,
+        updated_ms  BIGINT NOT NULL,
+        ended_ms    BIGINT,
+        summarizer  TEXT,
+        error       TEXT,
+        entry_id    TEXT,
+        result      TEXT,
+        -- the owner's start identity (on this engine: its lease, postgres/lease.ts)
+        owner_start TEXT
+      );
+      CREATE INDEX compaction_jobs_by_session ON compaction_jobs (session_id, seq DESC);
+      CREATE INDEX compaction_jobs_by_request ON compaction_jobs (request_id, seq DESC) WHERE request_id IS NOT NULL;
+      CREATE INDEX compaction_jobs_running ON compaction_jobs (state) WHERE state IN ('prepared', 'summarizing');
+    `,
+  },
+  {
+    description: "full-text index of what entries say",
+    script: `
+      -- English stemming ("theme" finds "themes") and no stop words: every word people type can
+      -- be searched, as with SQLite's porter tokenizer. Diacritics are removed before the text
+      -- gets here (postgres/search.ts).
+      CREATE TEXT SEARCH DICTIONARY base_context_stem (TEMPLATE = snowball, LANGUAGE = english);
+      CREATE TEXT SEARCH CONFIGURATION ${SEARCH_CONFIG} (COPY = pg_catalog.simple);
+      ALTER TEXT SEARCH CONFIGURATION ${SEARCH_CONFIG}
+        ALTER MAPPING FOR asciiword, word, asciihword, hword, hword_asciipart, hword_part WITH base_context_stem;
+
+      -- One row per searchable entry, keyed by entries.seq; the text shown with a hit is read
+      -- from the entry itself. Removed with the entry (and so with its session).
+      CREATE TABLE entries_fts (
+        seq    BIGINT PRIMARY KEY REFERENCES entries (seq) ON DELETE CASCADE,
+        vector TSVECTOR NOT NULL
+      );
+      CREATE INDEX entries_fts_vector ON entries_fts USING GIN (vector);
+    `,
+  },
+  {
+    description: "daemon leases",
+    script: `
+      -- One row per daemon that used this database; it is alive while it holds the session-level
+      -- advisory lock keyed by its id (postgres/lease.ts). Rows of dead daemons are pruned.
+      CREATE TABLE daemons (
+        id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        host       TEXT NOT NULL,
+        pid        INTEGER NOT NULL,
+        started_ms BIGINT NOT NULL
+      );
+    `,
+  },
+];
+
+export const POSTGRES_SCHEMA_VERSION = postgresMigrations.length;
+
+/** The PostgreSQL database was migrated by a newer base-context (same kind as SQLite's error). */
+export class PostgresTooNewError extends DatabaseTooNewError {
+  constructor(schemaVersion: number) {
+    super(schemaVersion);
+    this.message = `the PostgreSQL database has schema version ${schemaVersion}, newer than this daemon understands (${POSTGRES_SCHEMA_VERSION}); update base-context`;
+  }
+}
+
+const VERSION_TABLE_EXISTS = "SELECT to_regclass('schema_version') IS NOT NULL AS present";
+const READ_VERSION = "SELECT coalesce(max(version), 0) AS version FROM schema_version";
+
+/** Steps applied so far (0 for an empty database). */
+export function postgresSchemaVersion(db: MigrationConnection): number {
+  const present = db.query<{ present: boolean }>(VERSION_TABLE_EXISTS).rows[0]?.present === true;
+  if (!present) return 0;
+  return Number(db.query<{ version: number }>(READ_VERSION).rows[0]?.version ?? 0);
+}
+
+/**
+ * Brings the database to POSTGRES_SCHEMA_VERSION. Daemons on several hosts may meet a fresh
+ * database at once: the version is read again under a transaction-level advisory lock and only
+ * the missing steps run, all in one transaction (DDL is transactional here), so a failed step
+ * leaves the database as it was.
+ */
+export function migratePostgres(db: MigrationConnection): void {
+  const found = postgresSchemaVersion(db);
+  if (found > POSTGRES_SCHEMA_VERSION) throw new PostgresTooNewError(found);
+  if (found === POSTGRES_SCHEMA_VERSION) return;
+  db.begin("write");
+  try {
+    db.query("SELECT pg_advisory_xact_lock($1, $2)", [MIGRATION_LOCK_SPACE, MIGRATION_LOCK_KEY]);
+    db.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    const current = Number(db.query<{ version: number }>(READ_VERSION).rows[0]?.version ?? 0);
+    if (current > POSTGRES_SCHEMA_VERSION) throw new PostgresTooNewError(current);
+    for (let step = current; step < POSTGRES_SCHEMA_VERSION; step++) {
+      const migration = postgresMigrations[step]!;
+      try {
+        db.exec(migration.script);
+      } catch (error) {
+        throw new Error(`schema migration ${step + 1} (${migration.description}) failed: ${(error as Error).message}`, { cause: error });
+      }
+    }
+    if (current < POSTGRES_SCHEMA_VERSION) {
+      db.query("DELETE FROM schema_version");
+      db.query("INSERT INTO schema_version (version) VALUES ($1)", [POSTGRES_SCHEMA_VERSION]);
+    }
+    db.commit();
+  } catch (error) {
+    db.rollback();
+    throw error;
+  }
+}
