@@ -74,6 +74,15 @@ describe("Router.dispatch errors", () => {
     });
   });
 
+  it("answers a lost PostgreSQL store with -32803 request_failed, saying to retry", async () => {
+    const lost = Object.assign(new Error("connection terminated unexpectedly"), { name: "PostgresUnavailableError" });
+    expect(await failure(routerFailingWith(lost), "test/fail")).toEqual({
+      code: ErrorCodes.RequestFailed,
+      message: "test/fail failed: the session store is unavailable (connection terminated unexpectedly); retry",
+      data: { code: "request_failed", storeUnavailable: true },
+    });
+  });
+
   it("answers an unexpected exception with -32603 internal_error naming the method, not a raw error", async () => {
     expect(await failure(routerFailingWith(new TypeError("x is undefined")), "test/fail")).toEqual({
       code: ErrorCodes.InternalError,

@@ -31,6 +31,16 @@ export function toResponseError(method: string, error: unknown): ResponseError<u
   if (error instanceof RequestFailedError)
     return new ResponseError(error.rpcCode, error.message, { ...error.data, code: "request_failed" });
   const message = error instanceof Error ? error.message : String(error);
+  // The PostgreSQL store lost its server (store/postgres/sync-postgres.ts; matched by name: server/
+  // does not reach into store/). Whether a write in flight was committed is unknown: a retry with
+  // the same requestId is answered once (docs/storage.md).
+  if (error instanceof Error && error.name === "PostgresUnavailableError") {
+    log("warn", `${method}: the session store is unavailable: ${message}`);
+    return new ResponseError(ErrorCodes.RequestFailed, `${method} failed: the session store is unavailable (${message}); retry`, {
+      code: "request_failed",
+      storeUnavailable: true,
+    });
+  }
   log("error", `${method} failed: ${error instanceof Error && error.stack ? error.stack : message}`);
   return new ResponseError(ErrorCodes.InternalError, `${method} failed: ${message}`, { code: "internal_error" });
 }

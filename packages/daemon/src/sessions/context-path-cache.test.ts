@@ -1,12 +1,9 @@
 import type { EntryInput } from "@base-context/protocol";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SessionStore } from "../store/index.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { SessionStore } from "../store/index.js";
+import { ENGINES, useTestStores } from "../store/test-support.js";
 import { ContextPathCache } from "./context-path-cache.js";
 import { sequentialIds } from "./fixtures/test-helpers.js";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
-
-const dirs = tempDirs();
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
 const assistant = (text: string): EntryInput => ({
@@ -14,8 +11,8 @@ const assistant = (text: string): EntryInput => ({
   message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m" },
 });
 
-describe("ContextPathCache with SessionStore.contextPath", () => {
-  let folder: string;
+describe.each(ENGINES)("ContextPathCache with SessionStore.contextPath on %s", (engine) => {
+  const stores = useTestStores(engine);
   let store: SessionStore;
   let cache: ContextPathCache;
 
@@ -42,15 +39,9 @@ describe("ContextPathCache with SessionStore.contextPath", () => {
   };
 
   beforeEach(() => {
-    folder = dirs.make();
-    store = new SessionStore({ path: join(folder, "store.db"), ids: sequentialIds(), checkpoints: "sqlite" });
+    store = stores.open({ ids: sequentialIds() });
     store.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
     cache = new ContextPathCache();
-  });
-
-  afterEach(() => {
-    store.close();
-    dirs.remove(folder);
   });
 
   it("reads only the rows after the known leaf, and nothing for the same leaf or an ancestor", () => {
@@ -144,18 +135,14 @@ describe("ContextPathCache with SessionStore.contextPath", () => {
     expect(read().reused).toBe(2);
 
     // Another daemon on the same database: the same session id, creation time and entry ids, other content.
-    const other = new SessionStore({ path: join(folder, "store.db"), ids: sequentialIds(), checkpoints: "sqlite" });
-    try {
-      other.deleteSession("s");
-      other.createSession({ id: "t", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
-      other.append({ sessionId: "t", entries: [user("elsewhere")], tokens: [3] });
-      other.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
-      other.append({ sessionId: "s", entries: [{ ...user("A"), id: a.id }, { ...assistant("B"), id: b.id }], tokens: [1, 1] });
-      other.append({ sessionId: "s", entries: [{ ...user("C"), id: "c0ffee00" }], parentId: a.id, tokens: [1] });
-      other.setLeaf("s", b.id);
-    } finally {
-      other.close();
-    }
+    const other = stores.open({ ids: sequentialIds() });
+    other.deleteSession("s");
+    other.createSession({ id: "t", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+    other.append({ sessionId: "t", entries: [user("elsewhere")], tokens: [3] });
+    other.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+    other.append({ sessionId: "s", entries: [{ ...user("A"), id: a.id }, { ...assistant("B"), id: b.id }], tokens: [1, 1] });
+    other.append({ sessionId: "s", entries: [{ ...user("C"), id: "c0ffee00" }], parentId: a.id, tokens: [1] });
+    other.setLeaf("s", b.id);
     const again = read();
     expect(again.reused).toBeUndefined();
     expect(withoutReuse(again)).toEqual(fresh());

@@ -1,13 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
-import { SessionStore } from "./session-store.js";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
-
-const dirs = tempDirs();
+import { ENGINES, useTestStores } from "./test-support.js";
 
 const appendProcess = fileURLToPath(new URL("./fixtures/append-process.mjs", import.meta.url));
 const PER_PROCESS = 300;
@@ -24,18 +20,18 @@ function waitForLine(child: ChildProcess, line: string): Promise<void> {
   });
 }
 
-describe("two daemon processes on one database file", () => {
-  let folder: string;
-  beforeEach(() => (folder = dirs.make()));
-  afterEach(() => dirs.remove(folder));
+describe.each(ENGINES)("two daemon processes on one %s database", (engine) => {
+  const stores = useTestStores(engine);
 
   it("loses no append and forms one chain when both append to one session at once", async () => {
-    const path = join(folder, "shared.db");
-    const store = new SessionStore({ path, ids: sequentialIds(), checkpoints: "sqlite" });
+    const location = stores.location;
+    const store = stores.open({ ids: sequentialIds() });
     store.createSession({ id: "shared", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
 
     const children = ["a", "b"].map((label) =>
-      spawn(process.execPath, [appendProcess, path, "shared", String(PER_PROCESS), label, "1"], { stdio: ["pipe", "pipe", "inherit"] }),
+      spawn(process.execPath, [appendProcess, location.engine === "sqlite" ? location.path : location.url, "shared", String(PER_PROCESS), label, "1"], {
+        stdio: ["pipe", "pipe", "inherit"],
+      }),
     );
     try {
       await Promise.all(children.map((child) => waitForLine(child, "ready")));
@@ -63,7 +59,6 @@ describe("two daemon processes on one database file", () => {
       }
     } finally {
       for (const child of children) if (child.exitCode === null) child.kill();
-      await store.close();
     }
   }, 60_000);
 });

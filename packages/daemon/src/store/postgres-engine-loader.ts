@@ -1,7 +1,8 @@
-/** Placeholder until the PostgreSQL engine is merged: replaced in the next commit. */
+/** Opens the PostgreSQL engine (store/postgres/engine.ts) for openStore. */
 import type { StoreEngine } from "./engine.js";
+import { PostgresEngine } from "./postgres/engine.js";
 import type { StoreLocation } from "./store-location.js";
 
-export function openPostgresEngine(location: StoreLocation & { engine: "postgres" }, _options: { applicationName: string }): StoreEngine {
-  throw new Error(`this build has no PostgreSQL engine yet (${location.display})`);
+export function openPostgresEngine(location: StoreLocation & { engine: "postgres" }, options: { applicationName: string }): StoreEngine {
+  return PostgresEngine.open(location.url, location.display, options);
 }

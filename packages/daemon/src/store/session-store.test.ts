@@ -1,14 +1,12 @@
 import Database from "better-sqlite3";
 import type { EntryInput } from "@base-context/protocol";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../errors.js";
 import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
 import type { OwnerProbe } from "./owner.js";
 import { SessionStore } from "./session-store.js";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
-
-const dirs = tempDirs();
+import { ENGINES, useTestStores } from "./test-support.js";
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
 const assistant = (text: string): EntryInput => ({
@@ -32,20 +30,15 @@ function appError(run: () => unknown): AppError {
   throw new Error("expected an AppError");
 }
 
-describe("SessionStore", () => {
-  let folder: string;
+describe.each(ENGINES)("SessionStore on %s", (engine) => {
+  const stores = useTestStores(engine);
   let store: SessionStore;
-  const open = (ids = sequentialIds()) =>
-    new SessionStore({ path: join(folder, "store.db"), ids, checkpoints: "sqlite" });
+  // Each call opens another store on the test's database: another daemon, as far as the store can tell.
+  const open = (ids = sequentialIds()) => stores.open({ ids });
 
   beforeEach(() => {
-    folder = dirs.make();
     store = open();
     store.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
-  });
-  afterEach(async () => {
-    await store.close();
-    dirs.remove(folder);
   });
 
   describe("append", () => {
@@ -187,8 +180,7 @@ describe("SessionStore", () => {
         },
       ]);
     };
-    const reopen = (probe: OwnerProbe) =>
-      new SessionStore({ path: join(folder, "store.db"), ids: sequentialIds(), checkpoints: "sqlite", ownerProbe: probe });
+    const reopen = (probe: OwnerProbe) => stores.open({ ids: sequentialIds(), ownerProbe: probe });
     const newSession = { id: "half", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 };
 
     it("keeps a live importer's session id taken", () => {
@@ -197,7 +189,8 @@ describe("SessionStore", () => {
       expect(store.reclaimAbandonedImports()).toBe(0);
     });
 
-    it("removes them when a store opens (the importer's pid is gone)", async () => {
+    // On SQLite an owner is a process of this machine, probed by pid (faked here); on PostgreSQL a lease.
+    it.skipIf(engine === "postgres")("removes them when a store opens (the importer's pid is gone)", async () => {
       half();
       const other = reopen({ exists: () => false, startOf: () => null });
       try {
@@ -208,7 +201,7 @@ describe("SessionStore", () => {
       }
     });
 
-    it("removes them on demand, when the id is asked for again (the pid now belongs to another process)", async () => {
+    it.skipIf(engine === "postgres")("removes them on demand, when the id is asked for again (the pid now belongs to another process)", async () => {
       const other = reopen({ exists: () => true, startOf: () => "another-process:1" });
       try {
         half();
@@ -221,6 +214,33 @@ describe("SessionStore", () => {
       } finally {
         await other.close();
       }
+    });
+  });
+
+  describe.runIf(engine === "postgres")("imports left by a daemon whose lease is gone", () => {
+    const newSession = { id: "half", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 };
+    const entry = { type: "session_info" as const, id: "x1", parentId: null, timestamp: "2026-03-01T12:00:01.000Z", name: "n" };
+
+    it("keeps a half-import while its daemon runs, and takes it over once that daemon's lease is gone", async () => {
+      const importer = open();
+      importer.beginImport(newSession).insertBatch([{ line: 2, entry, tokens: null }]);
+      const other = open();
+      expect(other.getSession("half")).toBeUndefined();
+      expect(appError(() => other.createSession(newSession)).code).toBe("session_exists");
+      expect(other.reclaimAbandonedImports()).toBe(0);
+
+      await importer.close(); // its lease ends with it, as when its process dies
+      expect(other.createSession(newSession).id).toBe("half");
+      expect(other.path("half")).toEqual([]);
+    });
+
+    it("removes them when a store opens after the importing daemon ended", async () => {
+      const importer = open();
+      importer.beginImport(newSession).insertBatch([{ line: 2, entry, tokens: null }]);
+      await importer.close();
+      const later = open();
+      expect(later.listSessions({ limit: 10 }).map((session) => session.id)).toEqual(["s"]);
+      expect(later.createSession(newSession).id).toBe("half");
     });
   });
 
@@ -341,9 +361,10 @@ describe("SessionStore", () => {
     });
   });
 
-  describe("WAL checkpoints", () => {
+  // The SQLite file's own write-ahead log (PostgreSQL checkpoints its WAL itself).
+  describe.skipIf(engine === "postgres")("WAL checkpoints", () => {
     it("checkpoints from the worker so the WAL restarts instead of growing", async () => {
-      const path = join(folder, "wal.db");
+      const path = join(stores.folder, "wal.db");
       const walStore = new SessionStore({ path, ids: sequentialIds(), checkpoints: "worker" });
       try {
         walStore.createSession({ id: "w", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });

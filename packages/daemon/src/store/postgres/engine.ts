@@ -1,0 +1,149 @@
+/**
+ * The PostgreSQL engine (docs/storage.md): many daemons on many hosts share one database.
+ * Synchronous like SQLite's (docs/design.md): a worker thread owns the `pg` pool and the main
+ * thread blocks on each call (sync-postgres.ts). What differs from SQLite is here and in the
+ * modules it wires: migrations (schema.ts), per-session write locks (pg-write-runner.ts),
+ * tsvector search (search.ts), lease-based owners (lease.ts).
+ *
+ * Caches above the store see other daemons' writes by a version check, not by notifications:
+ * every context read takes the session row (leaf, creation stamp) and the leaf's row from the
+ * database in one snapshot, and reuses cached rows only when their identity (seq, never reused
+ * by PostgreSQL's identity column) matches (SessionStore.contextPath).
+ */
+import { ENTRY_COLUMNS, type EntryRow } from "../records.js";
+import type { SearchIndex, StoreEngine, StoreOwners } from "../engine.js";
+import { log } from "../../log.js";
+import type { ProcessOwner } from "../owner.js";
+import type { WriteRunner } from "../write-lock.js";
+import { DaemonLease, leaseIdOf, leaseProbe } from "./lease.js";
+import { PgStatements } from "./pg-statements.js";
+import { createPgWriteRunner } from "./pg-write-runner.js";
+import { migratePostgres } from "./schema.js";
+import { indexEntry, indexSession, searchSessions } from "./search.js";
+import { SyncPostgres } from "./sync-postgres.js";
+
+export interface PostgresEngineOptions {
+  /** What the server shows in pg_stat_activity. */
+  applicationName?: string;
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+}
+
+const ENTRIES_BY_SEQ = "SELECT seq, json FROM entries WHERE session_id = ? AND seq = ANY(CAST(? AS BIGINT[]))";
+const UNCOUNTED_ENTRIES = `
+  SELECT ${ENTRY_COLUMNS} FROM entries
+  WHERE session_id = ? AND tokens IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`;
+
+const postgresSearch: SearchIndex = { indexEntry, indexSession, searchSessions };
+
+export class PostgresEngine implements StoreEngine {
+  readonly kind = "postgres";
+  readonly sql: PgStatements;
+  readonly writer: WriteRunner;
+  readonly search = postgresSearch;
+  readonly owners: StoreOwners;
+  private open = true;
+  private lease: DaemonLease;
+  /** Every lease this daemon held: what it started under an earlier one is still its own. */
+  private readonly leaseIds = new Set<number>();
+
+  private constructor(
+    readonly location: string,
+    private readonly db: SyncPostgres,
+  ) {
+    this.sql = new PgStatements(db);
+    this.writer = createPgWriteRunner(db);
+    this.lease = this.takeLease();
+    const probe = leaseProbe(db);
+    this.owners = {
+      current: () => this.currentLease().owner,
+      isSelf: (owner: ProcessOwner) => {
+        const id = leaseIdOf(owner);
+        return id !== undefined && this.leaseIds.has(id);
+      },
+      isAlive: (owner: ProcessOwner) => probe.isAlive!(owner),
+    };
+  }
+
+  /**
+   * Connects (a wrong URL or a server that is down fails here), brings the schema up to date
+   * (several daemons may do it at once: schema.ts serialises them) and takes this daemon's lease.
+   * @param display the URL with its password redacted, for messages.
+   */
+  static open(url: string, display: string, options: PostgresEngineOptions = {}): PostgresEngine {
+    const db = SyncPostgres.open(url, options);
+    try {
+      migratePostgres(db);
+      return new PostgresEngine(display, db);
+    } catch (error) {
+      void db.close();
+      throw error;
+    }
+  }
+
+  private takeLease(): DaemonLease {
+    const lease = DaemonLease.acquire(this.db, {
+      onLost: () => log("warn", `lost the connection holding this daemon's lease on ${this.location}: other daemons now take its jobs for abandoned; a new lease is taken for what it starts next`),
+    });
+    this.leaseIds.add(lease.id);
+    return lease;
+  }
+
+  /** The lease, taken again when its connection was lost (what ran under the old one is reclaimed by others). */
+  private currentLease(): DaemonLease {
+    if (this.lease.lost && this.open) this.lease = this.takeLease();
+    return this.lease;
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  write<T>(work: () => T, lockKey?: string): T {
+    return this.writer(work, lockKey);
+  }
+
+  noteWrite(): void {
+    // Nothing to keep in step: the server checkpoints its own WAL.
+  }
+
+  /** REPEATABLE READ READ ONLY: every statement of `work` sees one snapshot. */
+  read<T>(work: () => T): T {
+    if (this.db.inTransaction) return work();
+    this.db.begin("read");
+    try {
+      const result = work();
+      this.db.commit();
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) {
+        try {
+          this.db.rollback();
+        } catch {
+          // Connection lost: the transaction is over anyway.
+        }
+      }
+      throw error;
+    }
+  }
+
+  entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {
+    return this.sql.get<{ seq: number; json: string }>(ENTRIES_BY_SEQ).all(sessionId, [...seqs]);
+  }
+
+  uncountedEntries(sessionId: string, beforeSeq: number, limit: number): EntryRow[] {
+    return this.sql.get<EntryRow>(UNCOUNTED_ENTRIES).all(sessionId, beforeSeq, limit);
+  }
+
+  /** Ends the lease (what this daemon owned is abandoned at once, for others to reclaim) and the connections. */
+  async close(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    try {
+      this.lease.release();
+    } catch {
+      // The server is gone: the lease ended with the connection that held its lock.
+    }
+    await this.db.close();
+  }
+}

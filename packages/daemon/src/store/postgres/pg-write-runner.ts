@@ -1,0 +1,167 @@
+/**
+ * Write transactions on PostgreSQL (decision 4 in docs/design.md; docs/storage.md). The store's
+ * logic is the same as on SQLite; what makes it safe across daemons is here:
+ *
+ * - A write transaction (READ COMMITTED) takes `pg_advisory_xact_lock` on the session it names
+ *   (`lockKey`) before its work runs, so writers of one session run one at a time, across hosts,
+ *   and each statement after the lock sees every commit made before it: an append reads the leaf
+ *   another daemon just moved, a conditional leaf move compares with the current leaf, a
+ *   requestId retried on another daemon finds the first one's stored result. Writers of
+ *   different sessions do not wait for each other (SQLite has one writer at a time). A nested
+ *   write that names another session takes that session's lock too, inside the same transaction.
+ * - Nested writes (and each piece of deferred work) run in a savepoint, as better-sqlite3's nested
+ *   transactions do, so one that throws is undone on its own.
+ * - A transaction that met a deadlock (40P01) or a serialization failure (40001) was rolled back
+ *   whole by the server: it is run again from the start, a few times. That is safe because the
+ *   work only reads and writes the database (and values local to it) and the server undid all of
+ *   it; deferred work that ran in it is queued again (the same as after any rollback).
+ */
+import { PostgresError, type SyncPostgres } from "./sync-postgres.js";
+import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats, type WriteRunner } from "../write-lock.js";
+import { MIGRATION_LOCK_SPACE } from "./schema.js";
+
+/** Key space (first key of the two-key advisory lock) of per-session write locks (leases use +1). */
+export const SESSION_LOCK_SPACE = MIGRATION_LOCK_SPACE + 2;
+const LOCK_SESSION = "SELECT pg_advisory_xact_lock($1, hashtext($2))";
+const LOCK_SESSION_NAME = "bc_lock_session";
+/** Runs of a transaction the server rolled back for a deadlock or a serialization failure. */
+const ATTEMPTS = 5;
+const RETRYABLE = new Set(["40P01", "40001"]);
+
+interface Deferred {
+  work: () => void;
+  onDone: ((written: boolean) => void) | undefined;
+}
+
+export function isRetryable(error: unknown): boolean {
+  return error instanceof PostgresError && RETRYABLE.has(error.code);
+}
+
+export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
+  const stats: WriteLockStats = {
+    transactions: 0,
+    contended: 0,
+    waitHistogram: LOCK_WAIT_BUCKETS_MS.map(() => 0).concat(0),
+    longestWaitMs: 0,
+    deferredAlong: 0,
+  };
+  let deferred: Deferred[] = [];
+  /** Sessions locked by the open transaction (none when no transaction is open). */
+  let locked = new Set<string>();
+  let savepoints = 0;
+
+  const record = (waitedMs: number): void => {
+    stats.transactions++;
+    // A lock taken at once still costs a round trip: more than ~1 ms means another writer held it.
+    if (waitedMs > 1) stats.contended++;
+    const bucket = LOCK_WAIT_BUCKETS_MS.findIndex((bound) => waitedMs <= bound);
+    stats.waitHistogram[bucket < 0 ? LOCK_WAIT_BUCKETS_MS.length : bucket]!++;
+    stats.longestWaitMs = Math.max(stats.longestWaitMs, waitedMs);
+  };
+
+  const lock = (key: string | undefined): number => {
+    if (key === undefined || locked.has(key)) return 0;
+    const started = performance.now();
+    db.query(LOCK_SESSION, [SESSION_LOCK_SPACE, key], LOCK_SESSION_NAME);
+    locked.add(key);
+    return performance.now() - started;
+  };
+
+  const inSavepoint = <T>(work: () => T): T => {
+    const name = `bc_sp${++savepoints}`;
+    db.query(`SAVEPOINT ${name}`);
+    try {
+      const result = work();
+      db.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      if (db.inTransaction) {
+        try {
+          db.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          db.query(`RELEASE SAVEPOINT ${name}`);
+        } catch {
+          // The transaction itself is broken (connection lost): the caller's rollback ends it.
+        }
+      }
+      throw error;
+    } finally {
+      savepoints--;
+    }
+  };
+
+  const runDeferred = (): { piece: Deferred; written: boolean }[] => {
+    const pieces = deferred;
+    deferred = [];
+    return pieces.map((piece) => {
+      try {
+        inSavepoint(piece.work);
+        return { piece, written: true };
+      } catch {
+        return { piece, written: false };
+      }
+    });
+  };
+
+  const settle = (ran: readonly { piece: Deferred; written: boolean }[], committed: boolean): void => {
+    if (!committed) deferred.unshift(...ran.filter((outcome) => outcome.written).map((outcome) => outcome.piece));
+    for (const { piece, written } of ran) if (committed || !written) piece.onDone?.(written);
+  };
+
+  const once = <T>(work: () => T, lockKey: string | undefined, isFlush: boolean): T => {
+    db.begin("write");
+    locked = new Set();
+    let ran: { piece: Deferred; written: boolean }[] = [];
+    try {
+      record(lock(lockKey));
+      ran = runDeferred();
+      if (!isFlush) stats.deferredAlong += ran.length;
+      const result = work();
+      db.commit();
+      settle(ran, true);
+      return result;
+    } catch (error) {
+      if (db.inTransaction) {
+        try {
+          db.rollback();
+        } catch {
+          // Connection lost: the server rolled the transaction back already.
+        }
+      }
+      settle(ran, false);
+      throw error;
+    } finally {
+      locked = new Set();
+    }
+  };
+
+  const run = <T>(work: () => T, lockKey: string | undefined, isFlush = false): T => {
+    if (db.inTransaction) {
+      lock(lockKey);
+      return inSavepoint(work);
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return once(work, lockKey, isFlush);
+      } catch (error) {
+        if (!isRetryable(error) || attempt >= ATTEMPTS) throw error;
+      }
+    }
+  };
+
+  const runner = (<T>(work: () => T, lockKey?: string): T => run(work, lockKey)) as WriteRunner;
+  Object.defineProperties(runner, {
+    defer: {
+      value: (work: () => void, onDone?: (written: boolean) => void): void => {
+        deferred.push({ work, onDone });
+      },
+    },
+    hasDeferred: { get: () => deferred.length > 0 },
+    flushDeferred: {
+      value: (): void => {
+        if (deferred.length > 0) run(() => undefined, undefined, true);
+      },
+    },
+    stats: { get: () => stats },
+  });
+  return runner;
+}

@@ -1,0 +1,66 @@
+/**
+ * Store tests on both engines: `describe.each(ENGINES)` and, inside, `useTestStores(engine)`,
+ * which gives each test a fresh location (a SQLite file in a temp folder, or a fresh database on
+ * the suite's PostgreSQL server, test/support/postgres.ts) and opens stores on it, several of
+ * them standing for several daemons sharing one database. Stores are closed after each test.
+ */
+import { afterEach, beforeEach } from "vitest";
+import { join } from "node:path";
+import { startPostgres } from "../../../../test/support/postgres.js";
+import { useSuiteResource } from "../../../../test/support/suite-resource.js";
+import { tempDirs } from "../../../../test/support/temp-dir.js";
+import { openStore, type OpenStoreOptions } from "./open-store.js";
+import type { SessionStore } from "./session-store.js";
+import { postgresLocation, type StoreLocation } from "./store-location.js";
+
+export const ENGINES = ["sqlite", "postgres"] as const;
+export type EngineName = (typeof ENGINES)[number];
+
+export interface TestStores {
+  /** This test's location: a fresh SQLite file or PostgreSQL database. */
+  readonly location: StoreLocation;
+  /** The folder of this test (SQLite's file is in it; other files may go there too). */
+  readonly folder: string;
+  /** A store on this test's location (another daemon on the same database, when called again). */
+  open(options?: Omit<OpenStoreOptions, "location">): SessionStore;
+}
+
+const dirs = tempDirs();
+
+export function useTestStores(engine: EngineName): TestStores {
+  const server = engine === "postgres" ? useSuiteResource(startPostgres, (started) => started.stop(), "the test PostgreSQL server") : undefined;
+  let location: StoreLocation | undefined;
+  let folder: string | undefined;
+  const opened: SessionStore[] = [];
+
+  beforeEach(async () => {
+    folder = dirs.make();
+    if (server) location = postgresLocation(await server.createDatabase());
+    else location = { engine: "sqlite", path: join(folder, "store.db"), display: join(folder, "store.db") };
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    if (server) await server.dropDatabases();
+    if (folder) dirs.remove(folder);
+    location = undefined;
+  });
+
+  const current = (): StoreLocation => {
+    if (!location) throw new Error("useTestStores: the location exists only inside a test");
+    return location;
+  };
+  return {
+    get location() {
+      return current();
+    },
+    get folder() {
+      if (!folder) throw new Error("useTestStores: the folder exists only inside a test");
+      return folder;
+    },
+    open(options = {}) {
+      const store = openStore({ checkpoints: "sqlite", ...options, location: current() });
+      opened.push(store);
+      return store;
+    },
+  };
+}
