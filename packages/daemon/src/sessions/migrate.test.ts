@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SessionStore, type SessionRecord } from "../store/index.js";
 import type { OwnerProbe } from "../store/owner.js";
+import { ENGINES, useTestStores } from "../store/test-support.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 import { sequentialIds } from "./fixtures/test-helpers.js";
 import { migrateSessions, type SessionOutcome } from "./migrate.js";
@@ -32,12 +33,14 @@ function statuses(outcomes: readonly SessionOutcome[]) {
   return Object.fromEntries(outcomes.map((outcome) => [outcome.sessionId, outcome.status]));
 }
 
-describe("migrateSessions", () => {
+// From a SQLite file into a store of each engine (and back: the copy reads through the same contract).
+describe.each(ENGINES)("migrateSessions into %s", (engine) => {
+  const stores = useTestStores(engine);
   let folder: string;
   let source: SessionStore;
   let target: SessionStore;
-  const openTarget = (ownerProbe?: OwnerProbe) =>
-    new SessionStore({ path: join(folder, "target.db"), checkpoints: "sqlite", ...(ownerProbe ? { ownerProbe } : {}) });
+  /** SQLite tells a dead importer by its pid (the probe stands for one); PostgreSQL by its lease, released when its store closes. */
+  const openTarget = (ownerProbe?: OwnerProbe) => stores.open(ownerProbe && engine === "sqlite" ? { ownerProbe } : {});
 
   beforeEach(() => {
     folder = dirs.make();
@@ -46,7 +49,6 @@ describe("migrateSessions", () => {
   });
   afterEach(async () => {
     await source.close();
-    await target.close();
     dirs.remove(folder);
   });
 
@@ -150,6 +152,7 @@ describe("migrateSessions", () => {
     half.insertBatch(rows.map((row, index) => ({ line: index + 1, entry: JSON.parse(row.json), json: row.json, tokens: row.tokens })));
     await target.close();
     target = openTarget(deadOwners);
+    expect(target.getSession("s-1")).toBeUndefined();
 
     const report = await migrateSessions(source, target);
     expect(report).toMatchObject({ copied: 1, failed: 0 });
