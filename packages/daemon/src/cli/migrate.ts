@@ -148,7 +148,7 @@ function printSummary(io: CliIo, source: Endpoint, target: Endpoint, report: Mig
   const lines = table(rows.map((row) => row.map((cell, i) => (i === 0 ? `  ${cell}` : cell))), ["left", "right"]);
   io.stdout.write(`${lines.replace(/ +$/gm, "")}\n`);
   if (report.stopped) {
-    io.stdout.write(`${style.red(report.stopped.interrupted ? "Interrupted." : `Stopped: ${report.stopped.reason}`)} Run the same command again to copy the rest.\n`);
+    io.stdout.write(`${style.red(report.stopped.interrupted ? "Interrupted." : `Stopped: ${report.stopped.reason.replace(/\.?$/, ".")}`)} Run the same command again to copy the rest.\n`);
   }
   if (report.conflicts > 0 && !overwrite) {
     io.stdout.write(`${style.dim("To replace the target's versions with the source's, run the same command with --overwrite.")}\n`);

@@ -6,6 +6,7 @@
  * stop the others; a failure of a store itself (a lost connection, a full disk) stops the run.
  */
 import { AppError } from "../errors.js";
+import { PostgresUnavailableError } from "../store/postgres/sync-postgres.js";
 import type { StoreLocation } from "../store/store-location.js";
 import { copySession, type CopyStore, type SessionOutcome } from "./copy-session.js";
 
@@ -65,7 +66,7 @@ export async function migrateSessions(source: CopyStore, target: CopyStore, opti
       });
     } catch (error) {
       const interrupted = signal?.aborted === true;
-      const reason = interrupted ? "interrupted" : error instanceof Error ? error.message : String(error);
+      const reason = interrupted ? "interrupted" : storeFailure(error);
       outcome = { status: "failed", sessionId, reason: interrupted ? "interrupted; nothing of it was left on the target" : reason };
       record(report, outcome);
       options.onSession?.(outcome, index + 1, ids.length);
@@ -81,6 +82,13 @@ export async function migrateSessions(source: CopyStore, target: CopyStore, opti
     options.onSession?.(outcome, index + 1, ids.length);
   }
   return report;
+}
+
+/** A store's own failure, worded for the report (a lost connection says so). */
+function storeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof PostgresUnavailableError) return `a database could not be reached or its connection was lost (${message})`;
+  return message;
 }
 
 function record(report: MigrateReport, outcome: SessionOutcome): void {
