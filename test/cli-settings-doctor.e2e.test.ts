@@ -145,7 +145,8 @@ describe("doctor", () => {
     const home = dirs.make("bc-doctor-");
     const run = await runCli(["doctor", "--project", home], { home });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^ok\s+database\s+.*sessions\.db does not exist yet; it is created on first use$/m);
+    if (onPostgres) expect(run.stdout).toMatch(/^ok\s+database\s+PostgreSQL postgres:\/\/.*, connected$/m);
+    else expect(run.stdout).toMatch(/^ok\s+database\s+SQLite file .*sessions\.db does not exist yet; it is created on first use$/m);
     expect(run.stdout).toMatch(/^ok\s+settings\s+global none, project none$/m);
     expect(run.stdout).toMatch(/^ok\s+tokenizer\s+o200k_base \(exact\): "Hello, world!" = \d+ tokens/m);
     expect(run.stdout).toMatch(

@@ -24,6 +24,7 @@ const RUNNERS: Record<string, Command["run"]> = {
   plugin: async (args) => (await import("./plugins.js")).pluginsCommand(args, undefined, "plugin"),
   settings: async (args) => (await import("./settings.js")).settingsCommand(args),
   doctor: async (args) => (await import("./doctor.js")).doctorCommand(args),
+  migrate: async (args) => (await import("./migrate.js")).migrateCommand(args),
 };
 
 export const COMMANDS: Command[] = COMMAND_SUMMARIES.map((summary) => {

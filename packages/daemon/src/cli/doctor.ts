@@ -4,12 +4,14 @@
  * problem. Changes nothing.
  */
 import { resolve } from "node:path";
-import { baseContextHome, defaultDatabasePath } from "../paths.js";
+import { baseContextHome } from "../paths.js";
+import { storeLocation, StoreUrlError } from "../sessions/store-location.js";
 import { SettingsManager } from "../settings/index.js";
 import { VERSION } from "../version.js";
 import { flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import type { CheckResult, CheckStatus } from "./doctor-checks.js";
 import { displayPath, plural, processIo, quietDaemonLogs, startProgress, styleFor, writeJson, type CliIo, type Style } from "./output.js";
+import { storeFailure } from "./open-daemon.js";
 import { EXIT, runCommand } from "./run.js";
 import { settingsFiles } from "./settings.js";
 
@@ -17,7 +19,9 @@ export const DOCTOR_SPEC: CommandSpec = {
   name: "doctor",
   summary: "check the database, settings, tokenizer, summarizer and plugins",
   description:
-    "Each problem comes with what to try. The summarizer's endpoint is contacted (GET <baseURL>/models,\n" +
+    "Each problem comes with what to try. The database is the SQLite file, or the PostgreSQL server of\n" +
+    "BASE_CONTEXT_STORE_URL or store.url: its connection, schema version and round-trip latency.\n" +
+    "The summarizer's endpoint is contacted (GET <baseURL>/models,\n" +
     "with the key from the environment) only when a model is configured and --offline is not given.",
   options: [
     { name: "project", value: "dir", description: "check with this project's settings and plugins (default: the current folder)" },
@@ -36,17 +40,26 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
     const projectDir = resolve(stringOption(args, "project") ?? process.cwd());
     const timeoutMs = integerOption(args, "timeout", { min: 1, max: 600_000 }) ?? DEFAULT_TIMEOUT_MS;
     const home = baseContextHome(io.env);
-    const { checkDatabase, checkPlugins, checkSettings, checkTokenizer } = await import("./doctor-checks.js");
+    const { checkPlugins, checkSettings, checkTokenizer } = await import("./doctor-checks.js");
     const { checkSummarizer } = await import("./doctor-summarizer.js");
+    const { checkStore } = await import("./doctor-store.js");
     const progress = startProgress(io, "checking the database");
     const checks: CheckResult[] = [];
+    let store: { engine: string; location: string } | undefined;
     try {
-      checks.push(checkDatabase(defaultDatabasePath(io.env)));
-
       const manager = new SettingsManager({ env: io.env, watch: false });
       const global = manager.get();
       const project = manager.get(projectDir);
       await manager.dispose();
+      // The store the daemon would open: BASE_CONTEXT_STORE_URL, else store.url, else the SQLite file.
+      try {
+        const location = storeLocation({ env: io.env, settingsUrl: global.settings.store.url });
+        store = { engine: location.engine, location: location.display };
+        checks.push(...(await checkStore(location, timeoutMs)));
+      } catch (error) {
+        if (!(error instanceof StoreUrlError)) throw error;
+        checks.push({ name: "database", status: "fail", summary: error.message, fixes: [storeFailure(error).hints[0]!] });
+      }
       checks.push(checkSettings(project.errors, settingsFiles(manager.globalPath, projectDir, project.errors)));
 
       progress.update("loading the tokenizer");
@@ -73,7 +86,7 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
 
     const failed = checks.some((check) => check.status === "fail");
     if (flag(args, "json")) {
-      writeJson(io, { version: VERSION, home, projectDir, ok: !failed, checks });
+      writeJson(io, { version: VERSION, home, projectDir, ...(store ? { store } : {}), ok: !failed, checks });
     } else {
       printReport(io, checks, home);
     }

@@ -9,7 +9,7 @@ import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
 import type { ProcessOwner } from "./owner.js";
-import type { NewSession, SessionsTable } from "./sessions-table.js";
+import type { FinalSessionFields, NewSession, SessionsTable } from "./sessions-table.js";
 
 export interface ImportedEntry {
   /** 1-based line number in the file, for reports. */
@@ -49,10 +49,15 @@ export class ImportTarget {
     return this.write(() => this.insertInTransaction(batch), this.sessionId);
   }
 
-  /** Makes the session visible. */
-  finish(): SessionRecord {
+  /**
+   * Makes the session visible. `final` sets the row's derived fields as given instead of as the
+   * entries left them: a copy of a stored session (migrate) keeps its leaf, modification time,
+   * name and first message exactly, whatever the entries' order or timestamps would say.
+   */
+  finish(final?: FinalSessionFields): SessionRecord {
     return this.write(() => {
       this.importingRow();
+      if (final) this.sessions.setDerived(this.sessionId, final);
       this.sessions.finishImport(this.sessionId);
       return toSessionRecord(this.sessions.row(this.sessionId)!);
     }, this.sessionId);

@@ -496,6 +496,14 @@ export class SessionStore {
     for (const rows of this.rowPages(sessionId, pageSize)) yield rows.map((row) => row.json);
   }
 
+  /**
+   * The stored JSON and token count of a session's entries in insertion order, a page at a time
+   * (for an exact copy into another store: migrate). Also reads a session still being imported.
+   */
+  *entryRowPages(sessionId: string, pageSize = 1000): Generator<{ json: string; tokens: number | null }[]> {
+    for (const rows of this.rowPages(sessionId, pageSize)) yield rows.map((row) => ({ json: row.json, tokens: row.tokens }));
+  }
+
   /** Every entry's seq, id and parent, in insertion order (no JSON: cheap even for large sessions). */
   entryLinks(sessionId: string): { seq: number; id: string; parentId: string | null }[] {
     return this.sql.get<{ seq: number; id: string; parentId: string | null }>(ENTRY_LINKS).all(sessionId);

@@ -18,6 +18,14 @@ export interface NewSession {
   importing?: ProcessOwner;
 }
 
+/** The session row's fields that follow from its entries, for a copy that must keep them as they were. */
+export interface FinalSessionFields {
+  leafId: string | null;
+  modifiedMs: number;
+  name: string | null;
+  firstMessage: string | null;
+}
+
 export interface ListQuery {
   cwd?: string | undefined;
   /** Case-insensitive (ASCII) substring of the name or the first message. */
@@ -34,6 +42,7 @@ const INSERT_SESSION = `
 const DELETE_SESSION = "DELETE FROM sessions WHERE id = ?";
 const SET_LEAF = "UPDATE sessions SET leaf_id = ? WHERE id = ?";
 const FINISH_IMPORT = "UPDATE sessions SET import_started_ms = NULL, import_owner_pid = NULL, import_owner_start = NULL WHERE id = ?";
+const SET_DERIVED = "UPDATE sessions SET leaf_id = ?, modified_ms = ?, name = ?, first_message = ? WHERE id = ?";
 const IMPORTING = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE import_started_ms IS NOT NULL`;
 
 export class SessionsTable {
@@ -103,6 +112,11 @@ export class SessionsTable {
 
   setLeaf(id: string, leafId: string | null): void {
     this.sql.get(SET_LEAF).run(leafId, id);
+  }
+
+  /** The fields appends keep up to date, set as given (a copied session's, see ImportTarget.finish). */
+  setDerived(id: string, fields: FinalSessionFields): void {
+    this.sql.get(SET_DERIVED).run(fields.leafId, fields.modifiedMs, fields.name, fields.firstMessage, id);
   }
 
   finishImport(id: string): void {
