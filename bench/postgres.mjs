@@ -134,8 +134,8 @@ async function fourDaemons(storeUrl) {
 await measureEngine("SQLite", {});
 const cluster = await startPostgresCluster();
 try {
-  await measureEngine("PostgreSQL", { BASE_CONTEXT_STORE_URL: await cluster.createDatabase("bench_engines") });
-  await fourDaemons(await cluster.createDatabase("bench_four"));
+  await measureEngine("PostgreSQL", { BASE_CONTEXT_STORE_URL: cluster.url });
+  await fourDaemons(cluster.url);
 } finally {
-  await cluster.stop();
+  cluster.stop();
 }
