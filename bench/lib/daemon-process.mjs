@@ -16,14 +16,14 @@ export function temporaryHome(label) {
 
 /**
  * Spawns the daemon and completes `initialize`. `initializeMs` is the time from spawn to the
- * initialize reply (cold start).
+ * initialize reply (cold start). `env` adds to the environment (e.g. BASE_CONTEXT_STORE_URL).
  */
-export async function startDaemon(home) {
+export async function startDaemon(home, env = {}) {
   const started = performance.now();
   const daemon = protocol.spawnDaemon({
     command: process.execPath,
     args: [daemonBin, "serve"],
-    env: { ...process.env, BASE_CONTEXT_HOME: home },
+    env: { ...process.env, BASE_CONTEXT_HOME: home, ...env },
     stderr: process.env.BENCH_DAEMON_LOG ? "inherit" : "ignore",
   });
   const failed = daemon.exited.then((code) => {
