@@ -282,7 +282,10 @@ describe("SyncPostgres", () => {
       },
       { onReconnect: reconnected },
     );
-    const killed = admin.query("SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE query = 'LISTEN \"news\"'");
+    const killed = admin.query(
+      "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE datname = current_database() AND query = $1",
+      ['LISTEN "news"'],
+    );
     expect(killed.rows).toEqual([{ done: true }]);
     await back;
     admin.query("SELECT pg_notify('news', 'after')");
