@@ -1,13 +1,10 @@
 import type { EntryInput, SessionEntry, TreeNode } from "@base-context/protocol";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../errors.js";
-import { SessionStore } from "../store/index.js";
+import type { SessionStore } from "../store/index.js";
+import { ENGINES, useTestStores } from "../store/test-support.js";
 import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
 import { SessionService } from "./service.js";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
-
-const dirs = tempDirs();
 
 const user = (text: string): EntryInput => ({ type: "message", message: { role: "user", content: text } });
 const assistant = (text: string): EntryInput => ({
@@ -30,8 +27,8 @@ function shape(nodes: TreeNode[]): unknown[] {
   return nodes.map((node) => [node.entry.id, node.label ?? null, node.isLeaf ?? false, shape(node.children)]);
 }
 
-describe("SessionService", () => {
-  let folder: string;
+describe.each(ENGINES)("SessionService on %s", (engine) => {
+  const stores = useTestStores(engine);
   let store: SessionStore;
   let counter: FakeCounter;
   let sessions: SessionService;
@@ -39,7 +36,7 @@ describe("SessionService", () => {
 
   const setUp = (delayMs?: (entry: SessionEntry) => number) => {
     const ids = sequentialIds();
-    store = new SessionStore({ path: join(folder, "sessions.db"), ids, checkpoints: "sqlite" });
+    store = stores.open({ ids });
     counter = new FakeCounter(delayMs);
     sessions = new SessionService(store, counter, { ids });
   };
@@ -47,13 +44,8 @@ describe("SessionService", () => {
     (await sessions.append({ sessionId, entry, parentId })).entry;
 
   beforeEach(async () => {
-    folder = dirs.make();
     setUp();
     sessionId = (await sessions.create({ cwd: "/projects/app", name: "Main" })).session.id;
-  });
-  afterEach(async () => {
-    await store.close();
-    dirs.remove(folder);
   });
 
   describe("create, get, delete", () => {

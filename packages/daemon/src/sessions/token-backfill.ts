@@ -115,7 +115,7 @@ export class TokenBackfill {
     if (this.stopped) return;
     this.store.setTokensMany(
       sessionId,
-      entries.map((entry, index) => ({ id: entry.id, tokens: counts[index]! })),
+      batch.map((stored, index) => ({ id: stored.entry.id, seq: stored.seq, tokens: counts[index]! })),
     );
   }
 }

@@ -45,8 +45,8 @@ export class TokenLedger {
     if (stored.every((item) => item.tokens !== null)) {
       return stored.map((item) => ({ entry: item.entry, tokens: item.tokens! }));
     }
-    const computed = await Promise.all(stored.map((item) => (item.tokens === null ? this.compute(sessionId, item.entry) : undefined)));
-    const fresh: { id: string; tokens: number }[] = [];
+    const computed = await Promise.all(stored.map((item) => (item.tokens === null ? this.compute(sessionId, item) : undefined)));
+    const fresh: { id: string; seq: number; tokens: number }[] = [];
     const counted = stored.map((item, index) => {
       if (item.tokens !== null) return { entry: item.entry, tokens: item.tokens };
       const tokens = computed[index];
@@ -54,7 +54,7 @@ export class TokenLedger {
         // The row keeps NULL so a later reader tries again; this reply gets a rough estimate.
         return { entry: item.entry, tokens: Math.ceil(JSON.stringify(item.entry).length / 4) };
       }
-      fresh.push({ id: item.entry.id, tokens });
+      fresh.push({ id: item.entry.id, seq: item.seq, tokens });
       return { entry: item.entry, tokens };
     });
     if (writeWithNext) {
@@ -71,8 +71,8 @@ export class TokenLedger {
   }
 
   /** Hands counts to the store's next write, keeping them here until it has written them. */
-  private writeSoon(sessionId: string, fresh: readonly { id: string; tokens: number }[]): void {
-    const keys = fresh.map(({ id }) => entryKey(sessionId, id));
+  private writeSoon(sessionId: string, fresh: readonly { id: string; seq: number; tokens: number }[]): void {
+    const keys = fresh.map(({ id, seq }) => entryKey(sessionId, id, seq));
     fresh.forEach(({ tokens }, index) => this.unwritten.set(keys[index]!, tokens));
     const forget = (stored: boolean) => {
       if (!stored) {
@@ -89,8 +89,9 @@ export class TokenLedger {
   }
 
   /** One entry's count, shared with concurrent readers of the same entry; undefined when counting failed. */
-  private compute(sessionId: string, entry: SessionEntry): Promise<number | undefined> {
-    const key = entryKey(sessionId, entry.id);
+  private compute(sessionId: string, stored: StoredEntry): Promise<number | undefined> {
+    const { entry } = stored;
+    const key = entryKey(sessionId, entry.id, stored.seq);
     const unwritten = this.unwritten.get(key);
     if (unwritten !== undefined) return Promise.resolve(unwritten);
     let pending = this.inFlight.get(key);
@@ -109,6 +110,10 @@ export class TokenLedger {
   }
 }
 
-function entryKey(sessionId: string, entryId: string): string {
-  return `${sessionId}\u0000${entryId}`;
+/**
+ * With the row's seq: a session deleted and written again with the same entry ids (by another
+ * daemon) has other rows, and no count of the first may be taken for them (docs/storage.md).
+ */
+function entryKey(sessionId: string, entryId: string, seq: number): string {
+  return `${sessionId}\u0000${entryId}\u0000${seq}`;
 }

@@ -43,4 +43,57 @@ describe.each(ENGINES)("the store on %s", (engine) => {
     expect(store.listSessions({ limit: 10, query: "HELLO" }).map((session) => session.id).sort()).toEqual(["f", "s"]);
     expect(store.deleteSession("f")).toBe(true);
   });
+
+  describe("two daemons on one database", () => {
+    const message = (content: string) => ({ type: "message" as const, message: { role: "user" as const, content } });
+
+    it("answer a requestId once, whichever daemon the retry reaches", () => {
+      const a = stores.open({ ids: sequentialIds() });
+      const b = stores.open({ ids: sequentialIds() });
+      a.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      const request = { id: "req", method: "entry/append" };
+      const first = a.append({ sessionId: "s", entries: [message("once")], request });
+      const retry = b.append({ sessionId: "s", entries: [message("once")], request });
+      expect(retry.status).toBe("replayed");
+      if (first.status !== "appended" || retry.status !== "replayed") return;
+      expect(retry.entries.map((stored) => stored.entry.id)).toEqual(first.entries.map((stored) => stored.entry.id));
+      expect(b.getSession("s")!.entryCount).toBe(1);
+    });
+
+    it("commit a leaf move or a conditional append only from the leaf it was planned from", () => {
+      const a = stores.open({ ids: sequentialIds() });
+      const b = stores.open({ ids: sequentialIds() });
+      a.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      const root = a.append({ sessionId: "s", entries: [message("root")] });
+      if (root.status !== "appended") throw new Error(root.status);
+      const planned = b.getSession("s")!.leafId; // b plans a navigation and a compaction from here
+      const moved = a.append({ sessionId: "s", entries: [message("a moves on")] });
+      if (moved.status !== "appended") throw new Error(moved.status);
+      expect(b.moveLeafIf("s", { from: planned, to: null })).toEqual({ moved: false, leafId: moved.leafId });
+      // A branch elsewhere: the entry b planned from is no longer on the current path.
+      const elsewhere = a.append({ sessionId: "s", entries: [message("another root")], parentId: null });
+      expect(elsewhere.status).toBe("appended");
+      const stale = b.append({ sessionId: "s", entries: [message("summary")], onlyIfOnPath: moved.leafId });
+      expect(stale.status).toBe("stale");
+      expect(a.getSession("s")!.entryCount).toBe(3);
+    });
+
+    // On SQLite a job's owner is this test's own process (alive); on PostgreSQL a daemon's lease.
+    it.runIf(engine === "postgres")("see the jobs of a daemon that ended as abandoned, and their own as theirs", async () => {
+      const a = stores.open({ ids: sequentialIds() });
+      const b = stores.open({ ids: sequentialIds() });
+      a.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      const owner = a.jobs.owners.current();
+      a.jobs.insert({ id: "j", sessionId: "s", reason: "manual", state: "summarizing", ownerPid: owner.pid, ownerStart: owner.start, nowMs: 1 });
+      const job = b.jobs.get("j")!;
+      const asOwner = { pid: job.ownerPid, start: job.ownerStart };
+      expect(a.jobs.owners.isSelf(asOwner)).toBe(true);
+      expect(b.jobs.owners.isSelf(asOwner)).toBe(false);
+      expect(b.jobs.owners.isAlive(asOwner)).toBe(true);
+      await a.close();
+      expect(b.jobs.owners.isAlive(asOwner)).toBe(false);
+      expect(b.jobs.markInterrupted((running) => !b.jobs.owners.isAlive({ pid: running.ownerPid, start: running.ownerStart }), 2)).toBe(1);
+      expect(b.jobs.get("j")!.state).toBe("interrupted");
+    });
+  });
 });

@@ -8,6 +8,7 @@ import type { SessionEntry } from "@base-context/protocol";
 import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer.js";
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
+import type { ProcessOwner } from "./owner.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
 
 export interface ImportedEntry {
@@ -36,6 +37,8 @@ export class ImportTarget {
     private readonly sessions: SessionsTable,
     readonly sessionId: string,
     private readonly write: Write,
+    /** Who imports (the row records it): another daemon's import of the same id is never touched. */
+    private readonly owner: ProcessOwner | undefined,
   ) {}
 
   /**
@@ -57,7 +60,10 @@ export class ImportTarget {
 
   /** Removes everything written so far. */
   abort(): void {
-    this.write(() => this.importingRow() && this.sessions.delete(this.sessionId), this.sessionId);
+    this.write(() => {
+      // Only while it is still this import's row: another daemon may have taken it over already.
+      if (this.isOurs(this.sessions.row(this.sessionId))) this.sessions.delete(this.sessionId);
+    }, this.sessionId);
   }
 
   /**
@@ -66,8 +72,13 @@ export class ImportTarget {
    */
   private importingRow(): SessionRow {
     const row = this.sessions.row(this.sessionId);
-    if (!row || row.import_started_ms === null) throw new Error(`session "${this.sessionId}" disappeared during its import`);
+    if (!row || !this.isOurs(row)) throw new Error(`session "${this.sessionId}" disappeared during its import`);
     return row;
+  }
+
+  private isOurs(row: SessionRow | undefined): row is SessionRow {
+    if (!row || row.import_started_ms === null) return false;
+    return !this.owner || (row.import_owner_pid === this.owner.pid && row.import_owner_start === this.owner.start);
   }
 
   private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport {
@@ -123,6 +134,6 @@ export class ImportWriter {
       reclaim(session.id);
       this.sessions.insert(session, nowMs);
     }, session.id);
-    return new ImportTarget(this.writer, this.sessions, session.id, this.write);
+    return new ImportTarget(this.writer, this.sessions, session.id, this.write, session.importing);
   }
 }

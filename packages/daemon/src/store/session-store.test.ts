@@ -140,6 +140,24 @@ describe.each(ENGINES)("SessionStore on %s", (engine) => {
       expect(outcome.entries.map((stored) => store.getEntry("s", stored.entry.id)!.tokens)).toEqual([7, null, null]);
     });
 
+    it("stores a count given with its row's seq only on that row, not on a later row with the same id", () => {
+      const outcome = store.append({ sessionId: "s", entries: [{ ...user("first"), id: "e1" }] });
+      if (outcome.status !== "appended") throw new Error(outcome.status);
+      const counted = outcome.entries[0]!;
+      // Another daemon deletes the session and writes it again, with an entry of the same id.
+      const other = open();
+      other.deleteSession("s");
+      other.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      other.createSession({ id: "t", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+      other.append({ sessionId: "t", entries: [user("moves the seqs on")] });
+      other.append({ sessionId: "s", entries: [{ ...user("another text entirely"), id: "e1" }] });
+      store.setTokensMany("s", [{ id: "e1", seq: counted.seq, tokens: 99 }]);
+      expect(store.getEntry("s", "e1")!.tokens).toBeNull();
+      const again = store.getEntry("s", "e1")!;
+      store.setTokensMany("s", [{ id: "e1", seq: again.seq, tokens: 7 }]);
+      expect(store.getEntry("s", "e1")!.tokens).toBe(7);
+    });
+
     it("lists entries without a count newest first, page by page, and forgets them once counted", () => {
       const ids = ["a", "b", "c", "d", "e"].map((text) => appendOne(store, "s", user(text)).id);
       store.setTokensMany("s", [{ id: ids[3]!, tokens: 4 }]);

@@ -82,6 +82,9 @@ const ENTRIES_PAGE = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? 
 const LAST_SEQ = "SELECT max(seq) FROM entries WHERE session_id = ?";
 const ENTRY_LINKS = `SELECT seq, id, parent_id AS "parentId" FROM entries WHERE session_id = ? ORDER BY seq`;
 const SET_TOKENS = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ?";
+// With the row's seq: a count computed for a row is never stored on another row of the same id
+// (the session deleted and written again by another daemon meanwhile).
+const SET_TOKENS_OF_ROW = "UPDATE entries SET tokens = ? WHERE session_id = ? AND id = ? AND seq = ?";
 // Uses the partial index entries_uncounted (rows with tokens NULL only).
 const UNCOUNTED_SESSIONS = `
   SELECT s.id FROM sessions s
@@ -113,6 +116,13 @@ const STALE_IMPORT_MS = 3600_000;
  * take the write lock once each; an append on its own costs one more transaction, a moment later.
  */
 const DEFERRED_WRITE_MS = 50;
+
+/** A count computed after its entry was stored; with `seq`, stored only on that very row. */
+export interface TokenCount {
+  id: string;
+  seq?: number;
+  tokens: number;
+}
 
 /** Entries an append wrote, and the session's leaf after it (what `entry/didAppend` reports). */
 export interface AppendedEntries {
@@ -336,12 +346,9 @@ export class SessionStore {
   }
 
   /** Stores counts computed after the fact, in one transaction. Rows that are gone are skipped. */
-  setTokensMany(sessionId: string, counts: readonly { id: string; tokens: number }[]): void {
+  setTokensMany(sessionId: string, counts: readonly TokenCount[]): void {
     if (counts.length === 0) return;
-    this.write(() => {
-      const update = this.sql.get(SET_TOKENS);
-      for (const { id, tokens } of counts) update.run(tokens, sessionId, id);
-    }, sessionId);
+    this.write(() => this.writeTokens(sessionId, counts), sessionId);
   }
 
   /**
@@ -351,15 +358,12 @@ export class SessionStore {
    * it itself, as after a crash. `onDone(true)` once stored; `onDone(false)` if that failed (the
    * session is gone, say): the count stays missing and is computed again when read.
    */
-  setTokensSoon(sessionId: string, counts: readonly { id: string; tokens: number }[], onDone?: (stored: boolean) => void): void {
+  setTokensSoon(sessionId: string, counts: readonly TokenCount[], onDone?: (stored: boolean) => void): void {
     if (counts.length === 0) {
       onDone?.(true);
       return;
     }
-    this.engine.writer.defer(() => {
-      const update = this.sql.get(SET_TOKENS);
-      for (const { id, tokens } of counts) update.run(tokens, sessionId, id);
-    }, onDone);
+    this.engine.writer.defer(() => this.writeTokens(sessionId, counts), onDone);
     this.deferredFlush ??= setTimeout(() => {
       this.deferredFlush = undefined;
       try {
@@ -378,6 +382,15 @@ export class SessionStore {
     if (this.deferredFlush) clearTimeout(this.deferredFlush);
     this.deferredFlush = undefined;
     if (this.engine.writer.hasDeferred && this.engine.isOpen) this.write(() => undefined);
+  }
+
+  private writeTokens(sessionId: string, counts: readonly TokenCount[]): void {
+    const byId = this.sql.get(SET_TOKENS);
+    const ofRow = this.sql.get(SET_TOKENS_OF_ROW);
+    for (const { id, seq, tokens } of counts) {
+      if (seq === undefined) byId.run(tokens, sessionId, id);
+      else ofRow.run(tokens, sessionId, id, seq);
+    }
   }
 
   /** Transactions begun and how long they waited for the write lock (store/write-lock.ts). */

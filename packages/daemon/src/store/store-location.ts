@@ -62,7 +62,7 @@ export function postgresLocation(url: string, origin = "the store URL"): StoreLo
   return { engine: "postgres", url, display };
 }
 
-/** The URL with its password (if any) replaced by "***"; a string that is not a URL loses everything after "//user:". */
+/** The URL with its password (if any) replaced by "***". */
 export function redactStoreUrl(url: string): string {
   try {
     const parsed = new URL(url);
@@ -70,7 +70,8 @@ export function redactStoreUrl(url: string): string {
     if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "***");
     return parsed.toString();
   } catch {
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1***@").replace(/([?&]password=)[^&]*/i, "$1***");
+    // Not a URL: whatever stands between a ":" and the last "@" may be a password.
+    return url.replace(/:[^:@]*@(?=[^@]*$)/, ":***@").replace(/([?&]password=)[^&]*/i, "$1***");
   }
 }
 
