@@ -4,8 +4,14 @@
 // builds dist (a bin pointing into dist could not be linked yet). This file always exists.
 //
 // It runs the bundles the build makes (docs/architecture.md#start-path-and-bundles): `serve` the
-// daemon's, help and version the smallest, any other command the CLI's. Each is one file, so a
-// start reads and compiles one module instead of a few hundred.
+// daemon's (CommonJS, compiled with V8's code cache by dist/cli/code-cache.js), help and version
+// the smallest, any other command the CLI's. Each is one file, so a start reads and compiles one
+// module instead of a few hundred.
 const HELP = [undefined, "--help", "-h", "help", "--version", "-v"];
 const command = process.argv[2];
-await import(command === "serve" ? "../dist/bundle/daemon.js" : HELP.includes(command) ? "../dist/bundle/help.js" : "../dist/bundle/cli.js");
+if (command === "serve") {
+  const { serveBundle } = await import("../dist/cli/code-cache.js");
+  serveBundle(new URL("../dist/bundle/daemon.cjs", import.meta.url), process.argv.slice(3));
+} else {
+  await import(HELP.includes(command) ? "../dist/bundle/help.js" : "../dist/bundle/cli.js");
+}

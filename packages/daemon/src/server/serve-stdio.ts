@@ -9,11 +9,24 @@ import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
 import { defaultDatabasePath } from "../paths.js";
 import { SettingsManager } from "../settings/index.js";
-import { protocolOutput } from "./protocol-output.js";
+import { guardFd1, protocolOutput } from "./protocol-output.js";
 import { Router, type Peer } from "./router.js";
 import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 import { startServer } from "./server.js";
 import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serving.js";
+
+let startCompiled: (() => void) | undefined;
+
+/**
+ * `callback` runs once, when the daemon serving stdio has started and the client has been quiet
+ * for a moment, or as it exits if that never happened (cli/code-cache.ts caches the compiled code).
+ */
+export function whenStartCompiled(callback: () => void): void {
+  startCompiled = () => {
+    startCompiled = undefined;
+    callback();
+  };
+}
 
 /**
  * Serves until the client ends the connection; resolves with the exit code (the process exits too).
@@ -47,7 +60,17 @@ export async function serveStdio(): Promise<number> {
           (started) => {
             // Not awaited: loading plugins must not hold up requests; a hook arriving early waits for it.
             // Started in the first pause between requests, not in the way of the client's first ones.
-            void router.activity.whenIdle(STARTUP_QUIET_MS).then(() => started.plugins.startInBackground(projectDir));
+            // fd 1 leaves the client's socket once the first requests have been answered (those
+            // that waited for the daemon resume before the next turn of the event loop), not in
+            // their way (protocol-output.ts); the plugin host waits for that in any case.
+            void new Promise((next) => setImmediate(next))
+              .then(() => router.activity.whenIdle(0))
+              .then(guardFd1)
+              .then(() => router.activity.whenIdle(STARTUP_QUIET_MS))
+              .then(() => {
+                started.plugins.startInBackground(projectDir);
+                startCompiled?.();
+              });
             // Token counter warm-up and backfill, in the gaps between requests.
             startBackgroundWork(started, router.activity);
           },
@@ -61,6 +84,7 @@ export async function serveStdio(): Promise<number> {
         void disposed
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
           .finally(() => {
+            startCompiled?.();
             resolve(code);
             // stdin is still open when the client sent `exit` and would keep the process alive:
             // leave once everything written to the client has been handed to the OS.
