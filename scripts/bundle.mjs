@@ -23,7 +23,7 @@ const daemon = join(root, "packages", "daemon");
 const outdir = join(daemon, "dist", "bundle");
 
 /** Loaded at run time from node_modules, never inlined. */
-const EXTERNAL = ["better-sqlite3", "openai", "chokidar", "sucrase", "gpt-tokenizer", "js-tiktoken"];
+const EXTERNAL = ["openai", "chokidar", "sucrase", "gpt-tokenizer", "js-tiktoken"];
 
 /** Replaces `import.meta.url` in a daemon source file with the URL of that file's build in dist/. */
 function withTwinUrl(path, text) {
@@ -45,6 +45,34 @@ const withoutZodLocales = {
       /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: "zod-locales", namespace: "left-out" } : undefined,
     );
     builder.onLoad({ filter: /.*/, namespace: "left-out" }, () => ({ contents: "export {};", loader: "js" }));
+  },
+};
+
+/**
+ * better-sqlite3's JavaScript is bundled (loading its dozen CommonJS files cost ~10 ms of a
+ * daemon's start); its native addon is not. The package finds the addon with `bindings`, which
+ * looks for the package's root from the caller's file — inside a bundle, the wrong one — so the
+ * bundled copy loads the addon from the installed package's root instead.
+ */
+const betterSqliteAddon = {
+  name: "better-sqlite3-addon",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const call = "require('bindings')('better_sqlite3.node')";
+      if (!text.includes(call)) throw new Error(`${args.path}: no ${call} to point at the installed addon`);
+      // build/Release is where its install puts the addon; `bindings` (which tries other places,
+      // each failure a thrown error: ~10 ms) only when it is not there.
+      const loaded = `((root) => {
+        try {
+          return require(root + "/build/Release/better_sqlite3.node");
+        } catch (error) {
+          if (error.code !== "MODULE_NOT_FOUND") throw error;
+          return require("node:module").createRequire(root + "/lib/database.js")("bindings")({ bindings: "better_sqlite3.node", module_root: root });
+        }
+      })(require("node:path").dirname(require.resolve("better-sqlite3/package.json")))`;
+      return { contents: text.replace(call, loaded), loader: "js" };
+    });
   },
 };
 
@@ -124,7 +152,8 @@ const common = {
   target: "node20",
   sourcemap: "linked",
   sourcesContent: false,
-  external: EXTERNAL,
+  // better-sqlite3/package.json: found at run time, where the addon is (betterSqliteAddon).
+  external: [...EXTERNAL, "better-sqlite3/package.json"],
   // Workspace packages resolve to their TypeScript sources (a `source`-free package.json points at dist/).
   alias: { "@base-context/protocol": join(root, "packages", "protocol", "src", "index.ts") },
   // Less to read and parse; names are kept (error classes and stack traces show them).
@@ -144,7 +173,7 @@ const cli = build({
   ...common,
   entryPoints: { cli: join(daemon, "src", "cli", "main.ts"), help: join(daemon, "src", "cli", "help-main.ts") },
   format: "esm",
-  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales],
+  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon],
   banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
 });
 
@@ -159,7 +188,7 @@ const serve = build({
   entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
-  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales],
+  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
   define: { "import.meta.url": "__bundleUrl" },
   banner: {
     js:
@@ -168,7 +197,16 @@ const serve = build({
   },
 });
 
-const results = await Promise.all([cli, serve]);
+/** What bin/base-context.js runs for `serve`: the loader that compiles the daemon's bundle with its code cache. */
+const loader = build({
+  ...common,
+  entryPoints: { "serve-loader": join(daemon, "src", "cli", "code-cache.ts") },
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  plugins: [daemonSources({ importThroughLoader: false })],
+});
+
+const results = await Promise.all([cli, serve, loader]);
 for (const [file, output] of Object.entries(results[1].metafile.outputs)) {
   const left = output.imports.filter((imported) => imported.kind === "dynamic-import" && imported.external);
   if (left.length > 0) throw new Error(`${file}: import() of ${left.map((i) => i.path).join(", ")} would fail from the code cache (see daemonSources)`);

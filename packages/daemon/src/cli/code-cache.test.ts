@@ -7,7 +7,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { cacheFiles, loadBundle } from "./code-cache.js";
 
@@ -32,7 +31,7 @@ const answerOf = (loaded: ReturnType<typeof loadBundle>) => (loaded.exports.answ
 describe("loadBundle", () => {
   it("compiles from source the first time, writes the cache when asked, and uses it next time", () => {
     const { path, env } = bundle("forty-two");
-    const first = loadBundle(pathToFileURL(path), env);
+    const first = loadBundle(path, env);
     expect(first.state).toBe("absent");
     expect(answerOf(first)).toBe("forty-two1");
     expect(first.exports.dirname).toBe(join(path, ".."));
@@ -40,7 +39,7 @@ describe("loadBundle", () => {
     expect(first.save()).toBeUndefined(); // once
     expect(readdirSync(join(path, ".."))).toContain(`daemon.cjs.${process.version}-${process.arch}.v8cache`);
 
-    const second = loadBundle(pathToFileURL(path), env);
+    const second = loadBundle(path, env);
     expect(second.state).toBe("used");
     expect(answerOf(second)).toBe("forty-two1");
     expect(second.save()).toBeUndefined();
@@ -48,20 +47,20 @@ describe("loadBundle", () => {
 
   it("ignores the cache of another build of the bundle, even one of the same length, and replaces it", () => {
     const { path, env } = bundle("aaaa");
-    loadBundle(pathToFileURL(path), env).save();
+    loadBundle(path, env).save();
     writeFileSync(path, readFileSync(path, "utf8").replace('"aaaa"', '"bbbb"'));
 
-    const rebuilt = loadBundle(pathToFileURL(path), env);
+    const rebuilt = loadBundle(path, env);
     expect(rebuilt.state).toBe("stale");
     expect(rebuilt.reason).toMatch(/another build of the bundle/);
     expect(answerOf(rebuilt)).toBe("bbbb1");
     rebuilt.save();
-    expect(loadBundle(pathToFileURL(path), env).state).toBe("used");
+    expect(loadBundle(path, env).state).toBe("used");
   });
 
   it("runs from source when the cache is damaged, truncated or not a cache", () => {
     const { path, env } = bundle("intact");
-    loadBundle(pathToFileURL(path), env).save();
+    loadBundle(path, env).save();
     const [file] = cacheFiles(path, env);
     const good = readFileSync(file!);
     const damaged = Buffer.from(good);
@@ -75,7 +74,7 @@ describe("loadBundle", () => {
     ];
     for (const [name, bytes] of cases) {
       writeFileSync(file!, bytes);
-      const loaded = loadBundle(pathToFileURL(path), env);
+      const loaded = loadBundle(path, env);
       expect(loaded.state, name).toBe("stale");
       expect(answerOf(loaded), name).toBe("intact1");
     }
@@ -86,19 +85,19 @@ describe("loadBundle", () => {
     const [beside, user] = cacheFiles(path, env);
     // A folder where the file should be: neither readable as a cache nor replaceable by one.
     mkdirSync(join(beside!, "in-the-way"), { recursive: true });
-    const first = loadBundle(pathToFileURL(path), env);
+    const first = loadBundle(path, env);
     expect(first.state).toBe("stale");
     const said = first.save();
     expect(said).toMatch(/^code cache written /);
     expect(said?.endsWith(` to ${user}`)).toBe(true);
-    const second = loadBundle(pathToFileURL(path), env);
+    const second = loadBundle(path, env);
     expect(second.state).toBe("used");
     expect(answerOf(second)).toBe("elsewhere1");
   });
 
   it("can be turned off", () => {
     const { path, env } = bundle("off");
-    const loaded = loadBundle(pathToFileURL(path), { ...env, BASE_CONTEXT_CODE_CACHE: "off" });
+    const loaded = loadBundle(path, { ...env, BASE_CONTEXT_CODE_CACHE: "off" });
     expect(loaded.state).toBe("off");
     expect(loaded.save()).toBeUndefined();
     expect(readdirSync(join(path, ".."))).toEqual(["daemon.cjs"]);

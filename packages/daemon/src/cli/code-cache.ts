@@ -22,7 +22,6 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { log } from "../log.js";
 
@@ -127,9 +126,8 @@ export function writeCache(files: readonly string[], bundlePath: string, source:
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname, __import) { ";
 const WRAPPER_END = "\n})";
 
-/** Compiles and runs the CommonJS bundle at `bundleUrl`, with the code cache when there is a usable one. */
-export function loadBundle(bundleUrl: string | URL, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
-  const bundlePath = fileURLToPath(bundleUrl);
+/** Compiles and runs the CommonJS bundle at `bundlePath`, with the code cache when there is a usable one. */
+export function loadBundle(bundlePath: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
   const source = readFileSync(bundlePath);
   const off = env.BASE_CONTEXT_CODE_CACHE === "off";
   const files = off ? [] : cacheFiles(bundlePath, env);
@@ -180,8 +178,8 @@ export function loadBundle(bundleUrl: string | URL, env: NodeJS.ProcessEnv = pro
  * `base-context serve`: loads the daemon's bundle with the code cache and serves; when the cache
  * was not used, writes it once the daemon has started (the code its start ran is compiled then).
  */
-export function serveBundle(bundleUrl: string | URL, args: string[]): void {
-  const loaded = loadBundle(bundleUrl);
+export function serveBundle(bundlePath: string, args: string[]): void {
+  const loaded = loadBundle(bundlePath);
   const serveMain = loaded.exports.serveMain as (args: string[], hooks: { cacheCompiledCode?: () => void }) => void;
   const said = loaded.reason === undefined ? "" : ` (${loaded.reason})`;
   log("debug", `start: code cache ${loaded.state}${said}`);

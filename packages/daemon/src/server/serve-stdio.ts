@@ -59,14 +59,12 @@ export async function serveStdio(): Promise<number> {
         ready.then(
           (started) => {
             // Not awaited: loading plugins must not hold up requests; a hook arriving early waits for it.
-            // Started in the first pause between requests, not in the way of the client's first ones.
-            // fd 1 leaves the client's socket once the first requests have been answered (those
-            // that waited for the daemon resume before the next turn of the event loop), not in
-            // their way (protocol-output.ts); the plugin host waits for that in any case.
-            void new Promise((next) => setImmediate(next))
-              .then(() => router.activity.whenIdle(0))
+            // Started in the first pause between requests, not in the way of the client's first
+            // ones, after fd 1 has left the client's socket (protocol-output.ts: the helper process
+            // that takes, started then too; a hook arriving earlier starts it and waits for it).
+            void router.activity
+              .whenIdle(STARTUP_QUIET_MS)
               .then(guardFd1)
-              .then(() => router.activity.whenIdle(STARTUP_QUIET_MS))
               .then(() => {
                 started.plugins.startInBackground(projectDir);
                 startCompiled?.();
