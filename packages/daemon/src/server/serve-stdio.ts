@@ -52,9 +52,7 @@ export async function serveStdio(): Promise<number> {
       capabilities: CAPABILITIES,
       maxMessageBytes: () => settings.get().settings.limits.maxMessageBytes,
       onInitialize: ({ projectDir }) => {
-        const cpu = process.cpuUsage();
-        const cpuMs = ((cpu.user + cpu.system) / 1000).toFixed(0);
-        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs} ms of CPU)`);
+        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs().toFixed(0)} ms of CPU)`);
         ready = afterReply(output).then(() => startDaemon(settings, router, server.peer));
         ready.then(
           (started) => {
@@ -94,6 +92,12 @@ export async function serveStdio(): Promise<number> {
   });
 }
 
+/** CPU time of the process so far (all its threads). */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** Stops background work, then releases everything. */
 async function stopDaemon(started: Daemon): Promise<void> {
   stopBackgroundWork(started);
@@ -109,8 +113,10 @@ function afterReply(output: NodeJS.WritableStream): Promise<void> {
 /** Loads the daemon's code, opens the database and builds the daemon's parts, then registers their handlers. */
 async function startDaemon(settings: SettingsManager, router: Router, peer: Peer): Promise<Daemon> {
   const started = performance.now();
+  const cpuStarted = cpuMs();
   const [{ Daemon }, { registerHandlers }] = await Promise.all([import("../daemon.js"), import("./handlers/index.js")]);
   const loaded = performance.now();
+  const cpuLoaded = cpuMs();
   let daemon: Daemon;
   try {
     daemon = new Daemon({ settings });
@@ -124,7 +130,8 @@ async function startDaemon(settings: SettingsManager, router: Router, peer: Peer
   await logSummarizerSetup(daemon);
   registerHandlers(router, daemon, peer);
   const built = (performance.now() - loaded).toFixed(0);
-  log("debug", `start: daemon code loaded in ${(loaded - started).toFixed(0)} ms; database opened, daemon built and handlers registered in ${built} ms`);
+  const cpu = `${(cpuLoaded - cpuStarted).toFixed(0)} and ${(cpuMs() - cpuLoaded).toFixed(0)} ms of CPU`;
+  log("debug", `start: daemon code loaded in ${(loaded - started).toFixed(0)} ms; database opened, daemon built and handlers registered in ${built} ms (${cpu})`);
   return daemon;
 }
 
