@@ -14,7 +14,7 @@
 //   scripts, createRequire) is given the URL of its compiled twin in dist/, so it finds them
 //   exactly as the unbundled build does. The plugin worker's modules stay unbundled in dist/.
 import { build } from "esbuild";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,7 +23,7 @@ const daemon = join(root, "packages", "daemon");
 const outdir = join(daemon, "dist", "bundle");
 
 /** Loaded at run time from node_modules, never inlined. */
-const EXTERNAL = ["better-sqlite3", "pg", "openai", "chokidar", "sucrase", "gpt-tokenizer", "js-tiktoken"];
+const EXTERNAL = ["pg", "openai", "chokidar", "sucrase", "gpt-tokenizer", "js-tiktoken"];
 
 /** Replaces `import.meta.url` in a daemon source file with the URL of that file's build in dist/. */
 function withTwinUrl(path, text) {
@@ -45,6 +45,34 @@ const withoutZodLocales = {
       /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: "zod-locales", namespace: "left-out" } : undefined,
     );
     builder.onLoad({ filter: /.*/, namespace: "left-out" }, () => ({ contents: "export {};", loader: "js" }));
+  },
+};
+
+/**
+ * better-sqlite3's JavaScript is bundled (loading its dozen CommonJS files cost ~10 ms of a
+ * daemon's start); its native addon is not. The package finds the addon with `bindings`, which
+ * looks for the package's root from the caller's file — inside a bundle, the wrong one — so the
+ * bundled copy loads the addon from the installed package's root instead.
+ */
+const betterSqliteAddon = {
+  name: "better-sqlite3-addon",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const call = "require('bindings')('better_sqlite3.node')";
+      if (!text.includes(call)) throw new Error(`${args.path}: no ${call} to point at the installed addon`);
+      // build/Release is where its install puts the addon; `bindings` (which tries other places,
+      // each failure a thrown error: ~10 ms) only when it is not there.
+      const loaded = `((root) => {
+        try {
+          return require(root + "/build/Release/better_sqlite3.node");
+        } catch (error) {
+          if (error.code !== "MODULE_NOT_FOUND") throw error;
+          return require("node:module").createRequire(root + "/lib/database.js")("bindings")({ bindings: "better_sqlite3.node", module_root: root });
+        }
+      })(require("node:path").dirname(require.resolve("better-sqlite3/package.json")))`;
+      return { contents: text.replace(call, loaded), loader: "js" };
+    });
   },
 };
 
@@ -80,8 +108,15 @@ function protocolExportMap() {
   return map;
 }
 
-const protocolBySymbol = {
-  name: "protocol-by-symbol",
+/**
+ * The daemon's sources as the bundles see them: protocol values imported from the modules that
+ * define them (above), `import.meta.url` their compiled twin's. With `importThroughLoader`, an
+ * `import("pkg")` of an external package becomes `__bundleImport("pkg")`: code compiled from V8's
+ * code cache on Node 20 loses the callback `import()` needs inside a `vm.Script`, so the loader
+ * (cli/code-cache.ts) passes a function that imports from outside the script.
+ */
+const daemonSources = ({ importThroughLoader }) => ({
+  name: "daemon-sources",
   setup(builder) {
     const exports = protocolExportMap();
     const daemonSources = join(daemon, "src") + sep;
@@ -99,36 +134,88 @@ const protocolBySymbol = {
         }
         return [...byModule].map(([file, parts]) => `import { ${parts.join(", ")} } from ${JSON.stringify(file)};`).join(" ");
       });
+      if (importThroughLoader) {
+        text = text.replace(/(?<!typeof )\bimport\((["'])([^"']+)\1\)/g, (call, _quote, specifier) =>
+          EXTERNAL.includes(specifier) ? `__bundleImport(${JSON.stringify(specifier)})` : call,
+        );
+      }
       return { contents: withTwinUrl(args.path, text), loader: "ts" };
     });
   },
-};
+});
 
-const result = await build({
-  entryPoints: {
-    daemon: join(daemon, "src", "cli", "serve-main.ts"),
-    cli: join(daemon, "src", "cli", "main.ts"),
-    help: join(daemon, "src", "cli", "help-main.ts"),
-  },
+/** What every bundle is built with. */
+const common = {
   outdir,
   bundle: true,
-  format: "esm",
   platform: "node",
   target: "node20",
   sourcemap: "linked",
   sourcesContent: false,
-  external: EXTERNAL,
+  // better-sqlite3/package.json: found at run time, where the addon is (betterSqliteAddon).
+  external: [...EXTERNAL, "better-sqlite3/package.json"],
   // Workspace packages resolve to their TypeScript sources (a `source`-free package.json points at dist/).
   alias: { "@base-context/protocol": join(root, "packages", "protocol", "src", "index.ts") },
-  // Bundled CommonJS (vscode-jsonrpc) calls require() for Node built-ins.
-  banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
-  plugins: [protocolBySymbol, withoutZodLocales],
   // Less to read and parse; names are kept (error classes and stack traces show them).
   minifyWhitespace: true,
   metafile: true,
   logLevel: "warning",
   legalComments: "none",
+};
+
+rmSync(outdir, { recursive: true, force: true }); // earlier bundles, and code caches written beside them
+
+/**
+ * The CLI's bundles: ESM, run by bin/base-context.js through `import()`.
+ * Bundled CommonJS (vscode-jsonrpc) calls require() for Node built-ins.
+ */
+const cli = build({
+  ...common,
+  entryPoints: { cli: join(daemon, "src", "cli", "main.ts"), help: join(daemon, "src", "cli", "help-main.ts") },
+  format: "esm",
+  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon],
+  banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
 });
+
+/**
+ * The daemon's bundle: CommonJS, which cli/code-cache.ts compiles with V8's code cache (an ES
+ * module cannot be given one on Node 20). In CommonJS, what a module imports (Node's built-ins,
+ * better-sqlite3) is required when the importing module first runs, not all at start as an ES
+ * module's static imports are. `import.meta.url` is the bundle's own URL.
+ */
+const serve = build({
+  ...common,
+  entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
+  define: { "import.meta.url": "__bundleUrl" },
+  banner: {
+    js:
+      '"use strict";const __bundleUrl=require("node:url").pathToFileURL(__filename).href;' +
+      'const __bundleImport=typeof __import==="function"?__import:(specifier)=>import(specifier);',
+  },
+});
+
+/** What bin/base-context.js runs for `serve`: the loader that compiles the daemon's bundle with its code cache. */
+const loader = build({
+  ...common,
+  entryPoints: { "serve-loader": join(daemon, "src", "cli", "code-cache.ts") },
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  plugins: [daemonSources({ importThroughLoader: false })],
+});
+
+const results = await Promise.all([cli, serve, loader]);
+for (const [file, output] of Object.entries(results[1].metafile.outputs)) {
+  const left = output.imports.filter((imported) => imported.kind === "dynamic-import" && imported.external);
+  if (left.length > 0) throw new Error(`${file}: import() of ${left.map((i) => i.path).join(", ")} would fail from the code cache (see daemonSources)`);
+}
+const result = { metafile: { inputs: {}, outputs: {} } };
+for (const { metafile } of results) {
+  Object.assign(result.metafile.inputs, metafile.inputs);
+  Object.assign(result.metafile.outputs, metafile.outputs);
+}
 
 if (process.argv.includes("--analyze")) {
   const { analyzeMetafile } = await import("esbuild");

@@ -1,6 +1,7 @@
 /**
  * The shipped artefacts: `packages/daemon/bin/base-context.js` runs the esbuild bundles
- * (dist/bundle/daemon.js for `serve`, dist/bundle/cli.js for the rest; docs/architecture.md#start-path-and-bundles).
+ * (dist/bundle/daemon.cjs for `serve`, run from V8's code cache; dist/bundle/cli.js for the rest;
+ * docs/architecture.md#start-path-and-bundles).
  * The rest of the suite runs the unbundled build; this file checks that what users run works too,
  * including the parts loaded on first use: the OpenAI client (a compaction with a model) and the
  * plugin host with its worker scripts (a plugin's hook), each named in the debug log when loaded.
@@ -24,7 +25,7 @@ const fake = useFakeOpenAI();
 
 describe("the bundles", () => {
   it("are one file per entry point with a source map each", () => {
-    for (const name of ["daemon.js", "cli.js"]) {
+    for (const name of ["daemon.cjs", "cli.js"]) {
       const bundle = join(BUNDLES, name);
       expect(existsSync(bundle), name).toBe(true);
       expect(readFileSync(bundle, "utf8")).toContain(`//# sourceMappingURL=${name}.map`);

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DAEMON_MAIN } from "./support/daemon.js";
+import { DAEMON_MAIN, startDaemon } from "./support/daemon.js";
 import {
   COMPACT_EVERYTHING,
   compact,
@@ -28,6 +28,12 @@ const STRAY = `Content-Length: ${Buffer.byteLength(FORGED)}\r\n\r\n${FORGED}garb
 const writesFd1 = hookPlugin({
   preamble: 'import { writeSync } from "node:fs";',
   compact: `writeSync(1, ${JSON.stringify(STRAY)});\n${replaceSummary("written after the stray bytes")}`,
+});
+
+/** Writes the stray bytes as soon as it is loaded, before any hook runs. */
+const writesFd1WhenLoaded = hookPlugin({
+  preamble: `import { writeSync } from "node:fs";\nwriteSync(1, ${JSON.stringify(STRAY)});`,
+  compact: replaceSummary("loaded after the stray bytes"),
 });
 
 const daemons = usePluginDaemons();
@@ -52,6 +58,29 @@ describe("a plugin writing to file descriptor 1", () => {
       expect(result).toMatchObject({ status: "committed", summarizer: "plugin:global:stray" });
       expect((await client.request(SessionGet, { sessionId })).entryCount).toBe(6);
     }
+    expect(seen.bytes()).not.toContain("forged/notification");
+    expect(seen.bytes()).not.toContain("garbage that is no frame");
+    expect(seen.methods).not.toContain("forged/notification");
+  });
+
+  it("never reaches the client from a plugin loaded by the first request after initialize (socket stdio)", async () => {
+    // Over a socket the protocol starts on fd 1 and moves to its own descriptor while the daemon
+    // serves (docs/architecture.md#the-stdio-protocols-own-descriptor). A compaction sent with
+    // `initialize`, before the daemon is even built, needs the plugin at once: the plugin must
+    // still load only after the move.
+    const home = daemons.dirs.make("bc-stdout-home-");
+    const project = daemons.dirs.make("bc-stdout-project-");
+    writeFileSync(join(home, "settings.json"), JSON.stringify(COMPACT_EVERYTHING));
+    const first = daemons.closeAfterTest(await startDaemon({ home }));
+    const { sessionId } = await compactableSession(first.client, project);
+    await first.close();
+    writePlugin(pluginsRoot(home), "early", writesFd1WhenLoaded);
+
+    const d = daemons.closeAfterTest(await startDaemon({ home, initialize: false }));
+    const seen = observe(d.client, d.process.stdout);
+    const [, result] = await Promise.all([d.client.initialize({}), compact(d.client, sessionId)]);
+
+    expect(result).toMatchObject({ status: "committed", summarizer: "plugin:global:early" });
     expect(seen.bytes()).not.toContain("forged/notification");
     expect(seen.bytes()).not.toContain("garbage that is no frame");
     expect(seen.methods).not.toContain("forged/notification");

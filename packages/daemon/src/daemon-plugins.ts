@@ -8,6 +8,7 @@ import type { PluginCompleteRequest, PluginCompleteResult, PluginError, PluginIn
 import type { CompactHooks } from "./compaction/hooks.js";
 import { CancelledError, RequestFailedError } from "./errors.js";
 import { log } from "./log.js";
+import { whenFd1Guarded } from "./fd1-guard.js";
 import { baseContextHome } from "./paths.js";
 import type { PluginHost, PluginHostOptions, PluginCaller, PluginServices } from "./plugins/index.js";
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -78,9 +79,14 @@ export class DaemonPlugins {
     };
   }
 
-  /** Loads the plugin host's code and makes the host, once. */
+  /**
+   * Loads the plugin host's code and makes the host, once. Not before a stdio daemon's fd 1 has
+   * stopped reaching its client: plugin code may write there (fd1-guard.ts).
+   */
   private loadHost(): Promise<PluginHost> {
-    this.loading ??= import("./plugins/index.js").then(({ PluginHost }) => {
+    this.loading ??= whenFd1Guarded()
+      .then(() => import("./plugins/index.js"))
+      .then(({ PluginHost }) => {
       const loadStarted = performance.now();
       const host = new PluginHost(this.hostOptions);
       for (const subscription of this.news) subscription.detach = subscription.attach(host);

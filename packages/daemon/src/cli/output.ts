@@ -6,7 +6,7 @@
 import { homedir } from "node:os";
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join, relative, sep } from "node:path";
-import { cutVisible } from "../tree/view/render.js";
+import { cutVisible } from "../tree/view/visible-text.js";
 
 /** Where a command writes and what environment it sees; tests pass their own. */
 export interface CliIo {

@@ -3,19 +3,27 @@
  * point (`cli/serve-main.ts`, the bundle a client's `base-context serve` runs).
  */
 
-import { claimProtocolOutput, useProtocolOutput } from "../server/protocol-output.js";
+import { claimProtocolOutput } from "../server/protocol-output.js";
+
+/** What the daemon's loader (cli/code-cache.ts) asks of a serving daemon. */
+export interface ServeHooks {
+  /**
+   * Called once, when what the daemon's start compiled is worth caching: once it has been built
+   * and the client has been quiet for a moment after `initialize` (server/serve-background.ts),
+   * or when it exits if that moment never came.
+   */
+  cacheCompiledCode?: () => void;
+}
 
 /** Runs `serve` with its arguments (those after the command name). */
-export async function runServe(args: string[]): Promise<number> {
-  // Claimed before anything writes: protocol bytes must not share fd 1 with plugins. When fd 1 is
-  // a socket (Node clients' pipes), claiming it waits for a helper process: the serving code loads
-  // meanwhile instead of after it (loading it writes nothing to fd 1 and starts no plugin).
-  // The claim starts that process synchronously, while this process is still small (a fork of a
-  // grown heap costs more).
-  const claimed = servesStdio(args) ? claimProtocolOutput().then(useProtocolOutput) : undefined;
+export async function runServe(args: string[], hooks: ServeHooks = {}): Promise<number> {
+  // Claimed before anything writes: protocol bytes must not share fd 1 with plugins. Over a socket
+  // (Node clients' pipes) the protocol starts on fd 1 and moves to its own descriptor later, before
+  // any plugin loads (server/protocol-output.ts).
+  const stdio = servesStdio(args);
+  if (stdio) claimProtocolOutput();
   const serving = import("./serve.js");
-  const stdio = claimed === undefined ? undefined : import("../server/serve-stdio.js");
-  await Promise.all([claimed, stdio]);
+  if (stdio && hooks.cacheCompiledCode !== undefined) (await import("../server/serve-stdio.js")).whenStartCompiled(hooks.cacheCompiledCode);
   return (await serving).serveCommand(args);
 }
 

@@ -14,18 +14,23 @@
  * process that inherited it sends it back over its IPC channel, which hands this process a new
  * descriptor to the same socket. fd 1 is then closed and reopened at once (a new descriptor
  * takes the lowest free number), before the daemon opens anything else.
+ *
+ * That helper is a whole Node process: waiting for it held up the `initialize` reply. So over a
+ * socket the protocol starts on fd 1 itself, through a stream that switches to the copy once the
+ * helper has sent it (`guardFd1`, started once the daemon is built and the client is quiet, or by
+ * the first need of a plugin). Until then only the daemon's own code runs, which writes nothing
+ * to fd 1; plugins, the only code that might, are loaded after the switch (fd1-guard.ts).
  */
 import { spawn } from "node:child_process";
 import { closeSync, constants, createWriteStream, fstatSync, openSync, type BigIntStats } from "node:fs";
 import { Socket } from "node:net";
 import type { Writable } from "node:stream";
+import { SwitchingStream } from "./switching-stream.js";
+import { registerFd1Guard } from "../fd1-guard.js";
 import { log } from "../log.js";
 
-export interface ProtocolOutput {
-  stream: Writable;
-  /** Where fd 1 points now (for the log and the tests). */
-  fd1: "stderr" | "/dev/null" | "unchanged";
-}
+/** Where fd 1 points once the protocol has its own descriptor. */
+export type Fd1Target = "stderr" | "/dev/null" | "unchanged";
 
 const HELPER_TIMEOUT_MS = 10_000;
 /** Sends its inherited fd 1 back to its parent; the parent receives a new descriptor to the same socket. */
@@ -68,21 +73,8 @@ function receiveSocketCopy(): Promise<Socket> {
   });
 }
 
-/** A second descriptor to what fd 1 is, as a writable stream. */
-async function protocolStream(fd1: BigIntStats): Promise<Writable> {
-  if (fd1.isSocket()) {
-    const socket = await receiveSocketCopy();
-    socket.pause(); // nothing is ever read from it
-    return socket;
-  }
-  const flags = constants.O_WRONLY | (fd1.isFile() ? constants.O_APPEND : 0);
-  const fd = openSync("/proc/self/fd/1", flags);
-  if (fd1.isFIFO()) return new Socket({ fd, readable: false, writable: true });
-  return createWriteStream("", { fd });
-}
-
 /** fd 1 → stderr when stderr can be reopened, else /dev/null. Nothing else may open a file meanwhile. */
-function pointFd1Away(): ProtocolOutput["fd1"] {
+function pointFd1Away(): Fd1Target {
   const stderr = stat(2);
   // A closed stdin would take the number fd 1 must get back.
   if (stat(0) === undefined) openSync("/dev/null", constants.O_RDONLY);
@@ -100,33 +92,84 @@ function pointFd1Away(): ProtocolOutput["fd1"] {
   return canReopenStderr ? "stderr" : "/dev/null";
 }
 
-/**
- * Call before anything else opens a file or touches `process.stdout`. Where this cannot be done
- * (no /proc), the protocol stays on fd 1 and a warning says so.
- */
-export async function claimProtocolOutput(): Promise<ProtocolOutput> {
-  const fd1 = stat(1);
-  if (fd1 === undefined) return { stream: process.stdout, fd1: "unchanged" };
-  let stream: Writable;
-  try {
-    stream = await protocolStream(fd1);
-  } catch (error) {
-    log("warn", `the protocol stays on file descriptor 1, which plugins can also write to: ${(error as Error).message}`);
-    return { stream: process.stdout, fd1: "unchanged" };
-  }
-  const fd1Now = pointFd1Away();
-  log("debug", `protocol on its own descriptor; file descriptor 1 now goes to ${fd1Now}`);
-  return { stream, fd1: fd1Now };
+function logClaimed(fd1: Fd1Target): Fd1Target {
+  log("debug", `protocol on its own descriptor; file descriptor 1 now goes to ${fd1}`);
+  return fd1;
 }
 
-let claimed: ProtocolOutput | undefined;
+function stayOnFd1(error: unknown): Fd1Target {
+  log("warn", `the protocol stays on file descriptor 1, which plugins can also write to: ${(error as Error).message}`);
+  return "unchanged";
+}
 
-/** Records the output `serve` writes the protocol to (set by main before the command runs). */
-export function useProtocolOutput(output: ProtocolOutput): void {
-  claimed = output;
+interface Claim {
+  stream: Writable;
+  /** Starts guarding fd 1 if it has not started; resolves with where fd 1 points then. */
+  guard(): Promise<Fd1Target>;
+}
+
+/** A pipe, terminal or file: reopened through /proc at once. */
+function claimReopenable(fd1: BigIntStats): Claim {
+  let stream: Writable;
+  try {
+    const fd = openSync("/proc/self/fd/1", constants.O_WRONLY | (fd1.isFile() ? constants.O_APPEND : 0));
+    stream = fd1.isFIFO() ? new Socket({ fd, readable: false, writable: true }) : createWriteStream("", { fd });
+  } catch (error) {
+    const fd1Now = stayOnFd1(error);
+    return { stream: process.stdout, guard: () => Promise.resolve(fd1Now) };
+  }
+  const guarded = Promise.resolve(logClaimed(pointFd1Away()));
+  return { stream, guard: () => guarded };
+}
+
+/** A socket: fd 1 itself until the helper's copy arrives (`guard`). */
+function claimSocket(): Claim {
+  const direct = new Socket({ fd: 1, readable: false, writable: true });
+  const stream = new SwitchingStream(direct);
+  let guarded: Promise<Fd1Target> | undefined;
+  const guard = (): Promise<Fd1Target> =>
+    (guarded ??= receiveSocketCopy()
+      .then(async (copy) => {
+        copy.pause(); // nothing is ever read from it
+        let fd1: Fd1Target = "unchanged";
+        await stream.switchBetweenWrites(() => {
+          // Everything written so far has been handed to the OS: fd 1's handle can go (libuv
+          // leaves descriptors 0-2 open when it closes their handles), then fd 1 is pointed away.
+          direct.destroy();
+          fd1 = pointFd1Away();
+          return copy;
+        });
+        return logClaimed(fd1);
+      })
+      // Never rejects: what waits for it (the plugin host) runs either way, as without /proc.
+      .catch((error: unknown) => stayOnFd1(error)));
+  return { stream, guard };
+}
+
+let claimed: Claim | undefined;
+
+/**
+ * Call before anything else opens a file or touches `process.stdout`. Where this cannot be done
+ * (no /proc, no helper), the protocol stays on fd 1 and a warning says so.
+ */
+export function claimProtocolOutput(): void {
+  const fd1 = stat(1);
+  if (fd1 === undefined) return;
+  const claim = fd1.isSocket() ? claimSocket() : claimReopenable(fd1);
+  claimed = claim;
+  registerFd1Guard(() => claim.guard());
 }
 
 /** The protocol's stream: the claimed one, else stdout (tests and embedders calling `serve` directly). */
 export function protocolOutput(): Writable {
   return claimed?.stream ?? process.stdout;
+}
+
+/**
+ * Resolves once bytes written to fd 1 no longer reach the client; starts what that takes if it has
+ * not started. Code the daemon did not write (the plugin host) waits for it (fd1-guard.ts).
+ * At once when no protocol output was claimed (the CLI's commands, `serve --socket`).
+ */
+export function guardFd1(): Promise<Fd1Target> {
+  return claimed?.guard() ?? Promise.resolve("unchanged");
 }

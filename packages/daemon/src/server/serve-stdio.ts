@@ -9,11 +9,24 @@ import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
 import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-location.js";
 import { SettingsManager } from "../settings/index.js";
-import { protocolOutput } from "./protocol-output.js";
+import { guardFd1, protocolOutput } from "./protocol-output.js";
 import { Router, type Peer } from "./router.js";
 import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
 import { startServer } from "./server.js";
 import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serving.js";
+
+let startCompiled: (() => void) | undefined;
+
+/**
+ * `callback` runs once, when the daemon serving stdio has started and the client has been quiet
+ * for a moment, or as it exits if that never happened (cli/code-cache.ts caches the compiled code).
+ */
+export function whenStartCompiled(callback: () => void): void {
+  startCompiled = () => {
+    startCompiled = undefined;
+    callback();
+  };
+}
 
 /**
  * Serves until the client ends the connection; resolves with the exit code (the process exits too).
@@ -39,15 +52,21 @@ export async function serveStdio(): Promise<number> {
       capabilities: CAPABILITIES,
       maxMessageBytes: () => settings.get().settings.limits.maxMessageBytes,
       onInitialize: ({ projectDir }) => {
-        const cpu = process.cpuUsage();
-        const cpuMs = ((cpu.user + cpu.system) / 1000).toFixed(0);
-        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs} ms of CPU)`);
+        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs().toFixed(0)} ms of CPU)`);
         ready = afterReply(output).then(() => startDaemon(settings, router, server.peer));
         ready.then(
           (started) => {
             // Not awaited: loading plugins must not hold up requests; a hook arriving early waits for it.
-            // Started in the first pause between requests, not in the way of the client's first ones.
-            void router.activity.whenIdle(STARTUP_QUIET_MS).then(() => started.plugins.startInBackground(projectDir));
+            // Started in the first pause between requests, not in the way of the client's first
+            // ones, after fd 1 has left the client's socket (protocol-output.ts: the helper process
+            // that takes, started then too; a hook arriving earlier starts it and waits for it).
+            void router.activity
+              .whenIdle(STARTUP_QUIET_MS)
+              .then(guardFd1)
+              .then(() => {
+                started.plugins.startInBackground(projectDir);
+                startCompiled?.();
+              });
             // Token counter warm-up and backfill, in the gaps between requests.
             startBackgroundWork(started, router.activity);
           },
@@ -61,6 +80,7 @@ export async function serveStdio(): Promise<number> {
         void disposed
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
           .finally(() => {
+            startCompiled?.();
             resolve(code);
             // stdin is still open when the client sent `exit` and would keep the process alive:
             // leave once everything written to the client has been handed to the OS.
@@ -70,6 +90,12 @@ export async function serveStdio(): Promise<number> {
     });
     handleSignals();
   });
+}
+
+/** CPU time of the process so far (all its threads). */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /** Stops background work, then releases everything. */
@@ -87,8 +113,10 @@ function afterReply(output: NodeJS.WritableStream): Promise<void> {
 /** Loads the daemon's code, opens the database and builds the daemon's parts, then registers their handlers. */
 async function startDaemon(settings: SettingsManager, router: Router, peer: Peer): Promise<Daemon> {
   const started = performance.now();
+  const cpuStarted = cpuMs();
   const [{ Daemon }, { registerHandlers }] = await Promise.all([import("../daemon.js"), import("./handlers/index.js")]);
   const loaded = performance.now();
+  const cpuLoaded = cpuMs();
   let daemon: Daemon;
   try {
     daemon = new Daemon({ settings });
@@ -98,7 +126,8 @@ async function startDaemon(settings: SettingsManager, router: Router, peer: Peer
   await logSummarizerSetup(daemon);
   registerHandlers(router, daemon, peer);
   const built = (performance.now() - loaded).toFixed(0);
-  log("debug", `start: daemon code loaded in ${(loaded - started).toFixed(0)} ms; database opened, daemon built and handlers registered in ${built} ms`);
+  const cpu = `${(cpuLoaded - cpuStarted).toFixed(0)} and ${(cpuMs() - cpuLoaded).toFixed(0)} ms of CPU`;
+  log("debug", `start: daemon code loaded in ${(loaded - started).toFixed(0)} ms; database opened, daemon built and handlers registered in ${built} ms (${cpu})`);
   return daemon;
 }
 

@@ -9,8 +9,10 @@
 import { layoutTree, type FlatNode, type TreeRow } from "./layout.js";
 import { entryPreview, type EntryKind } from "./preview.js";
 import { replacedCounts } from "./replaced.js";
+import { cutVisible, visibleLength } from "./visible-text.js";
 
 export { FOLD_KEEP_HEAD, FOLD_KEEP_TAIL, FOLD_MIN_HIDDEN, type FlatNode } from "./layout.js";
+export { cutVisible, visibleLength } from "./visible-text.js";
 
 export interface RenderTreeOptions {
   /** Show every entry: no folding. */
@@ -115,40 +117,6 @@ function nodeLine(node: FlatNode, prefixWidth: number, options: RowLineOptions, 
 function cut(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join("").trimEnd()}…`;
-}
-
-// eslint-disable-next-line no-control-regex
-const ANSI_PATTERN = /\x1b\[[0-9;]*m/g;
-
-export function visibleLength(text: string): number {
-  return Array.from(text.replace(ANSI_PATTERN, "")).length;
-}
-
-/**
- * A line cut to `width` visible characters, ending with "…" when cut; colour codes are kept
- * (and closed) and do not count.
- */
-export function cutVisible(line: string, width: number): string {
-  if (!Number.isFinite(width) || visibleLength(line) <= width) return line;
-  const keep = Math.max(0, width - 1);
-  let out = "";
-  let shown = 0;
-  let coloured = false;
-  // eslint-disable-next-line no-control-regex
-  for (const part of line.split(/(\x1b\[[0-9;]*m)/)) {
-    if (part.startsWith("\x1b[")) {
-      out += part;
-      coloured = true;
-      continue;
-    }
-    for (const char of Array.from(part)) {
-      if (shown >= keep) break;
-      out += char;
-      shown++;
-    }
-    if (shown >= keep) break;
-  }
-  return `${out}${width >= 1 ? "…" : ""}${coloured ? ANSI.reset : ""}`;
 }
 
 export type Styler = (name: StyleName, text: string) => string;
