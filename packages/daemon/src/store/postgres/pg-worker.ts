@@ -19,6 +19,7 @@
  *   notifications, "the LISTEN connection came back" and log lines.
  */
 import type { Reply, WireError } from "../../worker-messages.js";
+import type { Client, PoolClient, QueryResult as PgResult } from "pg";
 
 export type TransactionMode = "read" | "write";
 
@@ -71,6 +72,10 @@ export interface PgWorkerData {
 }
 
 type PgModule = typeof import("pg");
+// Types by name, not as `import("pg").X`: the bundle build rewrites `import("pg")` calls (scripts/bundle.mjs).
+type PgPoolClient = PoolClient;
+type PgQueryResult = PgResult;
+type PgClient = Client;
 type Threads = typeof import("node:worker_threads");
 
 /** The worker's program. Self-contained: see the file comment. */
@@ -119,7 +124,7 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
   // the 'error' event from being fatal.
   pool.on("error", () => {});
 
-  type Client = import("pg").PoolClient;
+  type Client = PgPoolClient;
   interface Transaction {
     client: Client | undefined;
     /** The connection broke (or was dropped) mid-transaction: the server has rolled it back. */
@@ -319,7 +324,7 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
     }
     const state = inProgress.get(request.requestId);
     if (state) state.client = client;
-    let result: import("pg").QueryResult;
+    let result: PgQueryResult;
     try {
       result = await client.query(request.t === "commit" ? "COMMIT" : "ROLLBACK");
     } catch (error) {
@@ -338,8 +343,8 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
 
   // ---- LISTEN: one dedicated connection, reconnected with backoff ----
   const channels = new Set<string>();
-  let listener: import("pg").Client | undefined;
-  let listenerReady: Promise<import("pg").Client> | undefined;
+  let listener: PgClient | undefined;
+  let listenerReady: Promise<PgClient> | undefined;
   let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   let backoffMs = 100;
   /** LISTEN/UNLISTEN run one at a time, in the order asked. */
@@ -347,10 +352,10 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
 
   const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-  function connectListener(): Promise<import("pg").Client> {
+  function connectListener(): Promise<PgClient> {
     if (listenerReady) return listenerReady;
     const client = new pg.Client(clientConfig);
-    let ready: Promise<import("pg").Client> | undefined;
+    let ready: Promise<PgClient> | undefined;
     ready = (async () => {
       client.on("notification", (message) => {
         event({ t: "notification", channel: message.channel, payload: message.payload ?? "" });
@@ -429,12 +434,12 @@ export function runPgWorker(pg: PgModule, threads: Threads): void {
   // A session-level advisory lock lives exactly as long as its connection: this one is opened for
   // the first lock, stays open while any is held, and is not reconnected when it breaks (the
   // locks are gone then; the main thread hears "locks-lost" and decides what that means).
-  let locker: Promise<import("pg").Client> | undefined;
+  let locker: Promise<PgClient> | undefined;
   const held = new Set<string>();
   /** Lock requests run one at a time, in the order asked. */
   let lockQueue: Promise<unknown> = Promise.resolve();
 
-  function connectLocker(): Promise<import("pg").Client> {
+  function connectLocker(): Promise<PgClient> {
     if (locker) return locker;
     const client = new pg.Client(clientConfig);
     const ready = client.connect().then(() => client);
