@@ -2,7 +2,7 @@
 // for trying the PostgreSQL engine) creates and starts a cluster in a temporary folder and prints
 // its store URL; `stop()` stops it and removes the folder.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,8 @@ const script = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "script
 
 export async function startPostgresCluster() {
   const folder = mkdtempSync(join(tmpdir(), "base-context-bench-postgres-"));
+  // Run as root, the script runs the server as the postgres user, who must reach the cluster folder.
+  chmodSync(folder, 0o755);
   const cluster = join(folder, "cluster");
   const run = (args) => execFileSync(process.execPath, [script, cluster, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   try {
