@@ -58,6 +58,12 @@ export interface StoreEngine {
   /** A read transaction: the statements in `work` see one snapshot while others write. */
   read<T>(work: () => T): T;
   readonly search: SearchIndex;
+  /**
+   * Runs an INSERT (named parameters) into a table keyed by `seq` and returns the new row's seq.
+   * SQLite: the statement's last insert rowid (`RETURNING` costs twice as much there, on the
+   * entries table); PostgreSQL: `RETURNING seq`.
+   */
+  insertReturningSeq(insertSql: string, params: Record<string, unknown>): number;
   /** The stored JSON of the entries with these seqs (any order; missing ones left out). */
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[];
   /** Entries of a session without a stored count below `beforeSeq`, newest first. */

@@ -13,7 +13,7 @@ import {
   sessionInfoName,
   type PathColumns,
 } from "./path-columns.js";
-import type { SearchIndex } from "./engine.js";
+import type { StoreEngine } from "./engine.js";
 import type { SqlStatements } from "./statements.js";
 
 const SELECT_PATH_COLUMNS = `
@@ -25,8 +25,7 @@ const INSERT_ENTRY = `
   INSERT INTO entries (session_id, id, parent_id, type, role, depth, compaction_id, first_kept_depth,
                        model_change_id, model_entry_id, thinking_change_id, tokens, json)
   VALUES (@sessionId, @id, @parentId, @type, @role, @depth, @compactionId, @firstKeptDepth,
-          @modelChangeId, @modelEntryId, @thinkingChangeId, @tokens, @json)
-  RETURNING seq`;
+          @modelChangeId, @modelEntryId, @thinkingChangeId, @tokens, @json)`;
 const UPSERT_LABEL = `
   INSERT INTO labels (session_id, target_id, label, label_entry_id) VALUES (?, ?, ?, ?)
   ON CONFLICT (session_id, target_id) DO UPDATE SET label = excluded.label, label_entry_id = excluded.label_entry_id`;
@@ -73,7 +72,8 @@ export class EntryWriter {
   constructor(
     private readonly sql: SqlStatements,
     private readonly ids: Pick<IdSource, "entryId">,
-    private readonly search: SearchIndex,
+    /** Search indexing and the INSERT that returns the new row's seq (store/engine.ts). */
+    private readonly engine: Pick<StoreEngine, "search" | "insertReturningSeq">,
   ) {}
 
   pathColumns(sessionId: string, entryId: string): PathColumns | undefined {
@@ -107,7 +107,7 @@ export class EntryWriter {
   /** Insert `entry` (already carrying its final id and parentId) and count it in `tally`. */
   insert(sessionId: string, entry: SessionEntry, parent: PathColumns | null, options: InsertOptions, tally: SessionTally): InsertedEntry {
     const columns = pathColumnsFor(entry, parent);
-    const seq = this.sql.get<number>(INSERT_ENTRY).pluck().get({
+    const seq = this.engine.insertReturningSeq(INSERT_ENTRY, {
       sessionId,
       id: entry.id,
       parentId: entry.parentId,
@@ -121,9 +121,9 @@ export class EntryWriter {
       thinkingChangeId: columns.thinkingChangeId,
       tokens: options.tokens,
       json: options.json ?? JSON.stringify(entry),
-    })!;
+    });
     if (entry.type === "label") this.applyLabel(sessionId, entry.targetId, entry.label, entry.id);
-    this.search.indexEntry(this.sql, seq, entry);
+    this.engine.search.indexEntry(this.sql, seq, entry);
     tally.added += 1;
     tally.leafId = entry.id;
     tally.name = sessionInfoName(entry) ?? tally.name;

@@ -164,7 +164,7 @@ export class SessionStore {
     this.sql = this.engine.sql;
     const write = <T>(work: () => T, lockKey?: string): T => this.write(work, lockKey);
     this.sessions = new SessionsTable(this.sql);
-    this.writer = new EntryWriter(this.sql, this.ids, this.engine.search);
+    this.writer = new EntryWriter(this.sql, this.ids, this.engine);
     this.requests = new RequestResults(this.sql);
     this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, this.engine.writer);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, write, this.engine.search);

@@ -3,7 +3,7 @@
  * processes on one machine share the file; BEGIN IMMEDIATE serialises every writer
  * (store/write-lock.ts), and PASSIVE checkpoints run in a worker (store/checkpointer.ts).
  */
-import type { Transaction } from "better-sqlite3";
+import type { Statement, Transaction } from "better-sqlite3";
 import { log } from "../log.js";
 import { WalCheckpointer } from "./checkpointer.js";
 import { openDatabase, type Db } from "./database.js";
@@ -50,6 +50,7 @@ export class SqliteEngine implements StoreEngine {
   private readonly db: Db;
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly inserts = new Map<string, Statement>();
 
   constructor(options: SqliteEngineOptions) {
     this.location = options.path;
@@ -82,6 +83,15 @@ export class SqliteEngine implements StoreEngine {
 
   read<T>(work: () => T): T {
     return this.transaction.deferred(work) as T;
+  }
+
+  insertReturningSeq(insertSql: string, params: Record<string, unknown>): number {
+    let statement = this.inserts.get(insertSql);
+    if (!statement) {
+      statement = this.db.prepare(insertSql);
+      this.inserts.set(insertSql, statement);
+    }
+    return Number(statement.run(params).lastInsertRowid);
   }
 
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {

@@ -5,8 +5,9 @@
  * costs more than running a small statement, and appends run a handful of them each) and
  * PostgreSQL's (store/postgres/pg-statements.ts: `$n` placeholders, named prepared statements).
  *
- * Only what both engines can do is here: no `lastInsertRowid` (use `RETURNING seq`), no
- * iterators (a statement's rows are read whole), no `raw`/`expand`.
+ * Only what both engines can do is here: no `lastInsertRowid` (an INSERT that needs the new seq
+ * goes through `StoreEngine.insertReturningSeq`), no iterators (a statement's rows are read
+ * whole), no `raw`/`expand`.
  */
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./database.js";

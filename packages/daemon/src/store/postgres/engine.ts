@@ -127,6 +127,10 @@ export class PostgresEngine implements StoreEngine {
     }
   }
 
+  insertReturningSeq(insertSql: string, params: Record<string, unknown>): number {
+    return this.sql.get<number>(`${insertSql} RETURNING seq`).pluck().get(params)!;
+  }
+
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {
     return this.sql.get<{ seq: number; json: string }>(ENTRIES_BY_SEQ).all(sessionId, [...seqs]);
   }
