@@ -1,8 +1,8 @@
 /**
  * Three daemons appending to two shared sessions while a fourth compacts them, all on one store
  * (one SQLite file, or in the postgres project one PostgreSQL database, as daemons on several hosts
- * would share it). The compactor first commits a compaction (its model slowed down) while the
- * appends go on, then is SIGKILLed while its model hangs in a second one. Afterwards: every
+ * would share it). The compactor first commits a compaction (its model held back until every writer
+ * appended meanwhile), then is SIGKILLed while its model hangs in a second one. Afterwards: every
  * acknowledged append is stored exactly once, each session is still one chain (an append attaches
  * to the leaf as it is when its transaction runs; a compaction to the leaf it was still on the path
  * of), the leaf is the chain's end, the only other entries are the committed compactions', and the
@@ -104,13 +104,20 @@ describe("three daemons appending while a fourth compacts and is killed", { time
       await waitFor(() => appendedBy.every((count, w) => count >= before[w]! + OVERLAP), { timeoutMs: 30_000, message: what });
     };
 
-    // 1. A compaction that completes while the appends go on: the leaf moved, but along the path it
-    //    was prepared for, so it commits on the leaf as it is then.
-    fake.setHandler(() => reply.delayed(300, reply.text("## Goal\nsummary written while others appended")));
+    // 1. A compaction that completes while the appends go on: its model answers only once every
+    //    writer appended meanwhile. The leaf moved, but along the path the compaction was prepared
+    //    for, so it commits on the leaf as it is then.
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    fake.setHandler(async () => {
+      await answered;
+      return reply.text("## Goal\nsummary written while others appended");
+    });
     let chats = fake.chatRequests().length;
     const committing = doomed.client.request(CompactionRun, { sessionId: committedSession });
     await waitFor(() => fake.chatRequests().length > chats, { timeoutMs: 20_000, message: "the first compaction asked the model" });
     await appendsGoOn("the writers appended while the first compaction was summarizing");
+    answer();
     const committed = await committing;
     expect(committed.status).toBe("committed");
     const compactions = new Map<string, string[]>([[committedSession, [committed.entry!.id]], [killedSession, []]]);

@@ -23,7 +23,19 @@ import { startDaemon } from "../support/daemon.js";
 import { reply, useFakeOpenAI } from "../support/fake-openai.js";
 import { waitFor } from "../support/wait.js";
 import { recordScore } from "./scoreboard.js";
-import { assistant, checkChain, integrity, isImporting, kill, pause, seeded, sessionRows, user, writePiFile } from "./store-support.js";
+import {
+  assistant,
+  checkChain,
+  integrity,
+  isImporting,
+  kill,
+  pause,
+  seeded,
+  sessionRows,
+  storedEntryCount,
+  user,
+  writePiFile,
+} from "./store-support.js";
 
 const fake = useFakeOpenAI();
 let home: string;
@@ -98,7 +110,7 @@ describe("SIGKILL loop", { timeout: 120_000 }, () => {
       const importer = await start();
       const importing = importer.client.request(SessionImport, { format: "pi-jsonl", path: file }).catch(() => undefined);
       await waitFor(
-        () => isImporting(home, sessionId) || (sessionRows(home, sessionId).length === count && !isImporting(home, sessionId)),
+        () => isImporting(home, sessionId) || (storedEntryCount(home, sessionId) === count && !isImporting(home, sessionId)),
         {
           timeoutMs: 30_000,
           intervalMs: 5,

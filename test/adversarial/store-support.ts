@@ -66,11 +66,18 @@ export function sessionRows(home: string, sessionId: string): StoredRow[] {
   );
 }
 
+/** How many entries of a session are stored (importing or not), without reading them. */
+export function storedEntryCount(home: string, sessionId: string): number {
+  const url = storeUrlFor(home);
+  if (url !== undefined) return queryJsonSync<number>(url, `SELECT count(*) FROM entries WHERE session_id = :'session'`, { session: sessionId });
+  return inspectDatabase(home, (db) => db.prepare("SELECT count(*) FROM entries WHERE session_id = ?").pluck().get(sessionId) as number);
+}
+
 /** Whether `sessionId` has a row flagged as still importing. */
 export function isImporting(home: string, sessionId: string): boolean {
   const url = storeUrlFor(home);
   if (url !== undefined) {
-    return queryJsonSync<boolean>(url, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = :'session' AND import_started_ms IS NOT NULL)`, {
+    return queryJsonSync<boolean>(url, `SELECT to_json(EXISTS (SELECT 1 FROM sessions WHERE id = :'session' AND import_started_ms IS NOT NULL))`, {
       session: sessionId,
     });
   }

@@ -220,6 +220,8 @@ export function queryJsonSync<T>(url: string, sql: string, variables: Record<str
   const result = spawnSync(join(postgresBinaries(), "psql"), args, {
     input: `${sql};\n`,
     encoding: "utf8",
+    // Whole sessions come back as one JSON value (thousands of entries).
+    maxBuffer: 1024 * 1024 * 1024,
     env: { ...process.env, PGCONNECT_TIMEOUT: "10" },
   });
   if (result.error) throw result.error;
