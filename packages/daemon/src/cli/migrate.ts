@@ -18,7 +18,7 @@ export const MIGRATE_SPEC: CommandSpec = {
     "position) and verified: entry counts and a SHA-256 checksum are compared on both sides. A session\n" +
     "already on the target identically is skipped, so after an interruption the same command copies\n" +
     "only what is missing. One that differs on the target is a conflict and left alone (--overwrite\n" +
-    "replaces it). The source is only read.",
+    "replaces it). The source's sessions are only read.",
   options: [
     { name: "to", value: "url", description: "copy the SQLite file's sessions into this database (postgres://…)" },
     { name: "from", value: "url", description: "copy this database's sessions into the SQLite file" },
@@ -65,8 +65,9 @@ export function migrateCommand(argv: string[], io: CliIo = processIo()): Promise
         sourceStore = await open(source);
         targetStore = await open(target);
       }
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+      // The first Ctrl-C stops after removing the half-copied session; a second one ends the process at once.
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
       const { migrateSessions } = await import("../sessions/migrate.js");
       const lines = sessionLines(io);
       const report = await migrateSessions(sourceStore, targetStore, {

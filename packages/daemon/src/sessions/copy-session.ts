@@ -59,13 +59,14 @@ class SourceChanged extends Error {}
 const COPY_ATTEMPTS = 3;
 
 export async function copySession(source: CopyStore, target: CopyStore, sessionId: string, options: CopyOptions): Promise<SessionOutcome> {
+  /** The target's differing version was deleted (--overwrite), in this attempt or an earlier one. */
+  let replaced = false;
   for (let attempt = 1; ; attempt++) {
     const session = source.getSession(sessionId);
     if (!session) return { status: "skipped", sessionId, entryCount: 0, checksum: "", reason: "deleted from the source meanwhile" };
     const named = session.name !== undefined ? { name: session.name } : {};
     try {
       const existing = target.getSession(sessionId);
-      let replaced = false;
       if (existing) {
         const here = checksumStored(source, session, options.pageSize);
         const there = checksumStored(target, existing, options.pageSize);
@@ -114,6 +115,7 @@ async function copyOnce(
   options: CopyOptions,
 ): Promise<{ entryCount: number; checksum: string }> {
   const importing = target.beginImport(newSessionOf(session));
+  let finished = false;
   try {
     const hasher = new EntriesHasher();
     for (const page of source.entryRowPages(session.id, options.pageSize)) {
@@ -148,6 +150,7 @@ async function copyOnce(
     if (lostCount >= 0) throw new CopyMismatch(`entry ${lostCount + 1}'s token count was not copied`);
 
     const visible = importing.finish(finalFields(session));
+    finished = true;
     const checksum = sessionChecksum(session, sourceChecksum);
     if (sessionChecksum(visible, stored.entriesChecksum) !== checksum) {
       // Visible for this moment only: the copy is ours, and wrong.
@@ -156,7 +159,7 @@ async function copyOnce(
     }
     return { entryCount: hasher.count, checksum };
   } catch (error) {
-    if (error instanceof CopyMismatch && error.message.endsWith("removed from the target")) throw error;
+    if (finished) throw error;
     try {
       importing.abort();
     } catch {
