@@ -29,6 +29,17 @@ interface SettingsJson {
 }
 
 describe("settings", () => {
+  it("never prints store.url's password, in text or JSON", async () => {
+    const home = dirs.make("bc-settings-store-");
+    writeJson(join(home, "settings.json"), { store: { url: "postgres://team:s3cret-pw@db.example:5432/sessions" } });
+    for (const args of [["settings", "--global"], ["settings", "--global", "--json"]]) {
+      const run = await runCli(args, { home });
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain("s3cret-pw");
+      expect(run.stdout).toContain("postgres://team:***@db.example:5432/sessions");
+    }
+  });
+
   it("shows every key with its value and where it came from: default, global or project", async () => {
     const home = dirs.make("bc-settings-home-");
     const project = dirs.make("bc-settings-project-");
