@@ -7,7 +7,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { daemonMain } from "./lib/dist.mjs";
 import { progress, report } from "./lib/report.mjs";
-import { median, percentile, since } from "./lib/stats.mjs";
+import { median, percentile, since, timeRuns } from "./lib/stats.mjs";
 
 if (!existsSync(daemonMain)) {
   process.stdout.write(`the daemon is not built (${daemonMain} is missing): run \`pnpm build\`\n`);
@@ -57,16 +57,6 @@ async function compact(daemon, sessionId, firstKeptEntryId, entryCount) {
     tokensBefore: entryCount * 175,
   };
   return (await daemon.request(P.EntryAppend, { sessionId, entry: compaction })).entry.id;
-}
-
-async function timeRequests(count, send) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await send(i);
-    times.push(since(started));
-  }
-  return times;
 }
 
 /** The same light workload on any session: build its context a few times, append 200 × 1 KB. */
@@ -141,8 +131,8 @@ try {
   const context = await build();
   // Warm: the path is cached and both processes have run the code a few times (the first calls of
   // a fresh daemon are measured below as cold).
-  await timeRequests(10, build);
-  const warm = await timeRequests(30, build);
+  await timeRuns(10, build);
+  const warm = await timeRuns(30, build);
   report({
     name: `context/build, compacted 100k session, warm (p50 of 30)`,
     value: median(warm),
@@ -158,7 +148,7 @@ try {
   // virtual machine's vCPUs adapting to the ping-pong between them. Those first appends go to a
   // session of their own and are reported without a target.
   const { session: warmUpSession } = await daemon.request(P.SessionCreate, { cwd: "/bench/project", name: "append warm-up" });
-  const warmUp = await timeRequests(WARM_UP_APPENDS, (i) =>
+  const warmUp = await timeRuns(WARM_UP_APPENDS, (i) =>
     daemon.request(P.EntryAppend, { sessionId: warmUpSession.id, entry: oneKilobyte(i) }),
   );
   report({
@@ -167,8 +157,8 @@ try {
     unit: "ms",
     digits: 3,
   });
-  await timeRequests(100, (i) => daemon.request(P.EntryAppend, { sessionId: large.sessionId, entry: oneKilobyte(i) }));
-  const appends = await timeRequests(APPENDS, (i) =>
+  await timeRuns(100, (i) => daemon.request(P.EntryAppend, { sessionId: large.sessionId, entry: oneKilobyte(i) }));
+  const appends = await timeRuns(APPENDS, (i) =>
     daemon.request(P.EntryAppend, { sessionId: large.sessionId, entry: oneKilobyte(100 + i) }),
   );
   report({
@@ -234,7 +224,7 @@ try {
   const branchStarted = performance.now();
   const branchContext = await branchBuild();
   const branchColdMs = since(branchStarted);
-  const branchWarm = await timeRequests(10, branchBuild);
+  const branchWarm = await timeRuns(10, branchBuild);
   report({
     name: "context/build of the branch with the 2,100 appends, cold",
     value: branchColdMs,

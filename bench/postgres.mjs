@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { daemonMain } from "./lib/dist.mjs";
 import { progress, report } from "./lib/report.mjs";
-import { median, percentile, since } from "./lib/stats.mjs";
+import { median, percentile, since, timeRuns } from "./lib/stats.mjs";
 
 if (!existsSync(daemonMain)) {
   process.stdout.write(`the daemon is not built (${daemonMain} is missing): run \`pnpm build\`\n`);
@@ -31,16 +31,6 @@ const oneKilobyte = (tag, index) => ({
   type: "message",
   message: { role: "user", content: `${"lorem ipsum dolor sit amet ".repeat(38)}`.slice(0, 1000) + ` ${tag}#${index}` },
 });
-
-async function timeRuns(count, run) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await run(i);
-    times.push(since(started));
-  }
-  return times;
-}
 
 /** A 10k-entry session built with entry/appendMany, compacted but for its last KEPT_TAIL entries, plus one turn. */
 async function compactedSession(daemon) {

@@ -23,3 +23,14 @@ export function memoryOf(pid) {
 
 /** Milliseconds since `start` (a performance.now() reading). */
 export const since = (start) => performance.now() - start;
+
+/** Runs `run(i)` `count` times, one after another; the milliseconds each took. */
+export async function timeRuns(count, run) {
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await run(i);
+    times.push(since(started));
+  }
+  return times;
+}
