@@ -56,7 +56,7 @@ describe.each(ENGINES)("migrateSessions into %s", (engine) => {
   function richSession(id: string): void {
     source.createSession({
       id,
-      cwd: "/work/app",
+      cwd: "/projects/app",
       createdAt: "2026-02-01T08:00:00.000Z",
       parentSession: "/sessions/parent.jsonl",
       headerExtra: { version: 3, name: "first name", custom: { nested: [1, "two"] } },
@@ -147,7 +147,7 @@ describe.each(ENGINES)("migrateSessions into %s", (engine) => {
   it("takes over a half-copied session whose process died (killed, or its connection lost)", async () => {
     richSession("s-1");
     // A copy that a process began and never finished: the session is invisible, half its entries written.
-    const half = target.beginImport({ id: "s-1", cwd: "/work/app", createdAt: "2026-02-01T08:00:00.000Z", modifiedMs: 0 });
+    const half = target.beginImport({ id: "s-1", cwd: "/projects/app", createdAt: "2026-02-01T08:00:00.000Z", modifiedMs: 0 });
     const rows = [...source.entryRowPages("s-1")].flat().slice(0, 3);
     half.insertBatch(rows.map((row, index) => ({ line: index + 1, entry: JSON.parse(row.json), json: row.json, tokens: row.tokens })));
     await target.close();
