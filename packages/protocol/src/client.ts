@@ -29,7 +29,10 @@ export { ResponseError };
 /** A handler for a request the daemon sends (`model/complete`). */
 export type RequestHandler<P extends z.ZodType, R extends z.ZodType> = (
   params: z.output<P>,
-  /** Aborted when the daemon sends `$/cancelRequest` for this request (the work it served was cancelled). */
+  /**
+   * Aborted when the daemon sends `$/cancelRequest` for this request (the work it served was
+   * cancelled). A request cancelled before its handler could start never reaches the handler.
+   */
   signal: AbortSignal,
 ) => z.input<R> | Promise<z.input<R>>;
 
@@ -69,9 +72,12 @@ export class BaseContextClient {
   /**
    * Answers a request the daemon sends (see `ModelComplete`). Params are checked against the
    * declaration (invalid → -32602); a thrown error reaches the daemon as an error reply (a
-   * `ResponseError` as is, anything else as -32603 with its message). Registering a
-   * `model/complete` handler before `initialize` also offers the capability there
-   * (`capabilities.model.complete: true`), unless the call names `capabilities.model` itself.
+   * `ResponseError` as is, anything else as -32603 with its message). The handler's signal aborts
+   * on the daemon's `$/cancelRequest`; a request cancelled before it was handled (the cancel read
+   * while the request still waited in the queue) is answered -32800 without calling the handler,
+   * so the model is never asked for work nobody waits for. Registering a `model/complete` handler
+   * before `initialize` also offers the capability there (`capabilities.model.complete: true`),
+   * unless the call names `capabilities.model` itself.
    */
   onRequest<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, handler: RequestHandler<P, R>): { dispose(): void } {
     this.answering.add(decl.method);
@@ -82,6 +88,12 @@ export class BaseContextClient {
           ErrorCodes.InvalidParams,
           `invalid params for ${decl.method}: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
         );
+      }
+      // A cancel read while the request still waited in the queue leaves vscode-jsonrpc's shared
+      // `CancellationToken.Cancelled` here, whose onCancellationRequested never fires: subscribing
+      // alone would hand the handler a signal that never aborts.
+      if (token.isCancellationRequested) {
+        throw new ResponseError(ErrorCodes.RequestCancelled, `${decl.method} was cancelled before it was handled`, { code: "cancelled" });
       }
       const controller = new AbortController();
       const subscription = token.onCancellationRequested(() => controller.abort());
