@@ -109,6 +109,20 @@ describe("Router.dispatch errors", () => {
     expect({ code: error.code, data: error.data }).toEqual({ code: ErrorCodes.RequestCancelled, data: { code: "cancelled" } });
     expect(new CancelledError().rpcCode).toBe(ErrorCodes.RequestCancelled);
   });
+
+  it("a request cancelled before it was dispatched gets an aborted signal too", async () => {
+    // A $/cancelRequest read while its request still waits in vscode-jsonrpc's queue: the request
+    // comes with the shared CancellationToken.Cancelled, whose onCancellationRequested never fires.
+    const router = new Router();
+    router.handle(Wait, (_params, ctx) => {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      return new Promise(() => undefined);
+    });
+    const source = new CancellationTokenSource();
+    source.cancel();
+    const error = (await router.dispatch("test/wait", {}, source.token, peer).catch((caught: unknown) => caught)) as ResponseError<unknown>;
+    expect({ code: error.code, data: error.data }).toEqual({ code: ErrorCodes.RequestCancelled, data: { code: "cancelled" } });
+  });
 });
 
 describe("request activity", () => {
