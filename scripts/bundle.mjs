@@ -113,7 +113,8 @@ function protocolExportMap() {
  * define them (above), `import.meta.url` their compiled twin's. With `importThroughLoader`, an
  * `import("pkg")` of an external package becomes `__bundleImport("pkg")`: code compiled from V8's
  * code cache on Node 20 loses the callback `import()` needs inside a `vm.Script`, so the loader
- * (cli/code-cache.ts) passes a function that imports from outside the script.
+ * (cli/code-cache.ts) passes a function that imports from outside the script; an `import("node:…")`
+ * of a built-in becomes a `require` of it.
  */
 const daemonSources = ({ importThroughLoader }) => ({
   name: "daemon-sources",
@@ -138,6 +139,9 @@ const daemonSources = ({ importThroughLoader }) => ({
         text = text.replace(/(?<!typeof )\bimport\((["'])([^"']+)\1\)/g, (call, _quote, specifier) =>
           EXTERNAL.includes(specifier) ? `__bundleImport(${JSON.stringify(specifier)})` : call,
         );
+        // A Node built-in loaded on first use: required (the bundle is CommonJS), which neither
+        // needs the import callback nor starts Node's ES module loader. Named imports only.
+        text = text.replace(/\bawait import\((["'])(node:[^"']+)\1\)/g, (_call, _quote, specifier) => `await Promise.resolve(require(${JSON.stringify(specifier)}))`);
       }
       return { contents: withTwinUrl(args.path, text), loader: "ts" };
     });
