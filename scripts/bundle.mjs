@@ -77,6 +77,24 @@ const betterSqliteAddon = {
 };
 
 /**
+ * vscode-jsonrpc's Node modules require `crypto` when they load, for two functions they call later
+ * if ever (a random UUID, a random pipe name). Loading node:crypto cost a daemon ~4 ms of CPU
+ * before its `initialize` reply; in the bundles it is required when one of them is first called.
+ */
+const jsonrpcCryptoOnUse = {
+  name: "jsonrpc-crypto-on-use",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]vscode-jsonrpc[\\/]lib[\\/]node[\\/](ril|main)\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const statement = 'const crypto_1 = require("crypto");';
+      if (!text.includes(statement)) throw new Error(`${args.path}: no ${statement} to defer`);
+      const onUse = 'const crypto_1 = new Proxy({}, { get: (_target, name) => require("crypto")[name] });';
+      return { contents: text.replace(statement, onUse), loader: "js" };
+    });
+  },
+};
+
+/**
  * The protocol package's index re-exports every module, so one import from it evaluates every
  * schema. In the bundles, an import of values from "@base-context/protocol" is taken from the
  * modules that define them instead: the code that answers `initialize` evaluates the lifecycle's
@@ -177,7 +195,7 @@ const cli = build({
   ...common,
   entryPoints: { cli: join(daemon, "src", "cli", "main.ts"), help: join(daemon, "src", "cli", "help-main.ts") },
   format: "esm",
-  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon],
+  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
   banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
 });
 
@@ -192,7 +210,7 @@ const serve = build({
   entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
-  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
+  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
   define: { "import.meta.url": "__bundleUrl" },
   banner: {
     js:
