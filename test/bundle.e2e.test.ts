@@ -76,10 +76,11 @@ describe("the bundled daemon (base-context serve)", () => {
     expect(d.stderr()).toMatch(/loaded the plugin host/);
   });
 
-  // Each cost a start milliseconds of CPU before its first answer, for code that runs later if
+  // Each cost a start milliseconds of CPU before its first answers, for code that runs later if
   // ever (docs/architecture.md#start-path-and-bundles): crypto (vscode-jsonrpc's random ids, the
-  // code cache's check, PostgreSQL's statement names), child_process (the fd-1 helper over a socket).
-  it("answers initialize without loading node:crypto or node:child_process", async () => {
+  // code cache's check, PostgreSQL's statement names), child_process (the fd-1 helper over a
+  // socket), worker_threads (checkpoints, token counting), fs/promises (export, import).
+  it("answers initialize and builds itself without loading node:crypto, child_process, worker_threads or fs/promises", async () => {
     const home = daemons.dirs.make("bc-bundle-builtins-");
     // The first start writes the code cache if there is none yet; the second runs from it, as a client's daemons do.
     for (const run of ["first start", "second start"]) {
@@ -92,6 +93,9 @@ describe("the bundled daemon (base-context serve)", () => {
       const builtins = line![1]!.split(" ");
       expect(builtins, run).toContain("net"); // it did list them
       for (const later of ["crypto", "child_process"]) expect(builtins, run).not.toContain(later);
+      // Nor once it has built itself after the reply, before serving the first request.
+      const built = /^builtins when built: (.*)$/m.exec(said)![1]!.split(" ");
+      for (const later of ["crypto", "child_process", "worker_threads", "fs/promises"]) expect(built, run).not.toContain(later);
       if (run === "second start") expect(said).toContain("start: code cache used");
     }
   });
