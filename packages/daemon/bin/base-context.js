@@ -11,15 +11,6 @@
 "use strict";
 const command = process.argv[2];
 if (command === "serve") {
-  // V8's young generation starts small (1 MB per semi-space) and doubles after a scavenge that
-  // kept much: a start and its first request scavenged five times as it grew, each copying the
-  // live code and schemas again (~3 ms each here). Growing it eightfold instead takes the first
-  // request's path down to three, for ~15 MB more memory at most (docs/architecture.md#start-path-and-bundles).
-  // Set before the bundle is compiled: V8's flags are part of what the code cache must match. An
-  // explicit choice (NODE_OPTIONS or node's own arguments) wins.
-  if (![...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => arg.includes("semi-space"))) {
-    require("node:v8").setFlagsFromString("--semi-space-growth-factor=8");
-  }
   require("../dist/bundle/serve-loader.cjs").serveBundle(require.resolve("../dist/bundle/daemon.cjs"), process.argv.slice(3));
 } else {
   const HELP = [undefined, "--help", "-h", "help", "--version", "-v"];
