@@ -77,6 +77,24 @@ const betterSqliteAddon = {
 };
 
 /**
+ * The daemon's version, read from its package.json when the bundle is built: `version.ts` reads
+ * the file at run time (the unbundled build has no build step of its own), which cost every
+ * start and every `--help` ~1 ms to resolve, read and parse it. A build makes the bundles anew, so
+ * the version inside always is the package's.
+ */
+const versionAtBuild = {
+  name: "version-at-build",
+  setup(builder) {
+    const version = JSON.parse(readFileSync(join(daemon, "package.json"), "utf8")).version;
+    builder.onLoad({ filter: /[\\/]packages[\\/]daemon[\\/]src[\\/]version\.ts$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes('require("../package.json")')) throw new Error(`${args.path}: no package.json read to replace`);
+      return { contents: `export const VERSION: string = ${JSON.stringify(version)};\n`, loader: "ts" };
+    });
+  },
+};
+
+/**
  * vscode-jsonrpc's Node modules require `crypto` when they load, for two functions they call later
  * if ever (a random UUID, a random pipe name). Loading node:crypto cost a daemon ~4 ms of CPU
  * before its `initialize` reply; in the bundles it is required when one of them is first called.
@@ -195,7 +213,7 @@ const cli = build({
   ...common,
   entryPoints: { cli: join(daemon, "src", "cli", "main.ts"), help: join(daemon, "src", "cli", "help-main.ts") },
   format: "esm",
-  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
+  plugins: [versionAtBuild, daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
   banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
 });
 
@@ -210,7 +228,7 @@ const serve = build({
   entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
-  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
+  plugins: [versionAtBuild, daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
   define: { "import.meta.url": "__bundleUrl" },
   banner: {
     js:

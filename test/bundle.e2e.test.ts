@@ -107,6 +107,10 @@ describe("the bundled CLI", () => {
     const help = await runCli(["--help"], { home, main: DAEMON_BIN });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: base-context <command> \[options\]/);
+    // The bundles carry the version the build read from package.json (scripts/bundle.mjs).
+    const version = await runCli(["--version"], { home, main: DAEMON_BIN });
+    const pkg = JSON.parse(readFileSync(join(BUNDLES, "..", "..", "package.json"), "utf8")) as { version: string };
+    expect(version.stdout.trim()).toBe(pkg.version);
 
     const imported = await runCli(["import", EXAMPLE], { home, main: DAEMON_BIN });
     expect(imported.code, imported.stderr).toBe(0);
