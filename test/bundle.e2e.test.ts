@@ -11,7 +11,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appendAll, assistant, toolResult, user } from "./fixtures/e2e.js";
-import { DAEMON_BIN } from "./support/daemon.js";
+import { DAEMON_BIN, startDaemon } from "./support/daemon.js";
+import { onPostgres } from "./support/engine.js";
 import { defaultSummary, reply, useFakeOpenAI } from "./support/fake-openai.js";
 import { compact, compactableSession, hookPlugin, replaceSummary, usePluginDaemons } from "./support/plugins.js";
 import { runCli } from "./support/run-cli.js";
@@ -19,6 +20,7 @@ import { runCli } from "./support/run-cli.js";
 const BUNDLES = join(dirname(DAEMON_BIN), "..", "dist", "bundle");
 const EXAMPLE = new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url).pathname;
 const EXAMPLE_ID = "5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13";
+const BUILTINS_AT_REPLY = new URL("./support/builtins-at-reply.cjs", import.meta.url).pathname;
 
 const daemons = usePluginDaemons();
 const fake = useFakeOpenAI();
@@ -74,6 +76,32 @@ describe("the bundled daemon (base-context serve)", () => {
     expect(result.compaction?.summary).toBe("## Goal\nby the bundled daemon's plugin");
     expect(d.stderr()).toMatch(/loaded the plugin host/);
   });
+
+  // Each cost a start milliseconds of CPU before its first answers, for code that runs later if
+  // ever (docs/architecture.md#start-path-and-bundles): crypto (vscode-jsonrpc's random ids, the
+  // code cache's check, PostgreSQL's statement names), child_process (the fd-1 helper over a
+  // socket), worker_threads (checkpoints, token counting), fs/promises (export, import).
+  it("answers initialize and builds itself without loading node:crypto, child_process, worker_threads or fs/promises", async () => {
+    const home = daemons.dirs.make("bc-bundle-builtins-");
+    // The first start writes the code cache if there is none yet; the second runs from it, as a client's daemons do.
+    for (const run of ["first start", "second start"]) {
+      const d = await startDaemon({ home, main: DAEMON_BIN, env: { BASE_CONTEXT_LOG: "debug", NODE_OPTIONS: `--require ${BUILTINS_AT_REPLY}` } });
+      await d.client.request(SessionCreate, { cwd: "/home/me/project" });
+      const said = d.stderr();
+      await d.close();
+      const line = /^builtins at reply: (.*)$/m.exec(said);
+      expect(line, `${run}: ${said}`).not.toBeNull();
+      const builtins = line![1]!.split(" ");
+      expect(builtins, run).toContain("net"); // it did list them
+      for (const later of ["crypto", "child_process"]) expect(builtins, run).not.toContain(later);
+      // Nor once it has built itself after the reply, before serving the first request (on
+      // PostgreSQL the store itself needs a worker thread and names statements with crypto).
+      const built = /^builtins when built: (.*)$/m.exec(said)![1]!.split(" ");
+      const notYet = onPostgres ? ["child_process", "fs/promises"] : ["crypto", "child_process", "worker_threads", "fs/promises"];
+      for (const later of notYet) expect(built, run).not.toContain(later);
+      if (run === "second start") expect(said).toContain("start: code cache used");
+    }
+  });
 });
 
 describe("the bundled CLI", () => {
@@ -82,6 +110,10 @@ describe("the bundled CLI", () => {
     const help = await runCli(["--help"], { home, main: DAEMON_BIN });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: base-context <command> \[options\]/);
+    // The bundles carry the version the build read from package.json (scripts/bundle.mjs).
+    const version = await runCli(["--version"], { home, main: DAEMON_BIN });
+    const pkg = JSON.parse(readFileSync(join(BUNDLES, "..", "..", "package.json"), "utf8")) as { version: string };
+    expect(version.stdout.trim()).toBe(pkg.version);
 
     const imported = await runCli(["import", EXAMPLE], { home, main: DAEMON_BIN });
     expect(imported.code, imported.stderr).toBe(0);

@@ -80,6 +80,27 @@ describe("the start path", () => {
     expect(await d.exited).toBe(0);
   });
 
+  // The settings' schemas cost a start ~8 ms of CPU: without a settings file the first messages are
+  // bounded by the default size limit and the settings are read after the reply, with the daemon.
+  it("reads the settings before the reply only when there is a settings file, whose limits bound the first message", async () => {
+    const bare = dirs.make("bc-start-no-settings-");
+    const plain = await startDaemon({ home: bare, env: { BASE_CONTEXT_LOG: "debug" } });
+    running.push(plain);
+    const { session } = await plain.client.request(SessionCreate, { cwd: "/home/me/project" });
+    expect(session.id).toBeTruthy();
+    expect(plain.stderr()).toMatch(/start: answering initialize .*settings read after the reply: no settings file/);
+
+    const configured = dirs.make("bc-start-settings-");
+    writeFileSync(join(configured, "settings.json"), JSON.stringify({ limits: { maxMessageBytes: 1024 } }));
+    const d = await startDaemon({ home: configured, initialize: false, env: { BASE_CONTEXT_LOG: "debug" } });
+    running.push(d);
+    // Larger than the file's limit: the connection's first message is refused (and a stdio daemon exits).
+    d.client.initialize({ clientInfo: { name: "x".repeat(2000) } }).catch(() => undefined);
+    expect(await d.exited).toBe(1);
+    expect(d.stderr()).toMatch(/refused: the largest accepted is 1024 bytes \(setting limits.maxMessageBytes\)/);
+    expect(d.stderr()).not.toMatch(/settings read after the reply/);
+  });
+
   it("answers initialize with an unreachable or unusable store URL, then fails each request naming the URL without its password", async () => {
     // Port 1 on loopback: nothing listens there, the connection is refused at once.
     const url = "postgres://alice:s3cret-pw@127.0.0.1:1/sessions";

@@ -25,17 +25,51 @@ export interface NotificationDecl<M extends string, P extends z.ZodType> {
   readonly type: NotificationType<z.output<P>>;
 }
 
+/**
+ * A message's schema, or a function that makes it. The protocol's own declarations pass functions:
+ * a declaration's schemas are then built when first read (`decl.params` validating the first
+ * request of that method, the docs generator), not when its module is loaded — a daemon's start
+ * builds the schemas of the methods it is asked, not of all of them (docs/architecture.md#start-path-and-bundles).
+ * Each function runs at most once, so a declaration always returns the same schema object.
+ */
+export type SchemaOrMaker<S extends z.ZodType> = S | (() => S);
+
 export function request<M extends string, P extends z.ZodType, R extends z.ZodType>(
   method: M,
-  params: P,
-  result: R,
+  params: SchemaOrMaker<P>,
+  result: SchemaOrMaker<R>,
   options: { sentBy?: "daemon" } = {},
 ): RequestDecl<M, P, R> {
-  return { kind: "request", method, params, result, type: new RequestType(method), ...(options.sentBy ? { sentBy: options.sentBy } : {}) };
+  const decl = withSchemas({ kind: "request", method }, { params, result });
+  const rest = { type: new RequestType(method), ...(options.sentBy ? { sentBy: options.sentBy } : {}) };
+  return Object.assign(decl, rest) as RequestDecl<M, P, R>;
 }
 
-export function notification<M extends string, P extends z.ZodType>(method: M, params: P): NotificationDecl<M, P> {
-  return { kind: "notification", method, params, type: new NotificationType(method) };
+export function notification<M extends string, P extends z.ZodType>(method: M, params: SchemaOrMaker<P>): NotificationDecl<M, P> {
+  return Object.assign(withSchemas({ kind: "notification", method }, { params }), { type: new NotificationType(method) }) as NotificationDecl<M, P>;
+}
+
+/**
+ * Puts each schema on `decl` under its key; one given as a function becomes a getter that makes
+ * it on first read and then replaces itself with the schema (a plain, enumerable property).
+ */
+function withSchemas(decl: object, schemas: Record<string, SchemaOrMaker<z.ZodType>>): object {
+  for (const [key, schema] of Object.entries(schemas)) {
+    if (typeof schema !== "function") {
+      Object.defineProperty(decl, key, { value: schema, enumerable: true, writable: true, configurable: true });
+      continue;
+    }
+    Object.defineProperty(decl, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const made = schema();
+        Object.defineProperty(decl, key, { value: made, enumerable: true, writable: true, configurable: true });
+        return made;
+      },
+    });
+  }
+  return decl;
 }
 
 /** Params a client sends (defaults not yet applied). */

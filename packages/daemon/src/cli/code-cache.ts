@@ -8,24 +8,28 @@
  *
  * A cache must never break a start, nor run code other than the bundle's. V8 checks its own
  * version and flags and the source's length, not the source itself nor the data's integrity (its
- * checksum is verified in debug builds only), so the file carries its own check: a SHA-1 of the
- * bundle's bytes and of the data. A cache that is missing, unreadable, for another bundle or Node,
- * truncated or damaged is ignored (the bundle is compiled from source) and written again.
+ * checksum is verified in debug builds only), so the file carries its own check: the CRC-32 of the
+ * bundle's bytes and that of the data (zlib's: node:crypto, for a hash, cost a start ~4 ms of CPU
+ * to load before the `initialize` reply; the CRCs take 0.5 ms). They guard against a rebuilt
+ * bundle and a damaged file, not against someone who can write either: that one could change the
+ * bundle itself. A cache that is missing, unreadable, for another bundle or Node, truncated or
+ * damaged is ignored (the bundle is compiled from source) and written again.
  *
  * Where: beside the bundle when its folder is writable, else in the user's cache folder
  * (`$XDG_CACHE_HOME/base-context`, `~/.cache/base-context` by default), one file per bundle path,
  * Node version and architecture. Written atomically (a temporary file renamed), so daemons starting
  * together never read half a file. `BASE_CONTEXT_CODE_CACHE=off` runs without one.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import vm from "node:vm";
+import { crc32 } from "node:zlib";
 import { log } from "../log.js";
 
-const MAGIC = "base-context v8 code cache 1\n";
+/** Version 2: CRC-32 checks (version 1 had SHA-1s). */
+const MAGIC = "base-context v8 code cache 2\n";
 
 /** What became of the cache at this start. */
 export type CodeCacheState =
@@ -56,7 +60,8 @@ interface CacheHeader {
   arch: string;
   v8: string;
   bundle: string;
-  sha1: string;
+  /** CRC-32 of the bundle's bytes and CRC-32 of the cached data, hex, joined by "-". */
+  crc32: string;
 }
 
 /** The files the cache of `bundlePath` may be in, in the order they are read and tried for writing. */
@@ -64,16 +69,18 @@ export function cacheFiles(bundlePath: string, env: NodeJS.ProcessEnv = process.
   const tag = `${process.version}-${process.arch}`;
   const beside = join(dirname(bundlePath), `${basename(bundlePath)}.${tag}.v8cache`);
   const userCache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.length > 0 ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
-  const pathKey = createHash("sha1").update(bundlePath).digest("hex").slice(0, 12);
+  const pathKey = hex(crc32(bundlePath));
   return [beside, join(userCache, "base-context", `${basename(bundlePath)}-${pathKey}.${tag}.v8cache`)];
 }
 
+const hex = (crc: number): string => crc.toString(16).padStart(8, "0");
+
 function checksum(source: Buffer, data: Uint8Array): string {
-  return createHash("sha1").update(source).update(data).digest("hex");
+  return `${hex(crc32(source))}-${hex(crc32(data))}`;
 }
 
 function expectedHeader(bundlePath: string, source: Buffer, data: Uint8Array): CacheHeader {
-  return { node: process.version, arch: process.arch, v8: process.versions.v8, bundle: bundlePath, sha1: checksum(source, data) };
+  return { node: process.version, arch: process.arch, v8: process.versions.v8, bundle: bundlePath, crc32: checksum(source, data) };
 }
 
 /** The cached data in `file` if it is the cache of exactly this bundle on this Node, else why not. */
@@ -99,7 +106,7 @@ export function readCache(file: string, bundlePath: string, source: Buffer): { d
   for (const key of ["node", "arch", "v8", "bundle"] as const) {
     if (header[key] !== expected[key]) return { reason: `made for another ${key} (${String(header[key])})` };
   }
-  if (header.sha1 !== expected.sha1) return { reason: "made from another build of the bundle, or damaged" };
+  if (header.crc32 !== expected.crc32) return { reason: "made from another build of the bundle, or damaged" };
   return { data };
 }
 

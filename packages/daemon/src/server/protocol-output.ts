@@ -21,7 +21,6 @@
  * the first need of a plugin). Until then only the daemon's own code runs, which writes nothing
  * to fd 1; plugins, the only code that might, are loaded after the switch (fd1-guard.ts).
  */
-import { spawn } from "node:child_process";
 import { closeSync, constants, createWriteStream, fstatSync, openSync, type BigIntStats } from "node:fs";
 import { Socket } from "node:net";
 import type { Writable } from "node:stream";
@@ -50,7 +49,10 @@ function stat(fd: number): BigIntStats | undefined {
   }
 }
 
-function receiveSocketCopy(): Promise<Socket> {
+async function receiveSocketCopy(): Promise<Socket> {
+  // Loaded here, not at start-up: child_process (and dgram, which it loads) cost a start ~2 ms of
+  // CPU before the `initialize` reply, and most daemons never need the helper (stdio over pipes).
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
     const helper = spawn(process.execPath, ["-e", SOCKET_HELPER], { stdio: ["ignore", "inherit", "ignore", "ipc"], env: {} });
     const timer = setTimeout(() => {

@@ -4,11 +4,14 @@
  */
 // The daemon's parts, its handlers and the summarizers are imported after the `initialize` reply
 // (startDaemon): loading them, and the protocol schemas only they use, is not on its path.
+import { DEFAULT_MAX_MESSAGE_BYTES } from "@base-context/protocol";
+import { existsSync } from "node:fs";
 import type { Daemon } from "../daemon.js";
 import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
+import { globalSettingsPath } from "../paths.js";
 import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-location.js";
-import { SettingsManager } from "../settings/index.js";
+import type { SettingsManager } from "../settings/index.js";
 import { guardFd1, protocolOutput } from "./protocol-output.js";
 import { Router, type Peer } from "./router.js";
 import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./serve-background.js";
@@ -32,14 +35,19 @@ export function whenStartCompiled(callback: () => void): void {
  * Serves until the client ends the connection; resolves with the exit code (the process exits too).
  *
  * The start path (docs/architecture.md#start-path-and-bundles): only the settings are read before
- * the `initialize` reply (they bound the size of every message, the first included). The database
+ * the `initialize` reply (they bound the size of every message, the first included), and only when
+ * there is a settings file: without one the bound is the default, and the settings (their schemas
+ * are ~8 ms of CPU to build) are loaded after the reply with the rest of the daemon. The database
  * is opened, checked and tidied (migrations, abandoned imports and jobs) and the handlers are
  * registered right after the reply has gone out; a request arriving meanwhile waits for them.
  * So the reply does not depend on the database's size, on a migration, or on another daemon
  * still closing the same file. Background work starts later still (serve-background.ts).
  */
 export async function serveStdio(): Promise<number> {
-  const settings = new SettingsManager({ env: process.env });
+  // A settings file created after this look is read when the settings load, a moment after the
+  // reply: the messages read meanwhile are bounded as if it had come a moment later.
+  let settings = existsSync(globalSettingsPath(process.env)) ? await loadSettings() : undefined;
+  const settingsLoaded = async (): Promise<SettingsManager> => (settings ??= await loadSettings());
   const router = new Router();
   const output = protocolOutput();
   let ready: Promise<Daemon> | undefined;
@@ -50,10 +58,11 @@ export async function serveStdio(): Promise<number> {
       router,
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
-      maxMessageBytes: () => settings.get().settings.limits.maxMessageBytes,
+      maxMessageBytes: () => settings?.get().settings.limits.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       onInitialize: ({ projectDir }) => {
-        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs().toFixed(0)} ms of CPU)`);
-        ready = afterReply(output).then(() => startDaemon(settings, router, server.peer));
+        const read = settings === undefined ? "settings read after the reply: no settings file" : "settings read";
+        log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs().toFixed(0)} ms of CPU; ${read})`);
+        ready = afterReply(output).then(settingsLoaded).then((loaded) => startDaemon(loaded, router, server.peer));
         ready.then(
           (started) => {
             // Not awaited: loading plugins must not hold up requests; a hook arriving early waits for it.
@@ -76,7 +85,8 @@ export async function serveStdio(): Promise<number> {
       },
       onExit: (code) => {
         // A daemon still being built is disposed once it is (it has nothing to do then).
-        const disposed = ready === undefined ? Promise.resolve(settings.dispose()) : ready.then(stopDaemon, () => settings.dispose());
+        const disposeSettings = () => settings?.dispose();
+        const disposed = ready === undefined ? Promise.resolve(disposeSettings()) : ready.then(stopDaemon, disposeSettings);
         void disposed
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
           .finally(() => {
@@ -90,6 +100,11 @@ export async function serveStdio(): Promise<number> {
     });
     handleSignals();
   });
+}
+
+async function loadSettings(): Promise<SettingsManager> {
+  const { SettingsManager } = await import("../settings/index.js");
+  return new SettingsManager({ env: process.env });
 }
 
 /** CPU time of the process so far (all its threads). */

@@ -9,7 +9,6 @@
  * import's time went there).
  */
 import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { AppError } from "../errors.js";
 
 const CHUNK_BYTES = 1 << 20;
@@ -38,6 +37,7 @@ const NO_LIMITS: FileLimits = { maxLineBytes: Number.MAX_SAFE_INTEGER, maxFileBy
  */
 export async function* fileLines(path: string, limits: FileLimits = NO_LIMITS): AsyncGenerator<string> {
   // Opening first turns a missing or unreadable file into a plain error before any work starts.
+  const { open } = await import("node:fs/promises");
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = await handle.stat();

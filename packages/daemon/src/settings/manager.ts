@@ -7,12 +7,12 @@
 import { join, resolve } from "node:path";
 import type { Settings, SettingsError, SettingsSource } from "@base-context/protocol";
 import { log } from "../log.js";
-import { baseContextHome, projectConfigDir } from "../paths.js";
+import { globalSettingsPath, projectConfigDir, SETTINGS_FILE_NAME } from "../paths.js";
 import { readSettingsFile, type FileSource, type LoadedSettingsFile } from "./file.js";
 import { mergeSettings, type SettingsLayer } from "./merge.js";
 import { watchSettingsFile, type FileWatch } from "./watch.js";
 
-export const SETTINGS_FILE_NAME = "settings.json";
+export { SETTINGS_FILE_NAME };
 
 /**
  * The `settings/get` result. Shared and cached, so it is deeply frozen: copy before changing.
@@ -69,7 +69,7 @@ export class SettingsManager {
   private disposed = false;
 
   constructor(private readonly options: SettingsManagerOptions = {}) {
-    this.globalPath = join(baseContextHome(options.env ?? process.env), SETTINGS_FILE_NAME);
+    this.globalPath = globalSettingsPath(options.env ?? process.env);
     this.watching = options.watch ?? true;
     this.debounceMs = options.debounceMs ?? 50;
   }

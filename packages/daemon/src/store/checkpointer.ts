@@ -9,7 +9,8 @@
  * `context/build` (or a CLI command that only reads) never pays for a thread it does not need.
  */
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { workerThreads } from "../lazy-node.js";
 import { log } from "../log.js";
 
 export interface CheckpointerOptions {
@@ -66,6 +67,7 @@ export class WalCheckpointer {
 
   private start(): Worker {
     const sqliteModule = createRequire(import.meta.url).resolve("better-sqlite3");
+    const { Worker } = workerThreads();
     const worker = new Worker(workerSource, {
       eval: true,
       workerData: { sqliteModule, databasePath: this.databasePath, delayMs: this.options.delayMs ?? 100 },

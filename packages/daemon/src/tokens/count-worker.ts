@@ -17,7 +17,8 @@
  *   debug level and kept in `encodingLoadMs`. It builds the encoding's tables in shared memory
  *   and hands them over (`sharedEncoding`): one copy per process, also used by the main thread.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { workerThreads } from "../lazy-node.js";
 import { log } from "../log.js";
 import type { Encoding } from "./counter.js";
 import { countWorkerSource, type CountReply, type CountRequest, type LoadedReply } from "./worker-source.js";
@@ -109,6 +110,7 @@ export class CountWorker {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
+    const { Worker } = workerThreads();
     const worker = new Worker(countWorkerSource(this.encoding), { eval: true, stdout: true, stderr: true });
     worker.on("message", (message: CountReply | LoadedReply) => {
       if (message.t === "loaded") this.onLoaded(worker, message);

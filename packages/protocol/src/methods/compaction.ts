@@ -42,8 +42,8 @@ export type CompactionPreparation = z.infer<typeof CompactionPreparation>;
 
 export const CompactionPrepare = request(
   "compaction/prepare",
-  z.object({ sessionId: z.string().min(1), settings: CompactionSettings.partial().optional() }),
-  z.union([
+  () => z.object({ sessionId: z.string().min(1), settings: CompactionSettings.partial().optional() }),
+  () => z.union([
     z.object({ preparation: CompactionPreparation }),
     z.object({ nothing: z.string() }),
   ]),
@@ -160,7 +160,7 @@ export type CompactionResult = z.infer<typeof CompactionResult>;
 
 export const CompactionRun = request(
   "compaction/run",
-  z.object({
+  () => z.object({
     sessionId: z.string().min(1),
     customInstructions: z.string().optional(),
     reason: CompactionReason.default("manual"),
@@ -180,7 +180,7 @@ export const CompactionRun = request(
       .optional()
       .describe("The model's context window, for `auto` to compare against the threshold (turn/end passes its own)."),
   }),
-  CompactionResult,
+  () => CompactionResult,
 );
 
 /**
@@ -231,21 +231,21 @@ export type CompactionJob = z.infer<typeof CompactionJob>;
  */
 export const CompactionStatusRequest = request(
   "compaction/status",
-  z
+  () => z
     .object({
       sessionId: z.string().min(1).optional(),
       requestId: RequestId.optional(),
       limit: z.number().int().min(1).max(100).optional(),
     })
     .refine((p) => p.sessionId !== undefined || p.requestId !== undefined, { message: "give a `sessionId` or a `requestId`" }),
-  z.object({ jobs: z.array(CompactionJob) }),
+  () => z.object({ jobs: z.array(CompactionJob) }),
 );
 
 export const ToolBatch = z.object({ results: z.array(z.object({ terminate: z.boolean() })) });
 
 export const TurnEnd = request(
   "turn/end",
-  z.object({
+  () => z.object({
     sessionId: z.string().min(1),
     contextWindow: z
       .number()
@@ -270,7 +270,7 @@ export const TurnEnd = request(
     /** `$/progress` of a compaction this turn/end runs, as for `compaction/run`. */
     workDoneToken: z.union([z.string(), z.number()]).optional(),
   }),
-  z.object({
+  () => z.object({
     checkpoint: CompactionResult.optional(),
     followUp: z.enum(["none", "continue", "retry"]),
     message: z.string().optional(),
@@ -294,12 +294,12 @@ export const TurnEnd = request(
 
 export const CompactionDidStart = notification(
   "compaction/didStart",
-  z.object({ sessionId: z.string(), reason: CompactionReason }),
+  () => z.object({ sessionId: z.string(), reason: CompactionReason }),
 );
 /** `status` is a CompactionStatus, or `"failed"` when the run ended with an error (-32800 / -32803 …). */
 export const CompactionDidEnd = notification(
   "compaction/didEnd",
-  z.object({ sessionId: z.string(), reason: CompactionReason, status: z.string(), entryId: z.string().optional() }),
+  () => z.object({ sessionId: z.string(), reason: CompactionReason, status: z.string(), entryId: z.string().optional() }),
 );
 
 /** The `value` of `$/progress` for a run's `workDoneToken` (LSP WorkDoneProgress). */

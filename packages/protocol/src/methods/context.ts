@@ -41,12 +41,12 @@ export type OpenAIChatMessage = z.infer<typeof OpenAIChatMessage>;
 
 export const ContextBuild = request(
   "context/build",
-  z.object({
+  () => z.object({
     sessionId: z.string().min(1),
     leafId: z.string().min(1).nullable().optional(),
     format: z.enum(["native", "openai-chat"]).default("native"),
   }),
-  z.object({
+  () => z.object({
     messages: z.array(z.union([ContextMessage, OpenAIChatMessage])),
     model: z.object({ provider: z.string(), modelId: z.string() }).optional(),
     thinkingLevel: z.string(),
@@ -66,8 +66,8 @@ export const ContextBuild = request(
 
 export const ContextUsage = request(
   "context/usage",
-  z.object({ sessionId: z.string().min(1), contextWindow: z.number().int().positive() }),
-  z.object({
+  () => z.object({ sessionId: z.string().min(1), contextWindow: z.number().int().positive() }),
+  () => z.object({
     tokens: z.number().int(),
     usageTokens: z.number().int().nullable(),
     trailingTokens: z.number().int(),

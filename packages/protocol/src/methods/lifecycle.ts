@@ -18,25 +18,25 @@ export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
 
 export const Initialize = request(
   "initialize",
-  z.object({
+  () => z.object({
     clientInfo: ClientInfo.optional(),
     processId: z.number().int().nullable().optional(),
     protocolVersion: z.string(),
     projectDir: z.string().optional(),
     capabilities: ClientCapabilities.optional(),
   }),
-  z.object({
+  () => z.object({
     serverInfo: z.object({ name: z.string(), version: z.string() }),
     protocolVersion: z.string(),
     capabilities: z.record(z.string(), z.unknown()),
   }),
 );
 
-export const Initialized = notification("initialized", z.object({}).loose());
-export const Shutdown = request("shutdown", z.object({}).loose().optional(), z.null());
-export const Exit = notification("exit", z.object({}).loose().optional());
+export const Initialized = notification("initialized", () => z.object({}).loose());
+export const Shutdown = request("shutdown", () => z.object({}).loose().optional(), () => z.null());
+export const Exit = notification("exit", () => z.object({}).loose().optional());
 
 export const LogMessage = notification(
   "log/message",
-  z.object({ level: z.enum(["error", "warn", "info", "debug"]), message: z.string() }),
+  () => z.object({ level: z.enum(["error", "warn", "info", "debug"]), message: z.string() }),
 );

@@ -18,7 +18,7 @@ export type ModelMessage = z.infer<typeof ModelMessage>;
 
 export const ModelComplete = request(
   "model/complete",
-  z.object({
+  () => z.object({
     purpose: ModelPurpose.describe(
       "What the text is for: a compaction's history, a split turn's prefix, a branch summary, or a plugin's ctx.complete.",
     ),
@@ -30,7 +30,7 @@ export const ModelComplete = request(
     maxTokens: z.number().int().positive().describe("Upper bound for the answer's length, in the model's tokens."),
     sessionId: z.string().optional().describe("The session the work is for."),
   }),
-  z.object({
+  () => z.object({
     text: z
       .string()
       .describe("The answer (reasoning blocks such as <think>…</think> are removed by the daemon). Empty counts as a failure."),

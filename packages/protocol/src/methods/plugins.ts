@@ -246,25 +246,25 @@ export type PluginInfo = z.infer<typeof PluginInfo>;
 
 export const PluginsList = request(
   "plugins/list",
-  z.object({ projectDir: z.string().optional() }),
-  z.object({ plugins: z.array(PluginInfo) }),
+  () => z.object({ projectDir: z.string().optional() }),
+  () => z.object({ plugins: z.array(PluginInfo) }),
 );
 
 /** Reloads one plugin from its files (and re-enables it if crashes disabled it), or rescans all. */
 export const PluginsReload = request(
   "plugins/reload",
-  z.object({ id: z.string().optional() }),
-  z.object({ plugins: z.array(PluginInfo) }),
+  () => z.object({ id: z.string().optional() }),
+  () => z.object({ plugins: z.array(PluginInfo) }),
 );
 
 /** Trust is kept in the global folder, never in the project: a cloned repository cannot trust itself. */
 export const ProjectTrust = request(
   "project/trust",
-  z.object({ projectDir: z.string().min(1), trusted: z.boolean() }),
-  z.object({}),
+  () => z.object({ projectDir: z.string().min(1), trusted: z.boolean() }),
+  () => z.object({}),
 );
 
-export const PluginsDidChange = notification("plugins/didChange", z.object({ plugins: z.array(PluginInfo) }));
+export const PluginsDidChange = notification("plugins/didChange", () => z.object({ plugins: z.array(PluginInfo) }));
 
 export const PluginError = z.object({
   pluginId: z.string(),
@@ -277,4 +277,4 @@ export const PluginError = z.object({
 });
 export type PluginError = z.infer<typeof PluginError>;
 
-export const PluginsDidError = notification("plugins/didError", PluginError);
+export const PluginsDidError = notification("plugins/didError", () => PluginError);

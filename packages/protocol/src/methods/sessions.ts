@@ -9,13 +9,13 @@ export const RequestId = z.string().min(1).max(200);
 
 export const SessionCreate = request(
   "session/create",
-  z.object({
+  () => z.object({
     cwd: z.string(),
     name: z.string().optional(),
     parentSession: z.string().optional(),
     id: SessionId.optional(),
   }),
-  z.object({ session: SessionHeader }),
+  () => z.object({ session: SessionHeader }),
 );
 
 export const SessionSummary = z.object({
@@ -30,14 +30,14 @@ export const SessionSummary = z.object({
 
 export const SessionList = request(
   "session/list",
-  z.object({
+  () => z.object({
     cwd: z.string().optional(),
     /** Case-insensitive substring of the session name or first message. */
     query: z.string().optional(),
     limit: z.number().int().min(1).max(1000).optional(),
     cursor: z.string().optional(),
   }),
-  z.object({ sessions: z.array(SessionSummary), nextCursor: z.string().optional() }),
+  () => z.object({ sessions: z.array(SessionSummary), nextCursor: z.string().optional() }),
 );
 
 /** One entry that matched a search: where it is and the words around the match. */
@@ -52,7 +52,7 @@ export const SearchHit = z.object({
 
 export const SessionSearch = request(
   "session/search",
-  z.object({
+  () => z.object({
     /**
      * Words to find in what the sessions say (user and assistant text, shell commands, custom
      * messages, summaries, names). Every word must appear; each also matches as the start of a
@@ -64,7 +64,7 @@ export const SessionSearch = request(
     /** Hits listed per session (default 3). */
     hits: z.number().int().min(0).max(100).optional(),
   }),
-  z.object({
+  () => z.object({
     /**
      * Best first: sessions whose name contains the query (newest first), then by the rank of
      * their best matching entry (SQLite FTS5 bm25).
@@ -87,27 +87,27 @@ export const SessionSearch = request(
  */
 export const SessionRename = request(
   "session/rename",
-  z.object({ sessionId: SessionId, name: z.string().trim().min(1).max(500) }),
-  z.object({ entry: SessionEntry, session: SessionSummary }),
+  () => z.object({ sessionId: SessionId, name: z.string().trim().min(1).max(500) }),
+  () => z.object({ entry: SessionEntry, session: SessionSummary }),
 );
 
 export const SessionGet = request(
   "session/get",
-  z.object({ sessionId: SessionId }),
-  z.object({ session: SessionHeader, leafId: z.string().nullable(), entryCount: z.number().int() }),
+  () => z.object({ sessionId: SessionId }),
+  () => z.object({ session: SessionHeader, leafId: z.string().nullable(), entryCount: z.number().int() }),
 );
 
-export const SessionDelete = request("session/delete", z.object({ sessionId: SessionId }), z.object({}));
+export const SessionDelete = request("session/delete", () => z.object({ sessionId: SessionId }), () => z.object({}));
 
 export const SessionFork = request(
   "session/fork",
-  z.object({ sessionId: SessionId, entryId: EntryId }),
-  z.object({ session: SessionHeader }),
+  () => z.object({ sessionId: SessionId, entryId: EntryId }),
+  () => z.object({ session: SessionHeader }),
 );
 
 export const SessionImport = request(
   "session/import",
-  z
+  () => z
     .object({
       format: z.literal("pi-jsonl"),
       path: z.string().optional(),
@@ -123,7 +123,7 @@ export const SessionImport = request(
     .refine((p) => (p.path === undefined) !== (p.content === undefined), {
       message: "give exactly one of `path` or `content`",
     }),
-  z.object({
+  () => z.object({
     session: SessionHeader,
     entryCount: z.number().int(),
     /** Lines that could not be read (1-based line numbers and why); pi skips them too. */
@@ -133,8 +133,8 @@ export const SessionImport = request(
 
 export const SessionExport = request(
   "session/export",
-  z.object({ sessionId: SessionId, format: z.literal("pi-jsonl"), path: z.string().optional() }),
-  z.object({
+  () => z.object({ sessionId: SessionId, format: z.literal("pi-jsonl"), path: z.string().optional() }),
+  () => z.object({
     content: z.string().optional(),
     path: z.string().optional(),
     /**
@@ -148,32 +148,32 @@ export const SessionExport = request(
 
 export const EntryAppend = request(
   "entry/append",
-  z.object({ sessionId: SessionId, entry: EntryInput, parentId: EntryId.nullable().optional(), requestId: RequestId.optional() }),
-  z.object({ entry: SessionEntry, leafId: z.string(), tokens: z.number().int() }),
+  () => z.object({ sessionId: SessionId, entry: EntryInput, parentId: EntryId.nullable().optional(), requestId: RequestId.optional() }),
+  () => z.object({ entry: SessionEntry, leafId: z.string(), tokens: z.number().int() }),
 );
 
 export const EntryAppendMany = request(
   "entry/appendMany",
-  z.object({ sessionId: SessionId, entries: z.array(EntryInput).min(1), requestId: RequestId.optional() }),
-  z.object({ entries: z.array(SessionEntry), leafId: z.string() }),
+  () => z.object({ sessionId: SessionId, entries: z.array(EntryInput).min(1), requestId: RequestId.optional() }),
+  () => z.object({ entries: z.array(SessionEntry), leafId: z.string() }),
 );
 
 export const EntryGet = request(
   "entry/get",
-  z.object({ sessionId: SessionId, entryId: EntryId }),
-  z.object({ entry: SessionEntry, tokens: z.number().int().optional() }),
+  () => z.object({ sessionId: SessionId, entryId: EntryId }),
+  () => z.object({ entry: SessionEntry, tokens: z.number().int().optional() }),
 );
 
 export const SessionBranch = request(
   "session/branch",
-  z.object({ sessionId: SessionId, entryId: EntryId.nullable() }),
-  z.object({ leafId: z.string().nullable() }),
+  () => z.object({ sessionId: SessionId, entryId: EntryId.nullable() }),
+  () => z.object({ leafId: z.string().nullable() }),
 );
 
 export const SessionPath = request(
   "session/path",
-  z.object({ sessionId: SessionId, leafId: EntryId.nullable().optional() }),
-  z.object({ entries: z.array(SessionEntry) }),
+  () => z.object({ sessionId: SessionId, leafId: EntryId.nullable().optional() }),
+  () => z.object({ entries: z.array(SessionEntry) }),
 );
 
 export interface TreeNode {
@@ -197,7 +197,7 @@ export const FlatTreeNode = z.object({ entry: SessionEntry, label: z.string().op
 
 export const SessionTree = request(
   "session/tree",
-  z.object({
+  () => z.object({
     sessionId: SessionId,
     /**
      * Return `nodes` (every entry in insertion order: parents before children, siblings in time
@@ -206,13 +206,13 @@ export const SessionTree = request(
      */
     flat: z.boolean().optional(),
   }),
-  z.object({ roots: z.array(TreeNode), leafId: z.string().nullable(), nodes: z.array(FlatTreeNode).optional() }),
+  () => z.object({ roots: z.array(TreeNode), leafId: z.string().nullable(), nodes: z.array(FlatTreeNode).optional() }),
 );
 
 export const LabelSet = request(
   "label/set",
-  z.object({ sessionId: SessionId, targetId: EntryId, label: z.string().min(1).nullable() }),
-  z.object({ entry: SessionEntry }),
+  () => z.object({ sessionId: SessionId, targetId: EntryId, label: z.string().min(1).nullable() }),
+  () => z.object({ entry: SessionEntry }),
 );
 
 /**
@@ -223,5 +223,5 @@ export const LabelSet = request(
  */
 export const EntryDidAppend = notification(
   "entry/didAppend",
-  z.object({ sessionId: z.string(), entryIds: z.array(z.string()).min(1), leafId: z.string() }),
+  () => z.object({ sessionId: z.string(), entryIds: z.array(z.string()).min(1), leafId: z.string() }),
 );

@@ -147,8 +147,8 @@ export const SettingsError = z.object({ source: z.enum(["global", "project"]), p
 
 export const SettingsGet = request(
   "settings/get",
-  z.object({ projectDir: z.string().optional() }),
-  z.object({
+  () => z.object({ projectDir: z.string().optional() }),
+  () => z.object({
     settings: Settings,
     /** Dotted key → where its value came from. */
     sources: z.record(z.string(), z.enum(["default", "global", "project"])),
@@ -158,7 +158,7 @@ export const SettingsGet = request(
 
 export const SettingsDidChange = notification(
   "settings/didChange",
-  z.object({ projectDir: z.string().optional(), errors: z.array(SettingsError) }),
+  () => z.object({ projectDir: z.string().optional(), errors: z.array(SettingsError) }),
 );
 
 export type SettingsFile = z.infer<typeof SettingsFile>;

@@ -71,7 +71,7 @@ export type SummarizeProgress = z.infer<typeof SummarizeProgress>;
  */
 export const SummarizeCompaction = request(
   "summarize/compaction",
-  z
+  () => z
     .object({
       messagesToSummarize: z.array(ContextMessage),
       turnPrefixMessages: z.array(ContextMessage).default([]),
@@ -94,7 +94,7 @@ export const SummarizeCompaction = request(
       message: "nothing to summarize: `messagesToSummarize` and `turnPrefixMessages` are both empty",
       path: ["messagesToSummarize"],
     }),
-  SummarizeResult,
+  () => SummarizeResult,
 );
 
 /**
@@ -103,7 +103,7 @@ export const SummarizeCompaction = request(
  */
 export const SummarizeBranch = request(
   "summarize/branch",
-  z.object({
+  () => z.object({
     entries: z.array(SessionEntry).min(1),
     customInstructions: z.string().optional(),
     /** `customInstructions` replace the default prompt instead of being appended to it. */
@@ -120,5 +120,5 @@ export const SummarizeBranch = request(
     label: z.string().optional(),
     ...Origin,
   }),
-  SummarizeResult,
+  () => SummarizeResult,
 );

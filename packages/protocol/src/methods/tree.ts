@@ -28,7 +28,7 @@ export type TreeNavigateProgress = z.infer<typeof TreeNavigateProgress>;
 
 export const TreeNavigate = request(
   "tree/navigate",
-  z.object({
+  () => z.object({
     sessionId: z.string().min(1),
     targetId: z.string().min(1),
     summarize: z.boolean().default(false),
@@ -43,7 +43,7 @@ export const TreeNavigate = request(
     requestId: RequestId.optional(),
     workDoneToken: z.union([z.string(), z.number()]).optional(),
   }),
-  z.object({
+  () => z.object({
     status: TreeNavigateStatus,
     /** The session's leaf afterwards: the summary entry, or the label entry written after it. */
     leafId: z.string().nullable(),
@@ -63,7 +63,7 @@ export const TreeNavigate = request(
 
 export const TreeDidNavigate = notification(
   "tree/didNavigate",
-  z.object({
+  () => z.object({
     sessionId: z.string(),
     oldLeafId: z.string().nullable(),
     leafId: z.string().nullable(),

@@ -4,7 +4,8 @@
  * runs as a named prepared statement (the `pg` driver prepares it once per connection; the name
  * comes from a hash of the text, so the same text always has the same name).
  */
-import { createHash } from "node:crypto";
+import type * as Crypto from "node:crypto";
+import { createRequire } from "node:module";
 import type { SqlStatement, SqlStatements } from "../statements.js";
 import { type RewrittenSql, rewritePlaceholders } from "./placeholders.js";
 import type { SyncPostgres } from "./sync-postgres.js";
@@ -30,9 +31,17 @@ interface Prepared extends RewrittenSql {
   name: string;
 }
 
+/**
+ * node:crypto, required when a first statement is named: every daemon loads this module with the
+ * store, and one on SQLite (most) would load node:crypto for nothing, ~4 ms of CPU in the way of
+ * its first request (docs/architecture.md#start-path-and-bundles).
+ */
+let crypto: typeof Crypto | undefined;
+
 function preparedStatement(sql: string): Prepared {
   const rewritten = rewritePlaceholders(sql);
-  const name = `bc_${createHash("sha256").update(rewritten.text).digest("hex").slice(0, 32)}`;
+  crypto ??= createRequire(import.meta.url)("node:crypto") as typeof Crypto;
+  const name = `bc_${crypto.createHash("sha256").update(rewritten.text).digest("hex").slice(0, 32)}`;
   return { ...rewritten, name };
 }
 

@@ -18,7 +18,8 @@
  *   discarded: nothing it or `pg` prints can reach the daemon's stdout (the protocol).
  */
 import { createRequire } from "node:module";
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
+import { workerThreads } from "../../lazy-node.js";
 import { log } from "../../log.js";
 import { type PgEvent, type PgReply, type PgRequest, type PgWireError, pgWorkerSource, type PgWorkerData, type QueryResult } from "./pg-worker.js";
 
@@ -263,6 +264,7 @@ export class SyncPostgres {
   }
 
   private startWorker(): Worker {
+    const { MessageChannel, Worker } = workerThreads();
     const channel = new MessageChannel();
     const data: PgWorkerData = {
       url: this.url,
@@ -352,6 +354,7 @@ export class SyncPostgres {
     if (this.closed) throw new Error("the PostgreSQL connection is closed");
     const worker = this.worker ?? this.startWorker();
     const replies = this.replies!;
+    const { receiveMessageOnPort } = workerThreads();
     const requestId = this.nextRequestId++;
     worker.postMessage({ ...request, requestId } as PgRequest);
     const deadline = performance.now() + this.waitMs;
