@@ -23,6 +23,7 @@
  * daemon logs at debug level on close, and tests read to count BEGINs).
  */
 import type { Database } from "better-sqlite3";
+import type { WriterGate } from "./writer-gate.js";
 
 const FIRST_PAUSE_MS = 0.1;
 const LONGEST_PAUSE_MS = 4;
@@ -69,7 +70,7 @@ interface Deferred {
   onDone: ((written: boolean) => void) | undefined;
 }
 
-export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRunner {
+export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: WriterGate): WriteRunner {
   const begin = db.prepare("BEGIN IMMEDIATE");
   const commit = db.prepare("COMMIT");
   const rollback = db.prepare("ROLLBACK");
@@ -95,10 +96,12 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRun
     stats.longestWaitMs = Math.max(stats.longestWaitMs, waitedMs);
   };
 
+  /** Takes the gate's token, then SQLite's lock; on failure the token is given back. */
   const acquire = (): void => {
+    const started = performance.now();
+    gate?.enter();
     noWaiting.get();
     try {
-      const started = performance.now();
       const deadline = started + busyTimeoutMs;
       let pause = FIRST_PAUSE_MS;
       for (let retried = false; ; retried = true) {
@@ -109,9 +112,13 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRun
         } catch (error) {
           if ((error as { code?: string }).code !== "SQLITE_BUSY" || performance.now() >= deadline) throw error;
         }
+        if (!retried) gate?.noteContention();
         Atomics.wait(sleeper, 0, 0, pause * (0.5 + Math.random()));
         pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
       }
+    } catch (error) {
+      gate?.leave();
+      throw error;
     } finally {
       waiting.get();
     }
@@ -144,15 +151,23 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRun
     if (db.inTransaction) return nested(work) as T;
     acquire();
     let ran: { piece: Deferred; written: boolean }[] = [];
+    let left = false;
+    const leave = () => {
+      left = true;
+      gate?.leave();
+    };
     try {
+      gate?.dropExtraTokens();
       ran = runDeferred();
       if (!isFlush) stats.deferredAlong += ran.length;
       const result = nested(work) as T;
       commit.run();
+      leave();
       settle(ran, true);
       return result;
     } catch (error) {
       if (db.inTransaction) rollback.run();
+      if (!left) leave();
       settle(ran, false);
       throw error;
     }
