@@ -23,7 +23,7 @@
  * daemon logs at debug level on close, and tests read to count BEGINs).
  */
 import type { Database } from "better-sqlite3";
-import type { WriterGate } from "./writer-gate.js";
+import type { WriterGate, WriterGateStats } from "./writer-gate.js";
 
 const FIRST_PAUSE_MS = 0.1;
 const LONGEST_PAUSE_MS = 4;
@@ -43,6 +43,8 @@ export interface WriteLockStats {
   longestWaitMs: number;
   /** Deferred pieces of work that rode along with a transaction begun for something else. */
   deferredAlong: number;
+  /** The writer gate's counts, when the runner has one (store/writer-gate.ts). */
+  gate?: WriterGateStats;
 }
 
 /**
@@ -186,7 +188,12 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
         if (deferred.length > 0) run(() => undefined, true);
       },
     },
-    stats: { get: () => stats },
+    stats: {
+      get: () => {
+        if (gate) stats.gate = gate.stats;
+        return stats;
+      },
+    },
   });
   return runner;
 }

@@ -93,6 +93,8 @@ export interface WriterGate {
   leave(): void;
   close(): void;
   readonly stats: Readonly<WriterGateStats>;
+  /** Whether the watchdog runs (started by the first writer that found the pipe empty). */
+  readonly watchdogRunning: boolean;
 }
 
 export interface WriterGateOptions {
@@ -135,6 +137,10 @@ class FifoWriterGate implements WriterGate {
 
   get stats(): WriterGateStats {
     return { ...this.counts, made: Atomics.load(this.shared, MADE) };
+  }
+
+  get watchdogRunning(): boolean {
+    return this.watchdog !== undefined && Atomics.load(this.shared, READY) === 1;
   }
 
   enter(): void {
@@ -239,7 +245,7 @@ class FifoWriterGate implements WriterGate {
   }
 
   private watchdogReady(): boolean {
-    if (Atomics.load(this.shared, READY) === 1 && this.watchdog !== undefined) return true;
+    if (this.watchdogRunning) return true;
     if (this.watchdog === undefined && !this.watchdogGone) this.startWatchdog();
     return false;
   }
