@@ -65,7 +65,9 @@ while (Atomics.load(shared, ${STOP}) === 0) {
   if (waiting === 0) { Atomics.wait(shared, ${WAITING}, 0); continue; }
   const woke = Atomics.wait(shared, ${WAITING}, waiting, workerData.timeoutMs);
   if (woke === "timed-out" && Atomics.load(shared, ${WAITING}) === waiting) {
-    try { fs.writeSync(fd, token); Atomics.add(shared, ${MADE}, 1); } catch {}
+    // Counted first, so that whoever reads the token finds it counted.
+    Atomics.add(shared, ${MADE}, 1);
+    try { fs.writeSync(fd, token); } catch { Atomics.sub(shared, ${MADE}, 1); }
   }
 }
 fs.closeSync(fd);
@@ -83,8 +85,11 @@ export interface WriterGateStats {
 }
 
 export interface WriterGate {
-  /** Before BEGIN IMMEDIATE: takes the token, sleeping until it is handed over when another writer has it. */
-  enter(): void;
+  /**
+   * Before BEGIN IMMEDIATE: takes the token, sleeping until it is handed over when another writer
+   * has it. True when it slept.
+   */
+  enter(): boolean;
   /** BEGIN IMMEDIATE found another writer: the first time, makes the pipe if there is none. */
   noteContention(): void;
   /** Inside SQLite's write lock: drops the tokens beyond the one this writer holds. */
@@ -143,16 +148,16 @@ class FifoWriterGate implements WriterGate {
     return this.watchdog !== undefined && Atomics.load(this.shared, READY) === 1;
   }
 
-  enter(): void {
+  enter(): boolean {
     if (this.state === "closed") this.open();
-    if (this.state !== "open") return;
+    if (this.state !== "open") return false;
     if (this.takeNow()) {
       this.counts.free++;
-      return;
+      return false;
     }
     // Without a watchdog running, a lost token could keep this thread asleep: go ahead without
     // one (this transaction polls, and writes a token after it) and start the watchdog.
-    if (!this.watchdogReady()) return;
+    if (!this.watchdogReady()) return false;
     this.waitId = (this.waitId % 0x7fff_ffff) + 1;
     Atomics.store(this.shared, WAITING, this.waitId);
     Atomics.notify(this.shared, WAITING);
@@ -165,6 +170,7 @@ class FifoWriterGate implements WriterGate {
     } finally {
       Atomics.store(this.shared, WAITING, 0);
     }
+    return true;
   }
 
   noteContention(): void {
