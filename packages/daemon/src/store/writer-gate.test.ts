@@ -178,7 +178,7 @@ describe.skipIf(process.platform !== "linux")("the writer gate", () => {
     write(() => db.prepare("INSERT INTO t VALUES ('first')").run());
     expect(writerGate.stats).toMatchObject({ free: 0, queued: 0 });
     // Its thread starts in the background; waiting for it is not a measure of speed.
-    await vi.waitFor(() => expect(writerGate.watchdogRunning).toBe(true), { timeout: 20_000, interval: 5 });
+    await vi.waitFor(() => expect(writerGate.watchdog).toBe("watching"), { timeout: 20_000, interval: 5 });
 
     // Another process takes the token and the write lock, and is killed holding both.
     const holder = await holderProcess(path);
@@ -194,6 +194,22 @@ describe.skipIf(process.platform !== "linux")("the writer gate", () => {
     expect(writerGate.stats.made).toBeGreaterThanOrEqual(1);
     // At least one: a token the watchdog makes just as the wait ends is dropped by a later writer.
     expect(takeAllTokens(pipePath)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("wakes its parked watchdog for the next wait", async () => {
+    const writerGate = gate();
+    meet(writerGate);
+    const write = createWriteRunner(db, 5000, writerGate);
+    takeAllTokens(pipePath);
+    write(() => db.prepare("INSERT INTO t VALUES ('first')").run());
+    // A second without waits parks it; waiting for that is not a measure of speed.
+    await vi.waitFor(() => expect(writerGate.watchdog).toBe("parked"), { timeout: 20_000, interval: 20 });
+    // The token is lost (taken here and never given back): the next writer waits, and is let in.
+    expect(takeAllTokens(pipePath)).toBe(1);
+    write(() => db.prepare("INSERT INTO t VALUES ('second')").run());
+    expect(rows()).toEqual(["first", "second"]);
+    expect(writerGate.stats).toMatchObject({ queued: 1 });
+    expect(writerGate.stats.made).toBeGreaterThanOrEqual(1);
   });
 
   it("is not used when the path is not a private named pipe: writers poll, the file is left alone", async () => {

@@ -17,9 +17,9 @@
  * The gate only orders writers; SQLite's lock stays the exclusion, and nothing depends on the
  * token being right:
  * - A token lost with its holder (a process killed between reading and writing it back) is
- *   made again: while a writer waits, a watchdog thread writes a token into the pipe every
- *   `WATCHDOG_MS`, so no wait on the gate outlasts that. A writer let in that way (or by a
- *   duplicate token) simply polls for SQLite's lock as before.
+ *   made again: a watchdog thread writes a token into the pipe for a wait that lasts (25 to
+ *   `WATCHDOG_MS` ms), so no wait on the gate outlasts that for long. A writer let in that way
+ *   (or by a duplicate token) simply polls for SQLite's lock as before.
  * - Extra tokens (from the watchdog, or from a writer that seeded the pipe) are read back and
  *   dropped by whoever holds SQLite's write lock: inside the lock this process is the only
  *   writer, so any token found in the pipe is one too many. One is written after every
@@ -32,15 +32,15 @@
  *   and writers poll.
  *
  * Reading the token blocks the thread, as waiting for SQLite's lock always did (better-sqlite3
- * is synchronous). The watchdog is a worker thread started at the first wait; it sleeps on an
- * Atomics word the waiting thread sets and only wakes for a wait that lasts.
+ * is synchronous). The watchdog is a worker thread started by the first writer that finds the
+ * pipe empty (a process that never waits never starts it).
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, constants, lstatSync, openSync, readSync, writeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { log } from "../log.js";
 
-/** A writer waiting this long on the gate makes a token (the one in use may be lost). */
+/** A writer waiting on the gate has a token made within this long (the one in use may be lost). */
 export const WATCHDOG_MS = 50;
 
 /** Slots of the word array the waiting thread and the watchdog share. */
@@ -48,10 +48,14 @@ const WAITING = 0; // id of the wait in progress, 0 when none
 const STOP = 1; // set when the gate closes
 const READY = 2; // set by the watchdog once it runs
 const MADE = 3; // tokens the watchdog made
+const PARKED = 4; // set by the watchdog while it sleeps until the next wait
 
 /**
- * The watchdog: blocks in Atomics.wait only (never in I/O, so that terminating the thread or
- * the process is never held up), and makes a token when one wait lasts `timeoutMs`.
+ * The watchdog looks at the wait in progress every half `timeoutMs`, and makes a token when it
+ * sees the same wait twice. It does not need to be told about each wait (that would cost a thread
+ * wake-up per wait): only when it has parked itself, after a second without waits, does the next
+ * wait wake it. It blocks in Atomics.wait only, never in I/O, so that terminating the thread or
+ * the process is never held up.
  */
 const watchdogSource = `
 const { workerData } = require("node:worker_threads");
@@ -59,16 +63,33 @@ const fs = require("node:fs");
 const shared = new Int32Array(workerData.shared);
 const fd = fs.openSync(workerData.path, fs.constants.O_RDWR | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
 const token = Buffer.from([1]);
+const tick = Math.max(1, Math.floor(workerData.timeoutMs / 2));
+const idleTicksBeforeParking = Math.ceil(1000 / tick);
+let seen = 0;
+let idleTicks = 0;
 Atomics.store(shared, ${READY}, 1);
 while (Atomics.load(shared, ${STOP}) === 0) {
   const waiting = Atomics.load(shared, ${WAITING});
-  if (waiting === 0) { Atomics.wait(shared, ${WAITING}, 0); continue; }
-  const woke = Atomics.wait(shared, ${WAITING}, waiting, workerData.timeoutMs);
-  if (woke === "timed-out" && Atomics.load(shared, ${WAITING}) === waiting) {
-    // Counted first, so that whoever reads the token finds it counted.
-    Atomics.add(shared, ${MADE}, 1);
-    try { fs.writeSync(fd, token); } catch { Atomics.sub(shared, ${MADE}, 1); }
+  if (waiting !== 0) {
+    idleTicks = 0;
+    if (waiting !== seen) seen = waiting;
+    else {
+      seen = 0;
+      // Counted first, so that whoever reads the token finds it counted.
+      Atomics.add(shared, ${MADE}, 1);
+      try { fs.writeSync(fd, token); } catch { Atomics.sub(shared, ${MADE}, 1); }
+    }
+  } else if (++idleTicks >= idleTicksBeforeParking) {
+    // Parked, then the wait slot read again: a waiter either sees PARKED and wakes this thread,
+    // or stored its wait before the read below.
+    Atomics.store(shared, ${PARKED}, 1);
+    if (Atomics.load(shared, ${WAITING}) === 0 && Atomics.load(shared, ${STOP}) === 0) Atomics.wait(shared, ${PARKED}, 1);
+    Atomics.store(shared, ${PARKED}, 0);
+    idleTicks = 0;
+    seen = 0;
+    continue;
   }
+  Atomics.wait(shared, ${STOP}, 0, tick);
 }
 fs.closeSync(fd);
 `;
@@ -78,7 +99,7 @@ export interface WriterGateStats {
   free: number;
   /** Transactions that queued for it (slept until another writer handed it over). */
   queued: number;
-  /** Tokens the watchdog made for waits that lasted `WATCHDOG_MS`. */
+  /** Tokens the watchdog made for waits that lasted (see `WATCHDOG_MS`). */
   made: number;
   /** Extra tokens dropped by writers holding SQLite's lock. */
   dropped: number;
@@ -98,14 +119,17 @@ export interface WriterGate {
   leave(): void;
   close(): void;
   readonly stats: Readonly<WriterGateStats>;
-  /** Whether the watchdog runs (started by the first writer that found the pipe empty). */
-  readonly watchdogRunning: boolean;
+  /**
+   * The watchdog: "off" until the first writer that finds the pipe empty starts it, "watching"
+   * while writers wait, "parked" after a second without waits (the next wait wakes it).
+   */
+  readonly watchdog: "off" | "starting" | "watching" | "parked";
 }
 
 export interface WriterGateOptions {
   /** Makes the pipe (default: the `mkfifo` program). Tests pass one that fails. */
   makeFifo?: (path: string) => void;
-  /** How long a wait lasts before the watchdog makes a token (default `WATCHDOG_MS`). */
+  /** A wait has a token made within this long (default `WATCHDOG_MS`). */
   watchdogMs?: number;
 }
 
@@ -128,8 +152,8 @@ class FifoWriterGate implements WriterGate {
   private madeOnce = false;
   private readonly byte = Buffer.alloc(64);
   private readonly token = Buffer.from([1]);
-  private readonly shared = new Int32Array(new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT));
-  private watchdog: Worker | undefined;
+  private readonly shared = new Int32Array(new SharedArrayBuffer(5 * Int32Array.BYTES_PER_ELEMENT));
+  private worker: Worker | undefined;
   private watchdogGone = false;
   private waitId = 0;
   private readonly counts = { free: 0, queued: 0, dropped: 0 };
@@ -144,8 +168,10 @@ class FifoWriterGate implements WriterGate {
     return { ...this.counts, made: Atomics.load(this.shared, MADE) };
   }
 
-  get watchdogRunning(): boolean {
-    return this.watchdog !== undefined && Atomics.load(this.shared, READY) === 1;
+  get watchdog(): WriterGate["watchdog"] {
+    if (this.worker === undefined) return "off";
+    if (Atomics.load(this.shared, READY) === 0) return "starting";
+    return Atomics.load(this.shared, PARKED) === 1 ? "parked" : "watching";
   }
 
   enter(): boolean {
@@ -160,7 +186,10 @@ class FifoWriterGate implements WriterGate {
     if (!this.watchdogReady()) return false;
     this.waitId = (this.waitId % 0x7fff_ffff) + 1;
     Atomics.store(this.shared, WAITING, this.waitId);
-    Atomics.notify(this.shared, WAITING);
+    if (Atomics.load(this.shared, PARKED) === 1) {
+      Atomics.store(this.shared, PARKED, 0);
+      Atomics.notify(this.shared, PARKED);
+    }
     try {
       readSync(this.blocking, this.byte, 0, 1, null);
       this.counts.queued++;
@@ -205,9 +234,8 @@ class FifoWriterGate implements WriterGate {
   }
 
   close(): void {
-    Atomics.store(this.shared, STOP, 1);
-    Atomics.notify(this.shared, WAITING);
-    this.watchdog = undefined;
+    this.stopWatchdog();
+    this.worker = undefined;
     this.closeFds();
     if (this.state === "open") this.state = "failed";
   }
@@ -251,8 +279,9 @@ class FifoWriterGate implements WriterGate {
   }
 
   private watchdogReady(): boolean {
-    if (this.watchdogRunning) return true;
-    if (this.watchdog === undefined && !this.watchdogGone) this.startWatchdog();
+    const state = this.watchdog;
+    if (state === "watching" || state === "parked") return true;
+    if (this.worker === undefined && !this.watchdogGone) this.startWatchdog();
     return false;
   }
 
@@ -267,23 +296,29 @@ class FifoWriterGate implements WriterGate {
     const gone = (reason: string) => {
       // Without its watchdog the gate could leave a writer asleep for good: no gate from here on.
       this.watchdogGone = true;
-      if (this.watchdog === worker) {
-        this.watchdog = undefined;
+      if (this.worker === worker) {
+        this.worker = undefined;
         Atomics.store(this.shared, READY, 0);
         if (this.state === "open") this.fail(new Error(reason));
       }
     };
     worker.on("error", (error) => gone(`watchdog failed: ${error.message}`));
     worker.on("exit", (code) => gone(`watchdog exited with code ${code}`));
-    this.watchdog = worker;
+    this.worker = worker;
   }
 
   private fail(error: unknown): void {
     log("debug", `writer gate at ${this.path} not used: ${(error as Error).message ?? String(error)}; writers poll for the lock`);
     this.state = "failed";
-    Atomics.store(this.shared, STOP, 1);
-    Atomics.notify(this.shared, WAITING);
+    this.stopWatchdog();
     this.closeFds();
+  }
+
+  private stopWatchdog(): void {
+    Atomics.store(this.shared, STOP, 1);
+    Atomics.store(this.shared, PARKED, 0);
+    Atomics.notify(this.shared, PARKED);
+    Atomics.notify(this.shared, STOP);
   }
 
   private closeFds(): void {
