@@ -23,9 +23,10 @@
  * hands to waiting processes in turn), it takes the token before `BEGIN IMMEDIATE` and gives it
  * back after the transaction: writers of all the daemons queue in order in the kernel, and the
  * one released finds SQLite's lock free at its first try. With it the contention bench went from
- * p99 20–26 ms / max 57–69 ms to p99 7–8 ms / max 17–24 ms (docs/storage.md). The gate is best
- * effort; SQLite's lock stays the exclusion and the polling above runs whenever the gate lets a
- * writer in early or is not there.
+ * p99 17–21 ms / max 60–77 ms to p99 8–9.5 ms / max 16–30 ms, for a median ~0.5 ms higher
+ * (docs/storage.md). Handing the token over before COMMIT, to overlap the next writer's wake-up
+ * with the commit, was tried and was slower. The gate is best effort; SQLite's lock stays the
+ * exclusion and the polling above runs whenever the gate lets a writer in early or is not there.
  *
  * Work that may wait (`defer`: token counts computed after their entries were stored) rides along
  * with the next transaction instead of taking the lock again: with four daemons appending, taking
