@@ -194,8 +194,10 @@ class FifoWriterGate implements WriterGate {
       readSync(this.blocking, this.byte, 0, 1, null);
       this.counts.queued++;
     } catch (error) {
-      // Not expected from a pipe held open for writing; give up on the gate rather than loop.
-      this.fail(error);
+      // Interrupted by a signal: go on without the token (the extra one written after is dropped
+      // later). Anything else is not expected from a pipe this process holds open for writing:
+      // give up on the gate rather than loop.
+      if ((error as NodeJS.ErrnoException).code !== "EINTR") this.fail(error);
     } finally {
       Atomics.store(this.shared, WAITING, 0);
     }
