@@ -13,6 +13,7 @@ import { ENTRY_COLUMNS, type EntryRow } from "./records.js";
 import { indexEntry, indexSession, searchSessions } from "./search.js";
 import { Statements } from "./statements.js";
 import { createWriteRunner, type WriteRunner } from "./write-lock.js";
+import { createWriterGate, type WriterGate } from "./writer-gate.js";
 
 export interface SqliteEngineOptions {
   path: string;
@@ -50,13 +51,15 @@ export class SqliteEngine implements StoreEngine {
   private readonly db: Db;
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly gate: WriterGate | undefined;
   private readonly inserts = new Map<string, Statement>();
 
   constructor(options: SqliteEngineOptions) {
     this.location = options.path;
     const useWorker = (options.checkpoints ?? "worker") === "worker" && options.path !== ":memory:";
     this.db = openDatabase(options.path, { busyTimeoutMs: options.busyTimeoutMs, manualCheckpoints: useWorker });
-    this.writer = createWriteRunner(this.db, options.busyTimeoutMs);
+    this.gate = createWriterGate(options.path);
+    this.writer = createWriteRunner(this.db, options.busyTimeoutMs, this.gate);
     this.sql = new Statements(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.owners = processOwners(options.ownerProbe);
@@ -115,6 +118,7 @@ export class SqliteEngine implements StoreEngine {
       }
       this.db.close();
     }
+    this.gate?.close();
     await this.checkpointer?.close();
   }
 
