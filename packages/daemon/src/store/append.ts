@@ -13,7 +13,7 @@ import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from ".
 import type { RequestResults } from "./request-results.js";
 import type { SessionsTable } from "./sessions-table.js";
 import type { SqlStatements } from "./statements.js";
-import type { WriteRunner } from "./write-lock.js";
+import type { WriteRunner } from "./write-runner.js";
 
 export interface AppendRequest {
   sessionId: string;

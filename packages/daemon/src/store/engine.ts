@@ -12,7 +12,7 @@ import type { ProcessOwner } from "./owner.js";
 import type { EntryRow } from "./records.js";
 import type { SearchQuery, SessionMatch } from "./search.js";
 import type { SqlStatements } from "./statements.js";
-import type { WriteRunner } from "./write-lock.js";
+import type { WriteRunner } from "./write-runner.js";
 
 export type EngineKind = "sqlite" | "postgres";
 

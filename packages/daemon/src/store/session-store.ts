@@ -28,7 +28,7 @@ import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table
 import type { SearchQuery, SessionMatch } from "./search.js";
 import { SqliteEngine } from "./sqlite-engine.js";
 import type { SqlStatements } from "./statements.js";
-import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats } from "./write-lock.js";
+import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats } from "./write-runner.js";
 
 export interface SessionStoreOptions {
   /** An engine already open (store/open-store.ts); when absent, SQLite on `path`. */

@@ -12,7 +12,8 @@ import { currentOwner, isOwnerAlive, isThisProcess, systemProbe, type OwnerProbe
 import { ENTRY_COLUMNS, type EntryRow } from "./records.js";
 import { indexEntry, indexSession, searchSessions } from "./search.js";
 import { Statements } from "./statements.js";
-import { createWriteRunner, type WriteRunner } from "./write-lock.js";
+import { createWriteRunner } from "./write-lock.js";
+import type { WriteRunner } from "./write-runner.js";
 import { createWriterGate, type WriterGate } from "./writer-gate.js";
 
 export interface SqliteEngineOptions {

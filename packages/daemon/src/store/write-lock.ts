@@ -34,59 +34,18 @@
  * piece of deferred work runs in a savepoint of its own, and a piece that throws is dropped (it
  * is logged by whoever deferred it) without touching the transaction it rode along with.
  *
+ * The deferred work and the statistics are kept by store/write-runner.ts, shared with PostgreSQL.
  * `stats` counts the transactions begun and how long taking the lock waited, gate included (a
  * histogram the daemon logs at debug level on close, and tests read to count BEGINs), and the
  * gate's own counts.
  */
 import type { Database } from "better-sqlite3";
-import type { WriterGate, WriterGateStats } from "./writer-gate.js";
+import type { WriterGate } from "./writer-gate.js";
+import { DeferredWork, emptyWriteLockStats, recordLockWait, type DeferredBatch, type WriteRunner } from "./write-runner.js";
 
 const FIRST_PAUSE_MS = 0.1;
 const LONGEST_PAUSE_MS = 4;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
-/** Upper bounds (ms) of the lock-wait histogram's buckets; the last bucket holds the rest. */
-export const LOCK_WAIT_BUCKETS_MS = [0.1, 1, 5, 15, 50, 250, 1000] as const;
-
-export interface WriteLockStats {
-  /** Transactions begun (one BEGIN IMMEDIATE each; nested ones are savepoints and not counted). */
-  transactions: number;
-  /** Of those, how many waited for another connection at least once. */
-  contended: number;
-  /** Counts of lock waits per bucket of `LOCK_WAIT_BUCKETS_MS`, plus one for longer waits. */
-  waitHistogram: number[];
-  /** The longest wait for the lock, in ms. */
-  longestWaitMs: number;
-  /** Deferred pieces of work that rode along with a transaction begun for something else. */
-  deferredAlong: number;
-  /** The writer gate's counts, when the runner has one (store/writer-gate.ts). */
-  gate?: WriterGateStats;
-}
-
-/**
- * Runs `work` (which may itself be a nested transaction) inside one write transaction. `lockKey`
- * names the session written (store/engine.ts): SQLite's IMMEDIATE transaction serialises every
- * writer and ignores it.
- */
-export interface WriteRunner {
-  <T>(work: () => T, lockKey?: string): T;
-  /**
-   * Work that need not be written now: it runs at the start of the next transaction this runner
-   * begins, or at `flushDeferred`. `onDone` is called once it is committed (true) or when it
-   * threw (false); if the transaction it ran in is rolled back, it waits for the next one.
-   */
-  defer(work: () => void, onDone?: (written: boolean) => void): void;
-  /** Whether deferred work is waiting for a transaction. */
-  readonly hasDeferred: boolean;
-  /** Runs the deferred work now, in a transaction of its own; nothing when there is none. */
-  flushDeferred(): void;
-  readonly stats: Readonly<WriteLockStats>;
-}
-
-interface Deferred {
-  work: () => void;
-  onDone: ((written: boolean) => void) | undefined;
-}
 
 export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: WriterGate): WriteRunner {
   const begin = db.prepare("BEGIN IMMEDIATE");
@@ -97,22 +56,8 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
   // A savepoint inside the transaction begun here, so that `work` is undone on its own when it
   // throws inside a caller's larger transaction, as better-sqlite3's nested transactions are.
   const nested = db.transaction((work: () => unknown) => work());
-  const stats: WriteLockStats = {
-    transactions: 0,
-    contended: 0,
-    waitHistogram: LOCK_WAIT_BUCKETS_MS.map(() => 0).concat(0),
-    longestWaitMs: 0,
-    deferredAlong: 0,
-  };
-  let deferred: Deferred[] = [];
-
-  const record = (waitedMs: number, retried: boolean): void => {
-    stats.transactions++;
-    if (retried) stats.contended++;
-    const bucket = LOCK_WAIT_BUCKETS_MS.findIndex((bound) => waitedMs <= bound);
-    stats.waitHistogram[bucket < 0 ? LOCK_WAIT_BUCKETS_MS.length : bucket]!++;
-    stats.longestWaitMs = Math.max(stats.longestWaitMs, waitedMs);
-  };
+  const stats = emptyWriteLockStats();
+  const deferred = new DeferredWork();
 
   /** Takes the gate's token, then SQLite's lock; on failure the token is given back. */
   const acquire = (): void => {
@@ -125,7 +70,7 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
       for (let retried = queued; ; retried = true) {
         try {
           begin.run();
-          record(performance.now() - started, retried);
+          recordLockWait(stats, performance.now() - started, retried);
           return;
         } catch (error) {
           if ((error as { code?: string }).code !== "SQLITE_BUSY" || performance.now() >= deadline) throw error;
@@ -142,33 +87,10 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
     }
   };
 
-  /** Runs the deferred work inside the open transaction; returns what ran, for after the commit. */
-  const runDeferred = (): { piece: Deferred; written: boolean }[] => {
-    const pieces = deferred;
-    deferred = [];
-    return pieces.map((piece) => {
-      try {
-        nested(piece.work);
-        return { piece, written: true };
-      } catch {
-        return { piece, written: false };
-      }
-    });
-  };
-
-  /**
-   * After the commit, or the rollback: a piece that threw is reported failed; one that ran in a
-   * transaction that was rolled back (its work was undone with the rest) waits for the next one.
-   */
-  const settle = (ran: readonly { piece: Deferred; written: boolean }[], committed: boolean): void => {
-    if (!committed) deferred.unshift(...ran.filter((outcome) => outcome.written).map((outcome) => outcome.piece));
-    for (const { piece, written } of ran) if (committed || !written) piece.onDone?.(written);
-  };
-
   const run = <T>(work: () => T, isFlush = false): T => {
     if (db.inTransaction) return nested(work) as T;
     acquire();
-    let ran: { piece: Deferred; written: boolean }[] = [];
+    let ran: DeferredBatch = [];
     let left = false;
     const leave = () => {
       left = true;
@@ -176,17 +98,17 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
     };
     try {
       gate?.dropExtraTokens();
-      ran = runDeferred();
+      ran = deferred.runAll((piece) => nested(piece));
       if (!isFlush) stats.deferredAlong += ran.length;
       const result = nested(work) as T;
       commit.run();
       leave();
-      settle(ran, true);
+      deferred.settle(ran, true);
       return result;
     } catch (error) {
       if (db.inTransaction) rollback.run();
       if (!left) leave();
-      settle(ran, false);
+      deferred.settle(ran, false);
       throw error;
     }
   };
@@ -194,14 +116,12 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
   const runner = (<T>(work: () => T): T => run(work)) as WriteRunner;
   Object.defineProperties(runner, {
     defer: {
-      value: (work: () => void, onDone?: (written: boolean) => void): void => {
-        deferred.push({ work, onDone });
-      },
+      value: (work: () => void, onDone?: (written: boolean) => void): void => deferred.add(work, onDone),
     },
-    hasDeferred: { get: () => deferred.length > 0 },
+    hasDeferred: { get: () => deferred.hasAny },
     flushDeferred: {
       value: (): void => {
-        if (deferred.length > 0) run(() => undefined, true);
+        if (deferred.hasAny) run(() => undefined, true);
       },
     },
     stats: {

@@ -14,7 +14,7 @@ import { ENTRY_COLUMNS, type EntryRow } from "../records.js";
 import type { SearchIndex, StoreEngine, StoreOwners } from "../engine.js";
 import { log } from "../../log.js";
 import type { ProcessOwner } from "../owner.js";
-import type { WriteRunner } from "../write-lock.js";
+import type { WriteRunner } from "../write-runner.js";
 import { DaemonLease, leaseIdOf, leaseProbe } from "./lease.js";
 import { PgStatements } from "./pg-statements.js";
 import { createPgWriteRunner } from "./pg-write-runner.js";

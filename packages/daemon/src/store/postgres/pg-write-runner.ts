@@ -17,7 +17,7 @@
  *   it; deferred work that ran in it is queued again (the same as after any rollback).
  */
 import { PostgresError, type SyncPostgres } from "./sync-postgres.js";
-import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats, type WriteRunner } from "../write-lock.js";
+import { DeferredWork, emptyWriteLockStats, recordLockWait, type DeferredBatch, type WriteRunner } from "../write-runner.js";
 import { MIGRATION_LOCK_SPACE } from "./schema.js";
 
 /** Key space (first key of the two-key advisory lock) of per-session write locks (leases use +1). */
@@ -28,36 +28,19 @@ const LOCK_SESSION_NAME = "bc_lock_session";
 const ATTEMPTS = 5;
 const RETRYABLE = new Set(["40P01", "40001"]);
 
-interface Deferred {
-  work: () => void;
-  onDone: ((written: boolean) => void) | undefined;
-}
-
 export function isRetryable(error: unknown): boolean {
   return error instanceof PostgresError && RETRYABLE.has(error.code);
 }
 
 export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
-  const stats: WriteLockStats = {
-    transactions: 0,
-    contended: 0,
-    waitHistogram: LOCK_WAIT_BUCKETS_MS.map(() => 0).concat(0),
-    longestWaitMs: 0,
-    deferredAlong: 0,
-  };
-  let deferred: Deferred[] = [];
+  const stats = emptyWriteLockStats();
+  const deferred = new DeferredWork();
   /** Sessions locked by the open transaction (none when no transaction is open). */
   let locked = new Set<string>();
   let savepoints = 0;
 
-  const record = (waitedMs: number): void => {
-    stats.transactions++;
-    // A lock taken at once still costs a round trip: more than ~1 ms means another writer held it.
-    if (waitedMs > 1) stats.contended++;
-    const bucket = LOCK_WAIT_BUCKETS_MS.findIndex((bound) => waitedMs <= bound);
-    stats.waitHistogram[bucket < 0 ? LOCK_WAIT_BUCKETS_MS.length : bucket]!++;
-    stats.longestWaitMs = Math.max(stats.longestWaitMs, waitedMs);
-  };
+  // A lock taken at once still costs a round trip: more than ~1 ms means another writer held it.
+  const record = (waitedMs: number): void => recordLockWait(stats, waitedMs, waitedMs > 1);
 
   const lock = (key: string | undefined): number => {
     if (key === undefined || locked.has(key)) return 0;
@@ -89,35 +72,17 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
     }
   };
 
-  const runDeferred = (): { piece: Deferred; written: boolean }[] => {
-    const pieces = deferred;
-    deferred = [];
-    return pieces.map((piece) => {
-      try {
-        inSavepoint(piece.work);
-        return { piece, written: true };
-      } catch {
-        return { piece, written: false };
-      }
-    });
-  };
-
-  const settle = (ran: readonly { piece: Deferred; written: boolean }[], committed: boolean): void => {
-    if (!committed) deferred.unshift(...ran.filter((outcome) => outcome.written).map((outcome) => outcome.piece));
-    for (const { piece, written } of ran) if (committed || !written) piece.onDone?.(written);
-  };
-
   const once = <T>(work: () => T, lockKey: string | undefined, isFlush: boolean): T => {
     db.begin("write");
     locked = new Set();
-    let ran: { piece: Deferred; written: boolean }[] = [];
+    let ran: DeferredBatch = [];
     try {
       record(lock(lockKey));
-      ran = runDeferred();
+      ran = deferred.runAll(inSavepoint);
       if (!isFlush) stats.deferredAlong += ran.length;
       const result = work();
       db.commit();
-      settle(ran, true);
+      deferred.settle(ran, true);
       return result;
     } catch (error) {
       if (db.inTransaction) {
@@ -127,7 +92,7 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
           // Connection lost: the server rolled the transaction back already.
         }
       }
-      settle(ran, false);
+      deferred.settle(ran, false);
       throw error;
     } finally {
       locked = new Set();
@@ -151,14 +116,12 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
   const runner = (<T>(work: () => T, lockKey?: string): T => run(work, lockKey)) as WriteRunner;
   Object.defineProperties(runner, {
     defer: {
-      value: (work: () => void, onDone?: (written: boolean) => void): void => {
-        deferred.push({ work, onDone });
-      },
+      value: (work: () => void, onDone?: (written: boolean) => void): void => deferred.add(work, onDone),
     },
-    hasDeferred: { get: () => deferred.length > 0 },
+    hasDeferred: { get: () => deferred.hasAny },
     flushDeferred: {
       value: (): void => {
-        if (deferred.length > 0) run(() => undefined, undefined, true);
+        if (deferred.hasAny) run(() => undefined, undefined, true);
       },
     },
     stats: { get: () => stats },
