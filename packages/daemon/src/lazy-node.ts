@@ -11,3 +11,8 @@ const require = createRequire(import.meta.url);
 export function workerThreads(): typeof import("node:worker_threads") {
   return require("node:worker_threads") as typeof import("node:worker_threads");
 }
+
+/** node:child_process, for a program run synchronously on a rare path (the writer gate's mkfifo). */
+export function childProcess(): typeof import("node:child_process") {
+  return require("node:child_process") as typeof import("node:child_process");
+}

@@ -35,9 +35,9 @@
  * is synchronous). The watchdog is a worker thread started by the first writer that finds the
  * pipe empty (a process that never waits never starts it).
  */
-import { spawnSync } from "node:child_process";
 import { closeSync, constants, lstatSync, openSync, readSync, writeSync } from "node:fs";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { childProcess, workerThreads } from "../lazy-node.js";
 import { log } from "../log.js";
 
 /** A writer waiting on the gate has a token made within this long (the one in use may be lost). */
@@ -140,7 +140,7 @@ export function createWriterGate(databasePath: string, options: WriterGateOption
 }
 
 function mkfifo(path: string): void {
-  const made = spawnSync("mkfifo", ["-m", "600", "--", path], { stdio: "ignore", timeout: 5000 });
+  const made = childProcess().spawnSync("mkfifo", ["-m", "600", "--", path], { stdio: "ignore", timeout: 5000 });
   if (made.error) throw made.error;
 }
 
@@ -288,7 +288,7 @@ class FifoWriterGate implements WriterGate {
   }
 
   private startWatchdog(): void {
-    const worker = new Worker(watchdogSource, {
+    const worker = new (workerThreads().Worker)(watchdogSource, {
       eval: true,
       workerData: { shared: this.shared.buffer, path: this.path, timeoutMs: this.watchdogMs },
       stdout: true,
