@@ -52,6 +52,8 @@ export interface Disposable {
 interface WatchedFile {
   loaded: LoadedSettingsFile;
   watch?: FileWatch;
+  /** Resolves once the watch has started and is listening (or will never start: disposed). */
+  watching?: Promise<void>;
   timers: NodeJS.Timeout[];
 }
 
@@ -108,7 +110,7 @@ export class SettingsManager {
 
   /** Resolves once every file read so far is being watched (tests wait for this before writing). */
   async whenWatching(): Promise<void> {
-    await Promise.all([...this.files.values()].map((f) => f.watch?.ready));
+    await Promise.all([...this.files.values()].map((f) => f.watching));
   }
 
   /** Re-reads every known file now, as a file event would (for callers that do not watch). */
@@ -137,12 +139,22 @@ export class SettingsManager {
     const entry: WatchedFile = { loaded: readSettingsFile(path, source), timers: [] };
     this.files.set(path, entry);
     reportErrors(entry.loaded);
-    if (this.watching && !this.disposed) {
-      entry.watch = watchSettingsFile(path, () => this.schedule(path), { usePolling: this.options.usePolling ?? false });
-      // Anything written between the first read and the watcher being ready would be missed.
-      void entry.watch.ready.then(() => this.schedule(path));
-    }
+    if (this.watching && !this.disposed) entry.watching = this.watchSoon(path, entry);
     return entry.loaded;
+  }
+
+  /**
+   * Starts watching `path` once the code running now is done, not on its path: the first read
+   * happens as the daemon starts, with its first requests waiting, and a process's first
+   * `fs.watch` costs milliseconds of CPU (docs/architecture.md#start-path-and-bundles). Anything
+   * written between the read and the watcher being ready is read then, as if it had come then.
+   */
+  private watchSoon(path: string, entry: WatchedFile): Promise<void> {
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      if (this.disposed || this.files.get(path) !== entry) return;
+      entry.watch = watchSettingsFile(path, () => this.schedule(path), { usePolling: this.options.usePolling ?? false });
+      return entry.watch.ready.then(() => this.schedule(path));
+    });
   }
 
   /**
