@@ -45,9 +45,12 @@ export function whenStartCompiled(callback: (covers: "start" | "requests") => vo
 export async function serveStdio(): Promise<number> {
   // A settings file created after this look is read when the settings load, a moment after the
   // reply: the messages read meanwhile are bounded as if it had come a moment later.
-  let settings = existsSync(globalSettingsPath(process.env)) ? await loadSettings() : undefined;
-  const settingsLoaded = async (): Promise<SettingsManager> => (settings ??= await loadSettings());
   const router = new Router();
+  // The settings files are watched from the first quiet moment (a second after the start at the
+  // latest), not while the first requests wait: a process's first fs.watch costs milliseconds.
+  const watchFrom = Promise.race([router.activity.whenIdle(STARTUP_QUIET_MS), delay(WATCH_SETTINGS_AFTER_MS)]);
+  let settings = existsSync(globalSettingsPath(process.env)) ? await loadSettings(watchFrom) : undefined;
+  const settingsLoaded = async (): Promise<SettingsManager> => (settings ??= await loadSettings(watchFrom));
   const output = protocolOutput();
   let ready: Promise<Daemon> | undefined;
   return new Promise<number>((resolve) => {
@@ -109,9 +112,17 @@ export async function serveStdio(): Promise<number> {
   });
 }
 
-async function loadSettings(): Promise<SettingsManager> {
+/** At the latest, the settings files are watched this long after the start (see `watchFrom`). */
+const WATCH_SETTINGS_AFTER_MS = 1000;
+
+async function loadSettings(watchFrom: Promise<void>): Promise<SettingsManager> {
   const { SettingsManager } = await import("../settings/index.js");
-  return new SettingsManager({ env: process.env });
+  return new SettingsManager({ env: process.env, watchFrom });
+}
+
+/** Resolves after `ms`, without keeping the process alive. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** CPU time of the process so far (all its threads). */

@@ -60,3 +60,27 @@ describe("SettingsManager's watches", () => {
     expect(started).toEqual([]);
   });
 });
+
+describe("SettingsManager's watches, given when to start", () => {
+  it("start once `watchFrom` resolves, and then read what was written before", async () => {
+    const home = join(dirs.make(), ".base-context");
+    mkdirSync(home, { recursive: true });
+    const file = join(home, "settings.json");
+    writeFileSync(file, JSON.stringify({ context: { mode: "on" } }));
+    let release!: () => void;
+    manager = new SettingsManager({ env: { BASE_CONTEXT_HOME: home }, debounceMs: 10, watchFrom: new Promise((resolve) => (release = resolve)) });
+    const events: SettingsChangeEvent[] = [];
+    manager.onDidChange((event) => events.push(event));
+    expect(manager.get().settings.context.mode).toBe("on");
+    writeFileSync(file, JSON.stringify({ context: { mode: "off" } }));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(started).toEqual([]);
+    expect(events).toEqual([]);
+
+    release();
+    await manager.whenWatching();
+    expect(started).toEqual([file]);
+    await waitFor(() => events.length > 0);
+    expect(manager.get().settings.context.mode).toBe("off");
+  });
+});

@@ -43,6 +43,12 @@ export interface SettingsManagerOptions {
   /** Quiet time before a burst of file events is read (editors write more than once). */
   readonly debounceMs?: number;
   readonly usePolling?: boolean;
+  /**
+   * The watches start once this resolves (and never on the path of the first read): `serve`
+   * passes its first quiet moment, so that its first requests do not wait for them. Whatever is
+   * written before a watch is ready is read then.
+   */
+  readonly watchFrom?: Promise<void>;
 }
 
 export interface Disposable {
@@ -144,13 +150,15 @@ export class SettingsManager {
   }
 
   /**
-   * Starts watching `path` once the code running now is done, not on its path: the first read
-   * happens as the daemon starts, with its first requests waiting, and a process's first
-   * `fs.watch` costs milliseconds of CPU (docs/architecture.md#start-path-and-bundles). Anything
-   * written between the read and the watcher being ready is read then, as if it had come then.
+   * Starts watching `path` once the code running now is done (and `watchFrom` has resolved), not
+   * on its path: the first read happens as the daemon starts, with its first requests waiting,
+   * and a process's first `fs.watch` costs milliseconds of CPU
+   * (docs/architecture.md#start-path-and-bundles). Anything written between the read and the
+   * watcher being ready is read then, as if it had come then.
    */
   private watchSoon(path: string, entry: WatchedFile): Promise<void> {
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    const soon = new Promise<void>((resolve) => setImmediate(resolve));
+    return Promise.all([soon, this.options.watchFrom]).then(() => {
       if (this.disposed || this.files.get(path) !== entry) return;
       entry.watch = watchSettingsFile(path, () => this.schedule(path), { usePolling: this.options.usePolling ?? false });
       return entry.watch.ready.then(() => this.schedule(path));
