@@ -130,7 +130,11 @@ export class Router {
   }
 
   /** `options.lifecycle`: the server's own `initialize`/`shutdown`, not a request the daemon serves. */
-  handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>, options: { lifecycle?: boolean } = {}): void {
+  handle<P extends z.ZodType, R extends z.ZodType>(
+    decl: RequestDecl<string, P, R>,
+    impl: Impl<P, R>,
+    options: { lifecycle?: boolean } = {},
+  ): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
     this.table.set(decl.method, { decl, impl: impl as Impl<z.ZodType, z.ZodType>, lifecycle: options.lifecycle === true });
   }

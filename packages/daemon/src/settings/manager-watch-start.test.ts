@@ -68,7 +68,8 @@ describe("SettingsManager's watches, given when to start", () => {
     const file = join(home, "settings.json");
     writeFileSync(file, JSON.stringify({ context: { mode: "on" } }));
     let release!: () => void;
-    manager = new SettingsManager({ env: { BASE_CONTEXT_HOME: home }, debounceMs: 10, watchFrom: new Promise((resolve) => (release = resolve)) });
+    const watchFrom = new Promise<void>((resolve) => (release = resolve));
+    manager = new SettingsManager({ env: { BASE_CONTEXT_HOME: home }, debounceMs: 10, watchFrom });
     const events: SettingsChangeEvent[] = [];
     manager.onDidChange((event) => events.push(event));
     expect(manager.get().settings.context.mode).toBe("on");
