@@ -7,7 +7,7 @@
  * plugin host with its worker scripts (a plugin's hook), each named in the debug log when loaded.
  */
 import { CompactionRun, SessionCreate } from "@base-context/protocol";
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appendAll, assistant, toolResult, user } from "./fixtures/e2e.js";
@@ -100,6 +100,45 @@ describe("the bundled daemon (base-context serve)", () => {
       const notYet = onPostgres ? ["child_process", "fs/promises"] : ["crypto", "child_process", "worker_threads", "fs/promises"];
       for (const later of notYet) expect(built, run).not.toContain(later);
       if (run === "second start") expect(said).toContain("start: code cache used");
+    }
+  });
+});
+
+describe("the bundled daemon's code cache", () => {
+  // A first daemon that only answered `initialize` (a client that stopped it, a bench) caches its
+  // start; what its successors compile for their requests (context/build, writing a large answer)
+  // would be compiled again by each of them unless one of them writes the cache again, once.
+  it("is written again, once, by the first daemon that serves requests from a cache covering the start only", async () => {
+    // A copy of the daemon's bundle with a cache of its own (beside it), which the other tests'
+    // daemons (this file runs in both projects, maybe at once) do not write. Beside dist/bundle,
+    // so that the bundle finds the same compiled files and packages.
+    const copy = mkdtempSync(join(BUNDLES, "..", "bundle-cache-test-"));
+    try {
+      for (const file of ["daemon.cjs", "serve-loader.cjs"]) copyFileSync(join(BUNDLES, file), join(copy, file));
+      const main = join(copy, "bin.cjs");
+      writeFileSync(main, `"use strict";\nrequire("./serve-loader.cjs").serveBundle(require.resolve("./daemon.cjs"), process.argv.slice(3));\n`);
+      const home = daemons.dirs.make("bc-bundle-cache-");
+      const run = async (requests: boolean): Promise<string> => {
+        const d = await startDaemon({ home, main, env: { BASE_CONTEXT_LOG: "debug" } });
+        if (requests) await d.client.request(SessionCreate, { cwd: "/home/me/project" });
+        await d.close();
+        return d.stderr();
+      };
+      const first = await run(false);
+      expect(first).toContain("start: code cache absent");
+      expect(first).toMatch(/start: code cache written \(\d+ KiB, covering the start\)/);
+
+      const second = await run(true);
+      expect(second).toContain("start: code cache used (covering the start only)");
+      expect(second).toMatch(/start: code cache written \(\d+ KiB, covering the start and requests\)/);
+
+      for (const requests of [true, false]) {
+        const later = await run(requests);
+        expect(later).toContain("start: code cache used (covering the start and requests)");
+        expect(later).not.toContain("code cache written");
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 });

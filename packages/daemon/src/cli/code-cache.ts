@@ -42,17 +42,31 @@ export type CodeCacheState =
   /** Turned off (BASE_CONTEXT_CODE_CACHE=off). */
   | "off";
 
+/**
+ * What the code in a cache was compiled for: the daemon's start only (it answered `initialize`,
+ * loaded its parts and opened the database, then stopped or waited), or also requests it served
+ * (building context, writing a large answer: code a start never runs). A cache written as such a
+ * first daemon stopped covers its start only; the first daemon that runs from it and serves
+ * requests writes it again, once, with their code too (docs/architecture.md#start-path-and-bundles).
+ */
+export type CacheCoverage = "start" | "requests";
+
 export interface LoadedBundle {
   /** The bundle's `module.exports`. */
   exports: Record<string, unknown>;
   state: CodeCacheState;
   /** Why a cache found was not used, for the debug log. */
   reason?: string;
+  /** What the cache used covers (a cache written before coverage was recorded covers the start). */
+  covers?: CacheCoverage;
   /**
-   * Writes the cache of what has been compiled so far, once, when the one found was not used.
-   * Call it once the code worth caching has run. Never throws: says what happened, if anything.
+   * Writes the cache of what has been compiled so far, covering `covers`: when no usable cache was
+   * found and none written yet, or when `covers` is "requests" and neither the cache used nor one
+   * this process wrote covered them. So a process writes at most twice, and a cache covering
+   * requests is never written again. Call it once the code worth caching has run, never on a
+   * request's path. Never throws: says what happened, if anything.
    */
-  save(): string | undefined;
+  save(covers: CacheCoverage): string | undefined;
 }
 
 interface CacheHeader {
@@ -62,6 +76,8 @@ interface CacheHeader {
   bundle: string;
   /** CRC-32 of the bundle's bytes and CRC-32 of the cached data, hex, joined by "-". */
   crc32: string;
+  /** Missing in caches written before it was recorded: they cover the start. */
+  covers?: CacheCoverage;
 }
 
 /** The files the cache of `bundlePath` may be in, in the order they are read and tried for writing. */
@@ -84,7 +100,11 @@ function expectedHeader(bundlePath: string, source: Buffer, data: Uint8Array): C
 }
 
 /** The cached data in `file` if it is the cache of exactly this bundle on this Node, else why not. */
-export function readCache(file: string, bundlePath: string, source: Buffer): { data: Buffer } | { reason: string } | undefined {
+export function readCache(
+  file: string,
+  bundlePath: string,
+  source: Buffer,
+): { data: Buffer; covers: CacheCoverage } | { reason: string } | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -107,12 +127,12 @@ export function readCache(file: string, bundlePath: string, source: Buffer): { d
     if (header[key] !== expected[key]) return { reason: `made for another ${key} (${String(header[key])})` };
   }
   if (header.crc32 !== expected.crc32) return { reason: "made from another build of the bundle, or damaged" };
-  return { data };
+  return { data, covers: header.covers === "requests" ? "requests" : "start" };
 }
 
-/** Writes `data` as the cache of this bundle into the first of `files` that can be written. */
-export function writeCache(files: readonly string[], bundlePath: string, source: Buffer, data: Buffer): string {
-  const header = `${MAGIC}${JSON.stringify(expectedHeader(bundlePath, source, data))}\n`;
+/** Writes `data` as the cache of this bundle, covering `covers`, into the first of `files` that can be written. */
+export function writeCache(files: readonly string[], bundlePath: string, source: Buffer, data: Buffer, covers: CacheCoverage): string {
+  const header = `${MAGIC}${JSON.stringify({ ...expectedHeader(bundlePath, source, data), covers })}\n`;
   const failures: string[] = [];
   for (const file of files) {
     const temporary = `${file}.${process.pid}.tmp`;
@@ -120,7 +140,7 @@ export function writeCache(files: readonly string[], bundlePath: string, source:
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       writeFileSync(temporary, Buffer.concat([Buffer.from(header, "utf8"), data]), { mode: 0o644 });
       renameSync(temporary, file);
-      return `code cache written (${(data.length / 1024).toFixed(0)} KiB) to ${file}`;
+      return `code cache written (${(data.length / 1024).toFixed(0)} KiB, covering the ${covers === "start" ? "start" : "start and requests"}) to ${file}`;
     } catch (error) {
       rmSync(temporary, { force: true });
       failures.push(`${file}: ${(error as Error).message}`);
@@ -138,7 +158,7 @@ export function loadBundle(bundlePath: string, env: NodeJS.ProcessEnv = process.
   const source = readFileSync(bundlePath);
   const off = env.BASE_CONTEXT_CODE_CACHE === "off";
   const files = off ? [] : cacheFiles(bundlePath, env);
-  let cached: { data: Buffer } | undefined;
+  let cached: { data: Buffer; covers: CacheCoverage } | undefined;
   const unusable: string[] = [];
   for (const file of files) {
     const found = readCache(file, bundlePath, source);
@@ -164,16 +184,18 @@ export function loadBundle(bundlePath: string, env: NodeJS.ProcessEnv = process.
   // chokidar; scripts/bundle.mjs) through this function instead. They resolve from this package.
   const importer = (specifier: string): Promise<unknown> => import(specifier);
   run.call(module.exports, module.exports, createRequire(bundlePath), module, bundlePath, dirname(bundlePath), importer);
-  let saved = false;
+  // What the cache on disk covers, as far as this process knows: the one used, then the ones it wrote.
+  let covered: CacheCoverage | undefined = used ? cached!.covers : undefined;
   return {
     exports: module.exports,
     state,
     reason,
-    save() {
-      if (state === "used" || state === "off" || saved) return undefined;
-      saved = true;
+    covers: used ? cached!.covers : undefined,
+    save(covers) {
+      if (off || covered === "requests" || covered === covers) return undefined;
+      covered = covers;
       try {
-        return writeCache(files, bundlePath, source, script.createCachedData());
+        return writeCache(files, bundlePath, source, script.createCachedData(), covers);
       } catch (error) {
         return `code cache not written: ${(error as Error).message}`;
       }
@@ -182,17 +204,18 @@ export function loadBundle(bundlePath: string, env: NodeJS.ProcessEnv = process.
 }
 
 /**
- * `base-context serve`: loads the daemon's bundle with the code cache and serves; when the cache
- * was not used, writes it once the daemon has started (the code its start ran is compiled then).
+ * `base-context serve`: loads the daemon's bundle with the code cache and serves; writes the cache
+ * once the daemon has started (the code its start ran is compiled then) when none was used, and
+ * again after it has served requests when the cache covered its start only.
  */
 export function serveBundle(bundlePath: string, args: string[]): void {
   const loaded = loadBundle(bundlePath);
-  const serveMain = loaded.exports.serveMain as (args: string[], hooks: { cacheCompiledCode?: () => void }) => void;
-  const said = loaded.reason === undefined ? "" : ` (${loaded.reason})`;
+  const serveMain = loaded.exports.serveMain as (args: string[], hooks: { cacheCompiledCode?: (covers: CacheCoverage) => void }) => void;
+  const said = loaded.reason !== undefined ? ` (${loaded.reason})` : loaded.covers !== undefined ? ` (covering the ${loaded.covers === "start" ? "start only" : "start and requests"})` : "";
   log("debug", `start: code cache ${loaded.state}${said}`);
   serveMain(args, {
-    cacheCompiledCode: () => {
-      const saved = loaded.save();
+    cacheCompiledCode: (covers) => {
+      const saved = loaded.save(covers);
       if (saved !== undefined) log("debug", `start: ${saved}`);
     },
   });

@@ -8,11 +8,13 @@ import { claimProtocolOutput } from "../server/protocol-output.js";
 /** What the daemon's loader (cli/code-cache.ts) asks of a serving daemon. */
 export interface ServeHooks {
   /**
-   * Called once, when what the daemon's start compiled is worth caching: once it has been built
-   * and the client has been quiet for a moment after `initialize` (server/serve-background.ts),
-   * or when it exits if that moment never came.
+   * Called when what the daemon compiled is worth caching, saying what it covers: once it has
+   * been built and the client has been quiet for a moment after `initialize`
+   * (server/serve-background.ts), again at the first quiet moment after it served requests when
+   * the first call covered its start only, and as it exits. The loader writes the cache only when
+   * that covers more than the one it has (cli/code-cache.ts), never on a request's path.
    */
-  cacheCompiledCode?: () => void;
+  cacheCompiledCode?: (covers: "start" | "requests") => void;
 }
 
 /** Runs `serve` with its arguments (those after the command name). */

@@ -159,6 +159,30 @@ describe("request activity", () => {
     expect(activity.isIdle(0)).toBe(true);
     hub.dispose();
   });
+
+  // The code cache is rewritten once a daemon has served requests (cli/code-cache.ts): the
+  // lifecycle's own requests compile nothing of the daemon's and do not count.
+  it("counts the requests served, not the lifecycle's", async () => {
+    const router = new Router();
+    const Lifecycle = request("test/lifecycle", z.object({}), z.null());
+    router.handle(Lifecycle, () => null, { lifecycle: true });
+    router.handle(Echo, (params) => ({ n: params.n }));
+    router.handle(Fail, () => {
+      throw new Error("no");
+    });
+    let served = false;
+    void router.activity.whenServed().then(() => (served = true));
+    await router.dispatch("test/lifecycle", {}, new CancellationTokenSource().token, peer);
+    await Promise.resolve();
+    expect(router.activity.served).toBe(0);
+    expect(served).toBe(false);
+    await failure(router, "test/fail");
+    expect(router.activity.served).toBe(1);
+    await router.activity.whenServed();
+    expect(served).toBe(true);
+    await router.dispatch("test/echo", { n: 1 }, new CancellationTokenSource().token, peer);
+    expect(router.activity.served).toBe(2);
+  });
 });
 
 describe("Router.deferUntil (handlers registered after the initialize reply)", () => {

@@ -35,6 +35,8 @@ export type Impl<P extends z.ZodType, R extends z.ZodType> = (
 interface Entry {
   decl: RequestDecl<string, z.ZodType, z.ZodType>;
   impl: Impl<z.ZodType, z.ZodType>;
+  /** `initialize`, `shutdown`: not counted as requests served (RequestActivity.served). */
+  lifecycle: boolean;
 }
 
 export interface Peer {
@@ -51,15 +53,32 @@ export interface Peer {
 export class RequestActivity {
   private inFlight = 0;
   private lastSeen = performance.now();
+  private servedCount = 0;
+  private servedWaiters: (() => void)[] = [];
 
   begin(): void {
     this.inFlight++;
     this.lastSeen = performance.now();
   }
 
-  end(): void {
+  /** `served`: it was a request of the daemon's own, not of the lifecycle (`initialize`, `shutdown`). */
+  end(served = true): void {
     this.inFlight--;
     this.lastSeen = performance.now();
+    if (!served) return;
+    this.servedCount++;
+    for (const resolve of this.servedWaiters.splice(0)) resolve();
+  }
+
+  /** How many requests other than the lifecycle's have been answered (or failed). */
+  get served(): number {
+    return this.servedCount;
+  }
+
+  /** Resolves once a request other than the lifecycle's has been answered (or failed). */
+  whenServed(): Promise<void> {
+    if (this.servedCount > 0) return Promise.resolve();
+    return new Promise((resolve) => this.servedWaiters.push(resolve));
   }
 
   /** No request in flight, and none seen for `quietMs`. */
@@ -110,9 +129,14 @@ export class Router {
     );
   }
 
-  handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>): void {
+  /** `options.lifecycle`: the server's own `initialize`/`shutdown`, not a request the daemon serves. */
+  handle<P extends z.ZodType, R extends z.ZodType>(
+    decl: RequestDecl<string, P, R>,
+    impl: Impl<P, R>,
+    options: { lifecycle?: boolean } = {},
+  ): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
-    this.table.set(decl.method, { decl, impl: impl as Impl<z.ZodType, z.ZodType> });
+    this.table.set(decl.method, { decl, impl: impl as Impl<z.ZodType, z.ZodType>, lifecycle: options.lifecycle === true });
   }
 
   async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {
@@ -162,7 +186,7 @@ export class Router {
     } catch (error) {
       throw toResponseError(method, error);
     } finally {
-      this.activity.end();
+      this.activity.end(!entry.lifecycle);
       cancellation.dispose();
     }
   }

@@ -18,17 +18,16 @@ import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./ser
 import { startServer } from "./server.js";
 import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serving.js";
 
-let startCompiled: (() => void) | undefined;
+let compiled: ((covers: "start" | "requests") => void) | undefined;
 
 /**
- * `callback` runs once, when the daemon serving stdio has started and the client has been quiet
- * for a moment, or as it exits if that never happened (cli/code-cache.ts caches the compiled code).
+ * `callback` runs when the daemon serving stdio has started and the client has been quiet for a
+ * moment, at the first such moment after it has served requests (if the first came before), and
+ * as it exits; it is told whether requests other than the lifecycle's had been served by then
+ * (cli/code-cache.ts caches the compiled code, writing only when that covers more than before).
  */
-export function whenStartCompiled(callback: () => void): void {
-  startCompiled = () => {
-    startCompiled = undefined;
-    callback();
-  };
+export function whenStartCompiled(callback: (covers: "start" | "requests") => void): void {
+  compiled = callback;
 }
 
 /**
@@ -46,9 +45,12 @@ export function whenStartCompiled(callback: () => void): void {
 export async function serveStdio(): Promise<number> {
   // A settings file created after this look is read when the settings load, a moment after the
   // reply: the messages read meanwhile are bounded as if it had come a moment later.
-  let settings = existsSync(globalSettingsPath(process.env)) ? await loadSettings() : undefined;
-  const settingsLoaded = async (): Promise<SettingsManager> => (settings ??= await loadSettings());
   const router = new Router();
+  // The settings files are watched from the first quiet moment (a second after the start at the
+  // latest), not while the first requests wait: a process's first fs.watch costs milliseconds.
+  const watchFrom = Promise.race([router.activity.whenIdle(STARTUP_QUIET_MS), delay(WATCH_SETTINGS_AFTER_MS)]);
+  let settings = existsSync(globalSettingsPath(process.env)) ? await loadSettings(watchFrom) : undefined;
+  const settingsLoaded = async (): Promise<SettingsManager> => (settings ??= await loadSettings(watchFrom));
   const output = protocolOutput();
   let ready: Promise<Daemon> | undefined;
   return new Promise<number>((resolve) => {
@@ -69,12 +71,20 @@ export async function serveStdio(): Promise<number> {
             // Started in the first pause between requests, not in the way of the client's first
             // ones, after fd 1 has left the client's socket (protocol-output.ts: the helper process
             // that takes, started then too; a hook arriving earlier starts it and waits for it).
-            void router.activity
+            const { activity } = router;
+            const coverage = () => (activity.served > 0 ? "requests" : "start");
+            void activity
               .whenIdle(STARTUP_QUIET_MS)
               .then(guardFd1)
-              .then(() => {
+              .then(async () => {
                 started.plugins.startInBackground(projectDir);
-                startCompiled?.();
+                compiled?.(coverage());
+                if (compiled === undefined || activity.served > 0) return;
+                // The first requests compile code the start never ran (context/build, writing a
+                // large answer): cached once they have been served, in the next quiet moment.
+                await activity.whenServed();
+                await activity.whenIdle(STARTUP_QUIET_MS);
+                compiled?.("requests");
               });
             // Token counter warm-up and backfill, in the gaps between requests.
             startBackgroundWork(started, router.activity);
@@ -90,7 +100,7 @@ export async function serveStdio(): Promise<number> {
         void disposed
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
           .finally(() => {
-            startCompiled?.();
+            compiled?.(router.activity.served > 0 ? "requests" : "start");
             resolve(code);
             // stdin is still open when the client sent `exit` and would keep the process alive:
             // leave once everything written to the client has been handed to the OS.
@@ -102,9 +112,17 @@ export async function serveStdio(): Promise<number> {
   });
 }
 
-async function loadSettings(): Promise<SettingsManager> {
+/** At the latest, the settings files are watched this long after the start (see `watchFrom`). */
+const WATCH_SETTINGS_AFTER_MS = 1000;
+
+async function loadSettings(watchFrom: Promise<void>): Promise<SettingsManager> {
   const { SettingsManager } = await import("../settings/index.js");
-  return new SettingsManager({ env: process.env });
+  return new SettingsManager({ env: process.env, watchFrom });
+}
+
+/** Resolves after `ms`, without keeping the process alive. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** CPU time of the process so far (all its threads). */

@@ -100,11 +100,11 @@ export function startServer(options: ServerOptions): RunningServer {
     await options.onInitialize?.({ projectDir: params.projectDir });
     state = "running";
     return { serverInfo: options.serverInfo, protocolVersion: PROTOCOL_VERSION, capabilities: options.capabilities };
-  });
+  }, { lifecycle: true });
   router.handle(Shutdown, () => {
     state = "shutdown";
     return null;
-  });
+  }, { lifecycle: true });
 
   connection.onRequest(async (method, params, token) => {
     if (state === "uninitialized" && method !== Initialize.method) {

@@ -43,6 +43,12 @@ export interface SettingsManagerOptions {
   /** Quiet time before a burst of file events is read (editors write more than once). */
   readonly debounceMs?: number;
   readonly usePolling?: boolean;
+  /**
+   * The watches start once this resolves (and never on the path of the first read): `serve`
+   * passes its first quiet moment, so that its first requests do not wait for them. Whatever is
+   * written before a watch is ready is read then.
+   */
+  readonly watchFrom?: Promise<void>;
 }
 
 export interface Disposable {
@@ -52,6 +58,8 @@ export interface Disposable {
 interface WatchedFile {
   loaded: LoadedSettingsFile;
   watch?: FileWatch;
+  /** Resolves once the watch has started and is listening (or will never start: disposed). */
+  watching?: Promise<void>;
   timers: NodeJS.Timeout[];
 }
 
@@ -108,7 +116,7 @@ export class SettingsManager {
 
   /** Resolves once every file read so far is being watched (tests wait for this before writing). */
   async whenWatching(): Promise<void> {
-    await Promise.all([...this.files.values()].map((f) => f.watch?.ready));
+    await Promise.all([...this.files.values()].map((f) => f.watching));
   }
 
   /** Re-reads every known file now, as a file event would (for callers that do not watch). */
@@ -137,12 +145,24 @@ export class SettingsManager {
     const entry: WatchedFile = { loaded: readSettingsFile(path, source), timers: [] };
     this.files.set(path, entry);
     reportErrors(entry.loaded);
-    if (this.watching && !this.disposed) {
-      entry.watch = watchSettingsFile(path, () => this.schedule(path), { usePolling: this.options.usePolling ?? false });
-      // Anything written between the first read and the watcher being ready would be missed.
-      void entry.watch.ready.then(() => this.schedule(path));
-    }
+    if (this.watching && !this.disposed) entry.watching = this.watchSoon(path, entry);
     return entry.loaded;
+  }
+
+  /**
+   * Starts watching `path` once the code running now is done (and `watchFrom` has resolved), not
+   * on its path: the first read happens as the daemon starts, with its first requests waiting,
+   * and a process's first `fs.watch` costs milliseconds of CPU
+   * (docs/architecture.md#start-path-and-bundles). Anything written between the read and the
+   * watcher being ready is read then, as if it had come then.
+   */
+  private watchSoon(path: string, entry: WatchedFile): Promise<void> {
+    const soon = new Promise<void>((resolve) => setImmediate(resolve));
+    return Promise.all([soon, this.options.watchFrom]).then(() => {
+      if (this.disposed || this.files.get(path) !== entry) return;
+      entry.watch = watchSettingsFile(path, () => this.schedule(path), { usePolling: this.options.usePolling ?? false });
+      return entry.watch.ready.then(() => this.schedule(path));
+    });
   }
 
   /**
