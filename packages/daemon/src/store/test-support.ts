@@ -5,7 +5,9 @@
  * them standing for several daemons sharing one database. Stores are closed after each test.
  */
 import { afterEach, beforeEach } from "vitest";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { startPostgres } from "../../../../test/support/postgres.js";
 import { useSuiteResource } from "../../../../test/support/suite-resource.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
@@ -63,4 +65,22 @@ export function useTestStores(engine: EngineName): TestStores {
       return store;
     },
   };
+}
+
+/**
+ * A worker thread that takes SQLite's write lock on the database at `path` (inserting into its
+ * table `t`), says "locked", and commits after `holdMs`, then says "released": another
+ * connection standing for another daemon in the middle of a write.
+ */
+export function holdLock(path: string, holdMs: number): Promise<Worker> {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require("node:worker_threads");
+     const Database = require(workerData.module);
+     const db = new Database(workerData.path);
+     db.exec("BEGIN IMMEDIATE; INSERT INTO t VALUES ('held')");
+     parentPort.postMessage("locked");
+     setTimeout(() => { db.exec("COMMIT"); db.close(); parentPort.postMessage("released"); }, workerData.holdMs);`,
+    { eval: true, workerData: { module: createRequire(import.meta.url).resolve("better-sqlite3"), path, holdMs } },
+  );
+  return new Promise((resolve) => worker.once("message", () => resolve(worker)));
 }

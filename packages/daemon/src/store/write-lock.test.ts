@@ -5,28 +5,13 @@
  * benchmark (bench/contention.mjs), not a test.
  */
 import Database from "better-sqlite3";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWriteRunner } from "./write-lock.js";
+import { holdLock } from "./test-support.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
-
-/** A worker thread that takes the write lock on `path`, says so, and commits after `holdMs`. */
-function holdLock(path: string, holdMs: number): Promise<Worker> {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require("node:worker_threads");
-     const Database = require(workerData.module);
-     const db = new Database(workerData.path);
-     db.exec("BEGIN IMMEDIATE; INSERT INTO t VALUES ('held')");
-     parentPort.postMessage("locked");
-     setTimeout(() => { db.exec("COMMIT"); db.close(); parentPort.postMessage("released"); }, workerData.holdMs);`,
-    { eval: true, workerData: { module: createRequire(import.meta.url).resolve("better-sqlite3"), path, holdMs } },
-  );
-  return new Promise((resolve) => worker.once("message", () => resolve(worker)));
-}
 
 describe("createWriteRunner", () => {
   let folder: string;

@@ -10,28 +10,14 @@ import { once } from "node:events";
 import { chmodSync, closeSync, constants, existsSync, lstatSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createWriteRunner } from "./write-lock.js";
+import { holdLock } from "./test-support.js";
 import { createWriterGate, type WriterGate } from "./writer-gate.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
 const sqliteModule = createRequire(import.meta.url).resolve("better-sqlite3");
-
-/** A worker thread that takes the write lock on `path`, says so, and commits after `holdMs`. */
-function holdLock(path: string, holdMs: number): Promise<Worker> {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require("node:worker_threads");
-     const Database = require(workerData.module);
-     const db = new Database(workerData.path);
-     db.exec("BEGIN IMMEDIATE; INSERT INTO t VALUES ('held')");
-     parentPort.postMessage("locked");
-     setTimeout(() => { db.exec("COMMIT"); db.close(); }, workerData.holdMs);`,
-    { eval: true, workerData: { module: sqliteModule, path, holdMs } },
-  );
-  return new Promise((resolve) => worker.once("message", () => resolve(worker)));
-}
 
 /**
  * Another process that takes the gate's token (a blocking read, as a daemon's writer does), then
