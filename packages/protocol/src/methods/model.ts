@@ -13,7 +13,7 @@ import { request } from "../declare.js";
 export const ModelPurpose = z.enum(["compaction", "turnPrefix", "branchSummary", "plugin"]);
 export type ModelPurpose = z.infer<typeof ModelPurpose>;
 
-export const ModelMessage = z.object({ role: z.enum(["user", "assistant"]), content: z.string() });
+export const ModelMessage = z.lazy(() => z.object({ role: z.enum(["user", "assistant"]), content: z.string() }));
 export type ModelMessage = z.infer<typeof ModelMessage>;
 
 export const ModelComplete = request(

@@ -19,11 +19,13 @@ export const TreeNavigateStatus = z.enum(["moved", "unchanged", "cancelled", "st
  * `$/progress` values of `tree/navigate` (when the request has a `workDoneToken`), shaped as
  * LSP's work-done progress: one `begin`, `report`s, one `end`.
  */
-export const TreeNavigateProgress = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("begin"), title: z.string(), message: z.string().optional() }),
-  z.object({ kind: z.literal("report"), message: z.string() }),
-  z.object({ kind: z.literal("end"), message: z.string().optional() }),
-]);
+export const TreeNavigateProgress = z.lazy(() =>
+  z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("begin"), title: z.string(), message: z.string().optional() }),
+    z.object({ kind: z.literal("report"), message: z.string() }),
+    z.object({ kind: z.literal("end"), message: z.string().optional() }),
+  ]),
+);
 export type TreeNavigateProgress = z.infer<typeof TreeNavigateProgress>;
 
 export const TreeNavigate = request(
