@@ -4,6 +4,10 @@ import { AssistantMessage, PrunedOutput, SessionEntry } from "../entries.js";
 import { RequestId } from "./sessions.js";
 import { ContextMessage } from "./context.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+// `CompactionSettings` is not: declarations take its `.partial()`.
+
 export const CompactionSettings = z.object({
   enabled: z.boolean(),
   reserveTokens: z.number().int().nonnegative(),

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { request } from "../declare.js";
 import { AgentMessage } from "../entries.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /** A message in the built context. Summaries appear as their own roles so clients can render them. */
 export const CompactionSummaryMessage = z.lazy(() =>
   z.object({

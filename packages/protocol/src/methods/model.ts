@@ -9,6 +9,9 @@
 import { z } from "zod";
 import { request } from "../declare.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /** What the completion is for: lets a client pick a model or a budget per use. */
 export const ModelPurpose = z.enum(["compaction", "turnPrefix", "branchSummary", "plugin"]);
 export type ModelPurpose = z.infer<typeof ModelPurpose>;

@@ -10,6 +10,9 @@ import { SessionEntry } from "../entries.js";
 import { CompactionPreparation } from "./compaction.js";
 import type { Settings } from "./settings.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 // ---- versions and hook names -------------------------------------------------------------------
 
 /** The plugin API this protocol describes; a plugin's `apiVersion` must be one of the supported ones. */

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { notification, request } from "../declare.js";
 import { EntryInput, SessionEntry, SessionHeader } from "../entries.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 const SessionId = z.string().min(1);
 const EntryId = z.string().min(1);
 /** Client-chosen id making a request idempotent: a retry returns the first result. */

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { notification, request } from "../declare.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+// `Settings` and `PruneSettings` are not: the daemon reads their `.shape` when its settings code loads.
+
 /** The settings file shape (docs/design.md#settings). Every key optional: files hold only what they change. */
 export const SettingsFile = z.lazy(() =>
   z

@@ -11,6 +11,9 @@ import { SessionEntry } from "../entries.js";
 import { CompactionSettings, FileOps, RetentionReport } from "./compaction.js";
 import { ContextMessage } from "./context.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /** Who the summary is for: whose settings and trusted plugins apply, and what a client model is told. */
 const Origin = {
   /**

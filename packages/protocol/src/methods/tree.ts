@@ -4,6 +4,9 @@ import { SessionEntry } from "../entries.js";
 import { RetentionReport } from "./compaction.js";
 import { RequestId } from "./sessions.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /**
  * - `moved`: the navigation happened (the leaf may still be the same entry when the target is a
  *   user message right under the old leaf: its text comes back as `editorText`);
