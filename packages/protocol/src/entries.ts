@@ -5,141 +5,183 @@
  */
 import { z } from "zod";
 
-export const TextContent = z.object({ type: z.literal("text"), text: z.string() }).loose();
-export const ImageContent = z
-  .object({ type: z.literal("image"), data: z.string(), mimeType: z.string() })
-  .loose();
-export const ThinkingContent = z
-  .object({ type: z.literal("thinking"), thinking: z.string() })
-  .loose();
-export const ToolCall = z
-  .object({
-    type: z.literal("toolCall"),
-    id: z.string(),
-    name: z.string(),
-    arguments: z.record(z.string(), z.unknown()),
-  })
-  .loose();
+/*
+ * Every schema here is built when first used, not when the module loads: `z.lazy` makes its
+ * schema on first parse (or when a union or the JSON Schema generator looks inside), once. A
+ * daemon's start loads this module with the declarations that refer to it, and most starts parse
+ * no entry before their first answers (docs/architecture.md#start-path-and-bundles). The schemas
+ * still refer to each other by these exported constants, so the generated reference names them.
+ */
 
-export const UserContentBlock = z.discriminatedUnion("type", [TextContent, ImageContent]);
-export const AssistantContentBlock = z.discriminatedUnion("type", [TextContent, ThinkingContent, ToolCall]);
+/** Makes a value on first call, then returns the same one. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
 
-export const Usage = z
-  .object({
-    input: z.number().nonnegative().default(0),
-    output: z.number().nonnegative().default(0),
-    cacheRead: z.number().nonnegative().default(0),
-    cacheWrite: z.number().nonnegative().default(0),
-    totalTokens: z.number().nonnegative().optional(),
-    cost: z.unknown().optional(),
-  })
-  .loose();
+export const TextContent = z.lazy(() => z.object({ type: z.literal("text"), text: z.string() }).loose());
+export const ImageContent = z.lazy(() =>
+  z
+    .object({ type: z.literal("image"), data: z.string(), mimeType: z.string() })
+    .loose(),
+);
+export const ThinkingContent = z.lazy(() =>
+  z
+    .object({ type: z.literal("thinking"), thinking: z.string() })
+    .loose(),
+);
+export const ToolCall = z.lazy(() =>
+  z
+    .object({
+      type: z.literal("toolCall"),
+      id: z.string(),
+      name: z.string(),
+      arguments: z.record(z.string(), z.unknown()),
+    })
+    .loose(),
+);
 
-export const StopReason = z.enum(["stop", "length", "toolUse", "error", "aborted"]);
+export const UserContentBlock = z.lazy(() => z.discriminatedUnion("type", [TextContent, ImageContent]));
+export const AssistantContentBlock = z.lazy(() =>
+  z.discriminatedUnion("type", [TextContent, ThinkingContent, ToolCall]),
+);
+
+export const Usage = z.lazy(() =>
+  z
+    .object({
+      input: z.number().nonnegative().default(0),
+      output: z.number().nonnegative().default(0),
+      cacheRead: z.number().nonnegative().default(0),
+      cacheWrite: z.number().nonnegative().default(0),
+      totalTokens: z.number().nonnegative().optional(),
+      cost: z.unknown().optional(),
+    })
+    .loose(),
+);
+
+export const StopReason = z.lazy(() => z.enum(["stop", "length", "toolUse", "error", "aborted"]));
 
 /** Message timestamps are numbers (ms since epoch), as in pi. */
-const messageTimestamp = z.number().optional();
+const messageTimestamp = () => z.number().optional();
 
-export const UserMessage = z
-  .object({
-    role: z.literal("user"),
-    content: z.union([z.string(), z.array(UserContentBlock)]),
-    timestamp: messageTimestamp,
-  })
-  .loose();
+export const UserMessage = z.lazy(() =>
+  z
+    .object({
+      role: z.literal("user"),
+      content: z.union([z.string(), z.array(UserContentBlock)]),
+      timestamp: messageTimestamp(),
+    })
+    .loose(),
+);
 
-export const AssistantMessage = z
-  .object({
-    role: z.literal("assistant"),
-    content: z.array(AssistantContentBlock),
-    provider: z.string().optional(),
-    model: z.string().optional(),
-    api: z.string().optional(),
-    usage: Usage.optional(),
-    stopReason: StopReason.optional(),
-    errorMessage: z.string().optional(),
-    timestamp: messageTimestamp,
-  })
-  .loose();
+export const AssistantMessage = z.lazy(() =>
+  z
+    .object({
+      role: z.literal("assistant"),
+      content: z.array(AssistantContentBlock),
+      provider: z.string().optional(),
+      model: z.string().optional(),
+      api: z.string().optional(),
+      usage: Usage.optional(),
+      stopReason: StopReason.optional(),
+      errorMessage: z.string().optional(),
+      timestamp: messageTimestamp(),
+    })
+    .loose(),
+);
 
-export const ToolResultMessage = z
-  .object({
-    role: z.literal("toolResult"),
-    toolCallId: z.string(),
-    toolName: z.string(),
-    content: z.array(UserContentBlock),
-    isError: z.boolean().default(false),
-    details: z.unknown().optional(),
-    timestamp: messageTimestamp,
-  })
-  .loose();
+export const ToolResultMessage = z.lazy(() =>
+  z
+    .object({
+      role: z.literal("toolResult"),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      content: z.array(UserContentBlock),
+      isError: z.boolean().default(false),
+      details: z.unknown().optional(),
+      timestamp: messageTimestamp(),
+    })
+    .loose(),
+);
 
-export const BashExecutionMessage = z
-  .object({
-    role: z.literal("bashExecution"),
-    command: z.string(),
-    output: z.string(),
-    exitCode: z.number().nullable().optional(),
-    cancelled: z.boolean().default(false),
-    truncated: z.boolean().default(false),
-    fullOutputPath: z.string().optional(),
-    excludeFromContext: z.boolean().optional(),
-    timestamp: messageTimestamp,
-  })
-  .loose();
+export const BashExecutionMessage = z.lazy(() =>
+  z
+    .object({
+      role: z.literal("bashExecution"),
+      command: z.string(),
+      output: z.string(),
+      exitCode: z.number().nullable().optional(),
+      cancelled: z.boolean().default(false),
+      truncated: z.boolean().default(false),
+      fullOutputPath: z.string().optional(),
+      excludeFromContext: z.boolean().optional(),
+      timestamp: messageTimestamp(),
+    })
+    .loose(),
+);
 
-export const CustomRoleMessage = z
-  .object({
-    role: z.literal("custom"),
-    customType: z.string(),
-    content: z.union([z.string(), z.array(UserContentBlock)]),
-    display: z.boolean().default(true),
-    details: z.unknown().optional(),
-    timestamp: messageTimestamp,
-  })
-  .loose();
+export const CustomRoleMessage = z.lazy(() =>
+  z
+    .object({
+      role: z.literal("custom"),
+      customType: z.string(),
+      content: z.union([z.string(), z.array(UserContentBlock)]),
+      display: z.boolean().default(true),
+      details: z.unknown().optional(),
+      timestamp: messageTimestamp(),
+    })
+    .loose(),
+);
 
-export const AgentMessage = z.discriminatedUnion("role", [
-  UserMessage,
-  AssistantMessage,
-  ToolResultMessage,
-  BashExecutionMessage,
-  CustomRoleMessage,
-]);
+export const AgentMessage = z.lazy(() =>
+  z.discriminatedUnion("role", [
+    UserMessage,
+    AssistantMessage,
+    ToolResultMessage,
+    BashExecutionMessage,
+    CustomRoleMessage,
+  ]),
+);
 
 /** File operations tracked across summaries (cumulative). */
-export const FileOpsDetails = z
-  .object({ readFiles: z.array(z.string()), modifiedFiles: z.array(z.string()) })
-  .loose();
+export const FileOpsDetails = z.lazy(() =>
+  z
+    .object({ readFiles: z.array(z.string()), modifiedFiles: z.array(z.string()) })
+    .loose(),
+);
 
 /**
  * One tool result a `prune` entry hides: the context shows a one-line stub in its place (see
  * docs/compaction-rungs.md). The stored tool result itself never changes.
  */
-export const PrunedOutput = z
-  .object({
-    /** The hidden tool result's entry. */
-    entryId: z.string().min(1),
-    toolName: z.string(),
-    /** The call's arguments as the stub shows them (e.g. a path or a command). */
-    args: z.string(),
-    /** The stored token count of the full tool result. */
-    tokens: z.number().int().nonnegative(),
-    /** Token count of the stub that replaces it in the context. */
-    stubTokens: z.number().int().nonnegative(),
-  })
-  .loose();
+export const PrunedOutput = z.lazy(() =>
+  z
+    .object({
+      /** The hidden tool result's entry. */
+      entryId: z.string().min(1),
+      toolName: z.string(),
+      /** The call's arguments as the stub shows them (e.g. a path or a command). */
+      args: z.string(),
+      /** The stored token count of the full tool result. */
+      tokens: z.number().int().nonnegative(),
+      /** Token count of the stub that replaces it in the context. */
+      stubTokens: z.number().int().nonnegative(),
+    })
+    .loose(),
+);
 
 // ---- entries -------------------------------------------------------------------------------
 
 /** Fields the daemon assigns; a client may supply them (e.g. on import) but usually does not. */
-export const EntryBase = z.object({
+const entryBaseShape = once(() => ({
   id: z.string().min(1),
   parentId: z.string().min(1).nullable(),
   timestamp: z.string().min(1),
-});
+}));
+export const EntryBase = z.lazy(() => z.object(entryBaseShape()));
 
-const bodies = {
+/** Each entry type's own fields, shared by its stored and its appended form. */
+const bodies = once(() => ({
   message: z.object({ type: z.literal("message"), message: AgentMessage }).loose(),
   custom_message: z
     .object({
@@ -191,68 +233,79 @@ const bodies = {
       tokensSaved: z.number().int().nonnegative(),
     })
     .loose(),
-} as const;
+}));
+
+/** An appended entry's id and timestamp, which the daemon assigns when they are absent. */
+const optionalBase = () => ({ id: entryBaseShape().id.optional(), timestamp: entryBaseShape().timestamp.optional() });
 
 /** An entry as a client appends it: the body, optionally with id/parentId/timestamp. */
-export const EntryInput = z.discriminatedUnion("type", [
-  bodies.message.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.custom_message.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.custom.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.model_change.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.thinking_level_change.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.label.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.session_info.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.compaction.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.branch_summary.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-  bodies.prune.extend({ id: EntryBase.shape.id.optional(), timestamp: EntryBase.shape.timestamp.optional() }),
-]);
+export const EntryInput = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    bodies().message.extend(optionalBase()),
+    bodies().custom_message.extend(optionalBase()),
+    bodies().custom.extend(optionalBase()),
+    bodies().model_change.extend(optionalBase()),
+    bodies().thinking_level_change.extend(optionalBase()),
+    bodies().label.extend(optionalBase()),
+    bodies().session_info.extend(optionalBase()),
+    bodies().compaction.extend(optionalBase()),
+    bodies().branch_summary.extend(optionalBase()),
+    bodies().prune.extend(optionalBase()),
+  ]),
+);
 
-export const MessageEntry = bodies.message.extend(EntryBase.shape);
-export const CustomMessageEntry = bodies.custom_message.extend(EntryBase.shape);
-export const CustomEntry = bodies.custom.extend(EntryBase.shape);
-export const ModelChangeEntry = bodies.model_change.extend(EntryBase.shape);
-export const ThinkingLevelChangeEntry = bodies.thinking_level_change.extend(EntryBase.shape);
-export const LabelEntry = bodies.label.extend(EntryBase.shape);
-export const SessionInfoEntry = bodies.session_info.extend(EntryBase.shape);
-export const CompactionEntry = bodies.compaction.extend(EntryBase.shape);
-export const BranchSummaryEntry = bodies.branch_summary.extend(EntryBase.shape);
-export const PruneEntry = bodies.prune.extend(EntryBase.shape);
+export const MessageEntry = z.lazy(() => bodies().message.extend(entryBaseShape()));
+export const CustomMessageEntry = z.lazy(() => bodies().custom_message.extend(entryBaseShape()));
+export const CustomEntry = z.lazy(() => bodies().custom.extend(entryBaseShape()));
+export const ModelChangeEntry = z.lazy(() => bodies().model_change.extend(entryBaseShape()));
+export const ThinkingLevelChangeEntry = z.lazy(() => bodies().thinking_level_change.extend(entryBaseShape()));
+export const LabelEntry = z.lazy(() => bodies().label.extend(entryBaseShape()));
+export const SessionInfoEntry = z.lazy(() => bodies().session_info.extend(entryBaseShape()));
+export const CompactionEntry = z.lazy(() => bodies().compaction.extend(entryBaseShape()));
+export const BranchSummaryEntry = z.lazy(() => bodies().branch_summary.extend(entryBaseShape()));
+export const PruneEntry = z.lazy(() => bodies().prune.extend(entryBaseShape()));
 
-export const SessionEntry = z.discriminatedUnion("type", [
-  MessageEntry,
-  CustomMessageEntry,
-  CustomEntry,
-  ModelChangeEntry,
-  ThinkingLevelChangeEntry,
-  LabelEntry,
-  SessionInfoEntry,
-  CompactionEntry,
-  BranchSummaryEntry,
-  PruneEntry,
-]);
+export const SessionEntry = z.lazy(() =>
+  z.discriminatedUnion("type", [
+    MessageEntry,
+    CustomMessageEntry,
+    CustomEntry,
+    ModelChangeEntry,
+    ThinkingLevelChangeEntry,
+    LabelEntry,
+    SessionInfoEntry,
+    CompactionEntry,
+    BranchSummaryEntry,
+    PruneEntry,
+  ]),
+);
 
-export const EntryType = z.enum([
-  "message",
-  "custom_message",
-  "custom",
-  "model_change",
-  "thinking_level_change",
-  "label",
-  "session_info",
-  "compaction",
-  "branch_summary",
-  "prune",
-]);
+export const EntryType = z.lazy(() =>
+  z.enum([
+    "message",
+    "custom_message",
+    "custom",
+    "model_change",
+    "thinking_level_change",
+    "label",
+    "session_info",
+    "compaction",
+    "branch_summary",
+    "prune",
+  ]),
+);
 
-export const SessionHeader = z
-  .object({
-    id: z.string().min(1),
-    cwd: z.string(),
-    createdAt: z.string(),
-    parentSession: z.string().optional(),
-    name: z.string().optional(),
-  })
-  .loose();
+export const SessionHeader = z.lazy(() =>
+  z
+    .object({
+      id: z.string().min(1),
+      cwd: z.string(),
+      createdAt: z.string(),
+      parentSession: z.string().optional(),
+      name: z.string().optional(),
+    })
+    .loose(),
+);
 
 export type TextContent = z.infer<typeof TextContent>;
 export type ImageContent = z.infer<typeof ImageContent>;

@@ -4,37 +4,43 @@ import { AssistantMessage, PrunedOutput, SessionEntry } from "../entries.js";
 import { RequestId } from "./sessions.js";
 import { ContextMessage } from "./context.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+// `CompactionSettings` is not: declarations take its `.partial()`.
+
 export const CompactionSettings = z.object({
   enabled: z.boolean(),
   reserveTokens: z.number().int().nonnegative(),
   keepRecentTokens: z.number().int().nonnegative(),
 });
 
-export const FileOps = z.object({ readFiles: z.array(z.string()), modifiedFiles: z.array(z.string()) });
+export const FileOps = z.lazy(() => z.object({ readFiles: z.array(z.string()), modifiedFiles: z.array(z.string()) }));
 
 /** What compaction will do, computed without side effects (docs/design.md#compaction). */
-export const CompactionPreparation = z.object({
-  /** The leaf the preparation was computed for; a commit is stale when it left the path. */
-  leafId: z.string(),
-  firstKeptEntryId: z.string(),
-  /** Context messages: agent messages plus branch summaries that lie in the summarized range. */
-  messagesToSummarize: z.array(ContextMessage),
-  /** Ids of the entries behind `messagesToSummarize`, in order. */
-  summarizeEntryIds: z.array(z.string()),
-  turnPrefixMessages: z.array(ContextMessage),
-  turnPrefixEntryIds: z.array(z.string()),
-  isSplitTurn: z.boolean(),
-  tokensBefore: z.number().int().nullable(),
-  previousSummary: z.string().optional(),
-  fileOps: FileOps,
-  settings: CompactionSettings,
-  /**
-   * Tool results of the kept part hidden in the same step (the prune rung alongside the summary,
-   * docs/compaction-rungs.md): recorded as a `prune` entry with the compaction. The summarizer
-   * still reads every output it summarizes in full.
-   */
-  prune: z.object({ hidden: z.array(PrunedOutput), tokensSaved: z.number().int() }).optional(),
-});
+export const CompactionPreparation = z.lazy(() =>
+  z.object({
+    /** The leaf the preparation was computed for; a commit is stale when it left the path. */
+    leafId: z.string(),
+    firstKeptEntryId: z.string(),
+    /** Context messages: agent messages plus branch summaries that lie in the summarized range. */
+    messagesToSummarize: z.array(ContextMessage),
+    /** Ids of the entries behind `messagesToSummarize`, in order. */
+    summarizeEntryIds: z.array(z.string()),
+    turnPrefixMessages: z.array(ContextMessage),
+    turnPrefixEntryIds: z.array(z.string()),
+    isSplitTurn: z.boolean(),
+    tokensBefore: z.number().int().nullable(),
+    previousSummary: z.string().optional(),
+    fileOps: FileOps,
+    settings: CompactionSettings,
+    /**
+     * Tool results of the kept part hidden in the same step (the prune rung alongside the summary,
+     * docs/compaction-rungs.md): recorded as a `prune` entry with the compaction. The summarizer
+     * still reads every output it summarizes in full.
+     */
+    prune: z.object({ hidden: z.array(PrunedOutput), tokensSaved: z.number().int() }).optional(),
+  }),
+);
 
 export type CompactionSettings = z.infer<typeof CompactionSettings>;
 export type FileOps = z.infer<typeof FileOps>;
@@ -64,30 +70,34 @@ export type CompactionRung = z.infer<typeof CompactionRung>;
 export const CompactionStatus = z.enum(["committed", "nothing_to_compact", "cancelled", "stale", "disabled"]);
 
 /** What a run did, for clients that show it (counts are of context messages). */
-export const CompactionStats = z.object({
-  /** Messages summarized as history (`preparation.messagesToSummarize`). */
-  summarizedMessages: z.number().int(),
-  /** Messages of the split turn's prefix that were summarized separately (0 without a split turn). */
-  turnPrefixMessages: z.number().int(),
-  /** Entries kept verbatim: from `firstKeptEntryId` to the prepared leaf. */
-  keptEntries: z.number().int(),
-  isSplitTurn: z.boolean(),
-  /** `preparation.tokensBefore`: the context estimate before compaction (null when not measurable). */
-  tokensBefore: z.number().int().nullable(),
-  /** Wall time of the run, preparation to commit. */
-  durationMs: z.number().int(),
-  /**
-   * Estimate of the context after the run: the kept part (hidden outputs as their stubs) plus the
-   * summary at four characters a token. Absent when tokensBefore is null.
-   */
-  tokensAfter: z.number().int().optional(),
-  /** `tokensBefore − tokensAfter`. */
-  tokensSaved: z.number().int().optional(),
-});
+export const CompactionStats = z.lazy(() =>
+  z.object({
+    /** Messages summarized as history (`preparation.messagesToSummarize`). */
+    summarizedMessages: z.number().int(),
+    /** Messages of the split turn's prefix that were summarized separately (0 without a split turn). */
+    turnPrefixMessages: z.number().int(),
+    /** Entries kept verbatim: from `firstKeptEntryId` to the prepared leaf. */
+    keptEntries: z.number().int(),
+    isSplitTurn: z.boolean(),
+    /** `preparation.tokensBefore`: the context estimate before compaction (null when not measurable). */
+    tokensBefore: z.number().int().nullable(),
+    /** Wall time of the run, preparation to commit. */
+    durationMs: z.number().int(),
+    /**
+     * Estimate of the context after the run: the kept part (hidden outputs as their stubs) plus the
+     * summary at four characters a token. Absent when tokensBefore is null.
+     */
+    tokensAfter: z.number().int().optional(),
+    /** `tokensBefore − tokensAfter`. */
+    tokensSaved: z.number().int().optional(),
+  }),
+);
 export type CompactionStats = z.infer<typeof CompactionStats>;
 
 /** Kept / total items of one probe kind. */
-export const RetentionCount = z.object({ kept: z.number().int().nonnegative(), total: z.number().int().nonnegative() });
+export const RetentionCount = z.lazy(() =>
+  z.object({ kept: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+);
 
 /**
  * What a summary kept of the messages it replaces (docs/retention.md): every file read or
@@ -97,65 +107,71 @@ export const RetentionCount = z.object({ kept: z.number().int().nonnegative(), t
  * checkpoints and `tree/navigate`. Counted after repair (`summary.repair`), which appends missing
  * files, errors and constraints verbatim under "## Critical Context".
  */
-export const RetentionReport = z
-  .object({
-    files: RetentionCount,
-    errors: RetentionCount,
-    requests: RetentionCount,
-    constraints: RetentionCount,
-    plan: RetentionCount,
-    missing: z
-      .object({
-        files: z.array(z.string()),
-        errors: z.array(z.string()),
-        requests: z.array(z.string()),
-        constraints: z.array(z.string()),
-        plan: z.array(z.string()),
-      })
-      .describe("The items the summary lost, per kind (at most 50 each; the counts are exact)."),
-    repaired: z
-      .object({ files: z.number().int(), errors: z.number().int(), constraints: z.number().int() })
-      .optional()
-      .describe('How many items repair appended under "## Critical Context"; absent when summary.repair is off.'),
-  })
-  .describe("Kept / total per probe kind (files, errors, requests, constraints, plan) and the items lost.");
+export const RetentionReport = z.lazy(() =>
+  z
+    .object({
+      files: RetentionCount,
+      errors: RetentionCount,
+      requests: RetentionCount,
+      constraints: RetentionCount,
+      plan: RetentionCount,
+      missing: z
+        .object({
+          files: z.array(z.string()),
+          errors: z.array(z.string()),
+          requests: z.array(z.string()),
+          constraints: z.array(z.string()),
+          plan: z.array(z.string()),
+        })
+        .describe("The items the summary lost, per kind (at most 50 each; the counts are exact)."),
+      repaired: z
+        .object({ files: z.number().int(), errors: z.number().int(), constraints: z.number().int() })
+        .optional()
+        .describe('How many items repair appended under "## Critical Context"; absent when summary.repair is off.'),
+    })
+    .describe("Kept / total per probe kind (files, errors, requests, constraints, plan) and the items lost."),
+);
 export type RetentionReport = z.infer<typeof RetentionReport>;
 
 /** A plugin that failed while a compaction asked it (it was skipped; the run went on without it). */
-export const HookFailure = z.object({
-  pluginId: z.string(),
-  /** timeout, crash, oom, invalid-result, exception, activation. */
-  kind: z.string(),
-  /** What went wrong; for an exception, where in the plugin's files: "… (at index.ts:12:11)". */
-  message: z.string(),
-});
+export const HookFailure = z.lazy(() =>
+  z.object({
+    pluginId: z.string(),
+    /** timeout, crash, oom, invalid-result, exception, activation. */
+    kind: z.string(),
+    /** What went wrong; for an exception, where in the plugin's files: "… (at index.ts:12:11)". */
+    message: z.string(),
+  }),
+);
 
 export type HookFailure = z.infer<typeof HookFailure>;
 
-export const CompactionResult = z.object({
-  status: CompactionStatus,
-  entry: SessionEntry.optional(),
-  summarizer: z.string().optional(),
-  message: z.string().optional(),
-  /** The durable job that recorded this run (see `compaction/status`). */
-  jobId: z.string().optional(),
-  /** Present once a preparation existed (committed, cancelled by a plugin, stale). */
-  stats: CompactionStats.optional(),
-  /** The rung the run took (absent when it ended before choosing: disabled). */
-  rung: CompactionRung.optional(),
-  /**
-   * The `prune` entry written, alone (rung `prune`) or with the summary: how many tool outputs it
-   * hides and the tokens that saves.
-   */
-  pruned: z.object({ entryId: z.string(), outputs: z.number().int(), tokensSaved: z.number().int() }).optional(),
-  /** What the summary kept (committed and stale results): also `entry.details.retention`. */
-  retention: RetentionReport.optional().describe(
-    "What the summary kept of the messages it replaced: files, error lines, user requests, user constraints, the last plan " +
-      "(counted after repair, see docs/retention.md); also stored as entry.details.retention.",
-  ),
-  /** Plugins that failed during this run; the summary then came from another plugin or the summarizer. */
-  pluginFailures: z.array(HookFailure).optional(),
-});
+export const CompactionResult = z.lazy(() =>
+  z.object({
+    status: CompactionStatus,
+    entry: SessionEntry.optional(),
+    summarizer: z.string().optional(),
+    message: z.string().optional(),
+    /** The durable job that recorded this run (see `compaction/status`). */
+    jobId: z.string().optional(),
+    /** Present once a preparation existed (committed, cancelled by a plugin, stale). */
+    stats: CompactionStats.optional(),
+    /** The rung the run took (absent when it ended before choosing: disabled). */
+    rung: CompactionRung.optional(),
+    /**
+     * The `prune` entry written, alone (rung `prune`) or with the summary: how many tool outputs it
+     * hides and the tokens that saves.
+     */
+    pruned: z.object({ entryId: z.string(), outputs: z.number().int(), tokensSaved: z.number().int() }).optional(),
+    /** What the summary kept (committed and stale results): also `entry.details.retention`. */
+    retention: RetentionReport.optional().describe(
+      "What the summary kept of the messages it replaced: files, error lines, user requests, user constraints, the last plan " +
+        "(counted after repair, see docs/retention.md); also stored as entry.details.retention.",
+    ),
+    /** Plugins that failed during this run; the summary then came from another plugin or the summarizer. */
+    pluginFailures: z.array(HookFailure).optional(),
+  }),
+);
 export type CompactionResult = z.infer<typeof CompactionResult>;
 
 export const CompactionRun = request(
@@ -202,26 +218,28 @@ export const CompactionJobState = z.enum([
 export type CompactionJobState = z.infer<typeof CompactionJobState>;
 
 /** One `compaction/run` as recorded in the database. */
-export const CompactionJob = z.object({
-  id: z.string(),
-  sessionId: z.string(),
-  requestId: z.string().optional(),
-  reason: CompactionReason,
-  state: CompactionJobState,
-  /** The leaf the compaction was prepared for. */
-  leafId: z.string().optional(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  endedAt: z.string().optional(),
-  durationMs: z.number().int().optional(),
-  summarizer: z.string().optional(),
-  /** Why it failed, was cancelled or went stale. */
-  error: z.string().optional(),
-  /** The committed compaction entry. */
-  entryId: z.string().optional(),
-  /** The reply the run gave (what a retried requestId gets back once committed). */
-  result: CompactionResult.optional(),
-});
+export const CompactionJob = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    sessionId: z.string(),
+    requestId: z.string().optional(),
+    reason: CompactionReason,
+    state: CompactionJobState,
+    /** The leaf the compaction was prepared for. */
+    leafId: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    endedAt: z.string().optional(),
+    durationMs: z.number().int().optional(),
+    summarizer: z.string().optional(),
+    /** Why it failed, was cancelled or went stale. */
+    error: z.string().optional(),
+    /** The committed compaction entry. */
+    entryId: z.string().optional(),
+    /** The reply the run gave (what a retried requestId gets back once committed). */
+    result: CompactionResult.optional(),
+  }),
+);
 export type CompactionJob = z.infer<typeof CompactionJob>;
 
 /**
@@ -241,7 +259,7 @@ export const CompactionStatusRequest = request(
   () => z.object({ jobs: z.array(CompactionJob) }),
 );
 
-export const ToolBatch = z.object({ results: z.array(z.object({ terminate: z.boolean() })) });
+export const ToolBatch = z.lazy(() => z.object({ results: z.array(z.object({ terminate: z.boolean() })) }));
 
 export const TurnEnd = request(
   "turn/end",

@@ -2,41 +2,50 @@ import { z } from "zod";
 import { request } from "../declare.js";
 import { AgentMessage } from "../entries.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /** A message in the built context. Summaries appear as their own roles so clients can render them. */
-export const CompactionSummaryMessage = z.object({
-  role: z.literal("compactionSummary"),
-  summary: z.string(),
-  tokensBefore: z.number().nullable(),
-  timestamp: z.number().optional(),
-});
-export const BranchSummaryMessage = z.object({
-  role: z.literal("branchSummary"),
-  summary: z.string(),
-  fromId: z.string(),
-  timestamp: z.number().optional(),
-});
-export const ContextMessage = z.union([AgentMessage, CompactionSummaryMessage, BranchSummaryMessage]);
+export const CompactionSummaryMessage = z.lazy(() =>
+  z.object({
+    role: z.literal("compactionSummary"),
+    summary: z.string(),
+    tokensBefore: z.number().nullable(),
+    timestamp: z.number().optional(),
+  }),
+);
+export const BranchSummaryMessage = z.lazy(() =>
+  z.object({
+    role: z.literal("branchSummary"),
+    summary: z.string(),
+    fromId: z.string(),
+    timestamp: z.number().optional(),
+  }),
+);
+export const ContextMessage = z.lazy(() => z.union([AgentMessage, CompactionSummaryMessage, BranchSummaryMessage]));
 export type CompactionSummaryMessage = z.infer<typeof CompactionSummaryMessage>;
 export type BranchSummaryMessage = z.infer<typeof BranchSummaryMessage>;
 export type ContextMessage = z.infer<typeof ContextMessage>;
 
 /** OpenAI chat-completions message, ready to send as is. */
-export const OpenAIChatMessage = z
-  .object({
-    role: z.enum(["system", "user", "assistant", "tool"]),
-    content: z.union([z.string(), z.array(z.record(z.string(), z.unknown())), z.null()]),
-    tool_calls: z
-      .array(
-        z.object({
-          id: z.string(),
-          type: z.literal("function"),
-          function: z.object({ name: z.string(), arguments: z.string() }),
-        }),
-      )
-      .optional(),
-    tool_call_id: z.string().optional(),
-  })
-  .loose();
+export const OpenAIChatMessage = z.lazy(() =>
+  z
+    .object({
+      role: z.enum(["system", "user", "assistant", "tool"]),
+      content: z.union([z.string(), z.array(z.record(z.string(), z.unknown())), z.null()]),
+      tool_calls: z
+        .array(
+          z.object({
+            id: z.string(),
+            type: z.literal("function"),
+            function: z.object({ name: z.string(), arguments: z.string() }),
+          }),
+        )
+        .optional(),
+      tool_call_id: z.string().optional(),
+    })
+    .loose(),
+);
 export type OpenAIChatMessage = z.infer<typeof OpenAIChatMessage>;
 
 export const ContextBuild = request(

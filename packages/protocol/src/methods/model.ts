@@ -9,11 +9,14 @@
 import { z } from "zod";
 import { request } from "../declare.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /** What the completion is for: lets a client pick a model or a budget per use. */
 export const ModelPurpose = z.enum(["compaction", "turnPrefix", "branchSummary", "plugin"]);
 export type ModelPurpose = z.infer<typeof ModelPurpose>;
 
-export const ModelMessage = z.object({ role: z.enum(["user", "assistant"]), content: z.string() });
+export const ModelMessage = z.lazy(() => z.object({ role: z.enum(["user", "assistant"]), content: z.string() }));
 export type ModelMessage = z.infer<typeof ModelMessage>;
 
 export const ModelComplete = request(

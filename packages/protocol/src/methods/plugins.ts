@@ -10,6 +10,9 @@ import { SessionEntry } from "../entries.js";
 import { CompactionPreparation } from "./compaction.js";
 import type { Settings } from "./settings.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 // ---- versions and hook names -------------------------------------------------------------------
 
 /** The plugin API this protocol describes; a plugin's `apiVersion` must be one of the supported ones. */
@@ -22,71 +25,83 @@ export type HookName = z.infer<typeof HookName>;
 
 // ---- events ------------------------------------------------------------------------------------
 
-export const CompactHookEvent = z.object({
-  preparation: CompactionPreparation,
-  /** Every entry on the current branch, root → leaf: where a plugin finds its own earlier state. */
-  branchEntries: z.array(SessionEntry),
-  /**
-   * How many entries of the branch were left out of `branchEntries` so the event fits in
-   * `plugins.maxMessageBytes`: the oldest conversation messages first, then the oldest other
-   * entries. Absent when the whole branch is there.
-   */
-  branchEntriesOmitted: z.number().int().positive().optional(),
-  customInstructions: z.string().optional(),
-});
+export const CompactHookEvent = z.lazy(() =>
+  z.object({
+    preparation: CompactionPreparation,
+    /** Every entry on the current branch, root → leaf: where a plugin finds its own earlier state. */
+    branchEntries: z.array(SessionEntry),
+    /**
+     * How many entries of the branch were left out of `branchEntries` so the event fits in
+     * `plugins.maxMessageBytes`: the oldest conversation messages first, then the oldest other
+     * entries. Absent when the whole branch is there.
+     */
+    branchEntriesOmitted: z.number().int().positive().optional(),
+    customInstructions: z.string().optional(),
+  }),
+);
 export type CompactHookEvent = z.infer<typeof CompactHookEvent>;
 /** The same event as a test may write it (fields with defaults may be left out). */
 export type CompactHookEventInput = z.input<typeof CompactHookEvent>;
 
-export const TreeHookPreparation = z.object({
-  targetId: z.string(),
-  oldLeafId: z.string().nullable(),
-  commonAncestorId: z.string().nullable(),
-  /** The entries being left, oldest first (compactions included). */
-  entriesToSummarize: z.array(SessionEntry),
-  /** A summary result is only used when the user asked for a summary. */
-  userWantsSummary: z.boolean(),
-  customInstructions: z.string().optional(),
-  replaceInstructions: z.boolean().optional(),
-  label: z.string().optional(),
-});
+export const TreeHookPreparation = z.lazy(() =>
+  z.object({
+    targetId: z.string(),
+    oldLeafId: z.string().nullable(),
+    commonAncestorId: z.string().nullable(),
+    /** The entries being left, oldest first (compactions included). */
+    entriesToSummarize: z.array(SessionEntry),
+    /** A summary result is only used when the user asked for a summary. */
+    userWantsSummary: z.boolean(),
+    customInstructions: z.string().optional(),
+    replaceInstructions: z.boolean().optional(),
+    label: z.string().optional(),
+  }),
+);
 export type TreeHookPreparation = z.infer<typeof TreeHookPreparation>;
 
-export const TreeHookEvent = z.object({ preparation: TreeHookPreparation });
+export const TreeHookEvent = z.lazy(() => z.object({ preparation: TreeHookPreparation }));
 export type TreeHookEvent = z.infer<typeof TreeHookEvent>;
 export type TreeHookEventInput = z.input<typeof TreeHookEvent>;
 
 // ---- results -----------------------------------------------------------------------------------
 
 /** What a plugin hands back instead of the daemon's compaction summary. */
-export const HookCompaction = z
-  .object({
-    summary: z.string().min(1, "summary must not be empty"),
-    firstKeptEntryId: z.string().min(1),
-    tokensBefore: z.number().nonnegative().nullable(),
-    /** Any JSON; stored on the compaction entry as returned. */
-    details: z.unknown().optional(),
-  })
-  .strict();
+export const HookCompaction = z.lazy(() =>
+  z
+    .object({
+      summary: z.string().min(1, "summary must not be empty"),
+      firstKeptEntryId: z.string().min(1),
+      tokensBefore: z.number().nonnegative().nullable(),
+      /** Any JSON; stored on the compaction entry as returned. */
+      details: z.unknown().optional(),
+    })
+    .strict(),
+);
 export type HookCompaction = z.infer<typeof HookCompaction>;
 
 /** What a plugin hands back instead of the daemon's branch summary. */
-export const HookBranchSummary = z
-  .object({ summary: z.string().min(1, "summary must not be empty"), details: z.unknown().optional() })
-  .strict();
+export const HookBranchSummary = z.lazy(() =>
+  z
+    .object({ summary: z.string().min(1, "summary must not be empty"), details: z.unknown().optional() })
+    .strict(),
+);
 export type HookBranchSummary = z.infer<typeof HookBranchSummary>;
 
 // `.strict()`: a misspelt key (`{ sumary: … }`) is reported instead of silently meaning "nothing".
-export const CompactHookResult = z
-  .object({ cancel: z.boolean().optional(), compaction: HookCompaction.optional() })
-  .strict()
-  .nullish();
+export const CompactHookResult = z.lazy(() =>
+  z
+    .object({ cancel: z.boolean().optional(), compaction: HookCompaction.optional() })
+    .strict()
+    .nullish(),
+);
 export type CompactHookResult = z.input<typeof CompactHookResult>;
 
-export const TreeHookResult = z
-  .object({ cancel: z.boolean().optional(), summary: HookBranchSummary.optional() })
-  .strict()
-  .nullish();
+export const TreeHookResult = z.lazy(() =>
+  z
+    .object({ cancel: z.boolean().optional(), summary: HookBranchSummary.optional() })
+    .strict()
+    .nullish(),
+);
 export type TreeHookResult = z.input<typeof TreeHookResult>;
 
 export interface HookTypes {
@@ -152,26 +167,32 @@ export function checkTreeHookResult(raw: unknown): HookCheck<HookBranchSummary> 
 export const PluginLogLevel = z.enum(["error", "warn", "info", "debug"]);
 export type PluginLogLevel = z.infer<typeof PluginLogLevel>;
 
-export const PluginCompleteMessage = z.object({ role: z.enum(["user", "assistant"]), content: z.string() });
+export const PluginCompleteMessage = z.lazy(() =>
+  z.object({ role: z.enum(["user", "assistant"]), content: z.string() }),
+);
 
 /** A model call through the daemon: its model, its key (which never enters a plugin's worker). */
-export const PluginCompleteRequest = z
-  .object({
-    system: z.string().optional(),
-    prompt: z.string().optional(),
-    messages: z.array(PluginCompleteMessage).min(1).optional(),
-    maxTokens: z.number().int().positive(),
-  })
-  .refine((request) => (request.prompt === undefined) !== (request.messages === undefined), {
-    message: "give exactly one of prompt or messages",
-  });
+export const PluginCompleteRequest = z.lazy(() =>
+  z
+    .object({
+      system: z.string().optional(),
+      prompt: z.string().optional(),
+      messages: z.array(PluginCompleteMessage).min(1).optional(),
+      maxTokens: z.number().int().positive(),
+    })
+    .refine((request) => (request.prompt === undefined) !== (request.messages === undefined), {
+      message: "give exactly one of prompt or messages",
+    }),
+);
 export type PluginCompleteRequest = z.infer<typeof PluginCompleteRequest>;
 
-export const PluginCompleteResult = z.object({
-  text: z.string(),
-  model: z.string().optional(),
-  usage: z.object({ input: z.number().optional(), output: z.number().optional() }).optional(),
-});
+export const PluginCompleteResult = z.lazy(() =>
+  z.object({
+    text: z.string(),
+    model: z.string().optional(),
+    usage: z.object({ input: z.number().optional(), output: z.number().optional() }).optional(),
+  }),
+);
 export type PluginCompleteResult = z.infer<typeof PluginCompleteResult>;
 
 export interface PluginContext {
@@ -213,35 +234,39 @@ export type PluginSource = z.infer<typeof PluginSource>;
 export type PluginStatus = z.infer<typeof PluginStatus>;
 export type PluginErrorKind = z.infer<typeof PluginErrorKind>;
 
-export const PluginLastError = z.object({
-  kind: PluginErrorKind,
-  message: z.string(),
-  hook: HookName.nullable(),
-  /** ISO-8601. */
-  at: z.string(),
-});
+export const PluginLastError = z.lazy(() =>
+  z.object({
+    kind: PluginErrorKind,
+    message: z.string(),
+    hook: HookName.nullable(),
+    /** ISO-8601. */
+    at: z.string(),
+  }),
+);
 export type PluginLastError = z.infer<typeof PluginLastError>;
 
-export const PluginInfo = z.object({
-  /** Stable across reloads: `global:<name>` or `project:<name>@<projectDir>`. */
-  id: z.string(),
-  /** The plugin's folder name. */
-  name: z.string(),
-  /** `version` from the plugin's package.json ("0.0.0" when it has none). */
-  version: z.string(),
-  /** Counts the loads of this plugin: each hot reload serves a new generation in a fresh worker. */
-  generation: z.number().int().nonnegative(),
-  source: PluginSource,
-  projectDir: z.string().optional(),
-  /** The plugin's folder. */
-  path: z.string(),
-  status: PluginStatus,
-  /** Hooks the serving version implements. */
-  hooks: z.array(HookName),
-  /** ISO-8601 time the serving version activated. */
-  loadedAt: z.string().optional(),
-  lastError: PluginLastError.optional(),
-});
+export const PluginInfo = z.lazy(() =>
+  z.object({
+    /** Stable across reloads: `global:<name>` or `project:<name>@<projectDir>`. */
+    id: z.string(),
+    /** The plugin's folder name. */
+    name: z.string(),
+    /** `version` from the plugin's package.json ("0.0.0" when it has none). */
+    version: z.string(),
+    /** Counts the loads of this plugin: each hot reload serves a new generation in a fresh worker. */
+    generation: z.number().int().nonnegative(),
+    source: PluginSource,
+    projectDir: z.string().optional(),
+    /** The plugin's folder. */
+    path: z.string(),
+    status: PluginStatus,
+    /** Hooks the serving version implements. */
+    hooks: z.array(HookName),
+    /** ISO-8601 time the serving version activated. */
+    loadedAt: z.string().optional(),
+    lastError: PluginLastError.optional(),
+  }),
+);
 export type PluginInfo = z.infer<typeof PluginInfo>;
 
 export const PluginsList = request(
@@ -266,15 +291,17 @@ export const ProjectTrust = request(
 
 export const PluginsDidChange = notification("plugins/didChange", () => z.object({ plugins: z.array(PluginInfo) }));
 
-export const PluginError = z.object({
-  pluginId: z.string(),
-  version: z.string(),
-  generation: z.number().int().nonnegative(),
-  /** The hook that was running; null when the failure happened outside a hook (loading, idle crash). */
-  hook: HookName.nullable(),
-  kind: PluginErrorKind,
-  message: z.string(),
-});
+export const PluginError = z.lazy(() =>
+  z.object({
+    pluginId: z.string(),
+    version: z.string(),
+    generation: z.number().int().nonnegative(),
+    /** The hook that was running; null when the failure happened outside a hook (loading, idle crash). */
+    hook: HookName.nullable(),
+    kind: PluginErrorKind,
+    message: z.string(),
+  }),
+);
 export type PluginError = z.infer<typeof PluginError>;
 
 export const PluginsDidError = notification("plugins/didError", () => PluginError);

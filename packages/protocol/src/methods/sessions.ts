@@ -2,6 +2,9 @@ import { z } from "zod";
 import { notification, request } from "../declare.js";
 import { EntryInput, SessionEntry, SessionHeader } from "../entries.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 const SessionId = z.string().min(1);
 const EntryId = z.string().min(1);
 /** Client-chosen id making a request idempotent: a retry returns the first result. */
@@ -18,15 +21,17 @@ export const SessionCreate = request(
   () => z.object({ session: SessionHeader }),
 );
 
-export const SessionSummary = z.object({
-  id: z.string(),
-  cwd: z.string(),
-  name: z.string().optional(),
-  createdAt: z.string(),
-  modifiedAt: z.string(),
-  entryCount: z.number().int(),
-  firstMessage: z.string().optional(),
-});
+export const SessionSummary = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    cwd: z.string(),
+    name: z.string().optional(),
+    createdAt: z.string(),
+    modifiedAt: z.string(),
+    entryCount: z.number().int(),
+    firstMessage: z.string().optional(),
+  }),
+);
 
 export const SessionList = request(
   "session/list",
@@ -41,14 +46,16 @@ export const SessionList = request(
 );
 
 /** One entry that matched a search: where it is and the words around the match. */
-export const SearchHit = z.object({
-  entryId: z.string(),
-  /** The entry's type, and for a message its role. */
-  type: z.string(),
-  role: z.string().optional(),
-  /** The matched text with some context, on one line. */
-  snippet: z.string(),
-});
+export const SearchHit = z.lazy(() =>
+  z.object({
+    entryId: z.string(),
+    /** The entry's type, and for a message its role. */
+    type: z.string(),
+    role: z.string().optional(),
+    /** The matched text with some context, on one line. */
+    snippet: z.string(),
+  }),
+);
 
 export const SessionSearch = request(
   "session/search",
@@ -193,7 +200,9 @@ export const TreeNode: z.ZodType<TreeNode> = z.lazy(() =>
 );
 
 /** A tree node without nesting: the tree follows from `entry.parentId`. */
-export const FlatTreeNode = z.object({ entry: SessionEntry, label: z.string().optional(), isLeaf: z.boolean().optional() });
+export const FlatTreeNode = z.lazy(() =>
+  z.object({ entry: SessionEntry, label: z.string().optional(), isLeaf: z.boolean().optional() }),
+);
 
 export const SessionTree = request(
   "session/tree",

@@ -1,74 +1,80 @@
 import { z } from "zod";
 import { notification, request } from "../declare.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+// `Settings` and `PruneSettings` are not: the daemon reads their `.shape` when its settings code loads.
+
 /** The settings file shape (docs/design.md#settings). Every key optional: files hold only what they change. */
-export const SettingsFile = z
-  .object({
-    compaction: z
-      .object({
-        enabled: z.boolean(),
-        reserveTokens: z.number().int().nonnegative(),
-        keepRecentTokens: z.number().int().nonnegative(),
-        /** The prune rung (docs/compaction-rungs.md); a file sets single keys of it. */
-        prune: z
-          .object({
-            enabled: z.boolean(),
-            protectTokens: z.number().int().nonnegative(),
-            minTokens: z.number().int().nonnegative(),
-            minSavings: z.number().int().nonnegative(),
-          })
-          .partial()
-          .strict(),
-      })
-      .partial()
-      .strict(),
-    branchSummary: z.object({ reserveTokens: z.number().int().nonnegative() }).partial().strict(),
-    context: z.object({ mode: z.enum(["on", "off"]) }).partial().strict(),
-    tokens: z
-      .object({ encoding: z.enum(["o200k_base", "cl100k_base"]), estimator: z.enum(["exact", "chars4"]) })
-      .partial()
-      .strict(),
-    summarizer: z
-      .object({
-        provider: z.enum(["auto", "openai", "extractive"]),
-        baseURL: z.string().url(),
-        model: z.string().min(1),
-        apiKeyEnv: z.string().min(1),
-        fallback: z.boolean(),
-        timeoutMs: z.number().int().positive(),
-        maxRetries: z.number().int().nonnegative(),
-      })
-      .partial()
-      .strict(),
-    summary: z.object({ repair: z.boolean() }).partial().strict(),
-    plugins: z
-      .object({
-        hookTimeoutMs: z.number().int().positive(),
-        enabled: z.boolean(),
-        order: z.array(z.string()),
-        maxMessageBytes: z.number().int().min(1024),
-        isolation: z.enum(["worker", "process"]),
-      })
-      .partial()
-      .strict(),
-    /** Upper bounds on what the daemon accepts (docs/guarantees.md). */
-    limits: z
-      .object({
-        maxMessageBytes: z.number().int().min(1024),
-        maxEntryBytes: z.number().int().min(1024),
-        maxSummaryBytes: z.number().int().min(1024),
-        /** Longest line `session/import` reads from a file, in bytes. */
-        maxImportLineBytes: z.number().int().positive(),
-        /** Largest file `session/import` reads, in bytes. */
-        maxImportFileBytes: z.number().int().positive(),
-      })
-      .partial()
-      .strict(),
-    /** Where sessions are stored (docs/storage.md). User settings only. */
-    store: z.object({ url: z.string().min(1) }).partial().strict(),
-  })
-  .partial()
-  .strict();
+export const SettingsFile = z.lazy(() =>
+  z
+    .object({
+      compaction: z
+        .object({
+          enabled: z.boolean(),
+          reserveTokens: z.number().int().nonnegative(),
+          keepRecentTokens: z.number().int().nonnegative(),
+          /** The prune rung (docs/compaction-rungs.md); a file sets single keys of it. */
+          prune: z
+            .object({
+              enabled: z.boolean(),
+              protectTokens: z.number().int().nonnegative(),
+              minTokens: z.number().int().nonnegative(),
+              minSavings: z.number().int().nonnegative(),
+            })
+            .partial()
+            .strict(),
+        })
+        .partial()
+        .strict(),
+      branchSummary: z.object({ reserveTokens: z.number().int().nonnegative() }).partial().strict(),
+      context: z.object({ mode: z.enum(["on", "off"]) }).partial().strict(),
+      tokens: z
+        .object({ encoding: z.enum(["o200k_base", "cl100k_base"]), estimator: z.enum(["exact", "chars4"]) })
+        .partial()
+        .strict(),
+      summarizer: z
+        .object({
+          provider: z.enum(["auto", "openai", "extractive"]),
+          baseURL: z.string().url(),
+          model: z.string().min(1),
+          apiKeyEnv: z.string().min(1),
+          fallback: z.boolean(),
+          timeoutMs: z.number().int().positive(),
+          maxRetries: z.number().int().nonnegative(),
+        })
+        .partial()
+        .strict(),
+      summary: z.object({ repair: z.boolean() }).partial().strict(),
+      plugins: z
+        .object({
+          hookTimeoutMs: z.number().int().positive(),
+          enabled: z.boolean(),
+          order: z.array(z.string()),
+          maxMessageBytes: z.number().int().min(1024),
+          isolation: z.enum(["worker", "process"]),
+        })
+        .partial()
+        .strict(),
+      /** Upper bounds on what the daemon accepts (docs/guarantees.md). */
+      limits: z
+        .object({
+          maxMessageBytes: z.number().int().min(1024),
+          maxEntryBytes: z.number().int().min(1024),
+          maxSummaryBytes: z.number().int().min(1024),
+          /** Longest line `session/import` reads from a file, in bytes. */
+          maxImportLineBytes: z.number().int().positive(),
+          /** Largest file `session/import` reads, in bytes. */
+          maxImportFileBytes: z.number().int().positive(),
+        })
+        .partial()
+        .strict(),
+      /** Where sessions are stored (docs/storage.md). User settings only. */
+      store: z.object({ url: z.string().min(1) }).partial().strict(),
+    })
+    .partial()
+    .strict(),
+);
 
 /**
  * `compaction.prune`: tool results older than the newest `protectTokens` of the context and larger
@@ -143,7 +149,9 @@ export const Settings = z.object({
   }),
 });
 
-export const SettingsError = z.object({ source: z.enum(["global", "project"]), path: z.string(), message: z.string() });
+export const SettingsError = z.lazy(() =>
+  z.object({ source: z.enum(["global", "project"]), path: z.string(), message: z.string() }),
+);
 
 export const SettingsGet = request(
   "settings/get",

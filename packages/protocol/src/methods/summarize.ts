@@ -11,6 +11,9 @@ import { SessionEntry } from "../entries.js";
 import { CompactionSettings, FileOps, RetentionReport } from "./compaction.js";
 import { ContextMessage } from "./context.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /** Who the summary is for: whose settings and trusted plugins apply, and what a client model is told. */
 const Origin = {
   /**
@@ -30,38 +33,42 @@ const Origin = {
  */
 export const SummarizeStatus = z.enum(["summarized", "cancelled"]);
 
-export const SummarizeResult = z.object({
-  status: SummarizeStatus,
-  /** The summary to store, already checked against what it replaces (and repaired when `summary.repair` is on). */
-  summary: z.string().optional(),
-  /**
-   * What to store with it: the file lists (`readFiles`, `modifiedFiles`), `summarizer`, `fallback`
-   * and `fallbacks` when a model failed, and `retention` (the same report as `retention` below).
-   * A plugin's summary carries the plugin's own `details` with `retention` added.
-   */
-  details: z.unknown().optional(),
-  /** Who wrote the summary: `plugin:<id>`, `client:<model>`, `openai:<model>`, `extractive`. */
-  summarizer: z.string().optional(),
-  /** What the summary kept of the probes read from what it replaces. */
-  retention: RetentionReport.optional(),
-  /** The first kept entry a plugin chose (when the agent sent `firstKeptEntryId`): keep from there. */
-  firstKeptEntryId: z.string().optional(),
-  /** Which plugin wrote or cancelled it, when one did. */
-  pluginId: z.string().optional(),
-  /** What happened, for people. */
-  message: z.string(),
-});
+export const SummarizeResult = z.lazy(() =>
+  z.object({
+    status: SummarizeStatus,
+    /** The summary to store, already checked against what it replaces (and repaired when `summary.repair` is on). */
+    summary: z.string().optional(),
+    /**
+     * What to store with it: the file lists (`readFiles`, `modifiedFiles`), `summarizer`, `fallback`
+     * and `fallbacks` when a model failed, and `retention` (the same report as `retention` below).
+     * A plugin's summary carries the plugin's own `details` with `retention` added.
+     */
+    details: z.unknown().optional(),
+    /** Who wrote the summary: `plugin:<id>`, `client:<model>`, `openai:<model>`, `extractive`. */
+    summarizer: z.string().optional(),
+    /** What the summary kept of the probes read from what it replaces. */
+    retention: RetentionReport.optional(),
+    /** The first kept entry a plugin chose (when the agent sent `firstKeptEntryId`): keep from there. */
+    firstKeptEntryId: z.string().optional(),
+    /** Which plugin wrote or cancelled it, when one did. */
+    pluginId: z.string().optional(),
+    /** What happened, for people. */
+    message: z.string(),
+  }),
+);
 export type SummarizeResult = z.infer<typeof SummarizeResult>;
 
 /**
  * `$/progress` values for a `workDoneToken`, shaped as LSP's work-done progress: one `begin`,
  * `report`s, one `end`.
  */
-export const SummarizeProgress = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("begin"), title: z.string(), cancellable: z.boolean().optional() }),
-  z.object({ kind: z.literal("report"), message: z.string() }),
-  z.object({ kind: z.literal("end"), message: z.string().optional() }),
-]);
+export const SummarizeProgress = z.lazy(() =>
+  z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("begin"), title: z.string(), cancellable: z.boolean().optional() }),
+    z.object({ kind: z.literal("report"), message: z.string() }),
+    z.object({ kind: z.literal("end"), message: z.string().optional() }),
+  ]),
+);
 export type SummarizeProgress = z.infer<typeof SummarizeProgress>;
 
 /**

@@ -4,6 +4,9 @@ import { SessionEntry } from "../entries.js";
 import { RetentionReport } from "./compaction.js";
 import { RequestId } from "./sessions.js";
 
+// Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
+// ../entries.ts, docs/architecture.md#start-path-and-bundles).
+
 /**
  * - `moved`: the navigation happened (the leaf may still be the same entry when the target is a
  *   user message right under the old leaf: its text comes back as `editorText`);
@@ -19,11 +22,13 @@ export const TreeNavigateStatus = z.enum(["moved", "unchanged", "cancelled", "st
  * `$/progress` values of `tree/navigate` (when the request has a `workDoneToken`), shaped as
  * LSP's work-done progress: one `begin`, `report`s, one `end`.
  */
-export const TreeNavigateProgress = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("begin"), title: z.string(), message: z.string().optional() }),
-  z.object({ kind: z.literal("report"), message: z.string() }),
-  z.object({ kind: z.literal("end"), message: z.string().optional() }),
-]);
+export const TreeNavigateProgress = z.lazy(() =>
+  z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("begin"), title: z.string(), message: z.string().optional() }),
+    z.object({ kind: z.literal("report"), message: z.string() }),
+    z.object({ kind: z.literal("end"), message: z.string().optional() }),
+  ]),
+);
 export type TreeNavigateProgress = z.infer<typeof TreeNavigateProgress>;
 
 export const TreeNavigate = request(
