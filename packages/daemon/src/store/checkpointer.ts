@@ -9,7 +9,7 @@
  * The search index (FTS5) is the same story: its automatic merging runs inside the transaction
  * that wrote the index, and does work in proportion to the whole index's depth — on a database
  * holding a 100k-entry session about one append in sixty paid 5–50 ms for it (the p99 of an
- * append was 10 ms, against 0.3 ms without it). So the worker sets the index's `automerge` to 0
+ * append was 10 ms; 2 ms without it). So the worker sets the index's `automerge` to 0
  * (a setting stored in the database; every connection follows it) and merges the index itself
  * in small steps (`'merge'`, `MERGE_PAGES` pages each, its own short write transaction) when the
  * database has been idle for `mergeIdleMs` — no write from this process nor, by
