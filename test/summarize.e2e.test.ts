@@ -155,12 +155,43 @@ describe("summarize/compaction", () => {
     await waitFor(() => modelSignal!.aborted);
   });
 
+  it("answers a short session (nothing to summarize) as pi does: the previous summary carried over, no model asked", async () => {
+    let modelAsked = 0;
+    const { d } = await startWithModel(() => {
+      modelAsked++;
+      return { text: "should not be asked", model: "agent-llm" };
+    });
+    const previousSummary = "## Goal\nMake src/config.ts load empty files.\n\n<read-files>\nsrc/old.ts\n</read-files>";
+    const carried = await d.client.request(SummarizeCompaction, {
+      messagesToSummarize: [],
+      previousSummary,
+      fileOps: { readFiles: ["src/config.ts", "src/old.ts"], modifiedFiles: [] },
+      firstKeptEntryId: "kept0001",
+    });
+    expect(carried).toMatchObject({ status: "summarized", summarizer: "none", message: expect.stringContaining("carried over") });
+    expect(carried.summary).toContain("Make src/config.ts load empty files.");
+    // The file sections are written afresh from the lists sent, not appended twice.
+    expect(carried.summary.split("<read-files>")).toHaveLength(2);
+    expect(carried.summary).toContain("<read-files>\nsrc/config.ts\nsrc/old.ts\n</read-files>");
+    expect(carried.details).toMatchObject({ summarizer: "none", readFiles: ["src/config.ts", "src/old.ts"], retention: carried.retention });
+    expect(carried.retention!.files).toEqual({ kept: 2, total: 2 });
+
+    const first = await d.client.request(SummarizeCompaction, { messagesToSummarize: [] });
+    expect(first).toMatchObject({ status: "summarized", summarizer: "none", summary: "No prior history." });
+    expect(first.message).toContain("nothing to summarize");
+    expect(modelAsked).toBe(0);
+  });
+
+  it("lets a plugin write the summary of a short session too", async () => {
+    const compact = `
+      return { compaction: { summary: "MARKER-SHORT " + event.preparation.messagesToSummarize.length, firstKeptEntryId: event.preparation.firstKeptEntryId, tokensBefore: 0 } };`;
+    const { client } = await daemons.start({ plugins: { marker: hookPlugin({ compact }) } });
+    const result = await client.request(SummarizeCompaction, { messagesToSummarize: [], firstKeptEntryId: "kept0001" });
+    expect(result).toMatchObject({ status: "summarized", pluginId: "global:marker", summary: "MARKER-SHORT 0" });
+  });
+
   it("answers bad input with invalid_params, naming the field", async () => {
     const { client } = await daemons.start();
-    const empty = await rpcError(client.request(SummarizeCompaction, { messagesToSummarize: [] }));
-    expect(empty).toMatchObject({ code: -32602, data: { code: "invalid_params" } });
-    expect(empty.message).toContain("nothing to summarize");
-
     const wrongRole = await rpcError(
       client.request(SummarizeCompaction, { messagesToSummarize: [{ role: "narrator", content: "?" } as never] }),
     );

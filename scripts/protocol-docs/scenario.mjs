@@ -204,7 +204,18 @@ async function stdioStory(recorder, { daemonMain, env }) {
     workDoneToken: "summarize-1",
   });
   await rpc.request(P.SummarizeBranch, { entries: [ask.entry, read.entry], targetId: ask.entry.id, sessionId: "agent-session-42" });
-  await rpc.request(P.SummarizeCompaction, { messagesToSummarize: [] }, { title: "Nothing to summarize" });
+  // A short session: everything fits in the kept part. The previous summary is carried over.
+  await rpc.request(
+    P.SummarizeCompaction,
+    {
+      messagesToSummarize: [],
+      previousSummary: "## Goal\nMake the login form accept empty passwords.",
+      fileOps: { readFiles: ["src/login.ts"], modifiedFiles: [] },
+      firstKeptEntryId: "9c1d5e7f",
+      sessionId: "agent-session-42",
+    },
+    { title: "Nothing new to summarize" },
+  );
 
   await rpc.request(P.SettingsGet, { projectDir: PROJECT });
   await rpc.request(P.PluginsList, {});

@@ -2,9 +2,19 @@
  * `summarize/compaction` (docs/summaries-as-a-service.md): a compaction summary of messages the
  * agent sends, through the stored compaction's pipeline without the store — plugin hook
  * (cancel | result | nothing) → summarizer chain → retention check and repair. Nothing is written.
+ *
+ * Nothing to summarize (a short session: everything fits in the part the agent keeps) is a normal
+ * outcome, as in pi: without a plugin's summary, the previous summary is carried over (or "No prior
+ * history." when there is none) with the file lists, and no model is asked about nothing.
  */
 import type { CompactionPreparation, ContextMessage, SummarizeCompaction, SummarizeProgress, SummarizeResult, ValidParamsOf } from "@base-context/protocol";
-import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "@base-context/core";
+import {
+  assembleCompactionSummary,
+  computeFileLists,
+  createFileOps,
+  extractFileOpsFromMessage,
+  planCompactionSummary,
+} from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
 import type { CompactHookContext, CompactHooks } from "./hooks.js";
@@ -18,6 +28,9 @@ export type SummarizeCompactionParams = ValidParamsOf<typeof SummarizeCompaction
 
 /** What plugins see as `firstKeptEntryId` when the agent gave none. */
 export const NO_FIRST_KEPT_ENTRY = "none";
+
+/** `summarizer` of a summary no summarizer wrote (nothing new to summarize: the previous summary carried over). */
+export const CARRIED_OVER = "none";
 
 export async function summarizeCompactionStateless(
   deps: StatelessDeps & { readonly hooks?: CompactHooks | undefined },
@@ -52,6 +65,8 @@ export async function summarizeCompactionStateless(
         pluginId,
         firstKeptEntryId: compaction.firstKeptEntryId,
       };
+    } else if (preparation.messagesToSummarize.length + preparation.turnPrefixMessages.length === 0) {
+      produced = carriedOver(preparation);
     } else {
       const summarizer: Summarizer = deps.summarizerFor(settings.summarizer, request.clientModel);
       progress({
@@ -90,6 +105,21 @@ export async function summarizeCompactionStateless(
   } finally {
     progress({ kind: "end", message: outcome });
   }
+}
+
+/** The summary of nothing new: the previous one as it was (its file lists written afresh), else pi's "No prior history.". */
+function carriedOver(preparation: CompactionPreparation): { summary: string; details: unknown; summarizer: string; message: string } {
+  const { historyWithoutRequest } = planCompactionSummary(preparation);
+  const assembled = assembleCompactionSummary(preparation, { historyWithoutRequest }, {});
+  return {
+    summary: assembled.summary,
+    details: { ...assembled.details, summarizer: CARRIED_OVER },
+    summarizer: CARRIED_OVER,
+    message:
+      preparation.previousSummary !== undefined
+        ? "nothing new to summarize: the previous summary is carried over"
+        : "nothing to summarize yet: everything fits in the kept part",
+  };
 }
 
 /** The preparation a stored compaction would have made, from what the agent sent. */

@@ -44,7 +44,10 @@ export const SummarizeResult = z.lazy(() =>
      * A plugin's summary carries the plugin's own `details` with `retention` added.
      */
     details: z.unknown().optional(),
-    /** Who wrote the summary: `plugin:<id>`, `client:<model>`, `openai:<model>`, `extractive`. */
+    /**
+     * Who wrote the summary: `plugin:<id>`, `client:<model>`, `openai:<model>`, `extractive`, or `none`
+     * when there was nothing to summarize (the previous summary carried over, or an empty branch).
+     */
     summarizer: z.string().optional(),
     /** What the summary kept of the probes read from what it replaces. */
     retention: RetentionReport.optional(),
@@ -74,7 +77,9 @@ export type SummarizeProgress = z.infer<typeof SummarizeProgress>;
 /**
  * A compaction summary of messages the agent chose (its own cut point): `messagesToSummarize`
  * become the history part, `turnPrefixMessages` (a split turn's beginning) the turn-context
- * part. Plugins see a `session_before_compact` event built from these fields.
+ * part. Plugins see a `session_before_compact` event built from these fields. Both may be empty
+ * (a short session, everything kept): that is an answer too, not an error — the plugins' summary,
+ * else the previous summary carried over (`summarizer: "none"`), else "No prior history.".
  */
 export const SummarizeCompaction = request(
   "summarize/compaction",
@@ -96,10 +101,6 @@ export const SummarizeCompaction = request(
       /** Overrides of the project's `compaction.*` settings (`reserveTokens` bounds the summary's length). */
       settings: CompactionSettings.partial().optional(),
       ...Origin,
-    })
-    .refine((p) => p.messagesToSummarize.length + p.turnPrefixMessages.length > 0, {
-      message: "nothing to summarize: `messagesToSummarize` and `turnPrefixMessages` are both empty",
-      path: ["messagesToSummarize"],
     }),
   () => SummarizeResult,
 );
