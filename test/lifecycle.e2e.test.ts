@@ -3,6 +3,7 @@
  * exit, the errors around it, and a stdout that carries protocol frames and nothing else.
  */
 import {
+  DaemonStatus,
   ErrorCodes,
   Exit,
   Initialize,
@@ -19,7 +20,7 @@ import { join } from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
 import { DAEMON_MAIN, startDaemon, useDaemon, type TestDaemon } from "./support/daemon.js";
 import { rpcError } from "./fixtures/e2e.js";
-import { storeEnvFor } from "./support/engine.js";
+import { onPostgres, STORE_URL_ENV, storeEnvFor } from "./support/engine.js";
 
 /**
  * A fresh daemon for one test, shut down when the test ends. The tests that need their own
@@ -74,6 +75,25 @@ describe.concurrent("before initialize", SPAWNING, () => {
     const d = await daemon(ctx, { initialize: false });
     d.process.stdin!.end();
     await expect(exitWithin(d)).resolves.toBe(1);
+  });
+});
+
+describe.concurrent("daemon/status", SPAWNING, () => {
+  it("says which daemon answers: version, process, home and store (a PostgreSQL URL without its password)", async (ctx) => {
+    const d = await daemon(ctx);
+    const status = await d.client.request(DaemonStatus, {});
+    expect(status.serverInfo).toEqual({ name: "base-context", version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(status.pid).toBe(d.process.pid);
+    expect(status.uptimeSeconds).toBeGreaterThanOrEqual(0);
+    expect(status.home).toBe(d.home);
+    if (onPostgres) {
+      expect(status.store.engine).toBe("postgres");
+      expect(status.store.location).toMatch(/^postgres(ql)?:\/\//);
+      const { password } = new URL(storeEnvFor(d.home)[STORE_URL_ENV]!);
+      if (password) expect(status.store.location).not.toContain(`:${password}@`);
+    } else {
+      expect(status.store).toEqual({ engine: "sqlite", location: join(d.home, "sessions.db") });
+    }
   });
 });
 

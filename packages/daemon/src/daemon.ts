@@ -3,7 +3,7 @@
  * server's handler table. `serve` (stdio) and the other CLI commands use the same parts.
  */
 import { SessionService } from "./sessions/index.js";
-import { openStore, type SessionStore } from "./store/index.js";
+import { openStore, storeLocation, type SessionStore, type StoreLocation } from "./store/index.js";
 import { createTokenCounter } from "./tokens/index.js";
 import type { TokenCounter } from "./tokens/counter.js";
 import { SettingsManager, type SessionSettings } from "./settings/index.js";
@@ -17,6 +17,7 @@ import { SessionLocks } from "./sessions/session-locks.js";
 import { TreeService, type TreeHooks } from "./tree/index.js";
 import { DaemonPlugins } from "./daemon-plugins.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "./summarizer/index.js";
+
 
 export interface DaemonOptions {
   /** The SQLite file when no store URL is set (docs/storage.md); default: sessions.db in the home. */
@@ -52,11 +53,16 @@ export class Daemon {
   readonly plugins: DaemonPlugins;
   /** `session_before_tree` as tree navigation and `summarize/branch` run it. */
   readonly treeHooks: TreeHooks;
+  /** The folder of the settings, plugins and (by default) the SQLite file. */
+  readonly home: string;
+  /** Where the sessions are stored (`daemon/status`). */
+  readonly storeLocation: StoreLocation;
   private readonly env: NodeJS.ProcessEnv;
   constructor(options: DaemonOptions = {}) {
     const env = options.env ?? process.env;
     // Conversations, settings and plugins live here: owner-only, created so or tightened.
-    secureHomeFolder(baseContextHome(env));
+    this.home = baseContextHome(env);
+    secureHomeFolder(this.home);
     this.env = env;
     this.settings = options.settings ?? new SettingsManager({ env, ...(options.watchSettings === false ? { watch: false } : {}) });
     // Token counts are stored once per entry, so the tokenizer comes from the global settings:
@@ -64,7 +70,8 @@ export class Daemon {
     const global = this.settings.get().settings;
     this.counter = createTokenCounter(global.tokens);
     // BASE_CONTEXT_STORE_URL, else the user's store.url, else the SQLite file (store/open-store.ts).
-    this.store = openStore({ env, settingsUrl: global.store.url, path: options.databasePath });
+    this.storeLocation = storeLocation({ env, settingsUrl: global.store.url, path: options.databasePath });
+    this.store = openStore({ env, location: this.storeLocation });
     // Limits are the global settings' (a project's file cannot raise them).
     const maxEntryBytes = () => this.settings.get().settings.limits.maxEntryBytes;
     this.sessions = new SessionService(this.store, this.counter, {

@@ -32,6 +32,26 @@ export const Initialize = request(
   }),
 );
 
+/**
+ * What a client shows its user about the daemon it talks to (pi's `/bc-status`): its version and
+ * process, its home folder and its store. A PostgreSQL URL is sent with its password as "***".
+ */
+export const DaemonStatus = request(
+  "daemon/status",
+  () => z.object({}).loose().optional(),
+  () => z.object({
+    serverInfo: z.object({ name: z.string(), version: z.string() }),
+    pid: z.number().int(),
+    /** Seconds since the daemon's process started. */
+    uptimeSeconds: z.number().nonnegative(),
+    /** The daemon's home: settings, plugins and (by default) the SQLite file. */
+    home: z.string(),
+    /** Where sessions are stored: the SQLite file, or the PostgreSQL URL without its password. */
+    store: z.object({ engine: z.enum(["sqlite", "postgres"]), location: z.string() }),
+  }),
+);
+export type DaemonStatus = z.infer<typeof DaemonStatus.result>;
+
 export const Initialized = notification("initialized", () => z.object({}).loose());
 export const Shutdown = request("shutdown", () => z.object({}).loose().optional(), () => z.null());
 export const Exit = notification("exit", () => z.object({}).loose().optional());

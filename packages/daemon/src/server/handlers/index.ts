@@ -5,6 +5,7 @@ import type { Peer, Router } from "../router.js";
 import { registerPluginHandlers } from "./plugins.js";
 import { registerSessionHandlers } from "./sessions.js";
 import { registerSettingsHandlers } from "./settings.js";
+import { registerStatusHandler } from "./status.js";
 import { registerSummarizeHandlers } from "./summarize.js";
 import { registerTreeHandlers } from "./tree.js";
 
@@ -19,6 +20,7 @@ export function registerHandlers(router: Router, daemon: Daemon, peer: Peer): { 
   router.handle(TurnEnd, (p, ctx) => daemon.turns.end(p, ctx));
   registerTreeHandlers(router, daemon.tree);
   registerSummarizeHandlers(router, daemon);
+  registerStatusHandler(router, daemon);
   const settings = registerSettingsHandlers(router, daemon, peer);
   const plugins = registerPluginHandlers(router, daemon, peer);
   return {
