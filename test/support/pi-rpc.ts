@@ -13,7 +13,7 @@ import { waitFor } from "./wait.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../examples/pi-extension/", import.meta.url));
 export const PI_CLI = join(EXAMPLE, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
-export const PI_EXTENSION = join(EXAMPLE, "src", "index.ts");
+export const PI_EXTENSION = join(EXAMPLE, "base-context", "index.ts");
 /** pi's SDK (createAgentSession, SessionManager…), for what RPC mode cannot do. */
 export const PI_SDK = join(EXAMPLE, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js");
 

@@ -22,6 +22,8 @@ export interface LinkOptions {
 
 interface Open {
   readonly client: BaseContextClient;
+  /** The daemon's name and version, from its `initialize` reply. */
+  serverInfo?: { name: string; version: string };
   readonly closed: Promise<void>;
   readonly close: () => Promise<void>;
   /** The daemon's last log lines (spawned daemons), to explain a failure. */
@@ -65,6 +67,16 @@ export class DaemonLink {
     return (await this.open).client;
   }
 
+  /** Whether a connection is open now (without opening one). */
+  connected(): boolean {
+    return this.live !== undefined;
+  }
+
+  /** The connected daemon's name and version (`initialize`), while connected. */
+  serverInfo(): { name: string; version: string } | undefined {
+    return this.live?.serverInfo;
+  }
+
   /** The daemon's recent stderr, when it was spawned here. */
   log(): string {
     return this.live?.log() ?? "";
@@ -87,7 +99,7 @@ export class DaemonLink {
     const open = socket ? await overSocket(socket) : spawned(this.options.env);
     try {
       this.options.prepare(open.client);
-      await withTimeout(
+      const initialized = await withTimeout(
         Promise.race([
           open.client.initialize({
             projectDir: this.options.projectDir(),
@@ -100,6 +112,7 @@ export class DaemonLink {
         START_TIMEOUT_MS,
         `${this.describe()} did not answer initialize within ${START_TIMEOUT_MS / 1000} s`,
       );
+      open.serverInfo = initialized.serverInfo;
       return open;
     } catch (error) {
       await open.close().catch(() => undefined);

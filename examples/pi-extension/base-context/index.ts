@@ -8,7 +8,13 @@
  * When the daemon cannot be reached or fails, the handlers return nothing and pi does what it
  * does without the extension, with a warning: the extension never breaks pi.
  *
- *   pi -e ./src/index.ts          (or install it, see README.md)
+ * What happened is shown where pi keeps it: a compaction (or a `/tree` summary) ends with pi
+ * clearing and rebuilding its chat, which wipes any notification posted before. So the writer of
+ * each summary and its retention line go to the footer's status line, and a warning (daemon
+ * failed, or a fallback wrote the summary) to a widget above the editor; both stay until the next
+ * summary. `/bc-status` tells the rest.
+ *
+ *   pi -e ./base-context/index.ts          (or install it, see README.md)
  *   BASE_CONTEXT_SOCKET=/path     use a shared daemon (`base-context serve --socket`) instead of spawning one
  *   BASE_CONTEXT_DAEMON=/path     the daemon to spawn (its cli/main.js, or a command)
  */
@@ -17,6 +23,11 @@ import { ErrorCodes, SummarizeBranch, SummarizeCompaction, type SummarizeResult 
 import { DaemonLink, withTimeout } from "./daemon-link.js";
 import { lendModel } from "./lend-model.js";
 import { fileListsOf } from "./pi-shapes.js";
+import { attentionLines, failureReport, reportOf, statusLine, type SummaryKind, type SummaryReport } from "./report.js";
+import { statusLines } from "./status.js";
+
+/** The key of the extension's footer status and widget. */
+const UI_KEY = "base-context";
 
 /** The longest a summary may take before pi summarizes by itself (the daemon's own model calls time out sooner). */
 const SUMMARY_TIMEOUT_MS = positiveOr(Number(process.env["BASE_CONTEXT_PI_TIMEOUT_MS"]), 300_000);
@@ -24,9 +35,11 @@ const SUMMARY_TIMEOUT_MS = positiveOr(Number(process.env["BASE_CONTEXT_PI_TIMEOU
 export default function baseContext(pi: ExtensionAPI): void {
   /** The latest context pi gave a handler: whose model `model/complete` uses. */
   let current: ExtensionContext | undefined;
+  /** The last summary asked for in this pi session, for `/bc-status`. */
+  let last: SummaryReport | undefined;
   const link = new DaemonLink({
     env: process.env,
-    prepare: (client) => lendModel(client, () => current),
+    prepare: (client) => lendModel(client, () => current, () => pi.getThinkingLevel()),
     projectDir: () => current?.cwd ?? process.cwd(),
     clientVersion: "pi-extension/0.1.0",
   });
@@ -71,9 +84,10 @@ export default function baseContext(pi: ExtensionAPI): void {
     if (result === "cancelled") return { cancel: true };
     if (result === undefined) return undefined;
     if (result.status === "cancelled") {
-      ctx.ui.notify(`Base Context: ${result.message}`, "info");
+      cancelledByPlugin(ctx, "compaction", result.message);
       return { cancel: true };
     }
+    show(ctx, reportOf("compaction", result));
     return {
       compaction: {
         summary: result.summary!,
@@ -110,9 +124,10 @@ export default function baseContext(pi: ExtensionAPI): void {
     if (result === "cancelled") return { cancel: true };
     if (result === undefined) return undefined;
     if (result.status === "cancelled") {
-      ctx.ui.notify(`Base Context: ${result.message}`, "info");
+      cancelledByPlugin(ctx, "branch summary", result.message);
       return { cancel: true };
     }
+    show(ctx, reportOf("branch summary", result));
     return { summary: { summary: result.summary!, details: result.details } };
   });
 
@@ -136,6 +151,32 @@ export default function baseContext(pi: ExtensionAPI): void {
     },
   });
 
+  /** `/bc-status`: the daemon (running, version, store) and the last summary's writer and retention. */
+  pi.registerCommand("bc-status", {
+    description: "Base Context: the daemon, and who wrote the last summary with what it kept",
+    handler: async (_args, ctx) => {
+      current = ctx;
+      ctx.ui.notify((await statusLines(link, last)).join("\n"), "info");
+    },
+  });
+
+  /**
+   * The report in the footer (always) and, when it needs attention, in the widget above the
+   * editor; both survive pi's chat rebuild and stay until the next summary replaces them.
+   */
+  function show(ctx: ExtensionContext, report: SummaryReport): void {
+    last = report;
+    ctx.ui.setStatus(UI_KEY, statusLine(report));
+    ctx.ui.setWidget(UI_KEY, attentionLines(report));
+  }
+
+  /** A plugin vetoed it: pi ends the operation as cancelled without rebuilding the chat, so a notification stays. */
+  function cancelledByPlugin(ctx: ExtensionContext, kind: SummaryKind, message: string): void {
+    ctx.ui.notify(`Base Context: ${kind} ${message}`, "info");
+    ctx.ui.setStatus(UI_KEY, `Base Context: ${kind} ${message}`);
+    ctx.ui.setWidget(UI_KEY, undefined);
+  }
+
   /**
    * The daemon's answer; `"cancelled"` when pi aborted (the user cancelled); undefined, with a
    * warning, when the daemon failed or could not be reached (pi then summarizes by itself).
@@ -143,7 +184,7 @@ export default function baseContext(pi: ExtensionAPI): void {
   async function ask(
     ctx: ExtensionContext,
     signal: AbortSignal,
-    what: string,
+    what: SummaryKind,
     request: () => Promise<SummarizeResult>,
   ): Promise<SummarizeResult | "cancelled" | undefined> {
     const attempt = () => withTimeout(request(), SUMMARY_TIMEOUT_MS, `no answer within ${Math.round(SUMMARY_TIMEOUT_MS / 1000)} s`);
@@ -159,7 +200,8 @@ export default function baseContext(pi: ExtensionAPI): void {
     } catch (error) {
       if (signal.aborted || (error as { code?: unknown }).code === ErrorCodes.RequestCancelled) return "cancelled";
       const why = error instanceof Error ? error.message : String(error);
-      ctx.ui.notify(`Base Context: ${what} by ${link.describe()} failed (${why}); pi writes it instead`, "warning");
+      // One warning, where it stays: a notification would be wiped by the rebuild after pi's own compaction.
+      show(ctx, failureReport(what, link.describe(), why));
       return undefined;
     }
   }

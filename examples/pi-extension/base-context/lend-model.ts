@@ -4,17 +4,29 @@
  * leaves pi; the daemon only sees the answer.
  */
 import { completeSimple, type Message } from "@mariozechner/pi-ai";
-import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+
+/** pi's thinking level ("off", "minimal" … "xhigh"). */
+export type PiThinkingLevel = ReturnType<ExtensionAPI["getThinkingLevel"]>;
 import { ResponseError, type BaseContextClient, ModelComplete, ErrorCodes } from "@base-context/protocol";
 
-/** Answers the daemon's `model/complete` with the model of the pi context `current()` returns. */
-export function lendModel(client: BaseContextClient, current: () => ExtensionContext | undefined): void {
+/**
+ * Answers the daemon's `model/complete` with the model of the pi context `current()` returns, at
+ * pi's current thinking level (`thinkingLevel()`), as pi's own summaries use it: a reasoning model
+ * thinks at that level, "off" (or a model without reasoning) sends no reasoning option.
+ */
+export function lendModel(
+  client: BaseContextClient,
+  current: () => ExtensionContext | undefined,
+  thinkingLevel: () => PiThinkingLevel | undefined,
+): void {
   client.onRequest(ModelComplete, async (params, signal) => {
     const ctx = current();
     const model = ctx?.model;
     if (!ctx || !model) throw new ResponseError(ErrorCodes.InternalError, "pi has no model selected");
     const auth = await ctx.modelRegistry.getApiKeyAndHeaders(model);
     if (!auth.ok) throw new ResponseError(ErrorCodes.InternalError, `pi cannot use ${model.provider}/${model.id}: ${auth.error}`);
+    const level = thinkingLevel();
     const now = Date.now();
     const messages: Message[] = params.messages.map((message) =>
       message.role === "user"
@@ -46,6 +58,7 @@ export function lendModel(client: BaseContextClient, current: () => ExtensionCon
         ...(auth.apiKey !== undefined ? { apiKey: auth.apiKey } : {}),
         ...(auth.headers !== undefined ? { headers: auth.headers } : {}),
         ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
+        ...(model.reasoning && level !== undefined && level !== "off" ? { reasoning: level } : {}),
       },
     );
     if (response.stopReason === "error" || response.stopReason === "aborted") {
