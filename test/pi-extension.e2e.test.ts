@@ -19,7 +19,17 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
 import { reply, useFakeOpenAI, type FakeChatRequestBody } from "./support/fake-openai.js";
-import { PI_EXTENSION, PI_SDK, startPi, writePiAgentDir, type PiOutput, type PiRpc } from "./support/pi-rpc.js";
+import {
+  FAKE_THINKING_MODEL,
+  FAKE_THINKING_PROVIDER,
+  PI_EXTENSION,
+  PI_SDK,
+  startPi,
+  writePiAgentDir,
+  type PiOutput,
+  type PiRpc,
+  type PiSetup,
+} from "./support/pi-rpc.js";
 import { hookPlugin, pluginsRoot, writePlugin } from "./support/plugins.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
@@ -68,16 +78,27 @@ interface World {
 }
 
 /** pi in a fresh project, its agent folder and the daemon's home in temporary folders. */
-async function world(options: { env?: Record<string, string | undefined>; install?: "flag" | "project" } = {}): Promise<World> {
+async function world(
+  options: {
+    env?: Record<string, string | undefined>;
+    install?: "flag" | "project";
+    /** Install the marker plugin in the daemon's home (default true). */
+    plugin?: boolean;
+    /** pi's compaction settings (default: keep 1 token, so every turn but the last is summarized). */
+    compaction?: PiSetup["compaction"];
+    args?: string[];
+  } = {},
+): Promise<World> {
   const home = dirs.make("bc-pi-home-");
-  writePlugin(pluginsRoot(home), "marker", MARKER_PLUGIN);
+  if (options.plugin !== false) writePlugin(pluginsRoot(home), "marker", MARKER_PLUGIN);
   const pi = await startPi({
     agentDir: join(dirs.make("bc-pi-agent-"), "agent"),
     cwd: dirs.make("bc-pi-project-"),
     baseURL: fake.baseURL,
-    compaction: { keepRecentTokens: 1 },
+    compaction: options.compaction ?? { keepRecentTokens: 1 },
     env: { BASE_CONTEXT_HOME: home, ...storeEnvFor(home), ...options.env },
     ...(options.install ? { install: options.install } : {}),
+    ...(options.args ? { args: options.args } : {}),
   });
   running.push(() => pi.close());
   return { pi, home };
@@ -92,6 +113,16 @@ async function twoTurns(pi: PiRpc): Promise<void> {
 }
 
 const notifications = (pi: PiRpc) => pi.output.filter((line) => line.type === "extension_ui_request" && line["method"] === "notify");
+const uiRequests = (pi: PiRpc, method: string) =>
+  pi.output.filter((line) => line.type === "extension_ui_request" && line["method"] === method);
+/** The extension's widget above pi's editor, each time it was set with lines (a warning, a fallback). */
+const warningsShown = (pi: PiRpc) =>
+  uiRequests(pi, "setWidget").filter((line) => line["widgetKey"] === "base-context" && line["widgetLines"] !== undefined);
+/** The extension's footer status line, as last set. */
+const footerStatus = (pi: PiRpc) =>
+  uiRequests(pi, "setStatus")
+    .filter((line) => line["statusKey"] === "base-context")
+    .at(-1)?.["statusText"];
 const errorsShown = (pi: PiRpc) =>
   pi.output.filter(
     (line: PiOutput) => line.type === "extension_error" || (line.type === "extension_ui_request" && line["notifyType"] === "error"),
@@ -123,6 +154,45 @@ describe("pi with the Base Context extension", PI_TEST, () => {
     expect(details.retention.requests.total).toBeGreaterThan(0);
     expect(details.retention.missing).toBeDefined();
     expect(errorsShown(pi)).toEqual([]);
+    // Who wrote it and what it kept, in pi's footer (it outlives the chat rebuild); nothing to warn about.
+    expect(footerStatus(pi)).toMatch(/^Base Context: compaction by plugin global:marker · kept \d+\/\d+ /);
+    expect(warningsShown(pi)).toEqual([]);
+  });
+
+  it("compacts a short session like pi does: nothing to summarize is an answer, not a failure", async () => {
+    // pi's default keepRecentTokens keeps the whole short session: pi sends no message to summarize.
+    const { pi } = await world({ plugin: false, compaction: {} });
+    await twoTurns(pi);
+    const compacted = await pi.command({ type: "compact" }, 90_000);
+    expect(compacted.success, compacted.error).toBe(true);
+
+    const entry = pi.sessionLines().find((line) => line["type"] === "compaction")!;
+    expect(entry["fromHook"]).toBe(true);
+    expect(entry["summary"]).toBe("No prior history.");
+    expect(entry["details"]).toMatchObject({ summarizer: "none" });
+    expect(warningsShown(pi)).toEqual([]);
+    expect(notifications(pi)).toEqual([]);
+    expect(footerStatus(pi)).toMatch(/^Base Context: compaction by nobody \(nothing new/);
+  });
+
+  it("lends pi's model at pi's thinking level", async () => {
+    const earlier = fake.requests.length;
+    const { pi } = await world({ args: ["--provider", FAKE_THINKING_PROVIDER, "--model", FAKE_THINKING_MODEL, "--thinking", "high"] });
+    await twoTurns(pi);
+    const compacted = await pi.command({ type: "compact" }, 90_000);
+    expect(compacted.success, compacted.error).toBe(true);
+    const lent = fake.requests.slice(earlier).filter((request) => requestText(request.body).includes("Base Context plugin asks"));
+    expect(lent).toHaveLength(1);
+    expect(lent[0]!.body!.model).toBe(FAKE_THINKING_MODEL);
+    expect(lent[0]!.body!.reasoning_effort).toBe("high");
+
+    // A new level applies to the next loan.
+    expect((await pi.command({ type: "set_thinking_level", level: "low" })).success).toBe(true);
+    await pi.prompt("One more thing: keep the API unchanged.");
+    expect((await pi.command({ type: "compact" }, 90_000)).success).toBe(true);
+    const next = fake.requests.slice(earlier).filter((request) => requestText(request.body).includes("Base Context plugin asks"));
+    expect(next).toHaveLength(2);
+    expect(next[1]!.body!.reasoning_effort).toBe("low");
   });
 
   it("navigates pi's tree with a summary written through the daemon (installed in the project's .pi/extensions)", async () => {
@@ -139,6 +209,7 @@ describe("pi with the Base Context extension", PI_TEST, () => {
     expect(summary["parentId"]).toBe(firstReply["id"]);
     expect(summary["details"]).toMatchObject({ by: "marker", retention: { requests: { total: expect.any(Number) } } });
     expect(errorsShown(pi)).toEqual([]);
+    expect(footerStatus(pi)).toMatch(/^Base Context: branch summary by plugin global:marker · /);
   });
 
   it("falls back to pi's own compaction with a warning when the daemon is gone", async () => {
@@ -170,10 +241,12 @@ describe("pi with the Base Context extension", PI_TEST, () => {
     expect(entry["fromHook"]).not.toBe(true);
 
     expect(errorsShown(pi)).toEqual([]);
-    const shown = notifications(pi);
+    // One warning, in the widget above the editor (a notification would be wiped by pi's chat rebuild).
+    expect(notifications(pi)).toEqual([]);
+    const shown = warningsShown(pi);
     expect(shown).toHaveLength(1);
-    expect(shown[0]).toMatchObject({ notifyType: "warning" });
-    expect(String(shown[0]!["message"])).toContain("pi writes it instead");
+    expect(shown[0]!["widgetLines"]).toEqual([expect.stringMatching(/^⚠ Base Context: compaction by the daemon at .* failed \(.*\); pi writes it instead$/)]);
+    expect(footerStatus(pi)).toBe("Base Context ⚠ compaction: daemon failed, pi wrote it");
   });
 });
 
@@ -250,10 +323,21 @@ describe("pi without a daemon", PI_TEST, () => {
     expect(compacted.success, compacted.error).toBe(true);
     expect(pi.sessionLines().find((line) => line["type"] === "compaction")!["summary"]).toContain("PI-OWN");
     expect(errorsShown(pi)).toEqual([]);
-    const shown = notifications(pi);
+    expect(notifications(pi)).toEqual([]);
+    const shown = warningsShown(pi);
     expect(shown).toHaveLength(1);
-    expect(shown[0]).toMatchObject({ notifyType: "warning" });
-    expect(String(shown[0]!["message"])).toMatch(/ENOENT|not found/);
+    expect(String((shown[0]!["widgetLines"] as string[])[0])).toMatch(/pi writes it instead/);
+    expect(String((shown[0]!["widgetLines"] as string[])[0])).toMatch(/ENOENT|not found/);
+  });
+
+  it("says in /bc-status that the daemon is not running, and why", async () => {
+    const { pi } = await world({ env: { BASE_CONTEXT_DAEMON: join(dirs.make("bc-pi-nothing-"), "base-context") } });
+    const done = await pi.command({ type: "prompt", message: "/bc-status" });
+    expect(done.success, done.error).toBe(true);
+    const shown = await waitFor(() => notifications(pi).at(-1));
+    expect(shown).toMatchObject({ notifyType: "info" });
+    expect(String(shown["message"])).toMatch(/^Base Context\nDaemon: not running — the daemon \(.*\): .*(ENOENT|not found)/);
+    expect(String(shown["message"])).toContain("Last summary: none yet in this pi session");
   });
 });
 

@@ -157,7 +157,7 @@ describe("summarize/compaction", () => {
 
   it("answers a short session (nothing to summarize) as pi does: the previous summary carried over, no model asked", async () => {
     let modelAsked = 0;
-    const { d } = await startWithModel(() => {
+    const { d } = await startWithModel(async () => {
       modelAsked++;
       return { text: "should not be asked", model: "agent-llm" };
     });
@@ -171,7 +171,7 @@ describe("summarize/compaction", () => {
     expect(carried).toMatchObject({ status: "summarized", summarizer: "none", message: expect.stringContaining("carried over") });
     expect(carried.summary).toContain("Make src/config.ts load empty files.");
     // The file sections are written afresh from the lists sent, not appended twice.
-    expect(carried.summary.split("<read-files>")).toHaveLength(2);
+    expect(carried.summary!.split("<read-files>")).toHaveLength(2);
     expect(carried.summary).toContain("<read-files>\nsrc/config.ts\nsrc/old.ts\n</read-files>");
     expect(carried.details).toMatchObject({ summarizer: "none", readFiles: ["src/config.ts", "src/old.ts"], retention: carried.retention });
     expect(carried.retention!.files).toEqual({ kept: 2, total: 2 });

@@ -35,6 +35,8 @@ export interface PiSetup {
    * project's `.pi/extensions/` where pi discovers it.
    */
   install?: "flag" | "project";
+  /** More of pi's command-line arguments (e.g. `--thinking high`, or another `--provider`/`--model`). */
+  args?: string[];
 }
 
 export interface PiRpc {
@@ -53,6 +55,9 @@ export interface PiRpc {
 
 export const FAKE_PROVIDER = "fake";
 export const FAKE_MODEL = "fake-model";
+/** A reasoning model on the same fake server, whose provider takes OpenAI's `reasoning_effort`. */
+export const FAKE_THINKING_PROVIDER = "fake-thinking";
+export const FAKE_THINKING_MODEL = "fake-thinker";
 
 export function writePiAgentDir(setup: Pick<PiSetup, "agentDir" | "baseURL" | "compaction">): void {
   mkdirSync(setup.agentDir, { recursive: true });
@@ -64,6 +69,13 @@ export function writePiAgentDir(setup: Pick<PiSetup, "agentDir" | "baseURL" | "c
         apiKey: "fake-key",
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
         models: [{ id: FAKE_MODEL, name: "Fake model", contextWindow: 128_000, maxTokens: 4_096 }],
+      },
+      [FAKE_THINKING_PROVIDER]: {
+        baseUrl: setup.baseURL,
+        api: "openai-completions",
+        apiKey: "fake-key",
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: true },
+        models: [{ id: FAKE_THINKING_MODEL, name: "Fake reasoning model", reasoning: true, contextWindow: 128_000, maxTokens: 4_096 }],
       },
     },
   };
@@ -88,7 +100,7 @@ export async function startPi(setup: PiSetup): Promise<PiRpc> {
     ...setup.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const args = [PI_CLI, "--mode", "rpc", "--provider", FAKE_PROVIDER, "--model", FAKE_MODEL];
+  const args = [PI_CLI, "--mode", "rpc", "--provider", FAKE_PROVIDER, "--model", FAKE_MODEL, ...(setup.args ?? [])];
   if (setup.install === "project") {
     mkdirSync(join(setup.cwd, ".pi", "extensions"), { recursive: true });
     symlinkSync(EXAMPLE, join(setup.cwd, ".pi", "extensions", "base-context"), "dir");

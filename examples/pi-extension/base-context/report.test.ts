@@ -39,7 +39,14 @@ describe("reportOf", () => {
       status: "summarized",
       summary: "s",
       summarizer: "extractive",
-      details: { summarizer: "extractive", fallbacks: [{ from: "client", error: "500 Internal Server Error\n  at provider" }] },
+      details: {
+        summarizer: "extractive",
+        // A split turn: both parts failed alike.
+        fallbacks: [
+          { from: "client", error: 'summarizer client failed: the client "pi" answered model/complete with an error (-32603): 500 Internal Server Error\n  at provider' },
+          { from: "client", error: 'summarizer client failed: the client "pi" answered model/complete with an error (-32603): 500 Internal Server Error\n  at provider' },
+        ],
+      },
       message: "m",
     };
     const report = reportOf("compaction", result);

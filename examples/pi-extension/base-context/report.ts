@@ -33,14 +33,13 @@ interface FallbackRecord {
 /** The report of a summary the daemon wrote. */
 export function reportOf(kind: SummaryKind, result: SummarizeResult, at = new Date()): SummaryReport {
   const writer = writerName(result.summarizer, result.pluginId);
-  const fallbacks = fallbacksOf(result.details);
+  // A split turn's two parts fail alike: each distinct failure is said once.
+  const failures = [...new Set(fallbacksOf(result.details).map((record) => `${writerName(record.from)} failed (${reasonOf(record.error)})`))];
   return {
     kind,
     at,
     writer,
-    ...(fallbacks.length > 0
-      ? { fallback: `${fallbacks.map((record) => `${writerName(record.from)} failed (${oneLine(record.error)})`).join("; then ")}; ${writer} wrote it instead` }
-      : {}),
+    ...(failures.length > 0 ? { fallback: `${failures.join("; then ")}; ${writer} wrote it instead` } : {}),
     ...(result.retention ? { retention: retentionLine(result.retention) } : {}),
     ...(result.retention && lostLine(result.retention) ? { lost: lostLine(result.retention)! } : {}),
   };
@@ -129,6 +128,14 @@ function fallbacksOf(details: unknown): FallbackRecord[] {
     (record): record is FallbackRecord =>
       typeof record === "object" && record !== null && typeof record.from === "string" && typeof record.error === "string",
   );
+}
+
+/**
+ * The model's own error, without the daemon's framing: `summarizer client failed: the client "pi"
+ * answered model/complete with an error (-32603): 500 …` → `500 …` (the writer is named already).
+ */
+function reasonOf(error: string): string {
+  return oneLine(error.replace(/^summarizer \S+ failed: /, "").replace(/^the client "[^"]*" answered model\/complete with an error \(-?\d+\): /, ""));
 }
 
 function oneLine(text: string): string {
