@@ -124,6 +124,34 @@ describe("pi's terminal with the Base Context extension", TUI_TEST, () => {
     expect(flat).toContain("Base Context ⚠ compaction: daemon failed, pi wrote it");
   });
 
+  it("keeps the warning on screen after /tree → Summarize when the daemon cannot be started", async () => {
+    const { terminal } = await piInTerminal({ BASE_CONTEXT_DAEMON: join(dirs.make("bc-pi-nothing-"), "base-context") });
+    await waitForShown(terminal, ["[Extensions]"], 60_000);
+    type(terminal, "The config loader crashes on an empty file. Fix src/config.ts.");
+    await waitForShown(terminal, ["Done: src/config.ts now loads empty files."]);
+    type(terminal, "Thanks. Add a test for it.");
+    await waitFor(() => (terminal.screen().match(/Done: src\/config\.ts now loads empty files\./g) ?? []).length >= 2, { timeoutMs: 60_000 });
+
+    // Back to an earlier entry of the tree, with a summary of the branch left.
+    type(terminal, "/tree");
+    await waitForShown(terminal, ["Thanks. Add a test for it."]);
+    terminal.keys(["Up"]);
+    terminal.keys(["Up"]);
+    terminal.keys(["Enter"]);
+    await waitForShown(terminal, ["Summarize branch?", "Summarize with custom prompt"]);
+    terminal.keys(["Down"]);
+    terminal.keys(["Enter"]);
+
+    const after = await waitForShown(
+      terminal,
+      ["Navigated to selected point", "⚠ Base Context: branch summary by the daemon", "pi writes it instead", "Base Context ⚠ branch summary"],
+      90_000,
+    );
+    const flat = after.replace(/\s+/g, " ");
+    expect(flat).toMatch(/ENOENT|not found/);
+    expect(flat.split("pi writes it instead")).toHaveLength(2);
+  });
+
   it("says on screen that the summary came from the fallback, and why, when pi's lent model fails", async () => {
     summariesFail = true;
     const { terminal, home } = await piInTerminal();
