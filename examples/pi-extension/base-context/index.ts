@@ -46,6 +46,9 @@ export default function baseContext(pi: ExtensionAPI): void {
 
   pi.on("session_start", (_event, ctx) => {
     current = ctx;
+    // A report belongs to the session it was made in (after /new or /resume, not this one's).
+    ctx.ui.setStatus(UI_KEY, undefined);
+    ctx.ui.setWidget(UI_KEY, undefined);
     // Started now, the daemon has loaded its plugins by the first compaction. A failure here is
     // only reported when a summary is needed (the next attempt may succeed).
     void link.client().catch(() => undefined);
