@@ -84,7 +84,7 @@ export default function baseContext(pi: ExtensionAPI): void {
         { signal },
       ),
     );
-    if (result === "cancelled") return { cancel: true };
+    if (result === "cancelled" || signal.aborted) return { cancel: true };
     if (result === undefined) return undefined;
     if (result.status === "cancelled") {
       cancelledByPlugin(ctx, "compaction", result.message);
@@ -124,7 +124,7 @@ export default function baseContext(pi: ExtensionAPI): void {
         { signal },
       ),
     );
-    if (result === "cancelled") return { cancel: true };
+    if (result === "cancelled" || signal.aborted) return { cancel: true };
     if (result === undefined) return undefined;
     if (result.status === "cancelled") {
       cancelledByPlugin(ctx, "branch summary", result.message);
