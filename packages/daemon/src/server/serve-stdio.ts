@@ -10,7 +10,7 @@ import type { Daemon } from "../daemon.js";
 import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
 import { globalSettingsPath } from "../paths.js";
-import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-location.js";
+import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
 import type { SettingsManager } from "../settings/index.js";
 import { guardFd1, protocolOutput } from "./protocol-output.js";
 import { Router, type Peer } from "./router.js";

@@ -22,7 +22,7 @@ import {
   type SessionRecord,
   type SessionRow,
   type StoredEntry,
-} from "./records.js";
+} from "./rows.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import type { SearchQuery, SessionMatch } from "./search.js";

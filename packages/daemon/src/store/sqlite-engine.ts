@@ -6,10 +6,10 @@
 import type { Statement, Transaction } from "better-sqlite3";
 import { log } from "../log.js";
 import { WalCheckpointer } from "./checkpointer.js";
-import { openDatabase, type Db } from "./database.js";
+import { openDatabase, type Db } from "./open-sqlite.js";
 import type { SearchIndex, StoreEngine, StoreOwners } from "./engine.js";
 import { currentOwner, isOwnerAlive, isThisProcess, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
-import { ENTRY_COLUMNS, type EntryRow } from "./records.js";
+import { ENTRY_COLUMNS, type EntryRow } from "./rows.js";
 import { indexEntry, indexSession, searchSessions } from "./search.js";
 import { Statements } from "./statements.js";
 import { createWriteRunner } from "./write-lock.js";

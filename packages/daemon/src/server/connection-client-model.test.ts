@@ -3,7 +3,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { CancelledError } from "../errors.js";
 import { ClientModelError, type ClientCompletionParams } from "../summarizer/index.js";
-import { ConnectionClientModel } from "./client-model.js";
+import { ConnectionClientModel } from "./connection-client-model.js";
 
 /** The daemon's side (a ConnectionClientModel) and a typed client answering it, over in-memory streams. */
 function pair() {
