@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Daemon } from "../daemon.js";
 import { registerHandlers } from "./handlers/index.js";
-import { Router, type Peer } from "./router.js";
+import { Router } from "./router.js";
 import { startServer } from "./server.js";
 
 const sourceRoot = fileURLToPath(new URL("..", import.meta.url));
