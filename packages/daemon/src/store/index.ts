@@ -25,7 +25,6 @@ export type { FinalSessionFields, ListQuery, NewSession } from "./sessions-table
 export type { SessionRecord, StoredEntry } from "./rows.js";
 export type { StoredRequestResult } from "./request-results.js";
 export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
-export { DatabaseTooNewError, SCHEMA_VERSION } from "./schema.js";
 export { CompactionJobs, RUNNING_JOB_STATES, type JobRecord, type JobState, type JobUpdate, type NewJob } from "./jobs.js";
 export {
   currentOwner,

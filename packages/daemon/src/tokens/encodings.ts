@@ -74,8 +74,3 @@ export function loadPlainCount(encoding: Encoding): CountPlain {
   }
   return count;
 }
-
-/** Whether `loadExactCount(encoding)` would answer without loading anything. */
-export function isExactCountLoaded(encoding: Encoding): boolean {
-  return loaded.has(encoding);
-}
