@@ -179,7 +179,9 @@ export function exportUsers(root: string, roots: string[], packages: Record<stri
   const result: ExportUse[] = [];
   for (const module of modules.keys()) {
     for (const name of exportedNames(module)) {
-      const users = [...uses].filter(([user, used]) => user !== module && (used.has(`${module}#${name}`) || used.has(`${module}#*`))).map(([user]) => user);
+      const users = [...uses]
+        .filter(([user, used]) => user !== module && (used.has(`${module}#${name}`) || used.has(`${module}#*`)))
+        .map(([user]) => user);
       result.push({ file: module, name, kind: isType(module, name) ? "type" : "value", users: users.sort() });
     }
   }
