@@ -14,7 +14,6 @@ import { indexEntry, indexSession, searchSessions } from "./search.js";
 import { Statements } from "./statements.js";
 import { createWriteRunner } from "./write-lock.js";
 import type { WriteRunner } from "./write-runner.js";
-import { createWriterGate, type WriterGate } from "./writer-gate.js";
 
 export interface SqliteEngineOptions {
   path: string;
@@ -52,15 +51,13 @@ export class SqliteEngine implements StoreEngine {
   private readonly db: Db;
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   private readonly checkpointer: WalCheckpointer | undefined;
-  private readonly gate: WriterGate | undefined;
   private readonly inserts = new Map<string, Statement>();
 
   constructor(options: SqliteEngineOptions) {
     this.location = options.path;
     const useWorker = (options.checkpoints ?? "worker") === "worker" && options.path !== ":memory:";
     this.db = openDatabase(options.path, { busyTimeoutMs: options.busyTimeoutMs, manualCheckpoints: useWorker });
-    this.gate = createWriterGate(options.path);
-    this.writer = createWriteRunner(this.db, options.busyTimeoutMs, this.gate);
+    this.writer = createWriteRunner(this.db, options.busyTimeoutMs);
     this.sql = new Statements(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.owners = processOwners(options.ownerProbe);
@@ -119,7 +116,6 @@ export class SqliteEngine implements StoreEngine {
       }
       this.db.close();
     }
-    this.gate?.close();
     await this.checkpointer?.close();
   }
 
