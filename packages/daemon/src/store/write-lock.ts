@@ -6,8 +6,9 @@
  * waits for is held, and one that keeps losing keeps sleeping 100 ms.
  * Here `BEGIN IMMEDIATE` is tried without the busy handler and retried after short pauses (from
  * 0.1 ms, doubling up to 4 ms, with jitter so that waiters do not retry in step), until the busy
- * timeout has passed. Much shorter pauses were tried: on a machine with fewer cores than writers, waking that often takes CPU from the process holding the lock. The transaction's work then
- * runs with the busy timeout back in place, inside the lock, so nothing else changes.
+ * timeout has passed. Much shorter pauses were tried: on a machine with fewer cores than writers,
+ * waking that often takes CPU from the process holding the lock. The transaction's work then runs
+ * with the busy timeout back in place, inside the lock, so nothing else changes.
  *
  * The pause blocks the thread, as SQLite's busy handler did: better-sqlite3 is synchronous.
  *
