@@ -4,8 +4,13 @@
 //
 // A bench file reports rows through bench/lib/report.mjs; anything it prints on stdout is shown
 // under its table. It fails when it exits non-zero; a row fails when it misses its target.
+//
+// Each area's table is also written to bench/results/<area>.md, with the date, the machine and
+// the load when it ran: the measured figures live there (docs state the targets and link them),
+// and the next run of that area replaces them.
 import { spawn } from "node:child_process";
-import { cpus, totalmem } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -60,6 +65,29 @@ function machineInfo() {
   ].join("\n");
 }
 
+/** Writes bench/results/<area>.md: what ran where and when, then the table and the area's notes. */
+function writeResults(area, result, machine, loadBefore) {
+  const folder = join(here, "results");
+  mkdirSync(folder, { recursive: true });
+  const load = `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`;
+  const lines = [
+    `# bench area \`${area.name}\``,
+    "",
+    `${area.what}. Written by \`pnpm bench\` (\`node bench/run.mjs ${area.name}\`); the next run replaces it.`,
+    "",
+    "```",
+    machine,
+    `${load}; ${result.seconds.toFixed(1)} s${result.code === 0 ? "" : `; FAILED (${result.signal ?? `exit code ${result.code}`})`}`,
+    "```",
+    "",
+    "```",
+    formatTable(result.rows),
+    "```",
+  ];
+  if (result.output) lines.push("", "```", result.output, "```");
+  writeFileSync(join(folder, `${area.name}.md`), lines.join("\n") + "\n");
+}
+
 async function main() {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !AREAS.some((area) => area.name === name));
@@ -68,7 +96,8 @@ async function main() {
     return 2;
   }
   const areas = wanted.length > 0 ? AREAS.filter((area) => wanted.includes(area.name)) : AREAS;
-  process.stdout.write(`${machineInfo()}\n`);
+  const machine = machineInfo();
+  process.stdout.write(`${machine}\n`);
 
   let passed = 0;
   let missed = 0;
@@ -76,7 +105,10 @@ async function main() {
   const started = performance.now();
   for (const area of areas) {
     process.stdout.write(`\n== ${area.name}: ${area.what}\n`);
+    const loadBefore = loadavg()[0];
     const result = await runArea(area);
+    // An area that failed before reporting anything leaves the last results as they were.
+    if (result.rows.length > 0) writeResults(area, result, machine, loadBefore);
     if (result.rows.length > 0) process.stdout.write(formatTable(result.rows) + "\n");
     if (result.output) process.stdout.write(result.output.replace(/^/gm, "  ") + "\n");
     const rss = result.peakRssMB === undefined ? "" : `, bench process peak RSS ${result.peakRssMB.toFixed(0)} MB`;

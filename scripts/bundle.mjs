@@ -8,7 +8,7 @@
 //
 // - Sources are the TypeScript files (source maps point at them), the workspace packages included.
 // - Dependencies that are native, optional or only needed later stay external and load from
-//   node_modules when first imported: better-sqlite3 (native), openai, chokidar, sucrase and the
+//   node_modules when first imported: better-sqlite3's addon (native), openai, chokidar, sucrase and the
 //   tokenizers (loaded lazily by the code), vscode-jsonrpc and zod are bundled (needed at once).
 // - Code that finds files next to itself (`import.meta.url`: package.json, the plugin worker's
 //   scripts, createRequire) is given the URL of its compiled twin in dist/, so it finds them
@@ -49,8 +49,9 @@ const withoutZodLocales = {
 };
 
 /**
- * better-sqlite3's JavaScript is bundled (loading its dozen CommonJS files cost ~10 ms of a
- * daemon's start); its native addon is not. The package finds the addon with `bindings`, which
+ * better-sqlite3's JavaScript is bundled (loading its CommonJS files and its `bindings` lookup was
+ * a daemon's largest start-up cost at its first request; docs/design.md, "Mechanisms kept and
+ * dropped"); its native addon is not. The package finds the addon with `bindings`, which
  * looks for the package's root from the caller's file — inside a bundle, the wrong one — so the
  * bundled copy loads the addon from the installed package's root instead.
  */
@@ -62,7 +63,7 @@ const betterSqliteAddon = {
       const call = "require('bindings')('better_sqlite3.node')";
       if (!text.includes(call)) throw new Error(`${args.path}: no ${call} to point at the installed addon`);
       // build/Release is where its install puts the addon; `bindings` (which tries other places,
-      // each failure a thrown error: ~10 ms) only when it is not there.
+      // each failure a thrown error) only when it is not there.
       const loaded = `((root) => {
         try {
           return require(root + "/build/Release/better_sqlite3.node");
@@ -72,42 +73,6 @@ const betterSqliteAddon = {
         }
       })(require("node:path").dirname(require.resolve("better-sqlite3/package.json")))`;
       return { contents: text.replace(call, loaded), loader: "js" };
-    });
-  },
-};
-
-/**
- * The daemon's version, read from its package.json when the bundle is built: `version.ts` reads
- * the file at run time (the unbundled build has no build step of its own), which cost every
- * start and every `--help` ~1 ms to resolve, read and parse it. A build makes the bundles anew, so
- * the version inside always is the package's.
- */
-const versionAtBuild = {
-  name: "version-at-build",
-  setup(builder) {
-    const version = JSON.parse(readFileSync(join(daemon, "package.json"), "utf8")).version;
-    builder.onLoad({ filter: /[\\/]packages[\\/]daemon[\\/]src[\\/]version\.ts$/ }, (args) => {
-      const text = readFileSync(args.path, "utf8");
-      if (!text.includes('require("../package.json")')) throw new Error(`${args.path}: no package.json read to replace`);
-      return { contents: `export const VERSION: string = ${JSON.stringify(version)};\n`, loader: "ts" };
-    });
-  },
-};
-
-/**
- * vscode-jsonrpc's Node modules require `crypto` when they load, for two functions they call later
- * if ever (a random UUID, a random pipe name). Loading node:crypto cost a daemon ~4 ms of CPU
- * before its `initialize` reply; in the bundles it is required when one of them is first called.
- */
-const jsonrpcCryptoOnUse = {
-  name: "jsonrpc-crypto-on-use",
-  setup(builder) {
-    builder.onLoad({ filter: /[\\/]vscode-jsonrpc[\\/]lib[\\/]node[\\/](ril|main)\.js$/ }, (args) => {
-      const text = readFileSync(args.path, "utf8");
-      const statement = 'const crypto_1 = require("crypto");';
-      if (!text.includes(statement)) throw new Error(`${args.path}: no ${statement} to defer`);
-      const onUse = 'const crypto_1 = new Proxy({}, { get: (_target, name) => require("crypto")[name] });';
-      return { contents: text.replace(statement, onUse), loader: "js" };
     });
   },
 };
@@ -213,7 +178,7 @@ const cli = build({
   ...common,
   entryPoints: { cli: join(daemon, "src", "cli", "main.ts"), help: join(daemon, "src", "cli", "help-main.ts") },
   format: "esm",
-  plugins: [versionAtBuild, daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
+  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon],
   banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
 });
 
@@ -228,7 +193,7 @@ const serve = build({
   entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
-  plugins: [versionAtBuild, daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon, jsonrpcCryptoOnUse],
+  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
   define: { "import.meta.url": "__bundleUrl" },
   banner: {
     js:

@@ -77,11 +77,11 @@ describe("the bundled daemon (base-context serve)", () => {
     expect(d.stderr()).toMatch(/loaded the plugin host/);
   });
 
-  // Each cost a start milliseconds of CPU before its first answers, for code that runs later if
-  // ever (docs/architecture.md#start-path-and-bundles): crypto (vscode-jsonrpc's random ids, the
-  // code cache's check, PostgreSQL's statement names), child_process (the fd-1 helper over a
-  // socket), worker_threads (checkpoints, token counting), fs/promises (export, import).
-  it("answers initialize and builds itself without loading node:crypto, child_process, worker_threads or fs/promises", async () => {
+  // Each would load before a start's first answers, for code that runs later if ever
+  // (docs/architecture.md#start-path-and-bundles): child_process (the fd-1 helper over a socket),
+  // worker_threads (checkpoints, token counting), fs/promises (export, import). node:crypto is
+  // loaded by vscode-jsonrpc as it loads (deferring it gained nothing measurable: docs/design.md).
+  it("answers initialize and builds itself without loading child_process, worker_threads or fs/promises", async () => {
     const home = daemons.dirs.make("bc-bundle-builtins-");
     // The first start writes the code cache if there is none yet; the second runs from it, as a client's daemons do.
     for (const run of ["first start", "second start"]) {
@@ -93,11 +93,11 @@ describe("the bundled daemon (base-context serve)", () => {
       expect(line, `${run}: ${said}`).not.toBeNull();
       const builtins = line![1]!.split(" ");
       expect(builtins, run).toContain("net"); // it did list them
-      for (const later of ["crypto", "child_process"]) expect(builtins, run).not.toContain(later);
+      expect(builtins, run).not.toContain("child_process");
       // Nor once it has built itself after the reply, before serving the first request (on
-      // PostgreSQL the store itself needs a worker thread and names statements with crypto).
+      // PostgreSQL the store itself needs a worker thread).
       const built = /^builtins when built: (.*)$/m.exec(said)![1]!.split(" ");
-      const notYet = onPostgres ? ["child_process", "fs/promises"] : ["crypto", "child_process", "worker_threads", "fs/promises"];
+      const notYet = onPostgres ? ["child_process", "fs/promises"] : ["child_process", "worker_threads", "fs/promises"];
       for (const later of notYet) expect(built, run).not.toContain(later);
       if (run === "second start") expect(said).toContain("start: code cache used");
     }
@@ -149,7 +149,7 @@ describe("the bundled CLI", () => {
     const help = await runCli(["--help"], { home, main: DAEMON_BIN });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: base-context <command> \[options\]/);
-    // The bundles carry the version the build read from package.json (scripts/bundle.mjs).
+    // The bundles report the package's version (read from package.json beside dist/).
     const version = await runCli(["--version"], { home, main: DAEMON_BIN });
     const pkg = JSON.parse(readFileSync(join(BUNDLES, "..", "..", "package.json"), "utf8")) as { version: string };
     expect(version.stdout.trim()).toBe(pkg.version);

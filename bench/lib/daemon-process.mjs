@@ -1,6 +1,8 @@
 // Starting and stopping the real daemon (`base-context serve`) for benches, with its database in a
 // throwaway BASE_CONTEXT_HOME.
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { daemonBin, protocolModule, requireFromDaemon } from "./dist.mjs";
@@ -76,6 +78,43 @@ export async function waitForBackfill(home, timeoutMs) {
   } finally {
     db.close();
   }
+}
+
+/**
+ * Starts one `base-context serve --socket` daemon (several clients share it) and waits until it
+ * listens. `connect(name)` opens and initializes a client; `stop()` ends the daemon with SIGTERM.
+ */
+export async function startSocketDaemon(home, env = {}) {
+  const path = join(home, "daemon.sock");
+  const child = spawn(process.execPath, [daemonBin, "serve", "--socket", path], {
+    env: { ...process.env, BASE_CONTEXT_HOME: home, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+  let stderr = "";
+  await new Promise((resolve, reject) => {
+    child.stderr.setEncoding("utf8").on("data", (text) => {
+      stderr += text;
+      if (stderr.includes("listening on")) resolve();
+    });
+    exited.then((code) => reject(new Error(`the socket daemon exited with code ${code} before listening: ${stderr}`)));
+  });
+  const sockets = [];
+  return {
+    async connect(name) {
+      const socket = createConnection(path);
+      await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+      sockets.push(socket);
+      const client = protocol.connect(socket, socket);
+      await client.initialize({ clientInfo: { name } });
+      return { client, request: (declaration, params) => client.request(declaration, params) };
+    },
+    async stop() {
+      for (const socket of sockets) socket.destroy();
+      child.kill("SIGTERM");
+      if ((await withTimeout(exited, 5000).catch(() => undefined)) === undefined) child.kill("SIGKILL");
+    },
+  };
 }
 
 function withTimeout(promise, ms) {

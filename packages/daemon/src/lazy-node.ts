@@ -7,12 +7,7 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
-/** node:worker_threads (~1 ms of CPU to load). */
+/** node:worker_threads. */
 export function workerThreads(): typeof import("node:worker_threads") {
   return require("node:worker_threads") as typeof import("node:worker_threads");
-}
-
-/** node:child_process, for a program run synchronously on a rare path (the writer gate's mkfifo). */
-export function childProcess(): typeof import("node:child_process") {
-  return require("node:child_process") as typeof import("node:child_process");
 }

@@ -10,40 +10,20 @@ import {
   prepareCompaction,
   type CountedEntry,
 } from "@base-context/core";
-import type {
-  AgentMessage,
-  CompactHookEvent,
-  CompactionEntry,
-  SessionEntry,
-  Settings,
-  TreeHookEvent,
-  UserContentBlock,
+import {
+  DEFAULT_SETTINGS,
+  type AgentMessage,
+  type CompactHookEvent,
+  type CompactionEntry,
+  type SessionEntry,
+  type Settings,
+  type TreeHookEvent,
+  type UserContentBlock,
 } from "@base-context/protocol";
 
 /** The daemon's default settings (docs/design.md#files-and-merge), with any sections replaced by `overrides`. */
 export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settings[K]> } = {}): Settings {
-  const defaults: Settings = {
-    compaction: {
-      enabled: true,
-      reserveTokens: 16384,
-      keepRecentTokens: 20000,
-      prune: { enabled: true, protectTokens: 40_000, minTokens: 1_000, minSavings: 20_000 },
-    },
-    branchSummary: { reserveTokens: 16384 },
-    context: { mode: "on" },
-    tokens: { encoding: "o200k_base", estimator: "exact" },
-    summarizer: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", fallback: true, timeoutMs: 120_000, maxRetries: 3 },
-    summary: { repair: true },
-    plugins: { hookTimeoutMs: 30_000, enabled: true, order: [], maxMessageBytes: 8 * 1024 * 1024, isolation: "worker" },
-    limits: {
-      maxMessageBytes: 64 * 1024 * 1024,
-      maxEntryBytes: 16 * 1024 * 1024,
-      maxSummaryBytes: 1024 * 1024,
-      maxImportLineBytes: 64 * 2 ** 20,
-      maxImportFileBytes: 4 * 2 ** 30,
-    },
-    store: {},
-  };
+  const defaults = structuredClone(DEFAULT_SETTINGS);
   const merged = { ...defaults } as Record<keyof Settings, unknown>;
   for (const key of Object.keys(overrides) as (keyof Settings)[]) merged[key] = { ...defaults[key], ...overrides[key] };
   return merged as Settings;

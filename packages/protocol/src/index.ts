@@ -8,6 +8,7 @@ export * from "./methods/compaction.js";
 export * from "./methods/tree.js";
 export * from "./methods/summarize.js";
 export * from "./methods/settings.js";
+export * from "./default-settings.js";
 export * from "./methods/plugins.js";
 export * from "./methods/model.js";
 export * from "./client.js";

@@ -9,8 +9,8 @@
  * A cache must never break a start, nor run code other than the bundle's. V8 checks its own
  * version and flags and the source's length, not the source itself nor the data's integrity (its
  * checksum is verified in debug builds only), so the file carries its own check: the CRC-32 of the
- * bundle's bytes and that of the data (zlib's: node:crypto, for a hash, cost a start ~4 ms of CPU
- * to load before the `initialize` reply; the CRCs take 0.5 ms). They guard against a rebuilt
+ * bundle's bytes and that of the data (zlib's: node:crypto, for a hash, would be loaded before the
+ * `initialize` reply; bench/results/startup.md). They guard against a rebuilt
  * bundle and a damaged file, not against someone who can write either: that one could change the
  * bundle itself. A cache that is missing, unreadable, for another bundle or Node, truncated or
  * damaged is ignored (the bundle is compiled from source) and written again.

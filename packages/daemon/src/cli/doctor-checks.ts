@@ -10,7 +10,7 @@ import type { PluginError, PluginInfo, Settings, SettingsError } from "@base-con
 import { PluginHost } from "../plugins/index.js";
 import { defaultSettings } from "../settings/index.js";
 import { trialRunPlugins } from "./doctor-plugin-trial.js";
-import { DatabaseTooNewError, SCHEMA_VERSION } from "../sessions/database.js";
+import { DatabaseTooNewError, SCHEMA_VERSION } from "../sessions/database-file.js";
 import { createTokenCounter } from "../tokens/index.js";
 import { databaseFailure } from "./open-daemon.js";
 import { displayPath, plural } from "./output.js";

@@ -3,8 +3,8 @@
  * the SQLite file (checkDatabase), or a PostgreSQL database: the connection, the schema version
  * against the one this build knows, and the round-trip latency. Changes nothing.
  */
-import type { StoreLocation } from "../sessions/store-location.js";
-import { StoreOpenError } from "../sessions/store-location.js";
+import type { StoreLocation } from "../sessions/store-display.js";
+import { StoreOpenError } from "../sessions/store-display.js";
 import { checkDatabase, type CheckResult } from "./doctor-checks.js";
 import { plural } from "./output.js";
 

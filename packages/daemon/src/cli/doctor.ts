@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { baseContextHome } from "../paths.js";
-import { storeLocation, StoreUrlError } from "../sessions/store-location.js";
+import { storeLocation, StoreUrlError } from "../sessions/store-display.js";
 import { SettingsManager } from "../settings/index.js";
 import { VERSION } from "../version.js";
 import { flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";

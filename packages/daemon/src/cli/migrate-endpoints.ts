@@ -10,7 +10,7 @@ import { UsageError } from "./args.js";
 import { CliError } from "./cli-error.js";
 import { displayPath } from "./output.js";
 import type { MigrationStore } from "../sessions/migrate.js";
-import { redactStoreUrl, StoreOpenError } from "../sessions/store-location.js";
+import { redactStoreUrl, StoreOpenError } from "../sessions/store-display.js";
 
 export type Endpoint =
   | { kind: "postgres"; url: string; shown: string }

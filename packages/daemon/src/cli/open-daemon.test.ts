@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
-import { DatabaseTooNewError, SCHEMA_VERSION } from "../store/index.js";
+import { DatabaseTooNewError, SCHEMA_VERSION } from "../sessions/database-file.js";
 import { checkDatabase } from "./doctor-checks.js";
 import { checkDatabaseOpens, databaseFailure } from "./open-daemon.js";
 

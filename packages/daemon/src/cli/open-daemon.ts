@@ -9,8 +9,8 @@
 import { dirname } from "node:path";
 import type { Daemon } from "../daemon.js";
 // schema.ts alone (SQL text, no driver): `--help` still loads no database module.
-import { DatabaseTooNewError } from "../sessions/database.js";
-import { STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-location.js";
+import { DatabaseTooNewError } from "../sessions/database-file.js";
+import { STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 
@@ -65,7 +65,7 @@ export function storeFailure(error: unknown): CliError {
 
 /** Opens (creating and migrating if needed) and closes the database; a CliError saying what to do if that fails. */
 export async function checkDatabaseOpens(databasePath: string): Promise<void> {
-  const { openDatabase } = await import("../sessions/database.js");
+  const { openDatabase } = await import("../sessions/database-file.js");
   try {
     openDatabase(databasePath).close();
   } catch (error) {

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SettingsError, SettingsSource } from "@base-context/protocol";
-import { settingsForDisplay } from "../sessions/store-location.js";
+import { settingsForDisplay } from "../sessions/store-display.js";
 import { SettingsManager, SETTING_KEYS, valueAt, type SettingsSnapshot } from "../settings/index.js";
 import { flag, JSON_OPTION, stringOption, UsageError, type CommandSpec } from "./args.js";
 import { displayPath, processIo, quietDaemonLogs, styleFor, table, writeJson, type CliIo, type Style } from "./output.js";
@@ -40,7 +40,7 @@ export function settingsCommand(argv: string[], io: CliIo = processIo()): Promis
     const manager = new SettingsManager({ env: io.env, watch: false });
     let snapshot: SettingsSnapshot;
     try {
-      // store.url's password is never printed (sessions/store-location.ts).
+      // store.url's password is never printed (sessions/store-display.ts).
       snapshot = settingsForDisplay(manager.get(projectDir));
     } finally {
       await manager.dispose();

@@ -41,11 +41,6 @@ function asOwners(liveness: Liveness): StoreOwners {
 
 const ownerOf = (job: JobRecord): ProcessOwner => ({ pid: job.ownerPid, start: job.ownerStart });
 
-/** Whether the daemon that owns `job` still runs (a reused pid is another process: not the owner). */
-export function isOwnerRunning(job: JobRecord, liveness: Liveness = systemProbe): boolean {
-  return asOwners(liveness).isAlive(ownerOf(job));
-}
-
 /**
  * At start: a running job is abandoned when its daemon is gone, when it is this daemon's (a
  * daemon that is just starting runs nothing yet), or when it has not moved for ABANDONED_AFTER_MS.

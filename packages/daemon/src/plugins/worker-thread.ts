@@ -1,6 +1,6 @@
 /**
- * Starting a plugin worker thread, and keeping one started ahead of need. A thread costs roughly
- * 100–150 ms to start (Node's worker bootstrap plus the loader-hooks thread); a hot reload or a
+ * Starting a plugin worker thread, and keeping one started ahead of need. A thread is slow to
+ * start (Node's worker bootstrap plus the loader-hooks thread; bench/results/plugins.md); a hot reload or a
  * crash restart that takes a warm standby thread only pays for importing the plugin itself.
  * A standby has loaded nothing of any plugin, so each version still gets a fresh module cache.
  */

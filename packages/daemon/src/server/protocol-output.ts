@@ -50,8 +50,8 @@ function stat(fd: number): BigIntStats | undefined {
 }
 
 async function receiveSocketCopy(): Promise<Socket> {
-  // Loaded here, not at start-up: child_process (and dgram, which it loads) cost a start ~2 ms of
-  // CPU before the `initialize` reply, and most daemons never need the helper (stdio over pipes).
+  // Loaded here, not at start-up: child_process (and dgram, which it loads) would be loaded before
+  // the `initialize` reply, and most daemons never need the helper (stdio over pipes).
   const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
     const helper = spawn(process.execPath, ["-e", SOCKET_HELPER], { stdio: ["ignore", "inherit", "ignore", "ipc"], env: {} });

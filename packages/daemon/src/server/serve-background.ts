@@ -27,7 +27,7 @@ export type Activity = Pick<RequestActivity, "whenIdle">;
  * time on a two-core machine.
  */
 export const STARTUP_QUIET_MS = 250;
-/** Quiet time before each backfill batch after the first (~1 ms of work on this thread per batch). */
+/** Quiet time before each backfill batch after the first (each batch is a short piece of work on this thread). */
 const BACKFILL_QUIET_MS = 20;
 
 export function startBackgroundWork(daemon: BackgroundWorkDaemon, activity: Activity): void {

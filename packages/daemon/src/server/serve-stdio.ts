@@ -10,7 +10,7 @@ import type { Daemon } from "../daemon.js";
 import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
 import { globalSettingsPath } from "../paths.js";
-import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-location.js";
+import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
 import type { SettingsManager } from "../settings/index.js";
 import { guardFd1, protocolOutput } from "./protocol-output.js";
 import { Router, type Peer } from "./router.js";
@@ -36,7 +36,7 @@ export function whenStartCompiled(callback: (covers: "start" | "requests") => vo
  * The start path (docs/architecture.md#start-path-and-bundles): only the settings are read before
  * the `initialize` reply (they bound the size of every message, the first included), and only when
  * there is a settings file: without one the bound is the default, and the settings (their schemas
- * are ~8 ms of CPU to build) are loaded after the reply with the rest of the daemon. The database
+ * take a while to build) are loaded after the reply with the rest of the daemon. The database
  * is opened, checked and tidied (migrations, abandoned imports and jobs) and the handlers are
  * registered right after the reply has gone out; a request arriving meanwhile waits for them.
  * So the reply does not depend on the database's size, on a migration, or on another daemon

@@ -18,7 +18,7 @@ import {
 import type { Readable, Writable } from "node:stream";
 import { ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
 import { addLogSink, log } from "../log.js";
-import { ConnectionClientModel, clientLabel } from "./client-model.js";
+import { ConnectionClientModel, clientLabel } from "./connection-client-model.js";
 import type { Router, Peer } from "./router.js";
 
 export type LifecycleState = "uninitialized" | "running" | "shutdown";

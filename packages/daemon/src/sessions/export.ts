@@ -35,7 +35,7 @@ export async function exportToPath(store: SessionStore, sessionId: string, path:
   const session = store.requireSession(sessionId);
   const { pages, note } = plannedPages(store, sessionId, session.leafId, EXPORT_PAGE_SIZE);
   const temporary = `${path}.${Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(4))).toString("hex")}.tmp`;
-  // Loaded here: node:fs/promises is ~1 ms of CPU that every daemon's start paid for exports.
+  // Loaded here: otherwise every daemon's start would load node:fs/promises for exports.
   const { rename, rm } = await import("node:fs/promises");
   const out = createWriteStream(temporary, { encoding: "utf8" });
   let streamError: Error | undefined;

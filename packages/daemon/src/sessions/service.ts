@@ -21,7 +21,7 @@ import { log } from "../log.js";
 import { timeMs, type AppendedEntries, type AppendRequest, type SessionRecord, type SessionStore } from "../store/index.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { SessionsApi } from "./api.js";
-import type { SessionRecords } from "./records.js";
+import type { SessionRecords } from "./session-records.js";
 import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-cache.js";
 import { toContextPath, type ContextPath } from "./context-path.js";
 import { jsonBytes } from "./entry-size.js";

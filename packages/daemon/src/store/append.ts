@@ -9,7 +9,7 @@ import type { IdSource } from "../ids.js";
 import { emptyTally, type EntryWriter } from "./entry-writer.js";
 import { ancestorAtDepth } from "./paths.js";
 import type { PathColumns } from "./path-columns.js";
-import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from "./records.js";
+import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from "./rows.js";
 import type { RequestResults } from "./request-results.js";
 import type { SessionsTable } from "./sessions-table.js";
 import type { SqlStatements } from "./statements.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WalCheckpointer } from "./checkpointer.js";
-import { openDatabase, type Db } from "./database.js";
+import { openDatabase, type Db } from "./open-sqlite.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();

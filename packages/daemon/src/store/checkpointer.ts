@@ -2,14 +2,14 @@
  * WAL checkpoints and search-index merges off the append path.
  *
  * SQLite's automatic checkpoint runs inside the COMMIT that crosses the threshold and stalls that
- * append for 14–19 ms, so the store turns it off (`wal_autocheckpoint=0`) and a worker thread with
+ * append for the whole copy, so the store turns it off (`wal_autocheckpoint=0`) and a worker thread with
  * its own connection runs PASSIVE checkpoints shortly after writes. PASSIVE never takes the write
  * lock, so appends (in this process or another one) go on while pages are copied back.
  *
  * The search index (FTS5) is the same story: its automatic merging runs inside the transaction
  * that wrote the index, and does work in proportion to the whole index's depth — on a database
- * holding a 100k-entry session about one append in sixty paid 5–50 ms for it (the p99 of an
- * append was 10 ms; 2 ms without it). So the worker sets the index's `automerge` to 0
+ * holding a 100k-entry session an append now and then paid for it, which set the p99 of appends
+ * (bench/results/daemon.md). So the worker sets the index's `automerge` to 0
  * (a setting stored in the database; every connection follows it) and merges the index itself
  * in small steps (`'merge'`, `MERGE_PAGES` pages each, its own short write transaction) when the
  * database has been idle for `mergeIdleMs` — no write from this process nor, by
@@ -26,7 +26,7 @@ import type { Worker } from "node:worker_threads";
 import { workerThreads } from "../lazy-node.js";
 import { log } from "../log.js";
 
-/** Pages one merge step of the search index writes at most (a step holds the write lock ~2–9 ms). */
+/** Pages one merge step of the search index writes at most (a step holds the write lock briefly). */
 const MERGE_PAGES = 64;
 /** Pause between two merge steps, leaving the write lock to whoever wants it. */
 const MERGE_PAUSE_MS = 20;

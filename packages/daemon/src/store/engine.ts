@@ -9,7 +9,7 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
-import type { EntryRow } from "./records.js";
+import type { EntryRow } from "./rows.js";
 import type { SearchQuery, SessionMatch } from "./search.js";
 import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-runner.js";

@@ -7,7 +7,7 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer.js";
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
-import { toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
+import { toSessionRecord, type SessionRecord, type SessionRow } from "./rows.js";
 import type { ProcessOwner } from "./owner.js";
 import type { FinalSessionFields, NewSession, SessionsTable } from "./sessions-table.js";
 

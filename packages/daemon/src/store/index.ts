@@ -22,10 +22,9 @@ export { SqliteEngine, processOwners } from "./sqlite-engine.js";
 export { timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
 export type { ImportBatchReport, ImportedEntry, ImportTarget } from "./import-writer.js";
 export type { FinalSessionFields, ListQuery, NewSession } from "./sessions-table.js";
-export type { SessionRecord, StoredEntry } from "./records.js";
+export type { SessionRecord, StoredEntry } from "./rows.js";
 export type { StoredRequestResult } from "./request-results.js";
 export { FIRST_MESSAGE_MAX_CHARS } from "./path-columns.js";
-export { DatabaseTooNewError, SCHEMA_VERSION } from "./schema.js";
 export { CompactionJobs, RUNNING_JOB_STATES, type JobRecord, type JobState, type JobUpdate, type NewJob } from "./jobs.js";
 export {
   currentOwner,

@@ -3,7 +3,7 @@
  * bounded by depth: it stops at the depth the caller needs (e.g. a compaction's first kept entry)
  * instead of going to the root, and the `depth = up.depth - 1` guard ends it on damaged links.
  */
-import type { EntryRow } from "./records.js";
+import type { EntryRow } from "./rows.js";
 import type { SqlStatements } from "./statements.js";
 
 const WALK_UP = `

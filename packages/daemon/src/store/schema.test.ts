@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "./database.js";
+import { openDatabase } from "./open-sqlite.js";
 import { DatabaseTooNewError, migrate, migrations, migrationSearchText, SCHEMA_VERSION, schemaVersion } from "./schema.js";
 import { searchText } from "./search-text.js";
 import { SessionStore } from "./session-store.js";

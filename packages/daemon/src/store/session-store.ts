@@ -22,7 +22,7 @@ import {
   type SessionRecord,
   type SessionRow,
   type StoredEntry,
-} from "./records.js";
+} from "./rows.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
 import type { SearchQuery, SessionMatch } from "./search.js";
@@ -608,10 +608,6 @@ function logWriteLockStats(stats: Readonly<WriteLockStats>): void {
   log(
     "debug",
     `write lock: ${stats.transactions} transactions, ${stats.contended} waited for another writer ` +
-      `(${buckets}; longest ${stats.longestWaitMs.toFixed(1)} ms); ${stats.deferredAlong} deferred writes rode along` +
-      (stats.gate
-        ? `; writer gate: ${stats.gate.free} found the token free, ${stats.gate.queued} queued for it, ` +
-          `${stats.gate.made} tokens made by the watchdog, ${stats.gate.dropped} extra dropped`
-        : ""),
+      `(${buckets}; longest ${stats.longestWaitMs.toFixed(1)} ms); ${stats.deferredAlong} deferred writes rode along`,
   );
 }

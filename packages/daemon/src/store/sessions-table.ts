@@ -2,7 +2,7 @@
  * Session rows: create, read, list (keyset-paged, newest modified first), delete, leaf moves.
  */
 import { AppError, sessionNotFound } from "../errors.js";
-import { SESSION_COLUMNS, toSessionRecord, type SessionRecord, type SessionRow } from "./records.js";
+import { SESSION_COLUMNS, toSessionRecord, type SessionRecord, type SessionRow } from "./rows.js";
 import type { ProcessOwner } from "./owner.js";
 import type { SqlStatements } from "./statements.js";
 

@@ -6,15 +6,14 @@
 import type { Statement, Transaction } from "better-sqlite3";
 import { log } from "../log.js";
 import { WalCheckpointer } from "./checkpointer.js";
-import { openDatabase, type Db } from "./database.js";
+import { openDatabase, type Db } from "./open-sqlite.js";
 import type { SearchIndex, StoreEngine, StoreOwners } from "./engine.js";
 import { currentOwner, isOwnerAlive, isThisProcess, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
-import { ENTRY_COLUMNS, type EntryRow } from "./records.js";
+import { ENTRY_COLUMNS, type EntryRow } from "./rows.js";
 import { indexEntry, indexSession, searchSessions } from "./search.js";
 import { Statements } from "./statements.js";
 import { createWriteRunner } from "./write-lock.js";
 import type { WriteRunner } from "./write-runner.js";
-import { createWriterGate, type WriterGate } from "./writer-gate.js";
 
 export interface SqliteEngineOptions {
   path: string;
@@ -52,15 +51,13 @@ export class SqliteEngine implements StoreEngine {
   private readonly db: Db;
   private readonly transaction: Transaction<(work: () => unknown) => unknown>;
   private readonly checkpointer: WalCheckpointer | undefined;
-  private readonly gate: WriterGate | undefined;
   private readonly inserts = new Map<string, Statement>();
 
   constructor(options: SqliteEngineOptions) {
     this.location = options.path;
     const useWorker = (options.checkpoints ?? "worker") === "worker" && options.path !== ":memory:";
     this.db = openDatabase(options.path, { busyTimeoutMs: options.busyTimeoutMs, manualCheckpoints: useWorker });
-    this.gate = createWriterGate(options.path);
-    this.writer = createWriteRunner(this.db, options.busyTimeoutMs, this.gate);
+    this.writer = createWriteRunner(this.db, options.busyTimeoutMs);
     this.sql = new Statements(this.db);
     this.transaction = this.db.transaction((work: () => unknown) => work());
     this.owners = processOwners(options.ownerProbe);
@@ -119,7 +116,6 @@ export class SqliteEngine implements StoreEngine {
       }
       this.db.close();
     }
-    this.gate?.close();
     await this.checkpointer?.close();
   }
 

@@ -2,31 +2,19 @@
  * Taking SQLite's write lock when several daemon processes share one database.
  *
  * SQLite's own busy handler (busy_timeout) sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms
- * between attempts: a writer that loses the race a few times sleeps 25–100 ms while the lock it
- * waits for is held for about a millisecond. With four daemons appending, that made the p99 of an
- * append 36–58 ms and the worst up to seconds (a waiter that keeps losing keeps sleeping 100 ms).
+ * between attempts: a writer that loses the race a few times sleeps far longer than the lock it
+ * waits for is held, and one that keeps losing keeps sleeping 100 ms.
  * Here `BEGIN IMMEDIATE` is tried without the busy handler and retried after short pauses (from
  * 0.1 ms, doubling up to 4 ms, with jitter so that waiters do not retry in step), until the busy
- * timeout has passed. Pauses much shorter than 1 ms were tried: on a machine with fewer cores
- * than writers, waking that often takes CPU from the process holding the lock. The transaction's work then
- * runs with the busy timeout back in place, inside the lock, so nothing else changes.
+ * timeout has passed. Much shorter pauses were tried: on a machine with fewer cores than writers,
+ * waking that often takes CPU from the process holding the lock. The transaction's work then runs
+ * with the busy timeout back in place, inside the lock, so nothing else changes.
  *
  * The pause blocks the thread, as SQLite's busy handler did: better-sqlite3 is synchronous.
  *
- * Polling alone stayed unfair. Timestamps taken in the bench client and in each of four daemons
- * (client and transport, handling before the lock, lock wait, the transaction) put the whole tail
- * in the lock wait: the appends above p99 (20–70 ms) had lost 10–20 polls in a row, each holder
- * keeping the lock for ~0.5 ms but four of them keeping it busy ~70 % of the time, so a waiter on
- * a 4 ms pause mostly found it retaken by a writer that came after it. Client, transport,
- * handling outside the lock and the commit were under 2 ms there; checkpoints did not show.
- * So when the runner has a writer gate (store/writer-gate.ts: a token in a named pipe that Linux
- * hands to waiting processes in turn), it takes the token before `BEGIN IMMEDIATE` and gives it
- * back after the transaction: writers of all the daemons queue in order in the kernel, and the
- * one released finds SQLite's lock free at its first try. With it the contention bench went from
- * p99 17–21 ms / max 60–77 ms to p99 8–9.5 ms / max 16–30 ms, for a median ~0.5 ms higher
- * (docs/storage.md). Handing the token over before COMMIT, to overlap the next writer's wake-up
- * with the commit, was tried and was slower. The gate is best effort; SQLite's lock stays the
- * exclusion and the polling above runs whenever the gate lets a writer in early or is not there.
+ * Polling is not a queue: with several processes writing flat out, a waiter may lose the race to
+ * writers that came after it. Many writers are served by one `serve --socket` daemon instead,
+ * whose writes never wait for each other's process (docs/design.md, "Mechanisms kept and dropped").
  *
  * Work that may wait (`defer`: token counts computed after their entries were stored) rides along
  * with the next transaction instead of taking the lock again: with four daemons appending, taking
@@ -35,19 +23,17 @@
  * is logged by whoever deferred it) without touching the transaction it rode along with.
  *
  * The deferred work and the statistics are kept by store/write-runner.ts, shared with PostgreSQL.
- * `stats` counts the transactions begun and how long taking the lock waited, gate included (a
- * histogram the daemon logs at debug level on close, and tests read to count BEGINs), and the
- * gate's own counts.
+ * `stats` counts the transactions begun and how long taking the lock waited (a histogram the
+ * daemon logs at debug level on close, and tests read to count BEGINs).
  */
 import type { Database } from "better-sqlite3";
-import type { WriterGate } from "./writer-gate.js";
 import { DeferredWork, emptyWriteLockStats, recordLockWait, type DeferredBatch, type WriteRunner } from "./write-runner.js";
 
 const FIRST_PAUSE_MS = 0.1;
 const LONGEST_PAUSE_MS = 4;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: WriterGate): WriteRunner {
+export function createWriteRunner(db: Database, busyTimeoutMs: number): WriteRunner {
   const begin = db.prepare("BEGIN IMMEDIATE");
   const commit = db.prepare("COMMIT");
   const rollback = db.prepare("ROLLBACK");
@@ -59,15 +45,13 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
   const stats = emptyWriteLockStats();
   const deferred = new DeferredWork();
 
-  /** Takes the gate's token, then SQLite's lock; on failure the token is given back. */
   const acquire = (): void => {
-    const started = performance.now();
     noWaiting.get();
     try {
-      const queued = gate?.enter() ?? false;
+      const started = performance.now();
       const deadline = started + busyTimeoutMs;
       let pause = FIRST_PAUSE_MS;
-      for (let retried = queued; ; retried = true) {
+      for (let retried = false; ; retried = true) {
         try {
           begin.run();
           recordLockWait(stats, performance.now() - started, retried);
@@ -75,13 +59,9 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
         } catch (error) {
           if ((error as { code?: string }).code !== "SQLITE_BUSY" || performance.now() >= deadline) throw error;
         }
-        gate?.noteContention();
         Atomics.wait(sleeper, 0, 0, pause * (0.5 + Math.random()));
         pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
       }
-    } catch (error) {
-      gate?.leave();
-      throw error;
     } finally {
       waiting.get();
     }
@@ -91,23 +71,15 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
     if (db.inTransaction) return nested(work) as T;
     acquire();
     let ran: DeferredBatch = [];
-    let left = false;
-    const leave = () => {
-      left = true;
-      gate?.leave();
-    };
     try {
-      gate?.dropExtraTokens();
       ran = deferred.runAll((piece) => nested(piece));
       if (!isFlush) stats.deferredAlong += ran.length;
       const result = nested(work) as T;
       commit.run();
-      leave();
       deferred.settle(ran, true);
       return result;
     } catch (error) {
       if (db.inTransaction) rollback.run();
-      if (!left) leave();
       deferred.settle(ran, false);
       throw error;
     }
@@ -124,12 +96,7 @@ export function createWriteRunner(db: Database, busyTimeoutMs: number, gate?: Wr
         if (deferred.hasAny) run(() => undefined, true);
       },
     },
-    stats: {
-      get: () => {
-        if (gate) stats.gate = gate.stats;
-        return stats;
-      },
-    },
+    stats: { get: () => stats },
   });
   return runner;
 }

@@ -4,7 +4,6 @@
  * work that rides along with the next transaction. How each takes its lock and opens its
  * savepoints stays with the engine.
  */
-import type { WriterGateStats } from "./writer-gate.js";
 
 /** Upper bounds (ms) of the lock-wait histogram's buckets; the last bucket holds the rest. */
 export const LOCK_WAIT_BUCKETS_MS = [0.1, 1, 5, 15, 50, 250, 1000] as const;
@@ -20,8 +19,6 @@ export interface WriteLockStats {
   longestWaitMs: number;
   /** Deferred pieces of work that rode along with a transaction begun for something else. */
   deferredAlong: number;
-  /** The SQLite writer gate's counts, when the runner has one (store/writer-gate.ts). */
-  gate?: WriterGateStats;
 }
 
 /**

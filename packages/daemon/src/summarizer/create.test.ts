@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { reply, startFakeOpenAI, type FakeOpenAI } from "../../../../test/support/fake-openai.js";
 import { CancelledError, RequestFailedError } from "../errors.js";
-import { ClientModelError, type ClientCompletionParams, type ClientModel } from "./client-model.js";
+import { ClientModelError, type ClientCompletionParams, type ClientModel } from "./client-model-summarizer.js";
 import {
   createSummarizer,
   DEFAULT_SUMMARIZER_MODEL,

@@ -5,7 +5,7 @@
 import type { Settings } from "@base-context/protocol";
 import { CancelledError, RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
-import { ClientModelSummarizer, type ClientModel } from "./client-model.js";
+import { ClientModelSummarizer, type ClientModel } from "./client-model-summarizer.js";
 import { EXTRACTIVE_SUMMARIZER_ID, ExtractiveSummarizer } from "./extractive/index.js";
 import { OpenAISummarizer } from "./openai.js";
 import type { BackoffOptions } from "./retry.js";

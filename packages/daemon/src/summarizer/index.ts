@@ -17,7 +17,7 @@ export {
   type ClientCompletion,
   type ClientCompletionParams,
   type ClientModel,
-} from "./client-model.js";
+} from "./client-model-summarizer.js";
 export {
   createSummarizer,
   describeChain,

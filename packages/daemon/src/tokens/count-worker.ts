@@ -36,7 +36,7 @@ interface Job {
 
 /** Interactive texts sent together in one request, up to about this many characters. */
 const MAX_BATCH_CHARS = 1 << 20;
-/** Background texts sent together, up to about this many characters (~3 ms of prose on an idle core). */
+/** Background texts sent together, up to about this many characters (a short stretch of work for the worker). */
 const MAX_BACKGROUND_BATCH_CHARS = 1 << 16;
 
 export class CountWorker {
@@ -59,7 +59,7 @@ export class CountWorker {
   }
 
   /**
-   * Starts the worker (which loads the encoding, ~0.35 s on its own thread) without counting
+   * Starts the worker (which loads the encoding on its own thread) without counting
    * anything; resolves once it can count. The first real count then costs no load.
    */
   warmUp(): Promise<void> {

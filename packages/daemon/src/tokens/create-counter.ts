@@ -6,10 +6,10 @@
  * Where exact counts run: the counting worker is the only thread that loads an encoding (0.2 s on
  * an idle core, seconds on a busy one: no request may wait for that). It builds the encoding's
  * tables in shared memory and hands them to this thread, so there is one copy per process; from
- * then on `countEntriesNow` counts small appends right here (~0.05 ms for 1 KB), and the append
+ * then on `countEntriesNow` counts small appends right here, and the append
  * stores its count in its own transaction, without a round trip to the worker. Until the worker
- * has loaded, and for anything larger, counts go to the worker (a round trip costs ~0.05 ms on an
- * idle machine, more on a busy one).
+ * has loaded, and for anything larger, counts go to the worker (a round trip, longer on a busy
+ * machine; bench/results/tokens.md).
  *
  * Texts above `chunkChars` are split at piece boundaries (chunks.ts) and counted chunk by chunk
  * behind interactive work, so a 10 MB tool result never holds up other appends for long.
@@ -29,11 +29,11 @@ export interface CounterPolicy {
   /**
    * Entries whose texts add up to at most this many characters may be counted on the calling
    * thread (`countEntriesNow`), once the worker has shared its tables. Sized so that the worst case
-   * (a run of one character, ~0.4 µs per character: 4,096 take ~1.5 ms) stays far below a 50 ms
-   * budget; prose costs ~0.05 µs per character.
+   * (a run of one character, the slowest text to count per character) stays far below a 50 ms
+   * budget (bench/results/tokens.md).
    */
   syncMaxChars: number;
-  /** Texts longer than this are counted in chunks of about this size (~2 ms of prose each). */
+  /** Texts longer than this are counted in chunks of about this size (short enough not to stall the worker). */
   chunkChars: number;
 }
 
@@ -164,7 +164,7 @@ class ExactCounter implements TokenCounter {
 
   /**
    * Hands a large text to the worker chunk by chunk as the splits are found, pausing whenever
-   * finding them has taken `MAX_SLICE_MS` (10 MB without a split point takes ~40 ms to search).
+   * finding them has taken `MAX_SLICE_MS` (a large text without a split point is slow to search).
    */
   private async countInChunks(text: string, lane: Lane): Promise<number> {
     const counts: Promise<number>[] = [];

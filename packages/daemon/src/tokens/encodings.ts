@@ -1,7 +1,7 @@
 /**
  * Loading an encoding: its compact form (compact-encoding.ts), built from gpt-tokenizer's data
  * files, only for the configured encoding and only on first use, because loading blocks its
- * thread (~0.2 s for o200k_base; bench/tokens.mjs measures it). The daemon loads it in its
+ * thread (bench/tokens.mjs measures it: bench/results/tokens.md). The daemon loads it in its
  * counting worker only (worker-source.ts, from `encodingFiles`); `loadExactCount` loads it on the
  * calling thread, for tests, benches and the oracle comparisons.
  */
@@ -13,9 +13,9 @@ import { createExactCount, type CountExact } from "./exact-count.js";
 import { mergeLongPiece } from "./long-piece-merge.js";
 
 /**
- * Pieces from this many bytes on are merged by `mergeLongPiece` (and not cached). Measured per
- * piece: at 128 characters a rescanning merge takes 60–270 µs and `mergeLongPiece` 15–40 µs; at
- * 32 they are about even, and short pieces repeat, so their counts are cached.
+ * Pieces from this many bytes on are merged by `mergeLongPiece` (and not cached): measured per
+ * piece, it is several times faster than a rescanning merge at this length, about even at 32
+ * characters, and short pieces repeat, so their counts are cached.
  */
 export const LONG_PIECE_MIN_CHARS = 128;
 
@@ -73,9 +73,4 @@ export function loadPlainCount(encoding: Encoding): CountPlain {
     loadedPlain.set(encoding, count);
   }
   return count;
-}
-
-/** Whether `loadExactCount(encoding)` would answer without loading anything. */
-export function isExactCountLoaded(encoding: Encoding): boolean {
-  return loaded.has(encoding);
 }

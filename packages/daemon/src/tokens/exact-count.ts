@@ -4,7 +4,7 @@
  * Counting itself (pre-tokenize, look up, merge) is `countPlain` (compact-encoding.ts). Long
  * stretches are estimated, not counted: a stretch of at least `longStretchMinChars` characters
  * that are all whitespace or all non-whitespace (a base64 blob, a hex dump, 20 MB of `=`, minified
- * code without spaces) costs ~1 µs per character or more however it is merged, so such a stretch
+ * code without spaces) is slow to count per character however it is merged, so such a stretch
  * is counted exactly on evenly spaced sample windows (about 1/32 of it, at most 64 windows) and
  * the rest is extrapolated from their tokens per character. Text without such a stretch (ordinary
  * prose, code, JSON, tool output) is counted exactly; docs/guarantees.md states the error bound

@@ -4,7 +4,7 @@
  * Why: for a large value V8's `JSON.stringify` returns a rope, and writing it to a stream or
  * measuring its UTF-8 length flattens the rope into one string. A string over ~128 KB lives in
  * V8's large-object space, which maps fresh memory for every such string; on a virtual machine
- * where a page fault is expensive that costs ~4 ms per 500 KB — more than serializing the value.
+ * where a page fault is expensive that costs more than serializing the value.
  * A `context/build` reply of a full context window is that size on every call. Built from small
  * pieces, the text never exists as one string on the writing side.
  *

@@ -9,8 +9,8 @@
  * - reading, each chunk is decoded as it arrives and the message text is joined once for
  *   `JSON.parse`, instead of copying the chunks into one Buffer and decoding that.
  *
- * A context of 500 KB crossed stdio in ~11 ms before and ~7 ms after, on a machine where
- * fresh memory pages are expensive; small messages are unaffected.
+ * Large messages cross stdio faster so, on a machine where fresh memory pages are expensive
+ * (bench/results/daemon.md); small messages are unaffected.
  *
  * A frame that cannot be read (see FramingError: a bad or missing Content-Length, bare-LF header
  * lines, a header over 8 KB, a body over `maxMessageBytes`) is reported once and nothing after it

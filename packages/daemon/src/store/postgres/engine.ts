@@ -10,7 +10,7 @@
  * database in one snapshot, and reuses cached rows only when their identity (seq, never reused
  * by PostgreSQL's identity column) matches (SessionStore.contextPath).
  */
-import { ENTRY_COLUMNS, type EntryRow } from "../records.js";
+import { ENTRY_COLUMNS, type EntryRow } from "../rows.js";
 import type { SearchIndex, StoreEngine, StoreOwners } from "../engine.js";
 import { log } from "../../log.js";
 import type { ProcessOwner } from "../owner.js";

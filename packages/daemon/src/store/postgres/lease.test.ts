@@ -5,7 +5,15 @@ import { describe, expect, it } from "vitest";
 import { isAbandoned, isGoneElsewhere } from "../../compaction/jobs.js";
 import type { JobRecord } from "../jobs.js";
 import { currentOwner, isOwnerAlive } from "../owner.js";
-import { DaemonLease, isLeaseAlive, LEASE_LOCK_SPACE, type LeaseDatabase, leaseIdOf, leaseOwner, leaseProbe, liveDaemons } from "./lease.js";
+import { DaemonLease, isLeaseAlive, LEASE_LOCK_SPACE, type LeaseDatabase, leaseIdOf, leaseOwner, leaseProbe } from "./lease.js";
+
+/** The daemons whose lease is held now, as the table and the lock tell. */
+function liveDaemons(db: LeaseDatabase): { id: number; host: string; pid: number; startedMs: number }[] {
+  return db
+    .query<{ id: number; host: string; pid: number; started_ms: number }>("SELECT id, host, pid, started_ms FROM daemons ORDER BY id")
+    .rows.filter((row) => isLeaseAlive(db, Number(row.id)))
+    .map((row) => ({ id: Number(row.id), host: row.host, pid: row.pid, startedMs: Number(row.started_ms) }));
+}
 import { usePostgresDatabases } from "./test-support.js";
 
 const postgres = usePostgresDatabases();

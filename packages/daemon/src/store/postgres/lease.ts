@@ -149,13 +149,3 @@ export class DaemonLease {
     this.db.query(DELETE_DAEMON, [this.record.id]);
   }
 }
-
-/** The daemons whose lease is held now (for status and doctor). */
-export function liveDaemons(db: LeaseDatabase): LeaseRecord[] {
-  return db
-    .query<{ id: number; host: string; pid: number; started_ms: number }>(
-      `SELECT id, host, pid, started_ms FROM daemons WHERE id IN (${HELD}) ORDER BY id`,
-      [LEASE_LOCK_SPACE],
-    )
-    .rows.map((row) => ({ id: Number(row.id), host: row.host, pid: row.pid, startedMs: Number(row.started_ms) }));
-}

@@ -33,8 +33,8 @@ interface Prepared extends RewrittenSql {
 
 /**
  * node:crypto, required when a first statement is named: every daemon loads this module with the
- * store, and one on SQLite (most) would load node:crypto for nothing, ~4 ms of CPU in the way of
- * its first request (docs/architecture.md#start-path-and-bundles).
+ * store, and one on SQLite (most) would load node:crypto for nothing, in the way of its first
+ * request (docs/architecture.md#start-path-and-bundles).
  */
 let crypto: typeof Crypto | undefined;
 

@@ -39,7 +39,7 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
   let locked = new Set<string>();
   let savepoints = 0;
 
-  // A lock taken at once still costs a round trip: more than ~1 ms means another writer held it.
+  // A lock taken at once still needs a round trip: a wait longer than 1 ms counts as contended.
   const record = (waitedMs: number): void => recordLockWait(stats, waitedMs, waitedMs > 1);
 
   const lock = (key: string | undefined): number => {

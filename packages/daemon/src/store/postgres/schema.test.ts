@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../database.js";
+import { openDatabase } from "../open-sqlite.js";
 import { DatabaseTooNewError } from "../schema.js";
 import {
   migratePostgres,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultSettings } from "../settings/index.js";
-import { settingsForDisplay } from "./store-location.js";
+import { settingsForDisplay } from "./store-display.js";
 
 describe("settingsForDisplay", () => {
   it("replaces store.url's password and keeps everything else", () => {

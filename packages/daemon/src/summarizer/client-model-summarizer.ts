@@ -44,7 +44,7 @@ export class ClientModelError extends Error {
 }
 
 /**
- * The model of one connected client, as the server exposes it (server/client-model.ts). It sends
+ * The model of one connected client, as the server exposes it (server/connection-client-model.ts). It sends
  * one request and reports its outcome: the answer, a ClientModelError (error reply, timeout,
  * disconnection), or CancelledError when `signal` aborts (after sending `$/cancelRequest`).
  */

@@ -5,14 +5,7 @@
 import type { Settings } from "@base-context/protocol";
 import { redactStoreUrl } from "../store/store-location.js";
 
-export {
-  redactStoreUrl,
-  STORE_URL_ENV,
-  storeLocation,
-  StoreOpenError,
-  StoreUrlError,
-  type StoreLocation,
-} from "../store/store-location.js";
+export { redactStoreUrl, STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../store/store-location.js";
 
 /**
  * The settings as they may be shown (settings/get, `base-context settings`): `store.url` with its

@@ -3,7 +3,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { CancelledError } from "../errors.js";
 import { ClientModelError, type ClientCompletionParams } from "../summarizer/index.js";
-import { ConnectionClientModel } from "./client-model.js";
+import { ConnectionClientModel } from "./connection-client-model.js";
 
 /** The daemon's side (a ConnectionClientModel) and a typed client answering it, over in-memory streams. */
 function pair() {
@@ -33,6 +33,13 @@ const PARAMS: ClientCompletionParams = {
   maxTokens: 100,
   sessionId: "s1",
 };
+
+/** A promise (`raised`) and the function that resolves it. */
+function flag(): { raised: Promise<void>; raise: () => void } {
+  let raise!: () => void;
+  const raised = new Promise<void>((resolve) => (raise = resolve));
+  return { raised, raise };
+}
 
 describe("ConnectionClientModel", () => {
   it("sends model/complete and returns the client's answer", async () => {
@@ -74,20 +81,18 @@ describe("ConnectionClientModel", () => {
 
   it("the work's cancellation cancels the client's request (CancelledError)", async () => {
     const { model, client } = pair();
-    let asked!: () => void;
-    const wasAsked = new Promise<void>((resolve) => (asked = resolve));
-    let cancelled!: () => void;
-    const sawCancel = new Promise<void>((resolve) => (cancelled = resolve));
+    const asked = flag();
+    const cancelled = flag();
     client.onRequest(ModelComplete, (_params, signal) => {
-      asked();
-      return new Promise(() => signal.addEventListener("abort", () => cancelled()));
+      asked.raise();
+      return new Promise(() => signal.addEventListener("abort", () => cancelled.raise()));
     });
     const controller = new AbortController();
     const call = model.complete(PARAMS, { timeoutMs: 5_000, signal: controller.signal }).catch((e: unknown) => e);
-    await wasAsked;
+    await asked.raised;
     controller.abort();
     expect(await call).toBeInstanceOf(CancelledError);
-    await sawCancel;
+    await cancelled.raised;
   });
 
   it("closing fails what waits and refuses what comes after", async () => {
