@@ -1,9 +1,10 @@
 /**
  * Cumulative file tracking (docs/design.md#file-tracking): which files the
- * agent read and which it changed, taken from `read` / `write` / `edit` tool calls and carried
- * over from earlier daemon-made summaries.
+ * agent read and which it changed, taken from `read` / `write` / `edit` tool calls, Codex's shell
+ * and patch calls (shell-file-ops.ts), and carried over from earlier daemon-made summaries.
  */
 import type { ContextMessage, FileOps } from "@base-context/protocol";
+import { shellCallFileOps } from "./shell-file-ops.js";
 
 /** Files seen so far, by operation. Sets keep the first-seen order and drop duplicates. */
 export interface FileOperations {
@@ -28,6 +29,13 @@ export function extractFileOpsFromMessage(message: ContextMessage, fileOps: File
   if (message.role !== "assistant") return;
   for (const block of message.content) {
     if (block.type !== "toolCall") continue;
+    const shellOps = shellCallFileOps(block.name, block.arguments);
+    if (shellOps !== undefined) {
+      for (const file of shellOps.read) fileOps.read.add(file);
+      for (const file of shellOps.written) fileOps.written.add(file);
+      for (const file of shellOps.edited) fileOps.edited.add(file);
+      continue;
+    }
     const operation = Object.hasOwn(FILE_TOOL_OPERATION, block.name) ? FILE_TOOL_OPERATION[block.name] : undefined;
     const path = block.arguments["path"];
     if (operation === undefined || typeof path !== "string" || path.length === 0) continue;

@@ -54,6 +54,7 @@ export {
 } from "./llm-text.js";
 export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
 export { MAX_PARAMS_DEPTH, tooDeepAt } from "./nesting.js";
+export { patchFileOps, shellCallFileOps, type CallFileOps } from "./shell-file-ops.js";
 export { capSummary, summaryCutNote, utf8ByteLength } from "./summary-cap.js";
 export {
   compactionThreshold,
