@@ -6,7 +6,7 @@
  * `response.output_item.done` events, then `response.completed` with a usage report.
  *
  *   const fake = await startFakeResponses();
- *   fake.enqueue([item.functionCall("exec_command", { cmd: "cat notes.md" })], [item.message("Done.")]);
+ *   fake.enqueue([item.functionCall("exec_command", { cmd: "cat notes.md" })], { items: [item.message("Done.")], inputTokens: 9000 });
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,6 +25,9 @@ export interface FakeResponsesBody {
   tools?: Array<{ type: string; name?: string }>;
   [key: string]: unknown;
 }
+
+/** A reply: its output items, and the context size it reports (what makes Codex compact). */
+export type FakeResponsesReply = FakeOutputItem[] | { readonly items: FakeOutputItem[]; readonly inputTokens: number };
 
 export interface RecordedResponsesRequest {
   readonly method: string;
@@ -58,13 +61,13 @@ export interface FakeResponses {
   /** Every request received, in order. */
   readonly requests: RecordedResponsesRequest[];
   /** Replies, one per `/v1/responses` request, in order; once empty, a plain "Done." message. */
-  enqueue(...replies: FakeOutputItem[][]): void;
+  enqueue(...replies: FakeResponsesReply[]): void;
   close(): Promise<void>;
 }
 
 export async function startFakeResponses(): Promise<FakeResponses> {
   const requests: RecordedResponsesRequest[] = [];
-  const queue: FakeOutputItem[][] = [];
+  const queue: FakeResponsesReply[] = [];
   let responseCount = 0;
 
   const server = createServer((req, res) => {
@@ -89,7 +92,9 @@ export async function startFakeResponses(): Promise<FakeResponses> {
       return;
     }
     const responseId = `resp_fake_${++responseCount}`;
-    const items = queue.shift() ?? [item.message("Done.")];
+    const next = queue.shift() ?? [item.message("Done.")];
+    const items = Array.isArray(next) ? next : next.items;
+    const inputTokens = Array.isArray(next) ? 100 : next.inputTokens;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
     send("response.created", { response: { id: responseId, status: "in_progress" } });
@@ -101,7 +106,7 @@ export async function startFakeResponses(): Promise<FakeResponses> {
       }
       send("response.output_item.done", { output_index: index, item: output });
     });
-    const usage = { input_tokens: 100, output_tokens: 20, total_tokens: 120, input_tokens_details: { cached_tokens: 0 } };
+    const usage = { input_tokens: inputTokens, output_tokens: 20, total_tokens: inputTokens + 20 };
     send("response.completed", { response: { id: responseId, status: "completed", usage } });
     res.end();
   }

@@ -11,9 +11,6 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The custom types of injected messages: kept in the context, never taken for the user's words. */
-export const INJECTED_PREFIX = "codex.";
-
 /**
  * Tags Codex wraps its own user-role messages in (environment, AGENTS.md, skills, a shell command
  * the user ran with `!`, an interrupted turn). Newer Codex also marks them by provenance.
@@ -55,15 +52,16 @@ export function blocksText(blocks: readonly UserContentBlock[]): string {
 }
 
 /**
- * Why a user-role message was written by Codex, not typed by the user: its custom type
- * (`codex.environment_context`, …), or undefined for the user's own words.
+ * Why a user-role message was written by Codex, not typed by the user: what it is
+ * (`environment_context`, `user_instructions`, a provenance such as `harness`…), or undefined for
+ * the user's own words.
  */
 export function injectedKind(payload: JsonObject, text: string): string | undefined {
   const provenance = provenanceKinds(payload);
-  if (provenance.length > 0 && provenance.every((kind) => kind !== "user")) return `${INJECTED_PREFIX}${provenance[0]}`;
   const trimmed = text.trimStart();
-  for (const tag of INJECTED_TAGS) if (trimmed.startsWith(`<${tag}`)) return `${INJECTED_PREFIX}${tag.replace(/\s+/g, "_")}`;
-  if (trimmed.startsWith("# AGENTS.md instructions for ")) return `${INJECTED_PREFIX}user_instructions`;
+  for (const tag of INJECTED_TAGS) if (trimmed.startsWith(`<${tag}`)) return tag.replace(/\s+/g, "_");
+  if (trimmed.startsWith("# AGENTS.md instructions for ")) return "user_instructions";
+  if (provenance.length > 0 && provenance.every((kind) => kind !== "user")) return provenance[0];
   return undefined;
 }
 

@@ -51,16 +51,23 @@ describe("Codex rollout lines", () => {
 
   it("marks developer text and injected context as not the user's words", () => {
     const { entries } = fixture();
-    const injected = entries.filter(({ entry }) => entry.type === "custom_message" && entry.details === undefined);
-    expect(injected.map(({ line, entry }) => [line, entry.type === "custom_message" && entry.customType])).toEqual([
-      [2, "codex.developer"],
-      [3, "codex.user_instructions"],
-      [4, "codex.environment_context"],
+    const injected = entries.filter(({ entry }) => entry.type === "custom_message");
+    const described = injected.map(({ line, entry }) => [line, entry.type === "custom_message" && entry.customType, entry.type === "custom_message" && entry.details]);
+    expect(described).toEqual([
+      [2, "injected-text", { source: "codex", kind: "developer" }],
+      [3, "injected-text", { source: "codex", kind: "user_instructions" }],
+      [4, "injected-text", { source: "codex", kind: "environment_context" }],
+      [30, "injected-text", { source: "codex", kind: "environment_context" }],
     ]);
-    const users = messages(fixture()).filter((message) => message.role === "user");
-    expect(users.map((message) => JSON.stringify(message.content))).toEqual([
-      expect.stringContaining("The cart total ignores discounts"),
-      expect.stringContaining("Write the test, then summarize."),
+    const users = entries.flatMap(({ line, entry }) =>
+      entry.type === "message" && entry.message.role === "user" ? [[line, JSON.stringify(entry.message.content)]] : [],
+    );
+    // Lines 30: the user's requests Codex kept through its compaction.
+    expect(users).toEqual([
+      [6, expect.stringContaining("The cart total ignores discounts")],
+      [28, expect.stringContaining("Write the test, then summarize.")],
+      [30, expect.stringContaining("The cart total ignores discounts")],
+      [30, expect.stringContaining("Write the test, then summarize.")],
     ]);
   });
 
@@ -129,15 +136,21 @@ describe("Codex rollout lines", () => {
     const context = buildContext({ path });
     expect(context.compactionId).toBe(compaction.id);
     // The context is the one Codex continued from: its summary, the kept messages, then what followed.
-    expect(context.messages.map((message) => message.role)).toEqual(["compactionSummary", "custom", "custom", "custom", "assistant", "toolResult", "assistant"]);
-    const kept = context.messages.slice(1, 4).map((message) => (message.role === "custom" ? message.customType : ""));
-    expect(kept).toEqual(["codex.environment_context", "codex.kept_user_message", "codex.kept_user_message"]);
+    expect(context.messages.map((message) => message.role)).toEqual(["compactionSummary", "custom", "user", "user", "assistant", "toolResult", "assistant"]);
+    // Not the summary a second time: Codex's history holds it as a user message too.
+    expect(JSON.stringify(context.messages.slice(1))).not.toContain("src/cart.ts was patched");
   });
 
   it("keeps other response items as custom entries, counts event_msg and unknown line types", () => {
     const { entries, ignored } = fixture();
     const custom = entries.filter(({ entry }) => entry.type === "custom").map(({ entry }) => entry.type === "custom" && entry.customType);
     expect(custom).toEqual(["codex.web_search_call", "codex.compaction", "codex.compacted"]);
+    // Injected developer text stays in the context, as a custom (not a user) message.
+    expect(buildContext({ path: entries.slice(0, 3).map(({ entry }) => ({ entry, tokens: 1 })) }).messages.map((m) => m.role)).toEqual([
+      "custom",
+      "custom",
+      "custom",
+    ]);
     expect(ignored.get("event_msg")).toBe(3);
     expect(ignored.get('line type "world_state"')).toBe(1);
   });

@@ -6,7 +6,7 @@
  * previous one. Entry ids come from line numbers, so importing the same (append-only) file again
  * gives the same ids and only new lines add entries.
  */
-import type { AgentMessage, AssistantMessage, SessionEntry } from "@base-context/protocol";
+import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { type PiHeader, PI_SESSION_VERSION } from "../pi-format.js";
 import {
   callArguments,
@@ -34,6 +34,9 @@ export type CodexParseOutcome = CodexParsedLine | readonly CodexParsedLine[];
 
 /** The API assistant messages name: what Codex spoke to its provider. */
 const CODEX_API = "openai-responses";
+
+/** The custom type of injected text, as @base-context/core's injected.ts names it for every agent. */
+const INJECTED_TEXT_TYPE = "injected-text";
 
 /** Header fields with a place of their own; the rest of `session_meta` is kept as `extra.codex`. */
 const HEADER_FIELDS = new Set(["id", "cwd", "timestamp"]);
@@ -137,17 +140,9 @@ export class CodexLineParser {
       const content = blocks.filter((block) => block.type === "text");
       return this.entries(this.messageEntry(id, at, this.assistant(content, "stop", at)));
     }
-    const kind = role === "user" ? injectedKind(payload, blocksText(blocks)) : `codex.${String(role)}`;
+    const kind = role === "user" ? injectedKind(payload, blocksText(blocks)) : String(role);
     if (kind === undefined) return this.entries(this.messageEntry(id, at, { role: "user", content: blocks, timestamp: at.ms }));
-    return this.entries({
-      type: "custom_message",
-      id,
-      parentId: this.previousId,
-      timestamp: at.iso,
-      customType: kind,
-      content: blocks,
-      display: false,
-    });
+    return this.entries(injectedEntry(id, this.previousId, at, blocks, kind));
   }
 
   private toolCall(payload: JsonObject, id: string, at: Stamp): CodexParsedLine {
@@ -205,9 +200,10 @@ export class CodexLineParser {
 
   /**
    * Codex's compaction: its summary, and the history it continued from (`replacement_history`:
-   * injected context and the user's recent messages). Entries: a marker, copies of the kept
-   * messages, then the compaction, whose kept tail starts at the marker, so the context built here
-   * is the summary and those messages, as Codex had it.
+   * injected context and the user's recent messages, copied there by Codex). Entries: a marker,
+   * those messages again (the user's as user messages, Codex's as injected text), then the
+   * compaction, whose kept tail starts at the marker, so the context built here is the summary
+   * and those messages, as Codex had it.
    */
   private compacted(payload: JsonObject, lineNumber: number, at: Stamp): CodexParseOutcome {
     if (typeof payload.message !== "string") return { kind: "skip", reason: "a compacted line without a summary message" };
@@ -234,17 +230,10 @@ export class CodexLineParser {
     });
     kept.forEach((item, index) => {
       const blocks = contentBlocks(item.content);
-      const injected = item.role === "user" ? injectedKind(item, blocksText(blocks)) : `codex.${String(item.role)}`;
-      push({
-        type: "custom_message",
-        id: codexEntryId(lineNumber, index + 1),
-        parentId: this.previousId,
-        timestamp: at.iso,
-        customType: injected ?? "codex.kept_user_message",
-        content: blocks,
-        display: false,
-        details: { keptByCodexCompaction: true },
-      });
+      const id = codexEntryId(lineNumber, index + 1);
+      const injected = item.role === "user" ? injectedKind(item, blocksText(blocks)) : String(item.role);
+      if (injected !== undefined) push(injectedEntry(id, this.previousId, at, blocks, injected));
+      else if (item.role === "user") push(this.messageEntry(id, at, { role: "user", content: blocks, timestamp: at.ms }));
     });
     push({
       type: "compaction",
@@ -289,6 +278,20 @@ export class CodexLineParser {
 
 function asOutcome(entries: readonly SessionEntry[]): CodexParseOutcome {
   return entries.map((entry) => ({ kind: "entry", entry }) as const);
+}
+
+/** Text Codex put into the conversation (its instructions, the environment): kept, never the user's words. */
+function injectedEntry(id: string, parentId: string | null, at: Stamp, content: UserContentBlock[], kind: string): SessionEntry {
+  return {
+    type: "custom_message",
+    id,
+    parentId,
+    timestamp: at.iso,
+    customType: INJECTED_TEXT_TYPE,
+    content,
+    display: false,
+    details: { source: "codex", kind },
+  };
 }
 
 /** Older Codex records `effort`; newer, the collaboration mode's `reasoning_effort`. */
