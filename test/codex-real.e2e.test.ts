@@ -84,8 +84,11 @@ describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? `
     expect(users).toHaveLength(1);
     expect(JSON.stringify(users[0]!.content)).toContain("Fix the typo in notes.md");
     // Codex's own context (environment, instructions) is kept, marked as not the user's words.
-    const injected = entries.filter((entry) => entry.type === "custom_message").map((entry) => entry.type === "custom_message" && entry.customType);
-    expect(injected).toEqual(expect.arrayContaining(["codex.developer", expect.stringMatching(/^codex\.(environment_context|harness)$/)]));
+    const injected = entries.flatMap((entry) => (entry.type === "custom_message" ? [[entry.customType, entry.details]] : []));
+    expect(injected).toEqual([
+      ["injected-text", { source: "codex", kind: "developer" }],
+      ["injected-text", { source: "codex", kind: "environment_context" }],
+    ]);
 
     const calls = messages.flatMap((message) => (message.role === "assistant" ? message.content.filter((block) => block.type === "toolCall") : []));
     const results = messages.filter((message): message is ToolResultMessage => message.role === "toolResult");
@@ -150,7 +153,7 @@ describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? `
     expect(tree.stdout).toContain("Fix the typo in notes.md");
     expect(tree.stdout).toMatch(/compaction/i);
 
-    const search = await runCli(["sessions", "typo", "notes", "--json"], { home });
+    const search = await runCli(["sessions", "typo notes", "--json"], { home });
     expect(search.code, search.stderr).toBe(0);
     expect(search.stdout).toContain(sessionId);
 

@@ -1,7 +1,7 @@
 /**
  * Where other agents keep their sessions, for `base-context import --all <agent>`: the folder
  * (moved by the agent's own environment variable, as the agent itself reads it) and the session
- * files in it. One row per agent; Codex's (`~/.codex/sessions`, `CODEX_HOME`) goes beside Claude Code's.
+ * files in it. One row per agent.
  */
 import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
@@ -28,6 +28,13 @@ export const AGENT_SESSIONS: readonly AgentSessions[] = [
     envVariable: "CLAUDE_CONFIG_DIR",
     // Transcripts: projects/<project>/<session>.jsonl, subagents in projects/<project>/<session>/subagents/.
     folder: (env) => join(env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.length > 0 ? env.CLAUDE_CONFIG_DIR : join(home(env), ".claude"), "projects"),
+  },
+  {
+    agent: "codex",
+    format: "codex-jsonl",
+    envVariable: "CODEX_HOME",
+    // Rollouts: sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl, so path order is time order.
+    folder: (env) => join(env.CODEX_HOME && env.CODEX_HOME.length > 0 ? env.CODEX_HOME : join(home(env), ".codex"), "sessions"),
   },
 ];
 

@@ -1,16 +1,17 @@
 /**
  * The session file formats `session/import` reads, in detection order. A format is one module
  * (format.ts says what it supplies); adding one means adding it here and its name to
- * `IMPORT_FORMATS` in the protocol. Codex's rollouts (`codex-jsonl`) plug in here the same way.
+ * `IMPORT_FORMATS` in the protocol.
  */
 import { IMPORT_FORMATS, type ImportFormat } from "@base-context/protocol";
 import { AppError } from "../../errors.js";
 import { claudeCodeFormat } from "./claude-code/format.js";
+import { codexFormat } from "./codex/format.js";
 import type { SessionFormat } from "./format.js";
 import { piFormat } from "./pi.js";
 
 /** pi first: it is the default, and its header line is the most specific test. */
-export const SESSION_FORMATS: readonly SessionFormat[] = [piFormat, claudeCodeFormat];
+export const SESSION_FORMATS: readonly SessionFormat[] = [piFormat, claudeCodeFormat, codexFormat];
 
 /** The format named `name`; an AppError when this build has no parser for it. */
 export function sessionFormat(name: ImportFormat): SessionFormat {

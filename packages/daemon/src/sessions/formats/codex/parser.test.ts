@@ -6,12 +6,13 @@ import { readFileSync } from "node:fs";
 import type { SessionEntry, ToolResultMessage } from "@base-context/protocol";
 import { buildContext, computeFileLists, createFileOps, extractFileOpsFromMessage } from "@base-context/core";
 import { describe, expect, it } from "vitest";
-import { CodexLineParser, type CodexParsedLine } from "./codex-line-parser.js";
+import type { ParsedLine } from "../format.js";
+import { CodexLineParser } from "./parser.js";
 
 const FIXTURE = new URL("./fixtures/codex-rollout.jsonl", import.meta.url);
 
 interface Parsed {
-  header: Extract<CodexParsedLine, { kind: "header" }>["header"] | undefined;
+  header: Extract<ParsedLine, { kind: "header" }>["header"] | undefined;
   entries: { line: number; entry: SessionEntry }[];
   ignored: Map<string, number>;
   skipped: { line: number; reason: string }[];

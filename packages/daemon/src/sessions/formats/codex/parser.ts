@@ -7,7 +7,9 @@
  * gives the same ids and only new lines add entries.
  */
 import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
-import { type PiHeader, PI_SESSION_VERSION } from "../pi-format.js";
+import { INJECTED_TEXT_TYPE } from "@base-context/core";
+import { PI_SESSION_VERSION } from "../../pi-format.js";
+import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
 import {
   callArguments,
   contentBlocks,
@@ -19,24 +21,12 @@ import {
   reasoningBlocks,
   toolOutput,
   type JsonObject,
-} from "./codex-items.js";
+} from "./items.js";
 
-export type CodexParsedLine =
-  | { kind: "blank" }
-  | { kind: "header"; header: PiHeader }
-  | { kind: "entry"; entry: SessionEntry }
-  /** A well-formed line with nothing to import (`event_msg`, an unchanged `turn_context`…): counted by `what`. */
-  | { kind: "ignored"; what: string }
-  | { kind: "skip"; reason: string };
-
-/** One line's outcome; a line can stand for several entries (a compaction with the messages it kept). */
-export type CodexParseOutcome = CodexParsedLine | readonly CodexParsedLine[];
 
 /** The API assistant messages name: what Codex spoke to its provider. */
 const CODEX_API = "openai-responses";
 
-/** The custom type of injected text, as @base-context/core's injected.ts names it for every agent. */
-const INJECTED_TEXT_TYPE = "injected-text";
 
 /** Header fields with a place of their own; the rest of `session_meta` is kept as `extra.codex`. */
 const HEADER_FIELDS = new Set(["id", "cwd", "timestamp"]);
@@ -46,8 +36,8 @@ export function codexEntryId(lineNumber: number, part?: number): string {
   return part === undefined ? `cx${lineNumber}` : `cx${lineNumber}.${part}`;
 }
 
-export class CodexLineParser {
-  private header: PiHeader | undefined;
+export class CodexLineParser implements LineParser {
+  private header: Extract<ParsedLine, { kind: "header" }>["header"] | undefined;
   private previousId: string | null = null;
   private provider = "openai";
   private model: string | undefined;
@@ -57,7 +47,7 @@ export class CodexLineParser {
   /** The input tokens of Codex's latest model call (`token_count` events): a compaction's "before". */
   private lastContextTokens: number | null = null;
 
-  parse(text: string, lineNumber: number): CodexParseOutcome {
+  parse(text: string, lineNumber: number): ParseOutcome {
     const line = lineNumber === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
     if (line.trim().length === 0) return { kind: "blank" };
     let value: unknown;
@@ -89,7 +79,7 @@ export class CodexLineParser {
     }
   }
 
-  private sessionMeta(payload: JsonObject, timestamp: string | undefined): CodexParsedLine {
+  private sessionMeta(payload: JsonObject, timestamp: string | undefined): ParsedLine {
     // A forked session repeats its parent's session_meta after its own.
     if (this.header) return { kind: "ignored", what: "a further session_meta" };
     if (typeof payload.id !== "string" || payload.id.length === 0) return { kind: "skip", reason: "a session_meta line without an id" };
@@ -108,7 +98,7 @@ export class CodexLineParser {
     return { kind: "header", header: this.header };
   }
 
-  private responseItem(payload: JsonObject, lineNumber: number, at: Stamp): CodexParseOutcome {
+  private responseItem(payload: JsonObject, lineNumber: number, at: Stamp): ParseOutcome {
     const id = codexEntryId(lineNumber);
     switch (payload.type) {
       case "message":
@@ -132,7 +122,7 @@ export class CodexLineParser {
     }
   }
 
-  private message(payload: JsonObject, id: string, at: Stamp): CodexParsedLine {
+  private message(payload: JsonObject, id: string, at: Stamp): ParsedLine {
     const role = payload.role;
     const blocks = contentBlocks(payload.content);
     if (blocks.length === 0) return { kind: "ignored", what: "empty message" };
@@ -145,7 +135,7 @@ export class CodexLineParser {
     return this.entries(injectedEntry(id, this.previousId, at, blocks, kind));
   }
 
-  private toolCall(payload: JsonObject, id: string, at: Stamp): CodexParsedLine {
+  private toolCall(payload: JsonObject, id: string, at: Stamp): ParsedLine {
     const callId = typeof payload.call_id === "string" ? payload.call_id : typeof payload.id === "string" ? payload.id : undefined;
     if (callId === undefined) return { kind: "skip", reason: `a ${String(payload.type)} without a call_id` };
     let name: string;
@@ -162,7 +152,7 @@ export class CodexLineParser {
     return this.entries(this.messageEntry(id, at, message));
   }
 
-  private toolResult(payload: JsonObject, id: string, at: Stamp): CodexParsedLine {
+  private toolResult(payload: JsonObject, id: string, at: Stamp): ParsedLine {
     if (typeof payload.call_id !== "string") return { kind: "skip", reason: `a ${String(payload.type)} without a call_id` };
     const output = toolOutput(payload.output);
     return this.entries(
@@ -179,7 +169,7 @@ export class CodexLineParser {
   }
 
   /** A model or reasoning effort other than the one in force; the same again is nothing to import. */
-  private turnContext(payload: JsonObject, lineNumber: number, at: Stamp): CodexParseOutcome {
+  private turnContext(payload: JsonObject, lineNumber: number, at: Stamp): ParseOutcome {
     const entries: SessionEntry[] = [];
     const model = typeof payload.model === "string" ? payload.model : undefined;
     if (model !== undefined && model !== this.model) {
@@ -205,7 +195,7 @@ export class CodexLineParser {
    * compaction, whose kept tail starts at the marker, so the context built here is the summary
    * and those messages, as Codex had it.
    */
-  private compacted(payload: JsonObject, lineNumber: number, at: Stamp): CodexParseOutcome {
+  private compacted(payload: JsonObject, lineNumber: number, at: Stamp): ParseOutcome {
     if (typeof payload.message !== "string") return { kind: "skip", reason: "a compacted line without a summary message" };
     const summary = payload.message;
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : [];
@@ -270,13 +260,13 @@ export class CodexLineParser {
     return { type: "message", id, parentId: this.previousId, timestamp: at.iso, message };
   }
 
-  private entries(entry: SessionEntry): CodexParsedLine {
+  private entries(entry: SessionEntry): ParsedLine {
     this.previousId = entry.id;
     return { kind: "entry", entry };
   }
 }
 
-function asOutcome(entries: readonly SessionEntry[]): CodexParseOutcome {
+function asOutcome(entries: readonly SessionEntry[]): ParseOutcome {
   return entries.map((entry) => ({ kind: "entry", entry }) as const);
 }
 
