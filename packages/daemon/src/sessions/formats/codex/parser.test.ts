@@ -142,6 +142,20 @@ describe("Codex rollout lines", () => {
     expect(JSON.stringify(context.messages.slice(1))).not.toContain("src/cart.ts was patched");
   });
 
+  it("takes Codex's preamble off its summary, keeping it in the details", () => {
+    const preamble = "Another language model started to solve this problem and produced a summary of its thinking process. Use it:\n";
+    const summary = "SUMMARY: notes.md fixed.";
+    const history = [{ type: "message", role: "user", content: [{ type: "input_text", text: preamble + summary }] }];
+    const parsed = parseAll(
+      [
+        '{"timestamp":"2026-05-02T10:00:00Z","type":"session_meta","payload":{"id":"s1","cwd":"/p"}}',
+        JSON.stringify({ timestamp: "2026-05-02T10:00:01Z", type: "compacted", payload: { message: preamble + summary, replacement_history: history } }),
+      ].join("\n"),
+    );
+    expect(parsed.entries.map(({ entry }) => entry.type)).toEqual(["custom", "compaction"]);
+    expect(parsed.entries[1]!.entry).toMatchObject({ summary, firstKeptEntryId: "cx2", details: { source: "codex", preamble } });
+  });
+
   it("keeps other response items as custom entries, counts event_msg and unknown line types", () => {
     const { entries, ignored } = fixture();
     const custom = entries.filter(({ entry }) => entry.type === "custom").map(({ entry }) => entry.type === "custom" && entry.customType);

@@ -31,6 +31,9 @@ const CODEX_API = "openai-responses";
 /** Header fields with a place of their own; the rest of `session_meta` is kept as `extra.codex`. */
 const HEADER_FIELDS = new Set(["id", "cwd", "timestamp"]);
 
+/** What Codex puts before its model's summary when it hands the history on ("Another language model started…"). */
+const SUMMARY_PREAMBLE = /^Another language model started to solve this problem[^\n]*\n/;
+
 /** Entry ids: from the line number, so a re-import of the same file names the same entries. */
 export function codexEntryId(lineNumber: number, part?: number): string {
   return part === undefined ? `cx${lineNumber}` : `cx${lineNumber}.${part}`;
@@ -197,7 +200,10 @@ export class CodexLineParser implements LineParser {
    */
   private compacted(payload: JsonObject, lineNumber: number, at: Stamp): ParseOutcome {
     if (typeof payload.message !== "string") return { kind: "skip", reason: "a compacted line without a summary message" };
-    const summary = payload.message;
+    const message = payload.message;
+    // Newer Codex stores its preamble for the next model with the summary; the summary is what follows it.
+    const preamble = SUMMARY_PREAMBLE.exec(message)?.[0];
+    const summary = preamble !== undefined ? message.slice(preamble.length) : message;
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : [];
     const markerId = codexEntryId(lineNumber);
     const entries: SessionEntry[] = [];
@@ -208,7 +214,7 @@ export class CodexLineParser implements LineParser {
     // The summary itself is in the history too (as a user message): it is the compaction's, not a kept message.
     const kept = history.filter(
       (item): item is JsonObject =>
-        isJsonObject(item) && item.type === "message" && messageText(item) !== summary && contentBlocks(item.content).length > 0,
+        isJsonObject(item) && item.type === "message" && messageText(item) !== message && contentBlocks(item.content).length > 0,
     );
     push({
       type: "custom",
@@ -233,7 +239,7 @@ export class CodexLineParser implements LineParser {
       summary,
       firstKeptEntryId: markerId,
       tokensBefore: this.lastContextTokens,
-      details: { source: "codex" },
+      details: { source: "codex", ...(preamble !== undefined ? { preamble } : {}) },
     });
     return asOutcome(entries);
   }
