@@ -196,6 +196,37 @@ describe("Codex rollout lines", () => {
     expect(messages(parsed)).toMatchObject([{ role: "toolResult", toolCallId: "nobody", toolName: "unknown" }]);
   });
 
+  it("skips a line nested deeper than a request may nest, and reads tool outputs in every shape", () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 200; i++) deep = [deep];
+    const meta = '{"timestamp":"2026-05-02T10:00:00Z","type":"session_meta","payload":{"id":"s1","cwd":"/p"}}';
+    const output = (call: string, value: unknown) =>
+      JSON.stringify({ timestamp: "2026-05-02T10:00:01Z", type: "response_item", payload: { type: "function_call_output", call_id: call, output: value } });
+    const parsed = parseAll(
+      [
+        meta,
+        JSON.stringify({ timestamp: "2026-05-02T10:00:01Z", type: "response_item", payload: { type: "function_call", name: "f", arguments: deep } }),
+        output("a", { content: "denied", success: false }),
+        output("b", [{ type: "input_text", text: "listing" }, { type: "input_image", image_url: "data:image/png;base64,iVBOR" }]),
+        output("c", "execution error: sandbox denied"),
+        output("d", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nProcess exited with code 3"),
+      ].join("\n"),
+    );
+    expect(parsed.skipped).toEqual([{ line: 2, reason: expect.stringMatching(/^nested deeper than/) }]);
+    const results = messages(parsed) as ToolResultMessage[];
+    expect(results.map((result) => [result.toolCallId, result.isError])).toEqual([
+      ["a", true],
+      ["b", false],
+      ["c", true],
+      // The first exit code stated is the command's; later text is its output.
+      ["d", false],
+    ]);
+    expect(results[1]!.content).toEqual([
+      { type: "text", text: "listing" },
+      { type: "image", mimeType: "image/png", data: "iVBOR" },
+    ]);
+  });
+
   it("gives the same ids when the same file is read again, so a re-import recognises its entries", () => {
     const text = readFileSync(FIXTURE, "utf8");
     expect(parseAll(text).entries.map(({ entry }) => entry.id)).toEqual(parseAll(text).entries.map(({ entry }) => entry.id));

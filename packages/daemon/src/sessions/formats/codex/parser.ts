@@ -7,7 +7,7 @@
  * gives the same ids and only new lines add entries.
  */
 import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
-import { INJECTED_TEXT_TYPE } from "@base-context/core";
+import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import { PI_SESSION_VERSION } from "../../pi-format.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
 import {
@@ -60,6 +60,9 @@ export class CodexLineParser implements LineParser {
       return { kind: "skip", reason: `invalid JSON: ${(error as Error).message}` };
     }
     if (!isJsonObject(value)) return { kind: "skip", reason: "not a JSON object" };
+    // Every later walk of an entry recurses per level: a line deeper than a request may nest would make the session unreadable.
+    const deepAt = tooDeepAt(value, MAX_PARAMS_DEPTH);
+    if (deepAt !== undefined) return { kind: "skip", reason: `nested deeper than ${MAX_PARAMS_DEPTH} levels (at ${deepAt || "the top"})` };
     if (typeof value.type !== "string") return { kind: "skip", reason: 'no "type" field: not a Codex rollout line' };
     if (!isJsonObject(value.payload)) return { kind: "skip", reason: `a "${value.type}" line without a payload object` };
     const { payload } = value;
