@@ -24,7 +24,7 @@ const MISSING_SUMMARY = "(Claude Code's compaction summary is missing from the f
 
 /** A part of a user line that becomes one entry. */
 type UserPart =
-  | { kind: "user"; content: UserContentBlock[] }
+  | { kind: "user"; content: string | UserContentBlock[] }
   | { kind: "injected"; injected: InjectedKind; text: string }
   | { kind: "toolResult"; block: JsonObject };
 
@@ -319,11 +319,13 @@ function userParts(content: unknown, isMeta: boolean): UserPart[] {
   };
   const addUser = (block: UserContentBlock) => {
     const last = parts[parts.length - 1];
-    if (last?.kind === "user") last.content.push(block);
+    if (last?.kind === "user" && typeof last.content !== "string") last.content.push(block);
     else parts.push({ kind: "user", content: [block] });
   };
   if (typeof content === "string") {
     if (content.length > 0) addText(content);
+    // The human's words as the file has them: a string stays a string.
+    for (const part of parts) if (part.kind === "user" && typeof part.content !== "string") part.content = textOf(part.content);
     return parts;
   }
   if (!Array.isArray(content)) return parts;
