@@ -161,7 +161,11 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 }
 
 /** The Messages API's stream: message_start, each block's start/delta/stop, message_delta, message_stop. */
-type StreamedMessage = { content: ReadonlyArray<Record<string, unknown>>; stop_reason: string; usage: Record<string, number> } & Record<string, unknown>;
+type StreamedMessage = {
+  content: ReadonlyArray<Record<string, unknown>>;
+  stop_reason: string;
+  usage: Record<string, number>;
+} & Record<string, unknown>;
 
 function streamMessage(res: ServerResponse, message: StreamedMessage): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_fake" });
