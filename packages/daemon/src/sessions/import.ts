@@ -136,7 +136,6 @@ export class SessionImporter {
     const parser = format.createParser(this.ids);
     const ignoredLines: Record<string, number> = {};
     let resumed = false;
-    let alreadyStored = 0;
     let added = 0;
     const skipped: SkippedLine[] = [];
     let skippedCount = 0;
@@ -199,8 +198,7 @@ export class SessionImporter {
         ignoredLines[parsed.what] = (ignoredLines[parsed.what] ?? 0) + 1;
       } else if (parsed.kind === "entry" && resumed && this.storedBefore(target!, batchIds, parsed.entry.id)) {
         // Stored by an earlier import of this file: recognised by its id, not a duplicate.
-        if (!batchIds.has(parsed.entry.id)) alreadyStored++;
-        else addSkip({ line: lineNumber, reason: `duplicate entry id "${parsed.entry.id}"` });
+        if (batchIds.has(parsed.entry.id)) addSkip({ line: lineNumber, reason: `duplicate entry id "${parsed.entry.id}"` });
       } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
         const reason = `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)`;
         skipEntry({ line: lineNumber, reason }, parsed.entry.id, parsed.entry.parentId);
@@ -265,9 +263,6 @@ export class SessionImporter {
         );
       }
       skipped.sort((a, b) => a.line - b.line);
-      if (resumed && (added > 0 || alreadyStored > 0)) {
-        log("info", `import of session "${session.id}": ${alreadyStored} entries were stored already, ${added} new appended`);
-      }
       return {
         session,
         entryCount: session.entryCount,

@@ -24,13 +24,16 @@ const MISSING_SUMMARY = "(Claude Code's compaction summary is missing from the f
 
 /** A part of a user line that becomes one entry. */
 type UserPart =
-  | { kind: "user"; content: UserContentBlock[] }
+  | { kind: "user"; content: string | UserContentBlock[] }
   | { kind: "injected"; injected: InjectedKind; text: string }
   | { kind: "toolResult"; block: JsonObject };
 
 export class ClaudeCodeLineParser implements LineParser {
   private headerDone = false;
+  private sessionId = "";
   private title: string | undefined;
+  /** Title lines so far: a later title's entry id is its number in the file, the same at every import. */
+  private titleLines = 0;
   /** uuid of a line stored under another id, or not stored → the id its children hang under (null: a root). */
   private readonly aliases = new Map<string, string | null>();
   private readonly toolNames = new Map<string, string>();
@@ -90,8 +93,15 @@ export class ClaudeCodeLineParser implements LineParser {
     return out.length === 1 ? out[0]! : out;
   }
 
+  /**
+   * A boundary at the very end waits for its summary line, which Claude Code writes right after
+   * it: an import that ran between the two reads both next time (a compaction stored without its
+   * summary could not be completed by a re-import, which passes over stored ids).
+   */
   end(): readonly ParsedLine[] {
-    return this.pendingBoundary ? [this.compaction(undefined)] : [];
+    if (this.pendingBoundary) this.alias(this.pendingBoundary.line);
+    this.pendingBoundary = undefined;
+    return [];
   }
 
   leafId(): string | undefined {
@@ -101,6 +111,7 @@ export class ClaudeCodeLineParser implements LineParser {
   private header(line: JsonObject): ParsedLine {
     this.headerDone = true;
     const sessionId = line.sessionId as string;
+    this.sessionId = sessionId;
     this.subagentFile = line.isSidechain === true && typeof line.agentId === "string" && line.agentId.length > 0;
     const extra: JsonObject = {};
     if (this.title !== undefined) extra.name = this.title;
@@ -121,15 +132,13 @@ export class ClaudeCodeLineParser implements LineParser {
   private titleLine(line: JsonObject, type: string): ParsedLine {
     const title = type === "summary" ? line.summary : line.customTitle;
     if (typeof title !== "string" || title.trim().length === 0) return { kind: "skip", reason: `a "${type}" line without a title` };
+    this.titleLines++;
     if (!this.headerDone) {
       this.title = title.trim();
       return { kind: "used" };
     }
-    const anchor = typeof line.leafUuid === "string" ? line.leafUuid : `line-${type}`;
-    return {
-      kind: "entry",
-      entry: { type: "session_info", id: `${anchor}.title`, parentId: this.mainLeaf ?? null, timestamp: this.ids.now(), name: title.trim() },
-    };
+    const id = `${this.sessionId}.title-${this.titleLines}`;
+    return { kind: "entry", entry: { type: "session_info", id, parentId: this.mainLeaf ?? null, timestamp: this.ids.now(), name: title.trim() } };
   }
 
   private userLine(line: JsonObject, out: ParsedLine[]): void {
@@ -319,11 +328,13 @@ function userParts(content: unknown, isMeta: boolean): UserPart[] {
   };
   const addUser = (block: UserContentBlock) => {
     const last = parts[parts.length - 1];
-    if (last?.kind === "user") last.content.push(block);
+    if (last?.kind === "user" && typeof last.content !== "string") last.content.push(block);
     else parts.push({ kind: "user", content: [block] });
   };
   if (typeof content === "string") {
     if (content.length > 0) addText(content);
+    // The human's words as the file has them: a string stays a string.
+    for (const part of parts) if (part.kind === "user" && typeof part.content !== "string") part.content = textOf(part.content);
     return parts;
   }
   if (!Array.isArray(content)) return parts;
