@@ -17,19 +17,29 @@ import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "@bas
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CODEX_FAKE_MODEL, CODEX_FAKE_PROVIDER, codexExec, codexUnavailable, rolloutFiles, writeCodexHome, type CodexSetup } from "./support/codex-exec.js";
+import {
+  CODEX_FAKE_MODEL,
+  CODEX_FAKE_PROVIDER,
+  codexBinary,
+  codexExec,
+  rolloutFiles,
+  writeCodexHome,
+  type CodexBinary,
+  type CodexSetup,
+} from "./support/codex-exec.js";
 import { startDaemon, type TestDaemon } from "./support/daemon.js";
 import { item, startFakeResponses, type FakeResponses } from "./support/fake-openai-responses.js";
 import { runCli } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
 
-const unavailable = codexUnavailable();
 const dirs = tempDirs();
 
 const PATCH = ["apply_patch <<'PATCH'", "*** Begin Patch", "*** Update File: notes.md", "@@", "-helo world", "+hello world", "*** End Patch", "PATCH"].join("\n");
 const CODEX_SUMMARY = "CODEX-SUMMARY: notes.md had a typo (helo) and was patched; `ls missing-dir` failed with exit 2.";
 
-describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? ` (skipped: ${unavailable})` : ""}`, () => {
+describe("real Codex sessions", () => {
+  let codex: CodexBinary;
+  let launcher: string;
   let fake: FakeResponses;
   let daemon: TestDaemon;
   let setup: CodexSetup;
@@ -37,6 +47,9 @@ describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? `
   let firstRunLines: number;
 
   beforeAll(async () => {
+    codex = await codexBinary();
+    if ("skip" in codex) return;
+    launcher = codex.path;
     fake = await startFakeResponses();
     const root = dirs.make("bc-codex-");
     setup = { codexHome: join(root, "codex-home"), cwd: join(root, "project"), baseURL: fake.baseURL, autoCompactTokenLimit: 5000 };
@@ -49,12 +62,12 @@ describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? `
       // The context Codex measures now passes its compaction limit: the next run compacts first.
       { items: [item.message("Fixed the typo in notes.md; missing-dir does not exist.")], inputTokens: 9000 },
     );
-    const first = await codexExec(setup, "Fix the typo in notes.md, then list missing-dir.");
+    const first = await codexExec(launcher, setup, "Fix the typo in notes.md, then list missing-dir.");
     expect(first.code, first.stderr).toBe(0);
     [rollout] = rolloutFiles(setup.codexHome) as [string];
     firstRunLines = readFileSync(rollout, "utf8").split("\n").filter((line) => line.trim()).length;
     daemon = await startDaemon();
-  }, 180_000);
+  }, 20 * 60_000);
 
   afterAll(async () => {
     await daemon?.close();
@@ -65,14 +78,16 @@ describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? `
   const pathEntries = async (sessionId: string): Promise<SessionEntry[]> =>
     (await daemon.client.request(SessionPath, { sessionId })).entries as SessionEntry[];
 
-  it("Codex really ran: it patched the file and wrote one rollout", () => {
+  it("Codex really ran: it patched the file and wrote one rollout", async (ctx) => {
+    if ("skip" in codex) return ctx.skip(codex.skip);
     expect(readFileSync(join(setup.cwd, "notes.md"), "utf8")).toBe("hello world\n");
     expect(rolloutFiles(setup.codexHome)).toHaveLength(1);
     expect(fake.requests.filter((request) => request.path === "/v1/responses")).toHaveLength(4);
   });
 
   let sessionId: string;
-  it("imports the rollout: the prompt, tool calls paired with results, the failing command as an error, the files", async () => {
+  it("imports the rollout: the prompt, tool calls paired with results, the failing command as an error, the files", async (ctx) => {
+    if ("skip" in codex) return ctx.skip(codex.skip);
     const result = await daemon.client.request(SessionImport, { path: rollout });
     sessionId = result.session.id;
     expect(result.format).toBe("codex-jsonl");
@@ -109,10 +124,11 @@ describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? `
     expect(computeFileLists(ops)).toEqual({ readFiles: [], modifiedFiles: ["notes.md"] });
   });
 
-  it("after a second run that starts with Codex's compaction, a re-import appends only the new lines", async () => {
+  it("after a second run that starts with Codex's compaction, a re-import appends only the new lines", async (ctx) => {
+    if ("skip" in codex) return ctx.skip(codex.skip);
     const before = await pathEntries(sessionId);
     fake.enqueue([item.message(CODEX_SUMMARY)], [item.message("Nothing left to do: notes.md reads hello world.")]);
-    const second = await codexExec(setup, "Is anything left to do?", { resume: true });
+    const second = await codexExec(launcher, setup, "Is anything left to do?", { resume: true });
     expect(second.code, second.stderr).toBe(0);
     expect(readFileSync(rollout, "utf8").split("\n").filter((line) => line.trim()).length).toBeGreaterThan(firstRunLines);
 
@@ -143,7 +159,8 @@ describe.skipIf(unavailable !== undefined)(`real Codex sessions${unavailable ? `
     expect(context.messages.map((message) => message.role)).not.toContain("toolResult");
   }, 180_000);
 
-  it("shows, draws, searches, compacts and exports the imported session with the CLI", async () => {
+  it("shows, draws, searches, compacts and exports the imported session with the CLI", async (ctx) => {
+    if ("skip" in codex) return ctx.skip(codex.skip);
     const home = daemon.home;
     const show = await runCli(["show", sessionId], { home });
     expect(show.code, show.stderr).toBe(0);

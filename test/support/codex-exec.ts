@@ -1,22 +1,61 @@
 /**
- * The real Codex CLI (`@openai/codex`, a pinned dev dependency of this package) run headlessly as
- * `codex exec`, against a local fake Responses API server: a temporary CODEX_HOME whose
- * config.toml defines a custom `model_providers` entry pointing at the fake, a temporary HOME,
- * and a project folder. Codex writes its rollout under `CODEX_HOME/sessions/YYYY/MM/DD/`.
+ * The real Codex CLI (`@openai/codex`, pinned) run headlessly as `codex exec`, against a local
+ * fake Responses API server: a temporary CODEX_HOME whose config.toml defines a custom
+ * `model_providers` entry pointing at the fake, a temporary HOME, and a project folder. Codex
+ * writes its rollout under `CODEX_HOME/sessions/YYYY/MM/DD/`.
+ *
+ * Its platform package holds a native binary of some 300 MB, so, like Claude Code
+ * (claude-code.ts), it is not a dependency of the workspace (every install would fetch it): the
+ * first test that needs it installs it with npm into the same cache folder outside the clone
+ * (BASE_CONTEXT_AGENT_CACHE, default <tmp>/base-context-agents), which later runs reuse.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
-export const CODEX_BIN = fileURLToPath(new URL("../node_modules/.bin/codex", import.meta.url));
+export const CODEX_VERSION = "0.171.0";
 
-/** Why the binary cannot run here (the reason a test states when it skips), or undefined when it runs. */
-export function codexUnavailable(): string | undefined {
-  const run = spawnSync(CODEX_BIN, ["--version"], { encoding: "utf8", timeout: 30_000 });
-  if (run.error) return `the Codex CLI cannot start on this machine: ${run.error.message}`;
-  if (run.status !== 0) return `the Codex CLI cannot run on this machine (exit ${run.status}): ${run.stderr.trim().slice(0, 300)}`;
-  return undefined;
+const run = promisify(execFile);
+
+export type CodexBinary = { path: string } | { skip: string };
+
+/** Installs Codex (once per cache folder) and returns its launcher, or why it cannot run here. */
+export async function codexBinary(): Promise<CodexBinary> {
+  const cache = process.env.BASE_CONTEXT_AGENT_CACHE ?? join(tmpdir(), "base-context-agents");
+  const folder = join(cache, `codex-${CODEX_VERSION}`);
+  // The launcher (a Node script) picks the platform package's binary, as for a user's npm install.
+  const launcher = join(folder, "node_modules", "@openai", "codex", "bin", "codex.js");
+  if (!existsSync(launcher)) {
+    mkdirSync(cache, { recursive: true });
+    // Installed beside the final folder, then renamed into place: a run that stops half-way (or
+    // two that install at once) never leaves a half-installed folder that looks complete.
+    const staging = mkdtempSync(join(cache, `codex-${CODEX_VERSION}-installing-`));
+    try {
+      await run("npm", ["install", "--prefix", staging, "--no-audit", "--no-fund", "--ignore-scripts", "--no-save", `@openai/codex@${CODEX_VERSION}`], {
+        timeout: 15 * 60_000,
+        maxBuffer: 16 << 20,
+      });
+      try {
+        renameSync(staging, folder);
+      } catch (error) {
+        // Another run put it in place first: use that one.
+        if (!existsSync(launcher)) throw error;
+      }
+    } catch (error) {
+      return { skip: `could not install @openai/codex@${CODEX_VERSION} from the npm registry: ${(error as Error).message.split("\n")[0]}` };
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  try {
+    const { stdout } = await run(process.execPath, [launcher, "--version"], { timeout: 60_000 });
+    if (!stdout.includes(CODEX_VERSION)) return { skip: `codex --version says "${stdout.trim()}", not ${CODEX_VERSION}` };
+  } catch (error) {
+    return { skip: `the Codex CLI cannot run on this machine: ${(error as Error).message.split("\n")[0]}` };
+  }
+  return { path: launcher };
 }
 
 export interface CodexSetup {
@@ -64,7 +103,12 @@ export interface CodexRun {
  * rollout) in the project, without sandbox or approvals: the commands the fake model asks for are
  * the test's own, in a temporary folder, and a sandbox may not be available where tests run.
  */
-export function codexExec(setup: CodexSetup, prompt: string, options: { resume?: boolean; timeoutMs?: number } = {}): Promise<CodexRun> {
+export function codexExec(
+  launcher: string,
+  setup: CodexSetup,
+  prompt: string,
+  options: { resume?: boolean; timeoutMs?: number } = {},
+): Promise<CodexRun> {
   const args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--color", "never"];
   if (options.resume) args.push("resume", "--last");
   args.push(prompt);
@@ -72,7 +116,7 @@ export function codexExec(setup: CodexSetup, prompt: string, options: { resume?:
   env.CODEX_FAKE_API_KEY = "test";
   const timeoutMs = options.timeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(CODEX_BIN, args, { cwd: setup.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [launcher, ...args], { cwd: setup.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
