@@ -1,7 +1,7 @@
 /**
  * Codex's rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, under `CODEX_HOME` when set):
  * one `{timestamp, type, payload}` object per line, the first a `session_meta`
- * (docs/import-formats.md#codex).
+ * (docs/import-formats.md#codex-codex-jsonl).
  */
 import { isJsonObject } from "../../pi-format.js";
 import { CodexLineParser } from "./parser.js";

@@ -1,7 +1,7 @@
 /**
  * Codex rollout items (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) read as message bodies:
  * message content, tool call arguments, tool outputs and their errors, and which messages Codex
- * injected rather than the user typed (docs/import-formats.md#codex). Pure: no I/O, no state.
+ * injected rather than the user typed (docs/import-formats.md#codex-codex-jsonl). Pure: no I/O, no state.
  */
 import type { AgentMessage, AssistantContentBlock, UserContentBlock } from "@base-context/protocol";
 

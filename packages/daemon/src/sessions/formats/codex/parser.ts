@@ -1,6 +1,6 @@
 /**
  * Turns the lines of a Codex rollout file, one at a time, into a session header and entries
- * (docs/import-formats.md#codex). Each line is `{timestamp, type, payload}`; `session_meta` gives
+ * (docs/import-formats.md#codex-codex-jsonl). Each line is `{timestamp, type, payload}`; `session_meta` gives
  * the header, `response_item`s the messages and tool calls, `turn_context` model changes,
  * `compacted` Codex's own compactions. Codex sessions are linear: each entry's parent is the
  * previous one. Entry ids come from line numbers, so importing the same (append-only) file again
