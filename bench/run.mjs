@@ -22,6 +22,7 @@ const AREAS = [
   { name: "tokens", file: "tokens.mjs", what: "token counting: throughput, start-up, event-loop stalls" },
   { name: "startup", file: "startup.mjs", what: "spawn → initialize, first context/build, daemon RSS, CLI latency" },
   { name: "daemon", file: "daemon.mjs", what: "the daemon over stdio: appends, context/build, memory, import" },
+  { name: "import", file: "import.mjs", what: "session/import MB/s: 100 MB of Claude Code transcripts against 100 MB of pi JSONL" },
   { name: "contention", file: "contention.mjs", what: "four daemons appending to one database: append latency" },
   { name: "postgres", file: "postgres.mjs", what: "the same rows on SQLite and on PostgreSQL over loopback; four daemons on one server" },
   { name: "memory", file: "memory.mjs", what: "daemon RSS after initialize, after idle, peak under load (fresh processes)" },

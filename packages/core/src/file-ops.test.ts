@@ -31,6 +31,29 @@ describe("file operations", () => {
     expect([...ops.edited]).toEqual(["src/c.ts"]);
   });
 
+  it("records Claude Code's file tools by their own arguments, not its search tools", () => {
+    const ops = createFileOps();
+    extractFileOpsFromMessage(
+      {
+        role: "assistant",
+        content: [
+          toolCall("1", "Read", { file_path: "/p/a.ts" }),
+          toolCall("2", "Write", { file_path: "/p/b.ts", content: "x" }),
+          toolCall("3", "Edit", { file_path: "/p/c.ts", old_string: "a", new_string: "b" }),
+          toolCall("4", "MultiEdit", { file_path: "/p/d.ts", edits: [] }),
+          toolCall("5", "NotebookEdit", { notebook_path: "/p/e.ipynb" }),
+          toolCall("6", "Grep", { pattern: "x", path: "/p" }),
+          toolCall("7", "Glob", { pattern: "**/*.ts", path: "/p" }),
+          toolCall("8", "Read", { path: "/p/wrong-argument.ts" }),
+        ],
+      },
+      ops,
+    );
+    expect([...ops.read]).toEqual(["/p/a.ts"]);
+    expect([...ops.written]).toEqual(["/p/b.ts"]);
+    expect([...ops.edited]).toEqual(["/p/c.ts", "/p/d.ts", "/p/e.ipynb"]);
+  });
+
   it("ignores messages that are not assistant messages", () => {
     const ops = createFileOps();
     extractFileOpsFromMessage({ role: "user", content: "read path=x" }, ops);

@@ -1,9 +1,10 @@
 /**
  * Cumulative file tracking (docs/design.md#file-tracking): which files the
- * agent read and which it changed, taken from `read` / `write` / `edit` tool calls and carried
- * over from earlier daemon-made summaries.
+ * agent read and which it changed, taken from `read` / `write` / `edit` tool calls, Codex's shell
+ * and patch calls (shell-file-ops.ts), and carried over from earlier daemon-made summaries.
  */
 import type { ContextMessage, FileOps } from "@base-context/protocol";
+import { shellCallFileOps } from "./shell-file-ops.js";
 
 /** Files seen so far, by operation. Sets keep the first-seen order and drop duplicates. */
 export interface FileOperations {
@@ -16,11 +17,22 @@ export function createFileOps(): FileOperations {
   return { read: new Set(), written: new Set(), edited: new Set() };
 }
 
-/** pi's built-in file tools; each takes the file as a string `path` argument. */
-const FILE_TOOL_OPERATION: Readonly<Record<string, keyof FileOperations>> = {
-  read: "read",
-  write: "written",
-  edit: "edited",
+/**
+ * The file tools of the agents whose sessions are read here, with the argument naming the file:
+ * pi's built-ins (`path`), and Claude Code's (`file_path`; `notebook_path` for notebooks). Search
+ * tools (Grep, Glob) name folders and patterns, not files read, and are not tracked. Codex's shell
+ * and patch tools are read by shell-file-ops.ts.
+ */
+const FILE_TOOLS: Readonly<Record<string, { operation: keyof FileOperations; argument: string }>> = {
+  read: { operation: "read", argument: "path" },
+  write: { operation: "written", argument: "path" },
+  edit: { operation: "edited", argument: "path" },
+  Read: { operation: "read", argument: "file_path" },
+  Write: { operation: "written", argument: "file_path" },
+  Edit: { operation: "edited", argument: "file_path" },
+  MultiEdit: { operation: "edited", argument: "file_path" },
+  NotebookRead: { operation: "read", argument: "notebook_path" },
+  NotebookEdit: { operation: "edited", argument: "notebook_path" },
 };
 
 /** Record the file operations of an assistant message's tool calls (other messages carry none). */
@@ -28,10 +40,17 @@ export function extractFileOpsFromMessage(message: ContextMessage, fileOps: File
   if (message.role !== "assistant") return;
   for (const block of message.content) {
     if (block.type !== "toolCall") continue;
-    const operation = Object.hasOwn(FILE_TOOL_OPERATION, block.name) ? FILE_TOOL_OPERATION[block.name] : undefined;
-    const path = block.arguments["path"];
-    if (operation === undefined || typeof path !== "string" || path.length === 0) continue;
-    fileOps[operation].add(path);
+    const shellOps = shellCallFileOps(block.name, block.arguments);
+    if (shellOps !== undefined) {
+      for (const file of shellOps.read) fileOps.read.add(file);
+      for (const file of shellOps.written) fileOps.written.add(file);
+      for (const file of shellOps.edited) fileOps.edited.add(file);
+      continue;
+    }
+    const tool = Object.hasOwn(FILE_TOOLS, block.name) ? FILE_TOOLS[block.name] : undefined;
+    const path = tool === undefined ? undefined : block.arguments[tool.argument];
+    if (tool === undefined || typeof path !== "string" || path.length === 0) continue;
+    fileOps[tool.operation].add(path);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { INJECTED_TEXT_TYPE } from "../injected.js";
 import {
   buildSummaryRequest,
   INITIAL_SUMMARY_PROMPT,
@@ -67,5 +68,19 @@ describe("buildSummaryRequest", () => {
     expect(request.maxTokens).toBe(8192);
     expect(request.prompt).toBe(`${conversation}${TURN_PREFIX_SUMMARY_PROMPT}\n\nAdditional focus: keep the migration command`);
     expect(request.prompt).not.toContain("previous-summary");
+  });
+});
+
+describe("injected text in the conversation to summarize", () => {
+  it("is labelled as the harness's, never as the user's words; other custom messages stay user turns", () => {
+    const withInjected: ContextMessage[] = [
+      { role: "user", content: "Fix the parser." },
+      { role: "custom", customType: INJECTED_TEXT_TYPE, content: "<system-reminder>\nThe user opened cli.ts.\n</system-reminder>", display: false },
+      { role: "custom", customType: "note", content: "a plugin's note", display: true },
+    ];
+    const request = buildSummaryRequest({ messages: withInjected, kind: "history", reserveTokens: 16384 });
+    expect(request.prompt).toContain(
+      "<conversation>\n[User]: Fix the parser.\n\n[Injected by the agent's harness, not the user's words]: <system-reminder>\nThe user opened cli.ts.\n</system-reminder>\n\n[User]: a plugin's note\n</conversation>",
+    );
   });
 });

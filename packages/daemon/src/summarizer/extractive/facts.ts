@@ -15,6 +15,7 @@ import {
   extractUrls,
   firstLine,
   isGoalRequest,
+  isInjectedText,
   isPlanSentence,
   isSummaryText,
   junkKind,
@@ -245,6 +246,8 @@ class FactCollector implements MessageReader {
   }
 
   custom(customType: string, text: string, index: number): void {
+    // What the agent's harness injected (reminders, command echoes) is not a note about the work.
+    if (isInjectedText(customType)) return;
     if (isSummaryText(text)) this.embeddedSummaries.push(unwrapSummary(text));
     else if (text.trim().length > 0) {
       const line = firstLine(text, 200);
