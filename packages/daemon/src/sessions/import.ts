@@ -252,7 +252,8 @@ export class SessionImporter {
           });
         }
       }
-      const session = target.finish(undefined, parser.leafId?.());
+      // An update that added nothing leaves the leaf where it is (the user may have moved it here).
+      const session = target.finish(undefined, resumed && added === 0 ? undefined : parser.leafId?.());
       if (skippedCount > MAX_REPORTED_SKIPS) {
         skipped.push({ line: lineNumber, reason: `${skippedCount - MAX_REPORTED_SKIPS} more skipped lines are not listed` });
       }

@@ -182,7 +182,10 @@ describe("Claude Code transcripts (claude-code-jsonl)", () => {
     expect(again.addedEntries).toBe(whole.entryCount - first.entryCount);
     expect(byId(SESSION).get(u(25))).toMatchObject({ type: "compaction", summary: expect.stringMatching(/^This session is being continued/) });
     expect((await sessions.get({ sessionId: SESSION })).leafId).toBe(u(35));
+    // A re-import that adds nothing leaves a leaf the user moved where it is.
+    await sessions.branch({ sessionId: SESSION, entryId: u(19) });
     const unchanged = await sessions.import({ path: MAIN });
+    expect((await sessions.get({ sessionId: SESSION })).leafId).toBe(u(19));
     expect(unchanged).toMatchObject({ updated: true, addedEntries: 0, entryCount: whole.entryCount, skippedLines: [{ line: 33 }] });
     // A pi file keeps refusing a second import of its session.
     const pi = await sessions.export({ sessionId: SESSION, format: "pi-jsonl" });
