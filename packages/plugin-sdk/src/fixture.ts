@@ -41,6 +41,7 @@ export function testSettings(overrides: { [K in keyof Settings]?: Partial<Settin
       maxSummaryBytes: 1024 * 1024,
       maxImportLineBytes: 64 * 2 ** 20,
       maxImportFileBytes: 4 * 2 ** 30,
+      maxQueuedOutputBytes: 64 * 1024 * 1024,
     },
     store: {},
   };

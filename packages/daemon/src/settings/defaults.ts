@@ -1,5 +1,5 @@
 /** Default settings (docs/design.md#files-and-merge) and the list of keys the settings have. */
-import { DEFAULT_MAX_MESSAGE_BYTES, Settings } from "@base-context/protocol";
+import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_QUEUED_OUTPUT_BYTES, Settings } from "@base-context/protocol";
 import { z } from "zod";
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -27,6 +27,7 @@ export const DEFAULT_SETTINGS: Settings = {
     maxSummaryBytes: 1024 * 1024,
     maxImportLineBytes: 64 * 2 ** 20,
     maxImportFileBytes: 4 * 2 ** 30,
+    maxQueuedOutputBytes: DEFAULT_MAX_QUEUED_OUTPUT_BYTES,
   },
   // No URL: the SQLite file in the Base Context home (docs/storage.md).
   store: {},
