@@ -161,7 +161,7 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
       entry: { type: "message", message: { role: "user", content: "hello", timestamp: 1 } },
     });
 
-    const peak = await floodUnread(daemon.process.pid, stalled.socket, stalled.reader, sessionId);
+    const peak = await floodUnread(daemon.process.pid!, stalled.socket, stalled.reader, sessionId);
     expect(peak).toBeLessThan(MAX_RSS);
     // The other client is served while the first one's replies wait.
     for (let i = 0; i < 20; i++) {
