@@ -62,6 +62,7 @@ export async function serveStdio(): Promise<number> {
       capabilities: CAPABILITIES,
       maxMessageBytes: () => settings?.get().settings.limits.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       maxQueuedOutputBytes: () => settings?.get().settings.limits.maxQueuedOutputBytes ?? DEFAULT_MAX_QUEUED_OUTPUT_BYTES,
+      maxSummaryBytes: () => settings?.get().settings.limits.maxSummaryBytes ?? 1024 * 1024,
       onInitialize: ({ projectDir }) => {
         const read = settings === undefined ? "settings read after the reply: no settings file" : "settings read";
         log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs().toFixed(0)} ms of CPU; ${read})`);

@@ -25,6 +25,9 @@ import { ConnectionClientModel, clientLabel } from "./client-model.js";
 import { NotificationQueue } from "./notification-queue.js";
 import type { Router, Peer } from "./router.js";
 
+/** `limits.maxSummaryBytes` when the settings are not loaded yet (settings/defaults.ts has the same). */
+const DEFAULT_MAX_SUMMARY_BYTES = 1024 * 1024;
+
 export type LifecycleState = "uninitialized" | "running" | "shutdown";
 
 export interface ServerInfo {
@@ -45,6 +48,8 @@ export interface ServerOptions {
    * wait unread (`limits.maxQueuedOutputBytes`).
    */
   maxQueuedOutputBytes?: () => number;
+  /** The longest summary a client's model may answer (`limits.maxSummaryBytes`), looked up at each answer. */
+  maxSummaryBytes?: () => number;
   /** Who is at the other end, in log lines ("socket client 3"); default "the client". */
   peerName?: string;
   /** Names the connection in messages about its client (socket mode: several clients). */
@@ -109,7 +114,11 @@ export function startServer(options: ServerOptions): RunningServer {
     }
     router.projectDir = params.projectDir;
     if (params.capabilities?.model?.complete === true) {
-      clientModel = new ConnectionClientModel(connection, clientLabel(params.clientInfo, options.connectionId));
+      clientModel = new ConnectionClientModel(
+        connection,
+        clientLabel(params.clientInfo, options.connectionId),
+        options.maxSummaryBytes ?? (() => DEFAULT_MAX_SUMMARY_BYTES),
+      );
       router.clientModel = clientModel;
       log("info", `${clientModel.label} offers its model (model/complete): summarizer.provider "auto" writes its summaries with it`);
     }
