@@ -266,6 +266,14 @@ export const PluginInfo = z.lazy(() =>
     /** ISO-8601 time the serving version activated. */
     loadedAt: z.string().optional(),
     lastError: PluginLastError.optional(),
+    /**
+     * Whether the plugin may run: a global plugin always (the user installed it), a project's once
+     * the user trusted the project (`project/trust`). A trusted plugin runs as the user
+     * (docs/plugins.md#what-a-trusted-plugin-can-do).
+     */
+    trusted: z.boolean(),
+    /** Where its code runs: a worker thread of the daemon, or a child process of its own (`plugins.isolation`). */
+    isolation: z.enum(["worker", "process"]),
   }),
 );
 export type PluginInfo = z.infer<typeof PluginInfo>;
