@@ -7,6 +7,7 @@
  */
 import { PluginsList, SessionGet, type CompactionProgress } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { recordScore } from "./adversarial/scoreboard.js";
 import { compact, compactableSession, hookPlugin, replaceSummary, usePluginDaemons } from "./support/plugins.js";
 
 const FORGED = JSON.stringify({ jsonrpc: "2.0", method: "forged/notification", params: { from: "a plugin" } });
@@ -47,6 +48,7 @@ describe("plugins when fd 1 cannot be guarded", { timeout: 120_000 }, () => {
     const { plugins } = await client.request(PluginsList, {});
     expect(plugins).toEqual([expect.objectContaining({ name: "stray", isolation: "process", trusted: true })]);
     expect(d.stderr()).toContain("plugins: file descriptor 1 still carries the protocol");
+    recordScore({ area: "fd-1 guard", scenario: "helper failed, 1,500-request flood, plugin writes fd 1", tried: 1, survived: 1, lost: 0 });
   });
 });
 
@@ -74,5 +76,37 @@ describe("a hook that keeps a compaction waiting", { timeout: 60_000 }, () => {
     expect(result).toMatchObject({ status: "committed", summarizer: "plugin:global:slow" });
     const waits = progress.filter((value) => value.kind === "report" && value.message?.startsWith("Waiting for plugin global:slow"));
     expect(waits.length).toBeGreaterThan(0);
+    recordScore({ area: "plugins (worker)", scenario: "slow hook reported as progress", tried: 1, survived: 1, lost: 0 });
   });
 });
+
+/**
+ * What a plugin can do to the agent that started the daemon: a worker thread's `process.ppid` is
+ * the agent (the test process here), which it may signal; a plugin process's parent is the
+ * daemon's side of the confinement, and `process.kill` reaches only the plugin's own process.
+ * Signal 0 only asks whether a signal could be sent: nothing is killed.
+ */
+const probesParent = hookPlugin({
+  compact: `let signalled;
+try { process.kill(process.ppid, 0); signalled = "sent"; } catch (error) { signalled = String(error.code ?? error.message); }
+${replaceSummary("probed").replace('details: {"by":"test"}', "details: { ppid: process.ppid, signalled }")}`,
+});
+
+for (const isolation of ["worker", "process"] as const) {
+  describe(`process.kill(process.ppid) from a plugin (${isolation} isolation)`, { timeout: 60_000 }, () => {
+    it(isolation === "worker" ? "reaches the agent that started the daemon" : "cannot reach the agent", async () => {
+      const { client, project } = await daemons.start({ plugins: { probe: probesParent }, settings: { plugins: { isolation } } });
+      const { sessionId } = await compactableSession(client, project);
+      const result = await compact(client, sessionId);
+      expect(result).toMatchObject({ status: "committed", summarizer: "plugin:global:probe" });
+      const details = result.entry!.details as { ppid: number; signalled: string };
+      if (isolation === "worker") {
+        expect(details).toEqual({ ppid: process.pid, signalled: "sent" });
+      } else {
+        expect(details.ppid).not.toBe(process.pid);
+        expect(details.signalled).not.toBe("sent");
+      }
+      recordScore({ area: `plugins (${isolation})`, scenario: "process.kill(process.ppid) probed", tried: 1, survived: 1, lost: 0 });
+    });
+  });
+}
