@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { frame, INITIALIZE, spawnRawSocketDaemon, spawnRawStdio } from "./support/raw-daemon.js";
+import { recordScore } from "./adversarial/scoreboard.js";
 import { peakRssBytes, whenSettled } from "./support/proc-stats.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
@@ -140,6 +141,7 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
     expect(reader.replies.size).toBe(3); // nothing of the flood was read yet
     expect(peak).toBeLessThan(MAX_RSS);
     await readAll(reader);
+    recordScore({ area: "backpressure (stdio)", scenario: "250 unread 3 MB replies", tried: REQUESTS, survived: REQUESTS, lost: 0 });
   });
 
   it("over a socket: one stalled client holds bounded memory while another is served", async () => {
@@ -170,6 +172,7 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
     }
     expect(stalled.reader.replies.size).toBe(3);
     await readAll(stalled.reader);
+    recordScore({ area: "backpressure (socket)", scenario: "250 unread 3 MB replies, another client served", tried: REQUESTS, survived: REQUESTS, lost: 0 });
     stalled.socket.destroy();
     other.socket.destroy();
   });

@@ -34,6 +34,7 @@ import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 import { storeEnvFor } from "./support/engine.js";
+import { recordScore } from "./adversarial/scoreboard.js";
 
 type Params = ValidParamsOf<typeof ModelComplete>;
 type Answer = ResultOf<typeof ModelComplete>;
@@ -334,6 +335,7 @@ describe("the client's own model over the socket, with several clients", () => {
     expect(details.summarizer).toBe("extractive");
     expect(details.fallback?.error).toMatch(/answered model\/complete with 52428800 bytes of text, over limits\.maxSummaryBytes \(1048576 bytes\)$/);
     expect(entry.summary.length).toBeLessThan(1024 * 1024);
+    recordScore({ area: "client model", scenario: "50 MB model/complete answer", tried: 1, survived: 1, lost: 0 });
   }, 180_000);
 
   it("asks the connection whose call started the work, not another client that offers its model", async () => {
