@@ -34,6 +34,7 @@ import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 import { storeEnvFor } from "./support/engine.js";
+import { recordScore } from "./adversarial/scoreboard.js";
 
 type Params = ValidParamsOf<typeof ModelComplete>;
 type Answer = ResultOf<typeof ModelComplete>;
@@ -318,6 +319,24 @@ for (const [name, transport] of [
 describe("the client's own model over the socket, with several clients", () => {
   beforeAll(() => socket.start());
   afterAll(() => socket.stop());
+
+  it("a 50 MB answer is refused as over limits.maxSummaryBytes; the compaction commits by the fallback, with the reason", async () => {
+    // A deadline long enough for 50 MB to cross stdio twice (history and turn prefix) on a loaded machine.
+    const settings = { ...SETTINGS, summarizer: { maxRetries: 0, timeoutMs: 120_000 } };
+    const daemon: TestDaemon = await startDaemon({ initialize: false, settings });
+    cleanups.push(() => daemon.close());
+    const huge = "y".repeat(50 * 1024 * 1024);
+    daemon.client.onRequest(ModelComplete, () => ({ text: huge, model: "client-llm-1" }));
+    await daemon.client.initialize({ clientInfo: { name: "stdio-agent" } });
+    const { sessionId } = await sessionIn(daemon.client, project());
+    const entry = compactionOf(await daemon.client.request(CompactionRun, { sessionId, reason: "manual" }));
+    const details = entry.details as Details;
+
+    expect(details.summarizer).toBe("extractive");
+    expect(details.fallback?.error).toMatch(/answered model\/complete with 52428800 bytes of text, over limits\.maxSummaryBytes \(1048576 bytes\)$/);
+    expect(entry.summary.length).toBeLessThan(1024 * 1024);
+    recordScore({ area: "client model", scenario: "50 MB model/complete answer", tried: 1, survived: 1, lost: 0 });
+  }, 180_000);
 
   it("asks the connection whose call started the work, not another client that offers its model", async () => {
     const editor = await socket.open(clientWrites);

@@ -59,7 +59,10 @@ export function indexPage({ messages, areas, errorCodes, appErrorCodes, dataCode
   const dataCodeOf = new Map(Object.entries(appErrorCodes).map(([dataCode, code]) => [code, dataCode]));
   const nameOf = new Map(Object.entries(errorCodes).map(([name, code]) => [code, name]));
   const standardDataCodes = structuredClone(STANDARD_DATA_CODES);
-  for (const [dataCode, code] of Object.entries(dataCodesOfStandardCodes)) (standardDataCodes[nameOf.get(code)] ??= []).push(dataCode);
+  for (const [dataCode, code] of Object.entries(dataCodesOfStandardCodes)) {
+    const codes = (standardDataCodes[nameOf.get(code)] ??= []);
+    if (!codes.includes(dataCode)) codes.push(dataCode);
+  }
   const errorRows = Object.entries(errorCodes).map(([name, code]) => [
     `${code}`,
     name,

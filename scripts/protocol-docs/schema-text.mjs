@@ -70,7 +70,12 @@ function notes(field) {
   const meaningful = (bound) => bound !== undefined && Math.abs(bound) !== Number.MAX_SAFE_INTEGER;
   const limits = [
     field?.minLength === 1 ? "non-empty" : field?.minLength !== undefined ? `at least ${field.minLength} characters` : undefined,
-    field?.maxLength !== undefined ? `at most ${field.maxLength} characters` : undefined,
+    // A path's bound is in bytes (protocol limits.ts, PathString): its characters' bound is the same number.
+    field?.maxUtf8Bytes !== undefined
+      ? `at most ${field.maxUtf8Bytes} bytes (UTF-8)`
+      : field?.maxLength !== undefined
+        ? `at most ${field.maxLength} characters`
+        : undefined,
     meaningful(field?.minimum) ? `≥ ${field.minimum}` : undefined,
     meaningful(field?.maximum) ? `≤ ${field.maximum}` : undefined,
     field?.minItems !== undefined ? `at least ${field.minItems} item${field.minItems === 1 ? "" : "s"}` : undefined,

@@ -63,6 +63,8 @@ export class DaemonPlugins {
   /** Clients' subscriptions to plugin news, made on the host when it is loaded. */
   private readonly news = new Set<NewsSubscription>();
   private starting: Promise<void> | undefined;
+  /** Why fd 1 still reaches the client, when it does: plugins then run in child processes only. */
+  private fd1Unguarded: string | undefined;
   private ready = false;
 
   constructor(options: DaemonPluginsOptions) {
@@ -85,7 +87,16 @@ export class DaemonPlugins {
    */
   private loadHost(): Promise<PluginHost> {
     this.loading ??= whenFd1Guarded()
-      .then(() => import("./plugins/index.js"))
+      .then((fd1) => {
+        if (fd1.reachesClient) {
+          // A worker thread shares the daemon's descriptors: a plugin's write to fd 1 would reach
+          // the client. A child process has fd 1 of its own (a pipe to the daemon).
+          this.fd1Unguarded = fd1.why ?? "it could not be moved";
+          this.hostOptions.isolation = () => "process";
+          log("warn", `plugins: file descriptor 1 still carries the protocol (${this.fd1Unguarded}): every plugin runs in a child process (plugins.isolation "process"), whatever the settings say`);
+        }
+        return import("./plugins/index.js");
+      })
       .then(({ PluginHost }) => {
       const loadStarted = performance.now();
       const host = new PluginHost(this.hostOptions);

@@ -4,6 +4,7 @@
  * a plugin is tested with the settings a daemon would give it.
  */
 import type { Settings } from "./methods/settings.js";
+import { DEFAULT_MAX_QUEUED_OUTPUT_BYTES } from "./transport/output-flow.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./transport/stream-transport.js";
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -31,6 +32,7 @@ export const DEFAULT_SETTINGS: Settings = {
     maxSummaryBytes: 1024 * 1024,
     maxImportLineBytes: 64 * 2 ** 20,
     maxImportFileBytes: 4 * 2 ** 30,
+    maxQueuedOutputBytes: DEFAULT_MAX_QUEUED_OUTPUT_BYTES,
   },
   // No URL: the SQLite file in the Base Context home (docs/storage.md).
   store: {},

@@ -67,6 +67,8 @@ export type InputErrorCode = keyof typeof InputErrorCode;
 export const TransportErrorCode = {
   parse_error: ErrorCodes.ParseError,
   invalid_request: ErrorCodes.InvalidRequest,
+  /** A method name longer than any method (transport/message-guard.ts, MAX_METHOD_CHARS). */
+  method_not_found: ErrorCodes.MethodNotFound,
   duplicate_request_id: ErrorCodes.InvalidRequest,
   invalid_frame: ErrorCodes.InvalidRequest,
   message_too_large: ErrorCodes.InvalidRequest,

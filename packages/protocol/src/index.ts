@@ -1,5 +1,6 @@
 export * from "./entries.js";
 export * from "./errors.js";
+export * from "./limits.js";
 export * from "./declare.js";
 export * from "./methods/lifecycle.js";
 export * from "./methods/sessions.js";
@@ -20,7 +21,8 @@ export {
   type StreamConnectionOptions,
   type StreamFrameReaderOptions,
 } from "./transport/stream-transport.js";
-export { FramingError, InvalidMessageError, MessageGuard } from "./transport/message-guard.js";
+export { FramingError, InvalidMessageError, MAX_METHOD_CHARS, MessageGuard } from "./transport/message-guard.js";
+export { DEFAULT_MAX_QUEUED_OUTPUT_BYTES, MAX_REQUESTS_IN_FLIGHT, OutputFlow } from "./transport/output-flow.js";
 export { jsonPieces } from "./transport/json-pieces.js";
 export * from "./registry.js";
 export * from "./json-schema.js";

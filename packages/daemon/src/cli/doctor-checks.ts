@@ -102,7 +102,8 @@ export async function checkPlugins(
   projectDir: string | undefined,
   settings: Settings = defaultSettings(),
 ): Promise<CheckResult> {
-  const host = new PluginHost({ home, watch: false });
+  // Tried as the daemon runs them: in its worker threads or in child processes (plugins.isolation).
+  const host = new PluginHost({ home, watch: false, isolation: () => settings.plugins.isolation });
   try {
     await host.start();
     let plugins = await host.list(projectDir);
@@ -118,7 +119,8 @@ export async function checkPlugins(
     const states = plugins
       .map(
         (plugin) =>
-          `${plugin.name}@${plugin.version} ${failedTrial.has(plugin.id) && plugin.status === "active" ? "failed when tried" : plugin.status}`,
+          `${plugin.name}@${plugin.version} ${failedTrial.has(plugin.id) && plugin.status === "active" ? "failed when tried" : plugin.status}` +
+          ` (${trustText(plugin)})`,
       )
       .join(", ");
     const why = (plugin: PluginInfo) => {
@@ -151,4 +153,9 @@ function nearestExistingFolder(folder: string): string {
   let current = folder;
   while (!existsSync(current) && dirname(current) !== current) current = dirname(current);
   return current;
+}
+
+/** A plugin's trust and isolation, as doctor and `plugins list` say them (docs/plugins.md#what-a-trusted-plugin-can-do). */
+export function trustText(plugin: Pick<PluginInfo, "trusted" | "isolation">): string {
+  return `${plugin.trusted ? "trusted" : "not trusted"}, ${plugin.isolation === "process" ? "child process" : "worker thread"}`;
 }

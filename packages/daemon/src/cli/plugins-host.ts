@@ -19,8 +19,10 @@ export async function withPluginHost<T>(io: CliIo, work: (host: PluginHost, home
   const home = baseContextHome(io.env);
   const settings = new SettingsManager({ env: io.env, watch: false });
   const apiKeyEnv = settings.get().settings.summarizer.apiKeyEnv;
+  // The plugins run (and are listed) as the daemon would run them: in its worker threads or in child processes.
+  const { isolation } = settings.get().settings.plugins;
   await settings.dispose();
-  const host = new PluginHost({ home, watch: false, hiddenEnv: () => [apiKeyEnv, "OPENAI_API_KEY"] });
+  const host = new PluginHost({ home, watch: false, hiddenEnv: () => [apiKeyEnv, "OPENAI_API_KEY"], isolation: () => isolation });
   try {
     await host.start();
     return await work(host, home);

@@ -29,11 +29,13 @@ export function printPlugins(
     io.stdout.write(`No plugins in ${places.join(" or ")}.\nCreate one with: base-context plugin new <name>\n`);
     return;
   }
-  const header = ["NAME", "SOURCE", "STATUS", "VERSION", "HOOKS", "PATH"].map((title) => style.dim(title));
+  const header = ["NAME", "SOURCE", "STATUS", "TRUST", "ISOLATION", "VERSION", "HOOKS", "PATH"].map((title) => style.dim(title));
   const rows = plugins.map((plugin) => [
     plugin.name,
     plugin.source,
     statusText(plugin.status, style),
+    plugin.trusted ? "trusted" : style.yellow("not trusted"),
+    plugin.isolation,
     plugin.version,
     plugin.hooks.map((hook) => HOOK_SHORT_NAMES[hook] ?? hook).join(",") || "-",
     displayPath(plugin.path),

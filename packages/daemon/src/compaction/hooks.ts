@@ -17,6 +17,8 @@ export interface CompactHookContext {
   readonly settings: Settings;
   /** The model of the client whose request runs the hook, when it offers one (a plugin's `ctx.complete` asks it). */
   readonly clientModel?: ClientModel | undefined;
+  /** Told when each plugin's hook call starts (its id) and ends (undefined). */
+  readonly onPluginCall?: ((pluginId: string | undefined) => void) | undefined;
 }
 
 /**

@@ -148,6 +148,28 @@ function failuresOf(produced: Failures): { pluginFailures?: HookFailure[] } {
   return produced.failures.length > 0 ? { pluginFailures: produced.failures } : {};
 }
 
+/** A plugin's hook call running longer than this is reported (`$/progress`: "Waiting for plugin …"), then again each period. */
+export const PLUGIN_WAIT_REPORT_MS = 1000;
+
+/** Reports a plugin that keeps the run waiting, once a second while it does. */
+class PluginWait {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly reporter: RunReporter) {}
+
+  calling(pluginId: string | undefined): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    if (pluginId === undefined) return;
+    const started = Date.now();
+    this.timer = setInterval(() => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      this.reporter.report(`Waiting for plugin ${pluginId} (${seconds} s)`, 5);
+    }, PLUGIN_WAIT_REPORT_MS);
+    this.timer.unref();
+  }
+}
+
 /** A plugin's decision, else the summarizers' summary. */
 async function produce(
   deps: PipelineDeps,
@@ -162,13 +184,17 @@ async function produce(
   const { hooks } = deps;
   const failures: HookFailure[] = [];
   if (hooks) {
-    const context = { sessionId, projectDir: deps.records.requireSession(sessionId).cwd, settings, clientModel };
+    const waiting = new PluginWait(reporter);
+    const onPluginCall = (pluginId: string | undefined) => waiting.calling(pluginId);
+    const context = { sessionId, projectDir: deps.records.requireSession(sessionId).cwd, settings, clientModel, onPluginCall };
     if (hooks.hasCompactHook?.(context) !== false) {
       reporter.report("Asking plugins", 5);
       // Plugins may keep their own state anywhere on the branch: they get all of it that fits in one message.
       const branchEntries = deps.records.path(sessionId, preparation.leafId).map((stored) => stored.entry);
       const event = compactHookEvent(preparation, branchEntries, customInstructions, settings);
-      const outcome = await hooks.runCompactHook(event, signal ?? new AbortController().signal, context);
+      const outcome = await hooks
+        .runCompactHook(event, signal ?? new AbortController().signal, context)
+        .finally(() => waiting.calling(undefined));
       throwIfAborted(signal);
       failures.push(...(outcome?.failures ?? []).map(({ pluginId, kind, message }) => ({ pluginId, kind, message })));
       if (outcome && "cancel" in outcome) return { kind: "cancel", pluginId: outcome.pluginId, failures };

@@ -27,7 +27,15 @@ function withFailures<V, K extends string>(run: HookRun<V>, key: K) {
 export function compactHooks(host: PluginHost): CompactHooks {
   return {
     runCompactHook: async (event, signal, context) =>
-      withFailures(await host.runCompactHook(event, { settings: context.settings, projectDir: context.projectDir, signal }), "compaction"),
+      withFailures(
+        await host.runCompactHook(event, {
+          settings: context.settings,
+          projectDir: context.projectDir,
+          signal,
+          ...(context.onPluginCall ? { onPluginCall: context.onPluginCall } : {}),
+        }),
+        "compaction",
+      ),
     hasCompactHook: (context) => host.hasHook("session_before_compact", context),
   };
 }

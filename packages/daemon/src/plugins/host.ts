@@ -78,6 +78,8 @@ export interface HookCallOptions {
   projectDir?: string;
   /** Aborted when the request is cancelled: plugins see their `ctx.signal` abort and the run rejects with CancelledError. */
   signal?: AbortSignal;
+  /** Told when each plugin's hook call starts (its id) and ends (undefined): progress while a plugin works. */
+  onPluginCall?: (pluginId: string | undefined) => void;
 }
 
 export interface CompactHookCallOptions extends HookCallOptions {
@@ -161,6 +163,7 @@ export class PluginHost {
       crashLimitText: `${crashLimit} crashes within ${Math.round(crashWindowMs / 1000)} s`,
       newBreaker: () => new CrashBreaker(crashLimit, crashWindowMs, options.now),
       isTrusted: (projectDir) => this.trust.isTrusted(projectDir),
+      isolation: () => options.isolation?.() ?? "worker",
       report: (error) => {
         for (const listener of this.errorListeners) listener(error);
       },
@@ -234,6 +237,7 @@ export class PluginHost {
       settings: options.settings,
       checkEvent: this.options.checkEvents === true,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onPluginCall === undefined ? {} : { onPluginCall: options.onPluginCall }),
     };
   }
 

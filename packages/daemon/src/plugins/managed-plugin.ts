@@ -33,6 +33,8 @@ export interface PluginRuntime {
   crashLimitText: string;
   newBreaker(): CrashBreaker;
   isTrusted(projectDir: string): boolean;
+  /** Where the next version started will run (`plugins.isolation`, or "process" when fd 1 is unguarded). */
+  isolation(): "worker" | "process";
   report(error: PluginError): void;
   changed(): void;
 }
@@ -71,6 +73,8 @@ export class ManagedPlugin {
   private generation = 0;
   private status: PluginStatus = "error";
   private loadedAt: string | undefined;
+  /** Where the serving version runs (set when it starts). */
+  private isolation: "worker" | "process" | undefined;
   private lastError: PluginLastError | undefined;
   private loading: Promise<void> | undefined;
   private loadAgain: LoadReason | undefined;
@@ -130,6 +134,7 @@ export class ManagedPlugin {
       return;
     }
     try {
+      const isolation = this.runtime.isolation();
       const worker = await this.spawn(read.manifest, generation);
       if (this.stopped) {
         await worker.terminate();
@@ -137,6 +142,7 @@ export class ManagedPlugin {
       }
       const previous = this.serving;
       this.serving = worker;
+      this.isolation = isolation;
       this.manifest = read.manifest;
       this.status = "active";
       this.loadedAt = new Date().toISOString();
@@ -284,6 +290,8 @@ export class ManagedPlugin {
       path: this.dir,
       status: this.status,
       hooks: this.serving !== undefined ? HOOK_NAMES.filter((hook) => this.serving!.hooks.has(hook)) : [],
+      trusted: this.source === "global" || this.runtime.isTrusted(this.projectDir!),
+      isolation: (this.serving !== undefined ? this.isolation : undefined) ?? this.runtime.isolation(),
     };
     if (this.projectDir !== undefined) info.projectDir = this.projectDir;
     if (this.loadedAt !== undefined && this.status === "active") info.loadedAt = this.loadedAt;

@@ -68,6 +68,8 @@ export interface RunHookInput<H extends HookName> {
   settings: Settings;
   signal?: AbortSignal;
   context: HookCheckContext;
+  /** Told when each plugin's call starts (its id) and ends (undefined). */
+  onPluginCall?: (pluginId: string | undefined) => void;
   /** Validate the event against the hook's schema first (tests and debugging; costs time on big sessions). */
   checkEvent: boolean;
 }
@@ -110,7 +112,8 @@ export async function runHook<H extends HookName>(input: RunHookInput<H>): Promi
       continue;
     }
     const limits = { timeoutMs, maxMessageBytes, ...(signal === undefined ? {} : { signal }) };
-    const outcome = await worker.call(hook, eventJson, settingsJson, limits);
+    input.onPluginCall?.(plugin.id);
+    const outcome = await worker.call(hook, eventJson, settingsJson, limits).finally(() => input.onPluginCall?.(undefined));
     if (!outcome.ok) {
       if (outcome.kind === "cancelled") {
         if (signal?.aborted) throw cancelled(signal);

@@ -26,6 +26,12 @@ export class ConnectionClientModel implements ClientModel {
   constructor(
     private readonly connection: MessageConnection,
     readonly label: string,
+    /**
+     * The longest summary answer accepted, in UTF-8 bytes (`limits.maxSummaryBytes`): a larger one
+     * fails as `too_large` and the work falls back. A plugin's `ctx.complete` answer is bounded by
+     * the plugin boundary instead (`plugins.maxMessageBytes`).
+     */
+    private readonly maxSummaryBytes: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
 
   get connected(): boolean {
@@ -88,6 +94,17 @@ export class ConnectionClientModel implements ClientModel {
       }
       sent.then(
         (raw: unknown) => {
+          const tooLarge = params.purpose === "plugin" ? undefined : oversize(raw, this.maxSummaryBytes());
+          if (tooLarge !== undefined) {
+            fail(
+              new ClientModelError(
+                `${this.label} answered model/complete with ${tooLarge} bytes of text, over limits.maxSummaryBytes (${this.maxSummaryBytes()} bytes)`,
+                false,
+                { reason: "too_large", textBytes: tooLarge },
+              ),
+            );
+            return;
+          }
           const parsed = ModelComplete.result.safeParse(raw);
           if (parsed.success) settle(() => resolve(parsed.data));
           else
@@ -116,6 +133,14 @@ export class ConnectionClientModel implements ClientModel {
       );
     });
   }
+}
+
+/** The UTF-8 bytes of an answer's `text` when they are over `max`, else undefined. */
+function oversize(raw: unknown, max: number): number | undefined {
+  const text = (raw as { text?: unknown } | null)?.text;
+  if (typeof text !== "string" || text.length * 3 <= max) return undefined;
+  const bytes = Buffer.byteLength(text, "utf8");
+  return bytes > max ? bytes : undefined;
 }
 
 /** `the client "my-agent"` from `initialize`'s clientInfo, else `the client`. */

@@ -31,7 +31,15 @@ import { log } from "../log.js";
 /** Where fd 1 points once the protocol has its own descriptor. */
 export type Fd1Target = "stderr" | "/dev/null" | "unchanged";
 
-const HELPER_TIMEOUT_MS = 10_000;
+/**
+ * How long the helper process may take to send fd 1 back. Past it the protocol stays on fd 1 and
+ * plugins run in child processes (fd1-guard.ts). BASE_CONTEXT_FD1_HELPER_TIMEOUT_MS sets it (the
+ * tests make the helper "slow" with it).
+ */
+function helperTimeoutMs(): number {
+  const set = Number(process.env.BASE_CONTEXT_FD1_HELPER_TIMEOUT_MS);
+  return Number.isFinite(set) && set >= 0 ? set : 10_000;
+}
 /** Sends its inherited fd 1 back to its parent; the parent receives a new descriptor to the same socket. */
 const SOCKET_HELPER = `const { Socket } = require("node:net");
 process.send("fd1", new Socket({ fd: 1, readable: false, writable: true }), () => process.disconnect());`;
@@ -57,8 +65,8 @@ async function receiveSocketCopy(): Promise<Socket> {
     const helper = spawn(process.execPath, ["-e", SOCKET_HELPER], { stdio: ["ignore", "inherit", "ignore", "ipc"], env: {} });
     const timer = setTimeout(() => {
       helper.kill("SIGKILL");
-      reject(new Error("the helper process did not answer"));
-    }, HELPER_TIMEOUT_MS);
+      reject(new Error(`the helper process did not answer within ${helperTimeoutMs()} ms`));
+    }, helperTimeoutMs());
     helper.once("message", (_message, handle) => {
       clearTimeout(timer);
       if (handle instanceof Socket) resolve(handle);
@@ -99,8 +107,12 @@ function logClaimed(fd1: Fd1Target): Fd1Target {
   return fd1;
 }
 
+/** Why the protocol is still on fd 1, once moving it failed. */
+let stayedBecause: string | undefined;
+
 function stayOnFd1(error: unknown): Fd1Target {
-  log("warn", `the protocol stays on file descriptor 1, which plugins can also write to: ${(error as Error).message}`);
+  stayedBecause = (error as Error).message;
+  log("warn", `the protocol stays on file descriptor 1: ${stayedBecause}; plugins will run in child processes, not in the daemon`);
   return "unchanged";
 }
 
@@ -159,7 +171,10 @@ export function claimProtocolOutput(): void {
   if (fd1 === undefined) return;
   const claim = fd1.isSocket() ? claimSocket() : claimReopenable(fd1);
   claimed = claim;
-  registerFd1Guard(() => claim.guard());
+  registerFd1Guard(async () => {
+    const fd1Now = await claim.guard();
+    return fd1Now === "unchanged" ? { reachesClient: true, why: stayedBecause ?? "it could not be moved" } : { reachesClient: false };
+  });
 }
 
 /** The protocol's stream: the claimed one, else stdout (tests and embedders calling `serve` directly). */

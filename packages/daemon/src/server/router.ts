@@ -3,7 +3,7 @@
  * method goes through: params validated with the declaration's schema (zod issues → -32602),
  * the cancellation token turned into an AbortSignal, errors mapped in one place.
  */
-import { ErrorCodes, type NotificationDecl, type RequestDecl } from "@base-context/protocol";
+import { ErrorCodes, quoteInput, type NotificationDecl, type RequestDecl } from "@base-context/protocol";
 import { ResponseError, type CancellationToken } from "vscode-jsonrpc";
 import type { z } from "zod";
 import { CancelledError } from "../errors.js";
@@ -151,7 +151,7 @@ export class Router {
       }
     }
     const entry = this.table.get(method);
-    if (!entry) throw new ResponseError(ErrorCodes.MethodNotFound, `unknown method "${method}"`, { code: "method_not_found" });
+    if (!entry) throw new ResponseError(ErrorCodes.MethodNotFound, `unknown method ${quoteInput(method)}`, { code: "method_not_found" });
     const deep = tooDeepAt(rawParams);
     if (deep !== undefined) {
       throw new ResponseError(

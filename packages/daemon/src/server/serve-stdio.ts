@@ -4,7 +4,7 @@
  */
 // The daemon's parts, its handlers and the summarizers are imported after the `initialize` reply
 // (startDaemon): loading them, and the protocol schemas only they use, is not on its path.
-import { DEFAULT_MAX_MESSAGE_BYTES } from "@base-context/protocol";
+import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_QUEUED_OUTPUT_BYTES } from "@base-context/protocol";
 import { existsSync } from "node:fs";
 import type { Daemon } from "../daemon.js";
 import { RequestFailedError } from "../errors.js";
@@ -61,6 +61,8 @@ export async function serveStdio(): Promise<number> {
       serverInfo: SERVER_INFO,
       capabilities: CAPABILITIES,
       maxMessageBytes: () => settings?.get().settings.limits.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      maxQueuedOutputBytes: () => settings?.get().settings.limits.maxQueuedOutputBytes ?? DEFAULT_MAX_QUEUED_OUTPUT_BYTES,
+      maxSummaryBytes: () => settings?.get().settings.limits.maxSummaryBytes ?? 1024 * 1024,
       onInitialize: ({ projectDir }) => {
         const read = settings === undefined ? "settings read after the reply: no settings file" : "settings read";
         log("debug", `start: answering initialize ${performance.now().toFixed(0)} ms after the process started (${cpuMs().toFixed(0)} ms of CPU; ${read})`);

@@ -5,6 +5,8 @@
  */
 import {
   createStreamConnection,
+  DEFAULT_MAX_QUEUED_OUTPUT_BYTES,
+  DEFAULT_SETTINGS,
   ErrorCodes,
   Exit,
   FramingError,
@@ -12,14 +14,18 @@ import {
   Initialized,
   InvalidMessageError,
   LogMessage,
+  OutputFlow,
   PROTOCOL_VERSION,
+  quoteInput,
   Shutdown,
 } from "@base-context/protocol";
 import type { Readable, Writable } from "node:stream";
 import { ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
 import { addLogSink, log } from "../log.js";
 import { ConnectionClientModel, clientLabel } from "./connection-client-model.js";
+import { NotificationQueue } from "./notification-queue.js";
 import type { Router, Peer } from "./router.js";
+
 
 export type LifecycleState = "uninitialized" | "running" | "shutdown";
 
@@ -36,6 +42,13 @@ export interface ServerOptions {
   capabilities: Record<string, unknown>;
   /** The largest message accepted (bytes), looked up at each message (`limits.maxMessageBytes`). */
   maxMessageBytes?: () => number;
+  /**
+   * Bytes of replies and notifications waiting to be written past which the client's requests
+   * wait unread (`limits.maxQueuedOutputBytes`).
+   */
+  maxQueuedOutputBytes?: () => number;
+  /** The longest summary a client's model may answer (`limits.maxSummaryBytes`), looked up at each answer. */
+  maxSummaryBytes?: () => number;
   /** Who is at the other end, in log lines ("socket client 3"); default "the client". */
   peerName?: string;
   /** Names the connection in messages about its client (socket mode: several clients). */
@@ -56,8 +69,11 @@ export function startServer(options: ServerOptions): RunningServer {
   const { router } = options;
   // Invalid messages are answered with JSON-RPC errors before the MessageConnection sees them;
   // a frame that cannot be read ends the connection (below).
+  // Backpressure (output-flow.ts): a client that does not read its replies stops being read.
+  const flow = new OutputFlow(options.maxQueuedOutputBytes ?? (() => DEFAULT_MAX_QUEUED_OUTPUT_BYTES));
   const connection = createStreamConnection(options.input, options.output, {
     answerInvalidMessages: true,
+    flow,
     ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
   });
   const peerName = options.peerName ?? "the client";
@@ -73,13 +89,17 @@ export function startServer(options: ServerOptions): RunningServer {
     options.onExit(code);
   };
 
+  // Notifications to a client that is not reading wait, coalesced and bounded (notification-queue.ts).
+  const notifications = new NotificationQueue(flow, (method, params) => {
+    if (!exited) void connection.sendNotification(method, params).catch(() => undefined);
+  });
   const peer: Peer = {
     sendNotification: (method, params) => {
       // As in LSP, nothing unasked-for reaches a client before `initialize` (plugin news, for one).
-      if (!exited && state !== "uninitialized") void connection.sendNotification(method, params).catch(() => undefined);
+      if (!exited && state !== "uninitialized") notifications.notify(method, params);
     },
     sendProgress: (token, value) => {
-      if (!exited) void connection.sendNotification("$/progress", { token, value }).catch(() => undefined);
+      if (!exited) notifications.notify("$/progress", { token, value });
     },
   };
   // Warnings and errors reach clients too, so an editor can show them.
@@ -93,7 +113,11 @@ export function startServer(options: ServerOptions): RunningServer {
     }
     router.projectDir = params.projectDir;
     if (params.capabilities?.model?.complete === true) {
-      clientModel = new ConnectionClientModel(connection, clientLabel(params.clientInfo, options.connectionId));
+      clientModel = new ConnectionClientModel(
+        connection,
+        clientLabel(params.clientInfo, options.connectionId),
+        options.maxSummaryBytes ?? (() => DEFAULT_SETTINGS.limits.maxSummaryBytes),
+      );
       router.clientModel = clientModel;
       log("info", `${clientModel.label} offers its model (model/complete): summarizer.provider "auto" writes its summaries with it`);
     }
@@ -108,12 +132,12 @@ export function startServer(options: ServerOptions): RunningServer {
 
   connection.onRequest(async (method, params, token) => {
     if (state === "uninitialized" && method !== Initialize.method) {
-      throw new ResponseError(ErrorCodes.ServerNotInitialized, `server not initialized: send "initialize" before "${method}"`, {
+      throw new ResponseError(ErrorCodes.ServerNotInitialized, `server not initialized: send "initialize" before ${quoteInput(method)}`, {
         code: "server_not_initialized",
       });
     }
     if (state === "shutdown") {
-      throw new ResponseError(ErrorCodes.InvalidRequest, `server is shutting down: "${method}" refused after "shutdown"`, {
+      throw new ResponseError(ErrorCodes.InvalidRequest, `server is shutting down: ${quoteInput(method)} refused after "shutdown"`, {
         code: "shutting_down",
       });
     }

@@ -95,6 +95,8 @@ function acceptConnection(socket: Socket, hub: ConnectionHub, options: SocketSer
     serverInfo: options.serverInfo,
     capabilities: options.capabilities,
     maxMessageBytes: () => options.daemon.settings.get().settings.limits.maxMessageBytes,
+    maxQueuedOutputBytes: () => options.daemon.settings.get().settings.limits.maxQueuedOutputBytes,
+    maxSummaryBytes: () => options.daemon.settings.get().settings.limits.maxSummaryBytes,
     peerName: `socket client ${connection.id}`,
     connectionId: connection.id,
     onExit: (code) => {

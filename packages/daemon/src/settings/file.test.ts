@@ -123,6 +123,7 @@ describe("parseSettingsText", () => {
       ["limits", "maxSummaryBytes"],
       ["limits", "maxImportLineBytes"],
       ["limits", "maxImportFileBytes"],
+      ["limits", "maxQueuedOutputBytes"],
       ["plugins", "maxMessageBytes"],
     ]) {
       const text = `{"compaction": {"enabled": false}, "${section}": {"${key}": 999999999}}`;

@@ -43,6 +43,7 @@ export const PROJECT_FORBIDDEN_KEYS: readonly (readonly [SectionName, string, st
   ["limits", "maxSummaryBytes", USER_LIMIT],
   ["limits", "maxImportLineBytes", USER_LIMIT],
   ["limits", "maxImportFileBytes", USER_LIMIT],
+  ["limits", "maxQueuedOutputBytes", USER_LIMIT],
   // Where every project's conversations are stored: a cloned repository must not send them to its own server.
   ["store", "url", "a cloned repository must not choose the server every conversation is stored on"],
 ];

@@ -24,6 +24,7 @@ describe("mergeSettings", () => {
         maxSummaryBytes: 1024 * 1024,
         maxImportLineBytes: 64 * 2 ** 20,
         maxImportFileBytes: 4 * 2 ** 30,
+        maxQueuedOutputBytes: 64 * 1024 * 1024,
       },
       store: {},
     });
@@ -32,7 +33,7 @@ describe("mergeSettings", () => {
     expect(Object.keys(sources)).toContain("summarizer.baseURL");
     expect(Object.keys(sources)).toContain("summarizer.model");
     expect(Object.keys(sources)).toContain("summary.repair");
-    expect(Object.keys(sources)).toHaveLength(30);
+    expect(Object.keys(sources)).toHaveLength(31);
   });
 
   it("merges one level deep: the project wins per nested key, other keys keep their value", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IdString, ProgressToken } from "../limits.js";
 import { notification, request } from "../declare.js";
 import { AssistantMessage, PrunedOutput, SessionEntry } from "../entries.js";
 import { RequestId } from "./sessions.js";
@@ -48,7 +49,7 @@ export type CompactionPreparation = z.infer<typeof CompactionPreparation>;
 
 export const CompactionPrepare = request(
   "compaction/prepare",
-  () => z.object({ sessionId: z.string().min(1), settings: CompactionSettings.partial().optional() }),
+  () => z.object({ sessionId: IdString(), settings: CompactionSettings.partial().optional() }),
   () => z.union([
     z.object({ preparation: CompactionPreparation }),
     z.object({ nothing: z.string() }),
@@ -177,11 +178,11 @@ export type CompactionResult = z.infer<typeof CompactionResult>;
 export const CompactionRun = request(
   "compaction/run",
   () => z.object({
-    sessionId: z.string().min(1),
+    sessionId: IdString(),
     customInstructions: z.string().optional(),
     reason: CompactionReason.default("manual"),
     requestId: RequestId.optional(),
-    workDoneToken: z.union([z.string(), z.number()]).optional(),
+    workDoneToken: ProgressToken().optional(),
     /** Overrides of the session's `compaction.*` settings for this run only (e.g. keepRecentTokens). */
     settings: CompactionSettings.partial().optional(),
     strategy: CompactionStrategy.default("auto").describe(
@@ -251,7 +252,7 @@ export const CompactionStatusRequest = request(
   "compaction/status",
   () => z
     .object({
-      sessionId: z.string().min(1).optional(),
+      sessionId: IdString().optional(),
       requestId: RequestId.optional(),
       limit: z.number().int().min(1).max(100).optional(),
     })
@@ -264,7 +265,7 @@ export const ToolBatch = z.lazy(() => z.object({ results: z.array(z.object({ ter
 export const TurnEnd = request(
   "turn/end",
   () => z.object({
-    sessionId: z.string().min(1),
+    sessionId: IdString(),
     contextWindow: z
       .number()
       .int()
@@ -286,7 +287,7 @@ export const TurnEnd = request(
       .describe("Client inputs waiting to be sent (typed while the model worked): any asks for a follow-up."),
     requestId: RequestId.optional(),
     /** `$/progress` of a compaction this turn/end runs, as for `compaction/run`. */
-    workDoneToken: z.union([z.string(), z.number()]).optional(),
+    workDoneToken: ProgressToken().optional(),
   }),
   () => z.object({
     checkpoint: CompactionResult.optional(),

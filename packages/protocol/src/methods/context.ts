@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IdString } from "../limits.js";
 import { request } from "../declare.js";
 import { AgentMessage } from "../entries.js";
 
@@ -51,8 +52,8 @@ export type OpenAIChatMessage = z.infer<typeof OpenAIChatMessage>;
 export const ContextBuild = request(
   "context/build",
   () => z.object({
-    sessionId: z.string().min(1),
-    leafId: z.string().min(1).nullable().optional(),
+    sessionId: IdString(),
+    leafId: IdString().nullable().optional(),
     format: z.enum(["native", "openai-chat"]).default("native"),
   }),
   () => z.object({
@@ -75,7 +76,7 @@ export const ContextBuild = request(
 
 export const ContextUsage = request(
   "context/usage",
-  () => z.object({ sessionId: z.string().min(1), contextWindow: z.number().int().positive() }),
+  () => z.object({ sessionId: IdString(), contextWindow: z.number().int().positive() }),
   () => z.object({
     tokens: z.number().int(),
     usageTokens: z.number().int().nullable(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PathString } from "../limits.js";
 import { notification, request } from "../declare.js";
 
 export const PROTOCOL_VERSION = "1";
@@ -22,7 +23,7 @@ export const Initialize = request(
     clientInfo: ClientInfo.optional(),
     processId: z.number().int().nullable().optional(),
     protocolVersion: z.string(),
-    projectDir: z.string().optional(),
+    projectDir: PathString().optional(),
     capabilities: ClientCapabilities.optional(),
   }),
   () => z.object({

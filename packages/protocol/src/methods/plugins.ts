@@ -5,6 +5,7 @@
  * so a plugin that passes its unit tests is judged by the same rules inside the daemon.
  */
 import { z } from "zod";
+import { MAX_PATH_BYTES, PathString } from "../limits.js";
 import { notification, request } from "../declare.js";
 import { SessionEntry } from "../entries.js";
 import { CompactionPreparation } from "./compaction.js";
@@ -265,27 +266,35 @@ export const PluginInfo = z.lazy(() =>
     /** ISO-8601 time the serving version activated. */
     loadedAt: z.string().optional(),
     lastError: PluginLastError.optional(),
+    /**
+     * Whether the plugin may run: a global plugin always (the user installed it), a project's once
+     * the user trusted the project (`project/trust`). A trusted plugin runs as the user
+     * (docs/plugins.md#what-a-trusted-plugin-can-do).
+     */
+    trusted: z.boolean(),
+    /** Where its code runs: a worker thread of the daemon, or a child process of its own (`plugins.isolation`). */
+    isolation: z.enum(["worker", "process"]),
   }),
 );
 export type PluginInfo = z.infer<typeof PluginInfo>;
 
 export const PluginsList = request(
   "plugins/list",
-  () => z.object({ projectDir: z.string().optional() }),
+  () => z.object({ projectDir: PathString().optional() }),
   () => z.object({ plugins: z.array(PluginInfo) }),
 );
 
 /** Reloads one plugin from its files (and re-enables it if crashes disabled it), or rescans all. */
 export const PluginsReload = request(
   "plugins/reload",
-  () => z.object({ id: z.string().optional() }),
+  () => z.object({ id: z.string().max(MAX_PATH_BYTES + 100).optional() }),
   () => z.object({ plugins: z.array(PluginInfo) }),
 );
 
 /** Trust is kept in the global folder, never in the project: a cloned repository cannot trust itself. */
 export const ProjectTrust = request(
   "project/trust",
-  () => z.object({ projectDir: z.string().min(1), trusted: z.boolean() }),
+  () => z.object({ projectDir: PathString().min(1), trusted: z.boolean() }),
   () => z.object({}),
 );
 

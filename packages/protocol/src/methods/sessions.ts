@@ -1,21 +1,22 @@
 import { z } from "zod";
 import { notification, request } from "../declare.js";
 import { EntryInput, SessionEntry, SessionHeader } from "../entries.js";
+import { IdString, MAX_LABEL_CHARS, MAX_NAME_CHARS, PathString } from "../limits.js";
 
 // Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
 // ../entries.ts, docs/architecture.md#start-path-and-bundles).
 
-const SessionId = z.string().min(1);
-const EntryId = z.string().min(1);
+const SessionId = IdString();
+const EntryId = IdString();
 /** Client-chosen id making a request idempotent: a retry returns the first result. */
 export const RequestId = z.string().min(1).max(200);
 
 export const SessionCreate = request(
   "session/create",
   () => z.object({
-    cwd: z.string(),
-    name: z.string().optional(),
-    parentSession: z.string().optional(),
+    cwd: PathString(),
+    name: z.string().max(MAX_NAME_CHARS).optional(),
+    parentSession: PathString().optional(),
     id: SessionId.optional(),
   }),
   () => z.object({ session: SessionHeader }),
@@ -36,11 +37,11 @@ export const SessionSummary = z.lazy(() =>
 export const SessionList = request(
   "session/list",
   () => z.object({
-    cwd: z.string().optional(),
+    cwd: PathString().optional(),
     /** Case-insensitive substring of the session name or first message. */
-    query: z.string().optional(),
+    query: z.string().max(1000).optional(),
     limit: z.number().int().min(1).max(1000).optional(),
-    cursor: z.string().optional(),
+    cursor: z.string().max(1000).optional(),
   }),
   () => z.object({ sessions: z.array(SessionSummary), nextCursor: z.string().optional() }),
 );
@@ -66,7 +67,7 @@ export const SessionSearch = request(
      * word and by its stem ("theme" finds "themes"). Tool results and thinking are not searched.
      */
     query: z.string().min(1).max(1000),
-    cwd: z.string().optional(),
+    cwd: PathString().optional(),
     limit: z.number().int().min(1).max(1000).optional(),
     /** Hits listed per session (default 3). */
     hits: z.number().int().min(0).max(100).optional(),
@@ -127,9 +128,9 @@ export const SessionImport = request(
     .object({
       /** Omitted: detected from the file's first lines (a file that is none of them is refused). */
       format: ImportFormat.optional(),
-      path: z.string().optional(),
+      path: PathString().optional(),
       content: z.string().optional(),
-      cwd: z.string().optional(),
+      cwd: PathString().optional(),
       /**
        * Give the session a fresh id instead of the header's: imports a copy of a file whose
        * session is already here (an export imported again). Without it such an import fails with
@@ -165,7 +166,7 @@ export const SessionImport = request(
 
 export const SessionExport = request(
   "session/export",
-  () => z.object({ sessionId: SessionId, format: z.literal("pi-jsonl"), path: z.string().optional() }),
+  () => z.object({ sessionId: SessionId, format: z.literal("pi-jsonl"), path: PathString().optional() }),
   () => z.object({
     content: z.string().optional(),
     path: z.string().optional(),
@@ -245,7 +246,7 @@ export const SessionTree = request(
 
 export const LabelSet = request(
   "label/set",
-  () => z.object({ sessionId: SessionId, targetId: EntryId, label: z.string().min(1).nullable() }),
+  () => z.object({ sessionId: SessionId, targetId: EntryId, label: z.string().min(1).max(MAX_LABEL_CHARS).nullable() }),
   () => z.object({ entry: SessionEntry }),
 );
 

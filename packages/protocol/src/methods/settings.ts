@@ -66,6 +66,8 @@ export const SettingsFile = z.lazy(() =>
           maxImportLineBytes: z.number().int().positive(),
           /** Largest file `session/import` reads, in bytes. */
           maxImportFileBytes: z.number().int().positive(),
+          /** Bytes of replies and notifications waiting to be written to one client before the daemon stops reading its requests. */
+          maxQueuedOutputBytes: z.number().int().min(1024 * 1024),
         })
         .partial()
         .strict(),
@@ -135,6 +137,11 @@ export const Settings = z.object({
     maxSummaryBytes: z.number().int(),
     maxImportLineBytes: z.number().int(),
     maxImportFileBytes: z.number().int(),
+    /**
+     * Bytes of replies and notifications waiting to be written to one connection: above it the
+     * daemon reads no more of that client's requests until they have drained below half.
+     */
+    maxQueuedOutputBytes: z.number().int(),
   }),
   /**
    * Where sessions are stored (docs/storage.md): absent = the SQLite file in the Base Context home;

@@ -6,6 +6,7 @@
  * stored. Both are cancellable (`$/cancelRequest`) and report `$/progress` for a `workDoneToken`.
  */
 import { z } from "zod";
+import { IdString, PathString, ProgressToken } from "../limits.js";
 import { request } from "../declare.js";
 import { SessionEntry } from "../entries.js";
 import { CompactionSettings, FileOps, RetentionReport } from "./compaction.js";
@@ -20,10 +21,10 @@ const Origin = {
    * The project whose settings (`.base-context/settings.json`) and trusted plugins apply.
    * Default: the `projectDir` the client gave at `initialize`, else only the global settings and plugins.
    */
-  projectDir: z.string().min(1).optional(),
+  projectDir: PathString().min(1).optional(),
   /** The agent's own id of its session: passed to plugins and to the client's model, nothing is stored under it. */
-  sessionId: z.string().min(1).optional(),
-  workDoneToken: z.union([z.string(), z.number()]).optional(),
+  sessionId: IdString().optional(),
+  workDoneToken: ProgressToken().optional(),
 };
 
 /**

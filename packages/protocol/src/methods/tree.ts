@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IdString, MAX_LABEL_CHARS, ProgressToken } from "../limits.js";
 import { notification, request } from "../declare.js";
 import { SessionEntry } from "../entries.js";
 import { RetentionReport } from "./compaction.js";
@@ -34,19 +35,19 @@ export type TreeNavigateProgress = z.infer<typeof TreeNavigateProgress>;
 export const TreeNavigate = request(
   "tree/navigate",
   () => z.object({
-    sessionId: z.string().min(1),
-    targetId: z.string().min(1),
+    sessionId: IdString(),
+    targetId: IdString(),
     summarize: z.boolean().default(false),
     customInstructions: z.string().optional(),
     replaceInstructions: z.boolean().optional(),
-    label: z.string().min(1).optional(),
+    label: z.string().min(1).max(MAX_LABEL_CHARS).optional(),
     /**
      * The agent model's window: the branch summary reads up to `contextWindow − branchSummary.reserveTokens`
      * tokens (128,000 assumed when absent).
      */
     contextWindow: z.number().int().positive().optional(),
     requestId: RequestId.optional(),
-    workDoneToken: z.union([z.string(), z.number()]).optional(),
+    workDoneToken: ProgressToken().optional(),
   }),
   () => z.object({
     status: TreeNavigateStatus,

@@ -18,7 +18,11 @@
  * the connection is closed by its owner.
  */
 import type { Message, ResponseMessage } from "vscode-jsonrpc/node";
-import { TransportErrorCode } from "../errors.js";
+import { ErrorCodes, TransportErrorCode } from "../errors.js";
+import { MAX_ID_CHARS, quoteInput } from "../limits.js";
+
+/** The longest method name looked up; every method of the protocol is far shorter. */
+export const MAX_METHOD_CHARS = 256;
 
 /**
  * The byte stream cannot be read any further (a bad or missing Content-Length, a header that
@@ -60,6 +64,12 @@ function idKey(id: Id): string {
   return String(id);
 }
 
+function jsonrpcValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "string") return quoteInput(value);
+  return typeof value === "object" && value !== null ? describe(value) : JSON.stringify(value);
+}
+
 function describe(value: unknown): string {
   if (Array.isArray(value)) return value.length === 0 ? "an empty array" : "a batch (an array)";
   if (value === null) return "null";
@@ -91,7 +101,7 @@ export class MessageGuard {
       return this.refuse(
         usableId,
         "invalid_request",
-        `invalid request: "jsonrpc" must be "2.0", got ${JSON.stringify(message.jsonrpc) ?? "nothing"}`,
+        `invalid request: "jsonrpc" must be "2.0", got ${jsonrpcValue(message.jsonrpc)}`,
       );
     }
     if ("method" in message) {
@@ -99,6 +109,16 @@ export class MessageGuard {
         return this.refuse(usableId, "invalid_request", `invalid request: "method" must be a string, got ${describe(message.method)}`);
       if (id !== undefined && !isId(id))
         return this.refuse(null, "invalid_request", `invalid request: "id" must be a string or a number, got ${describe(id)}`);
+      // Echoed in the reply, an id of megabytes would make the reply as large: it gets none (id null).
+      if (typeof id === "string" && id.length > MAX_ID_CHARS) {
+        return this.refuse(null, "invalid_request", `invalid request: "id" ${quoteInput(id)} is longer than ${MAX_ID_CHARS} characters`);
+      }
+      if (message.method.length > MAX_METHOD_CHARS) {
+        const text = `unknown method ${quoteInput(message.method)}: method names are at most ${MAX_METHOD_CHARS} characters`;
+        // A notification gets no reply, whatever its method.
+        if (id === undefined) return new InvalidMessageError("method_not_found", text);
+        return this.refuse(usableId, "method_not_found", text);
+      }
       if (message.params !== undefined && (typeof message.params !== "object" || message.params === null)) {
         return this.refuse(
           usableId,
@@ -124,11 +144,26 @@ export class MessageGuard {
     return this.refuse(usableId, "invalid_request", 'invalid request: neither a request ("method") nor a response ("result" or "error")');
   }
 
+  /** Told when a reply ends the time in flight of a request handed on (RequestGate). */
+  onAnswered: (() => void) | undefined;
+
   /** Every message written on the connection passes here: a response ends its request's time in flight. */
   written(message: Message): void {
     if (this.own.has(message)) return;
     const { id, method } = message as { id?: unknown; method?: unknown };
-    if (method === undefined && isId(id)) this.inFlight.delete(idKey(id));
+    if (method === undefined && isId(id) && this.inFlight.delete(idKey(id))) this.onAnswered?.();
+  }
+
+  /** A request cancelled before it was handed on (it waited in the RequestGate): answered as cancelled here. */
+  cancelled(id: Id): void {
+    this.inFlight.delete(idKey(id));
+    const response: ResponseMessage = {
+      jsonrpc: "2.0",
+      id,
+      error: { code: ErrorCodes.RequestCancelled, message: "request cancelled before it started", data: { code: "cancelled" } },
+    };
+    this.own.add(response);
+    this.reply(response);
   }
 
   notJson(detail: string): InvalidMessageError {

@@ -32,6 +32,7 @@ import {
 } from "vscode-jsonrpc/node";
 import { jsonPieces } from "./json-pieces.js";
 import { FramingError, InvalidMessageError, MessageGuard } from "./message-guard.js";
+import { type OutputFlow, RequestGate } from "./output-flow.js";
 
 const HEADER_END = "\r\n\r\n";
 /** A header block longer than this is not LSP framing: the stream is reported broken. */
@@ -50,6 +51,8 @@ export interface StreamFrameReaderOptions {
   maxMessageBytes?: number | (() => number);
   /** The receiving end of a server: answers messages that are not JSON-RPC requests itself (see message-guard.ts). */
   guard?: MessageGuard;
+  /** The serving end's backpressure: requests wait while the output is stalled or too many are in flight (output-flow.ts). */
+  flow?: OutputFlow;
 }
 
 export class StreamFrameReader extends AbstractMessageReader implements MessageReader {
@@ -60,12 +63,25 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
   private bodyBytes = 0;
   private readonly decoder = new StringDecoder("utf8");
   private broken = false;
+  private paused = false;
+  private readonly gate: RequestGate | undefined;
 
   constructor(
     private readonly readable: Readable,
     private readonly options: StreamFrameReaderOptions = {},
   ) {
     super();
+    if (options.flow !== undefined) {
+      this.gate = new RequestGate(options.flow, (paused) => this.pauseInput(paused));
+      if (options.guard) options.guard.onAnswered = () => this.gate?.answered();
+    }
+  }
+
+  private pauseInput(paused: boolean): void {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    if (paused) this.readable.pause();
+    else this.readable.resume();
   }
 
   /** Bytes of a message begun but not complete (a half-sent frame), held until it completes or the stream ends. */
@@ -74,6 +90,7 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
   }
 
   listen(callback: DataCallback): Disposable {
+    this.gate?.listen((message) => callback(message as Message));
     const onData = (chunk: Buffer | string) => {
       if (this.broken) return;
       try {
@@ -106,6 +123,7 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
   }
 
   private release(): void {
+    this.gate?.clear();
     this.header = "";
     this.body = [];
     this.bodyBytes = 0;
@@ -142,13 +160,30 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
       value = JSON.parse(text);
     } catch (error) {
       // The framing is intact: answer (or report) this message and go on with the next one.
-      const detail = `${(error as Error).message}: ${text.slice(0, 200)}`;
+      // Bounded: neither the parser's message nor the text may echo a megabyte message back.
+      const more = text.length > 200 ? `… (${text.length} characters)` : "";
+      const detail = `${(error as Error).message.slice(0, 200)}: ${text.slice(0, 200)}${more}`;
       this.fireError(this.options.guard?.notJson(detail) ?? new InvalidMessageError("parse_error", `a message is not JSON (${detail})`));
       return;
     }
     const admitted = this.options.guard ? this.options.guard.admit(value) : (value as Message);
     if (admitted instanceof InvalidMessageError) this.fireError(admitted);
+    else if (this.gate !== undefined) this.throughGate(admitted, text.length, deliver);
     else deliver(admitted);
+  }
+
+  private throughGate(message: Message, bytes: number, deliver: DataCallback): void {
+    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: { id?: unknown } };
+    if (typeof method === "string" && (typeof id === "string" || typeof id === "number")) {
+      this.gate!.request(id, message, bytes);
+      return;
+    }
+    const cancelId = method === "$/cancelRequest" ? params?.id : undefined;
+    if ((typeof cancelId === "string" || typeof cancelId === "number") && this.gate!.cancelHeld(cancelId)) {
+      this.options.guard?.cancelled(cancelId);
+      return;
+    }
+    deliver(message);
   }
 
   /** Consumes header bytes from `offset`; sets `remaining` once the header block is complete. */
@@ -230,7 +265,10 @@ export class StreamFrameWriter extends AbstractMessageWriter implements MessageW
   /** Told of every message written (the guard ends a request's time in flight with its reply). */
   onWrite: ((message: Message) => void) | undefined;
 
-  constructor(private readonly writable: Writable) {
+  constructor(
+    private readonly writable: Writable,
+    private readonly flow?: OutputFlow,
+  ) {
     super();
     writable.on("error", (error: Error) => this.fireError(error));
     writable.on("close", () => this.fireClose());
@@ -248,8 +286,13 @@ export class StreamFrameWriter extends AbstractMessageWriter implements MessageW
     }
     this.onWrite?.(message);
     // One synchronous run of writes: frames of concurrent messages never interleave.
+    const frameBytes = bytes + 32;
+    this.flow?.added(frameBytes);
     return new Promise((resolve, reject) => {
+      let flushed = false;
       const done = (error?: Error | null) => {
+        if (!flushed) this.flow?.flushed(frameBytes);
+        flushed = true;
         if (!error) return resolve();
         this.fireError(error, message, ++this.errorCount);
         reject(error);
@@ -300,11 +343,16 @@ export interface StreamConnectionOptions {
    * flight and unreadable frames are answered with JSON-RPC errors here (see message-guard.ts).
    */
   answerInvalidMessages?: boolean;
+  /**
+   * The serving end's backpressure (output-flow.ts): the bytes of replies and notifications
+   * waiting to be written past which the client's requests wait unread. Needs answerInvalidMessages.
+   */
+  flow?: OutputFlow;
 }
 
 /** A JSON-RPC connection over a readable/writable pair (stdio, a socket, an in-memory duplex). */
 export function createStreamConnection(readable: Readable, writable: Writable, options: StreamConnectionOptions = {}): MessageConnection {
-  const writer = new StreamFrameWriter(writable);
+  const writer = new StreamFrameWriter(writable, options.flow);
   let guard: MessageGuard | undefined;
   if (options.answerInvalidMessages === true) {
     const answer = new MessageGuard((response) => {
@@ -317,6 +365,7 @@ export function createStreamConnection(readable: Readable, writable: Writable, o
   const reader = new StreamFrameReader(readable, {
     ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
     ...(guard ? { guard } : {}),
+    ...(guard && options.flow ? { flow: options.flow } : {}),
   });
   return createMessageConnection(reader, writer);
 }

@@ -1,0 +1,179 @@
+/**
+ * A client that sends requests and does not read the replies (docs/guarantees.md, "Protocol and
+ * connections"): the daemon stops reading it once `limits.maxQueuedOutputBytes` of output waits,
+ * its memory stays bounded, every reply arrives once the client reads, and on a socket daemon the
+ * other clients are served meanwhile. The speed of that other client is measured by
+ * bench/backpressure.mjs; here it only has to be served.
+ */
+import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { createConnection, type Socket } from "node:net";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { frame, INITIALIZE, spawnRawSocketDaemon, spawnRawStdio } from "./support/raw-daemon.js";
+import { recordScore } from "./adversarial/scoreboard.js";
+import { peakRssBytes, whenSettled } from "./support/proc-stats.js";
+import { tempDirs } from "./support/temp-dir.js";
+import { waitFor } from "./support/wait.js";
+
+const dirs = tempDirs();
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill("SIGKILL");
+});
+afterAll(() => dirs.cleanup());
+
+const REQUESTS = 250;
+const REPLY_CHARS = 3 * 1024 * 1024;
+const MAX_RSS = 400 * 1024 * 1024;
+
+function home(): string {
+  const dir = dirs.make("bc-backpressure-");
+  writeFileSync(join(dir, "settings.json"), "{}");
+  return dir;
+}
+
+/**
+ * Reads framed replies from a stream without keeping their bodies whole (a test reading 750 MB
+ * must not hold it): each reply's id, its length and its parsed body when it is small.
+ */
+class LeanReader {
+  readonly replies = new Map<unknown, { bytes: number; error: boolean; body?: Record<string, unknown> }>();
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private need = -1;
+
+  constructor(readonly stream: Readable) {
+    stream.on("data", (chunk: Buffer) => this.take(chunk));
+  }
+
+  private take(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    for (;;) {
+      // Joined only when a header is complete or a whole body has arrived: never once per chunk.
+      if (this.need < 0) {
+        const all = this.join();
+        const end = all.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        this.need = Number(/Content-Length: (\d+)/i.exec(all.subarray(0, end).toString("latin1"))![1]);
+        this.chunks = [all.subarray(end + 4)];
+        this.buffered = all.length - end - 4;
+      }
+      if (this.buffered < this.need) return;
+      const all = this.join();
+      const body = all.subarray(0, this.need);
+      // The id is near the start of a reply (`{"jsonrpc":"2.0","id":…` as jsonPieces writes it) or of an error.
+      const head = body.subarray(0, 200).toString("utf8");
+      if (!head.includes('"method"')) {
+        const id = /"id":(\d+|"[^"]*"|null)/.exec(head)?.[1];
+        const small = this.need < 64 * 1024 ? (JSON.parse(body.toString("utf8")) as Record<string, unknown>) : undefined;
+        const error = /^\{"jsonrpc":"2.0","id":[^,]*,"error"/.test(head);
+        this.replies.set(id === undefined ? undefined : JSON.parse(id), { bytes: this.need, error, ...(small ? { body: small } : {}) });
+      }
+      this.chunks = [all.subarray(this.need)];
+      this.buffered = all.length - this.need;
+      this.need = -1;
+    }
+  }
+
+  private join(): Buffer {
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0]!;
+  }
+}
+
+function send(output: Writable, message: unknown): void {
+  output.write(frame(JSON.stringify(message)));
+}
+
+/** Sends `message` and waits for its reply (small replies only). */
+async function call(output: Writable, reader: LeanReader, id: number, method: string, params: unknown): Promise<Record<string, unknown>> {
+  send(output, { jsonrpc: "2.0", id, method, params });
+  const reply = await waitFor(() => reader.replies.get(id), { timeoutMs: 20_000, message: `reply ${id} to ${method}` });
+  return reply.body ?? (reply.error ? { error: "a large error" } : { result: "a large result" });
+}
+
+/** A session whose `session/path` reply is a little over 3 MB: one user entry of 3 MB of text. */
+async function bigSession(output: Writable, reader: LeanReader): Promise<string> {
+  const created = await call(output, reader, 1, "session/create", { cwd: "/p" });
+  const sessionId = (created.result as { session: { id: string } }).session.id;
+  const text = "x".repeat(REPLY_CHARS);
+  const appended = await call(output, reader, 2, "entry/append", {
+    sessionId,
+    entry: { type: "message", message: { role: "user", content: text, timestamp: 1 } },
+  });
+  expect(appended.error).toBeUndefined();
+  return sessionId;
+}
+
+/** Sends REQUESTS `session/path` requests (ids 1000…) without reading, waits until the daemon is idle, returns its peak RSS. */
+async function floodUnread(pid: number, output: Writable, reader: LeanReader, sessionId: string): Promise<number> {
+  reader.stream.pause();
+  for (let i = 0; i < REQUESTS; i++) send(output, { jsonrpc: "2.0", id: 1000 + i, method: "session/path", params: { sessionId } });
+  // The daemon builds replies until its queue is full, then stops reading: it goes idle.
+  await whenSettled(pid, { windowMs: 1000, maxTicks: 5, timeoutMs: 60_000 });
+  return peakRssBytes(pid);
+}
+
+async function readAll(reader: LeanReader): Promise<void> {
+  reader.stream.resume();
+  await waitFor(() => (reader.replies.size >= REQUESTS + 3 ? true : undefined), {
+    timeoutMs: 120_000,
+    message: "every reply once the client reads",
+  });
+  for (let i = 0; i < REQUESTS; i++) expect(reader.replies.get(1000 + i)?.bytes).toBeGreaterThan(REPLY_CHARS);
+}
+
+describe("a client that does not read its replies", { timeout: 240_000 }, () => {
+  it("over stdio: the daemon stays under 400 MB and every reply arrives once the client reads", async () => {
+    const daemon = spawnRawStdio(home());
+    running.push(daemon.process);
+    const input = daemon.process.stdin!;
+    // The raw daemon's own reader keeps whole copies: this test reads with its own.
+    daemon.process.stdout!.removeAllListeners("data");
+    const reader = new LeanReader(daemon.process.stdout!);
+    expect((await call(input, reader, 0, "initialize", INITIALIZE)).result).toBeDefined();
+    const sessionId = await bigSession(input, reader);
+
+    const peak = await floodUnread(daemon.process.pid!, input, reader, sessionId);
+    expect(reader.replies.size).toBe(3); // nothing of the flood was read yet
+    expect(peak).toBeLessThan(MAX_RSS);
+    await readAll(reader);
+    recordScore({ area: "backpressure (stdio)", scenario: "250 unread 3 MB replies", tried: REQUESTS, survived: REQUESTS, lost: 0 });
+  });
+
+  it("over a socket: one stalled client holds bounded memory while another is served", async () => {
+    const daemon = await spawnRawSocketDaemon(home());
+    running.push(daemon.process);
+    const connect = async (): Promise<{ socket: Socket; reader: LeanReader }> => {
+      const socket = createConnection(daemon.path);
+      await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+      const reader = new LeanReader(socket);
+      expect((await call(socket, reader, 0, "initialize", INITIALIZE)).result).toBeDefined();
+      return { socket, reader };
+    };
+    const stalled = await connect();
+    const other = await connect();
+    const sessionId = await bigSession(stalled.socket, stalled.reader);
+    const small = (await call(other.socket, other.reader, 1, "session/create", { cwd: "/q" })).result as { session: { id: string } };
+    await call(other.socket, other.reader, 2, "entry/append", {
+      sessionId: small.session.id,
+      entry: { type: "message", message: { role: "user", content: "hello", timestamp: 1 } },
+    });
+
+    const peak = await floodUnread(daemon.process.pid!, stalled.socket, stalled.reader, sessionId);
+    expect(peak).toBeLessThan(MAX_RSS);
+    // The other client is served while the first one's replies wait.
+    for (let i = 0; i < 20; i++) {
+      const built = await call(other.socket, other.reader, 100 + i, "context/build", { sessionId: small.session.id });
+      expect(built.error).toBeUndefined();
+    }
+    expect(stalled.reader.replies.size).toBe(3);
+    await readAll(stalled.reader);
+    recordScore({ area: "backpressure (socket)", scenario: "250 unread 3 MB replies, another client served", tried: REQUESTS, survived: REQUESTS, lost: 0 });
+    stalled.socket.destroy();
+    other.socket.destroy();
+  });
+});
