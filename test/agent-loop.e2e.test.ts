@@ -437,6 +437,11 @@ describe("the agent loop command", () => {
     ],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--window", "10", "hi"], "Unknown option '--window'"],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL], "give at least one prompt"],
+    // Smaller than the daemon's reserve (compaction.reserveTokens): the threshold would be negative.
+    [
+      ["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--context-window", "300", "hi"],
+      "--context-window 300 is too small: the daemon keeps 16384 tokens",
+    ],
   ])("rejects %j with a clear message and exit code 2", async (args, message) => {
     const home = dirs.make("bc-agent-loop-usage-");
     const run = await runLoopCli(args, home);

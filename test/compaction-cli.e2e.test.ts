@@ -22,7 +22,7 @@ interface JsonReport {
   sessionId: string;
   status: string;
   summarizer?: string;
-  imported?: { copyOf?: string };
+  imported?: { importedBefore?: boolean; entryCount: number };
   entry?: { type: string; customInstructions?: string; details?: { summarizer?: string; retention?: unknown } };
   stats?: { summarizedMessages: number; turnPrefixMessages: number; keptEntries: number };
   contextTokens: { before: number; after: number };
@@ -62,7 +62,8 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
 
 describe("base-context compact, offline", () => {
   it("imports the sample session, compacts it with the extractive summarizer and says what happened", async () => {
-    const run = await cli([SAMPLE]);
+    const home = dirs.make("bc-cli-home-");
+    const run = await cli([SAMPLE], { BASE_CONTEXT_HOME: home });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Imported");
@@ -76,6 +77,9 @@ describe("base-context compact, offline", () => {
     expect(run.stdout).toMatch(/Session\s+5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13/);
     expect(run.stdout).toContain("base-context show 5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13");
     expect(run.stdout).toContain("to have a model write the summary, name it: summarizer.model");
+    // Its hints name the settings file this run reads: BASE_CONTEXT_HOME's.
+    expect(run.stdout.replace(/\s+/g, " ")).toContain(join(home, "settings.json"));
+    expect(run.stdout).not.toContain("~/.base-context");
     expect(run.stdout).not.toContain("export OPENAI_API_KEY=");
     // Not a terminal: no colour codes, no spinner.
     expect(run.stdout).not.toContain("\u001b[");
@@ -91,11 +95,10 @@ describe("base-context compact, offline", () => {
     expect(shown).toMatch(/^compaction \w+: kept (\d+)\/\1 files, (\d+)\/\2 errors/m);
   });
 
-  it("prints one JSON object with --json, and compacts a fresh copy when the file was imported before", async () => {
-    const home = dirs.make("bc-cli-home-");
-    const first = await cli([SAMPLE, "--json"], { BASE_CONTEXT_HOME: home });
+  it("prints one JSON object with --json; fewer recent tokens kept summarizes more", async () => {
+    const first = await cli([SAMPLE, "--json"], { BASE_CONTEXT_HOME: dirs.make("bc-cli-home-") });
     const again = await cli([SAMPLE, "--json", "--keep-recent", "12000", "--instructions", "the rollout plan"], {
-      BASE_CONTEXT_HOME: home,
+      BASE_CONTEXT_HOME: dirs.make("bc-cli-home-"),
     });
     expect(first.code).toBe(0);
     expect(again.code).toBe(0);
@@ -106,14 +109,31 @@ describe("base-context compact, offline", () => {
     expect(a.entry).toMatchObject({ type: "compaction", details: { summarizer: "extractive" } });
     expect(a.retention).toBeDefined();
     expect(a.retention).toEqual(a.entry?.details?.retention);
-    expect(b.imported?.copyOf).toBe(a.sessionId);
-    expect(b.sessionId).not.toBe(a.sessionId);
+    expect(a.imported?.importedBefore).toBeUndefined();
     expect(b.entry?.customInstructions).toBe("the rollout plan");
     // Keeping fewer recent tokens keeps fewer entries verbatim and summarizes more.
     expect(b.stats!.keptEntries).toBeLessThan(a.stats!.keptEntries);
     expect(b.stats!.summarizedMessages + b.stats!.turnPrefixMessages).toBeGreaterThan(
       a.stats!.summarizedMessages + a.stats!.turnPrefixMessages,
     );
+  });
+
+  it("agrees with import on a file imported before: its session is compacted, no copy is made", async () => {
+    const home = dirs.make("bc-cli-home-");
+    const first = JSON.parse((await cli([SAMPLE, "--json"], { BASE_CONTEXT_HOME: home })).stdout) as JsonReport;
+    const again = await cli([SAMPLE], { BASE_CONTEXT_HOME: home });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`was imported before as session ${first.sessionId}`);
+    expect(again.stdout).toContain("Nothing to compact: the last entry is already a compaction.");
+    const json = JSON.parse((await cli([SAMPLE, "--json"], { BASE_CONTEXT_HOME: home })).stdout) as JsonReport;
+    expect(json.sessionId).toBe(first.sessionId);
+    expect(json.imported?.importedBefore).toBe(true);
+    expect(json.imported?.entryCount).toBeGreaterThan(first.imported!.entryCount);
+    const listed = execFileSync(process.execPath, [DAEMON_MAIN, "sessions", "--json"], {
+      env: { ...process.env, ...storeEnvFor(home), BASE_CONTEXT_HOME: home },
+      encoding: "utf8",
+    });
+    expect((JSON.parse(listed) as { sessions: unknown[] }).sessions).toHaveLength(1);
   });
 
   it("compacts a session of the database by id, and reports nothing to compact (exit 0) when it was just compacted", async () => {

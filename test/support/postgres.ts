@@ -1,22 +1,26 @@
 /**
  * A real PostgreSQL server for the tests: `initdb` in a temporary folder, started with `pg_ctl` on a
  * free port (127.0.0.1 only, its unix socket inside the folder), stopped and removed by `stop()`.
- * Run as root (CI), the server runs as the `postgres` user, which initdb requires; otherwise as the
- * current user. Each test takes a fresh database from `createDatabase()`.
+ * The server's programs are the machine's, or those of the npm package the workspace pins
+ * (scripts/lib/postgres-programs.mjs). Run as root (CI), the server runs as the `postgres` user
+ * (or `nobody` where there is none), since initdb refuses root; otherwise as the current user.
+ * Each test takes a fresh database from `createDatabase()`.
  *
  *   const server = await startPostgres();
  *   const url = await server.createDatabase();   // postgres://postgres@127.0.0.1:<port>/t_…
  *   …
  *   await server.stop();
  *
- * Only the server's own programs are used (initdb, pg_ctl, psql), so the tests need no client
- * library to manage databases; worker processes that only know the admin URL use `databasesOn`.
+ * Databases are made, dropped and queried with `pg` (no client program is needed); worker
+ * processes that only know the admin URL use `databasesOn`.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
+import { asServerUser, findServerPrograms, serverUser, type ServerUser } from "../../scripts/lib/postgres-programs.mjs";
 
 /** The superuser the test server is created with, whoever runs it. */
 const SUPERUSER = "postgres";
@@ -46,16 +50,9 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-/** Finds the folder of the server's programs: BASE_CONTEXT_PG_BINDIR, `pg_config --bindir`, Debian's layout, then PATH. */
-export function findPostgresBinaries(candidates = binaryFolderCandidates()): string {
-  const found = candidates.find((dir) => ["initdb", "pg_ctl", "postgres", "psql"].every((name) => existsSync(join(dir, name))));
-  if (found === undefined) {
-    throw new Error(
-      "PostgreSQL's server programs (initdb, pg_ctl, postgres, psql) were not found: install PostgreSQL " +
-        "(Debian/Ubuntu: apt-get install postgresql) or set BASE_CONTEXT_PG_BINDIR to the folder that holds them.",
-    );
-  }
-  return found;
+/** The folder of the server's programs (see scripts/lib/postgres-programs.mjs for where it looks). */
+export function findPostgresBinaries(): string {
+  return findServerPrograms().bindir;
 }
 
 let foundBinaries: string | undefined;
@@ -66,39 +63,17 @@ function postgresBinaries(): string {
   return foundBinaries;
 }
 
-function binaryFolderCandidates(): string[] {
-  const candidates: string[] = [];
-  if (process.env.BASE_CONTEXT_PG_BINDIR) candidates.push(process.env.BASE_CONTEXT_PG_BINDIR);
-  try {
-    candidates.push(execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
-  } catch {
-    // No pg_config on PATH: try the usual places below.
-  }
-  const debian = "/usr/lib/postgresql";
-  if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((name) => /^\d+$/.test(name));
-    // Prefer 15 (what CI installs), then the newest.
-    versions.sort((a, b) => (a === "15" ? -1 : b === "15" ? 1 : Number(b) - Number(a)));
-    for (const version of versions) candidates.push(join(debian, version, "bin"));
-  }
-  for (const dir of (process.env.PATH ?? "").split(":")) if (dir !== "") candidates.push(dir);
-  return candidates;
-}
-
 /** Starts a server in a new temporary folder; retries on another port if the chosen one was taken meanwhile. */
 export async function startPostgres(): Promise<PostgresServer> {
   const bindir = postgresBinaries();
-  const asRoot = process.getuid?.() === 0;
+  const user = serverUser();
   const folder = mkdtempSync(join(tmpdir(), "bc-postgres-"));
   const dataDir = join(folder, "data");
   const logFile = join(folder, "server.log");
-  const run = (program: string, args: string[]) => runServerProgram(join(bindir, program), args, asRoot);
+  const run = (program: string, args: string[]) => runServerProgram(join(bindir, program), args, user);
   const removeFolder = () => rmSync(folder, { recursive: true, force: true });
   try {
-    if (asRoot) {
-      const { uid, gid } = postgresUser();
-      chownSync(folder, uid, gid);
-    }
+    if (user !== undefined) chownSync(folder, user.uid, user.gid);
     await run("initdb", ["-D", dataDir, "-U", SUPERUSER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
   } catch (error) {
     removeFolder();
@@ -124,7 +99,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const stopNow = () => {
     if (stopped) return;
     stopped = true;
-    const [command, args] = serverCommand(join(bindir, "pg_ctl"), ["stop", "-D", dataDir, "-m", "immediate", "-w"], asRoot);
+    const [command, args] = asServerUser(join(bindir, "pg_ctl"), ["stop", "-D", dataDir, "-m", "immediate", "-w"], user);
     spawnSync(command, args, { stdio: "ignore" });
     removeFolder();
   };
@@ -132,7 +107,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   process.once("exit", stopNow);
 
   const adminUrl = `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`;
-  const databases = databasesOn(adminUrl, bindir);
+  const databases = databasesOn(adminUrl);
   return {
     adminUrl,
     port,
@@ -168,15 +143,10 @@ export interface Databases {
 let databaseCounter = 0;
 
 /** Makes and drops databases on the server of `adminUrl` (from any process: it speaks to the server over TCP). */
-export function databasesOn(adminUrl: string, bindir = postgresBinaries()): Databases {
+export function databasesOn(adminUrl: string): Databases {
   const made = new Set<string>();
-  const psql: [string, (sql: string) => string[], NodeJS.ProcessEnv] = [
-    join(bindir, "psql"),
-    (sql) => ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", adminUrl, "-c", sql],
-    { ...process.env, PGCONNECT_TIMEOUT: "10" },
-  ];
-  const runSql = (sql: string) => runProgram(psql[0], psql[1](sql), psql[2]);
-  const runSqlSync = (sql: string) => runProgramSync(psql[0], psql[1](sql), psql[2]);
+  const runSql = (sql: string) => runStatement(adminUrl, sql);
+  const runSqlSync = (sql: string) => void runStatementSync(adminUrl, sql);
   const newName = () => `t_${process.pid}_${++databaseCounter}_${Math.random().toString(36).slice(2, 8)}`;
   const urlOf = (name: string) => {
     const url = new URL(adminUrl);
@@ -212,47 +182,55 @@ export function databasesOn(adminUrl: string, bindir = postgresBinaries()): Data
 
 /**
  * Runs one query that yields one JSON value (e.g. `SELECT coalesce(json_agg(…), '[]') …`) and returns it
- * parsed. `variables` are psql variables, quoted as literals where the query says `:'name'`.
+ * parsed. `variables` are bound where the query says `:'name'` (as in psql).
  */
 export function queryJsonSync<T>(url: string, sql: string, variables: Record<string, string> = {}): T {
-  const args = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url];
-  for (const [name, value] of Object.entries(variables)) args.push("-v", `${name}=${value}`);
-  const result = spawnSync(join(postgresBinaries(), "psql"), args, {
-    input: `${sql};\n`,
+  const params: string[] = [];
+  const text = sql.replace(/:'(\w+)'/g, (_, name: string) => {
+    if (!(name in variables)) throw new Error(`queryJsonSync: no value for :'${name}'`);
+    params.push(variables[name]!);
+    return `$${params.length}`;
+  });
+  const rows = runStatementSync(url, text, params);
+  const first = rows[0];
+  if (first === undefined) throw new Error(`queryJsonSync: ${JSON.stringify(sql)} returned no row`);
+  return Object.values(first)[0] as T;
+}
+
+/** One statement, in this process. */
+async function runStatement(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    await client.query(sql);
+  } catch (error) {
+    throw new Error(`${sql} failed: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const PG_SQL = join(import.meta.dirname, "pg-sql.mjs");
+
+/** One statement, blocking: run by a child process (pg-sql.mjs); its rows. */
+function runStatementSync(url: string, sql: string, params: string[] = []): Record<string, unknown>[] {
+  const result = spawnSync(process.execPath, [PG_SQL], {
+    input: JSON.stringify({ url, sql, params }),
     encoding: "utf8",
     // Whole sessions come back as one JSON value (thousands of entries).
     maxBuffer: 1024 * 1024 * 1024,
-    env: { ...process.env, PGCONNECT_TIMEOUT: "10" },
   });
   if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`psql failed on ${JSON.stringify(sql)}: ${result.stderr.trim()}`);
-  return JSON.parse(result.stdout) as T;
+  if (result.status !== 0) throw new Error(`${JSON.stringify(sql)} failed: ${result.stderr.trim()}`);
+  return JSON.parse(result.stdout) as Record<string, unknown>[];
 }
 
 function databaseName(url: string): string {
   return decodeURIComponent(new URL(url).pathname.slice(1));
 }
 
-function postgresUser(): { uid: number; gid: number } {
-  try {
-    const uid = Number(execFileSync("id", ["-u", SUPERUSER], { encoding: "utf8" }).trim());
-    const gid = Number(execFileSync("id", ["-g", SUPERUSER], { encoding: "utf8" }).trim());
-    return { uid, gid };
-  } catch {
-    throw new Error(
-      `running as root, the test PostgreSQL server runs as the "${SUPERUSER}" user, which does not exist ` +
-        "(installing PostgreSQL's server package creates it)",
-    );
-  }
-}
-
-/** initdb and the server refuse to run as root: as root they run as the postgres user. */
-function serverCommand(program: string, args: string[], asRoot: boolean): [string, string[]] {
-  return asRoot ? ["runuser", ["-u", SUPERUSER, "--", program, ...args]] : [program, args];
-}
-
-function runServerProgram(program: string, args: string[], asRoot: boolean): Promise<void> {
-  const [command, commandArgs] = serverCommand(program, args, asRoot);
+function runServerProgram(program: string, args: string[], user: ServerUser | undefined): Promise<void> {
+  const [command, commandArgs] = asServerUser(program, args, user);
   // The server outlives pg_ctl: it must not inherit this process's output or its locale quirks.
   return runProgram(command, commandArgs, { ...process.env, LC_ALL: "C" });
 }
@@ -270,15 +248,6 @@ function runProgram(command: string, args: string[], env: NodeJS.ProcessEnv): Pr
       else reject(new Error(`${command} ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${output.trim()}`));
     });
   });
-}
-
-function runProgramSync(command: string, args: string[], env: NodeJS.ProcessEnv): void {
-  const result = spawnSync(command, args, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  if (result.error) throw result.error;
-  if (result.status !== 0) {
-    const output = `${result.stdout}${result.stderr}`.trim();
-    throw new Error(`${command} ${args.join(" ")} failed (${result.signal ?? `exit ${result.status}`}):\n${output}`);
-  }
 }
 
 /** A port nobody listens on right now (the server binds it a moment later; startPostgres retries if it lost the race). */

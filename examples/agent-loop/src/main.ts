@@ -79,6 +79,16 @@ async function main(argv: string[]): Promise<number> {
       ),
     );
     await client.initialize({ clientInfo: { name: "agent-loop" }, projectDir: options.cwd });
+    const { settings } = await client.request(SettingsGet, { projectDir: options.cwd });
+    const automatic = settings.compaction.enabled && settings.context.mode === "on";
+    // The threshold is the window less the reserve: a window no larger than the reserve cannot hold a turn.
+    if (automatic && options.contextWindow <= settings.compaction.reserveTokens) {
+      process.stderr.write(
+        `agent-loop: --context-window ${options.contextWindow} is too small: the daemon keeps ${settings.compaction.reserveTokens} tokens ` +
+          "of the window free for the reply and the summary (compaction.reserveTokens); give a larger window\nRun with --help for usage.\n",
+      );
+      return 2;
+    }
     const { sessionId, created, entryCount } = await openSession(client, {
       sessionId: options.sessionId,
       cwd: options.cwd,
@@ -89,8 +99,6 @@ async function main(argv: string[]): Promise<number> {
     log(
       `[session] ${sessionId} (${created ? "new" : `continued, ${entryCount} entries`}); model ${options.model}, context window ${options.contextWindow} tokens`,
     );
-    const { settings } = await client.request(SettingsGet, { projectDir: options.cwd });
-    const automatic = settings.compaction.enabled && settings.context.mode === "on";
     const compacts = automatic
       ? `compacts above ${options.contextWindow - settings.compaction.reserveTokens} tokens, keeps ~${settings.compaction.keepRecentTokens}`
       : "automatic compaction is off";

@@ -87,14 +87,23 @@ class BaseContextClient:
         stderr: Optional[IO[bytes]] = None,
     ) -> None:
         """Starts the daemon. Its log (stderr) goes to ``stderr``, by default this process's stderr."""
-        self._process = subprocess.Popen(
-            command or default_command(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            env=env,
-            cwd=cwd,
-        )
+        argv = command or default_command()
+        try:
+            self._process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=env,
+                cwd=cwd,
+            )
+        except FileNotFoundError:
+            raise BaseContextError(
+                None,
+                f"cannot start the daemon: {argv[0]!r} is not on the PATH. From a clone of Base Context, put it there "
+                "with: (cd packages/daemon && npm link); or set BASE_CONTEXT_COMMAND to the command that starts it, "
+                "e.g. 'node /path/to/clone/packages/daemon/bin/base-context.js serve'",
+            ) from None
         self._ids = itertools.count(1)
         self._pending: Dict[int, _Pending] = {}
         self._lock = threading.Lock()

@@ -102,4 +102,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BaseContextError as error:
+        print(f"scenario.py: {error.message}", file=sys.stderr)
+        sys.exit(1)

@@ -1,7 +1,7 @@
 /**
- * The file `base-context compact` was given, as a session in the user's database. A file imported
- * before keeps its session (the user may have worked on it since); the file is imported again
- * as a fresh copy with a new id, so compacting a file always compacts what the file holds.
+ * The file `base-context compact` was given, as a session in the user's database. A file maps to
+ * one session, as for `import`: a file imported before is not imported again; its session (with
+ * whatever the user did on it since) is the one compacted. `import --new-id` makes a fresh copy.
  */
 import type { Daemon } from "../daemon.js";
 import { AppError } from "../errors.js";
@@ -12,8 +12,8 @@ export interface ImportedFile {
   sessionId: string;
   entryCount: number;
   skippedLines: number;
-  /** The session the file had been imported as before, when this is a fresh copy. */
-  copyOf?: string;
+  /** True when the file was imported before: nothing was imported now, its session is compacted. */
+  importedBefore?: boolean;
 }
 
 export async function importSessionFile(daemon: Daemon, path: string): Promise<ImportedFile> {
@@ -23,8 +23,8 @@ export async function importSessionFile(daemon: Daemon, path: string): Promise<I
     return { path, sessionId: result.session.id, entryCount: result.entryCount, skippedLines: result.skippedLines?.length ?? 0 };
   } catch (error) {
     if (!(error instanceof AppError && error.code === "session_exists" && typeof error.data.sessionId === "string")) throw error;
-    const copyOf = error.data.sessionId;
-    const result = await daemon.sessions.import({ path, newId: true });
-    return { path, sessionId: result.session.id, entryCount: result.entryCount, skippedLines: result.skippedLines?.length ?? 0, copyOf };
+    const sessionId = error.data.sessionId;
+    const { entryCount } = await daemon.sessions.get({ sessionId });
+    return { path, sessionId, entryCount, skippedLines: 0, importedBefore: true };
   }
 }

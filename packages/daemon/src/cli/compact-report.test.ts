@@ -36,7 +36,13 @@ const base: CompactReport = {
   contextTokens: { before: 1000, after: 250 },
   contextMessages: { before: 9, after: 4 },
   durationMs: 15,
-  summarizerConfig: { provider: "auto", apiKeyEnv: "OPENAI_API_KEY", keySet: false, modelNamed: false },
+  summarizerConfig: {
+    provider: "auto",
+    apiKeyEnv: "OPENAI_API_KEY",
+    keySet: false,
+    modelNamed: false,
+    settingsPath: "/srv/bc-home/settings.json",
+  },
 };
 
 describe("renderSummary", () => {
@@ -59,6 +65,9 @@ describe("printCompactReport", () => {
     expect(text).toContain("base-context show s-1 --brief");
     // No model named: a key alone would not change the summarizer, so naming the model is the hint.
     expect(text).toContain("to have a model write the summary, name it: summarizer.model");
+    // The settings file this run reads (BASE_CONTEXT_HOME), not the default one.
+    expect(text).toContain("/srv/bc-home/settings.json");
+    expect(text).not.toContain("~/.base-context");
     expect(text).not.toContain("export OPENAI_API_KEY");
     expect(text).not.toContain("\u001b[");
   });

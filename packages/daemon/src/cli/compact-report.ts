@@ -37,7 +37,14 @@ export interface CompactReport {
   jobId?: string;
   /** The summarizer configuration, for the hints. */
   /** `modelNamed`: the global settings name summarizer.model (a key alone selects no model). */
-  summarizerConfig: { provider: Settings["summarizer"]["provider"]; apiKeyEnv: string; keySet: boolean; modelNamed: boolean };
+  summarizerConfig: {
+    provider: Settings["summarizer"]["provider"];
+    apiKeyEnv: string;
+    keySet: boolean;
+    modelNamed: boolean;
+    /** The global settings file this run reads (follows BASE_CONTEXT_HOME), as shown to the user. */
+    settingsPath: string;
+  };
   /**
    * How the user can run the CLI again: "base-context" when installed, the script path when the
    * report comes from a package script (`pnpm demo`), where `base-context` is not on the PATH.
@@ -52,8 +59,14 @@ export function printCompactReport(io: CliIo, report: CompactReport): void {
 
   if (report.imported) {
     const { imported } = report;
-    const copy = imported.copyOf !== undefined ? ` (a fresh copy: it was imported before as ${imported.copyOf})` : "";
-    out(style.dim(`Imported ${displayPath(imported.path)}: ${plural(imported.entryCount, "entry", "entries")}${copy}`));
+    out(
+      style.dim(
+        imported.importedBefore === true
+          ? `${displayPath(imported.path)} was imported before as session ${report.sessionId} (${plural(imported.entryCount, "entry", "entries")}): ` +
+              "compacting that session (import --new-id makes a fresh copy)"
+          : `Imported ${displayPath(imported.path)}: ${plural(imported.entryCount, "entry", "entries")}`,
+      ),
+    );
   }
   if (report.status === "committed" && report.entry?.type === "compaction") {
     out(rule(style, " Summary ", width));
@@ -226,11 +239,11 @@ function baseSteps(report: CompactReport): [string, string][] {
   if (fallback) {
     steps.push(["base-context doctor", "the model failed: check its settings and the connection"]);
   } else if (!usedModel && report.summarizerConfig.provider !== "extractive") {
-    const { apiKeyEnv, keySet, modelNamed } = report.summarizerConfig;
+    const { apiKeyEnv, keySet, modelNamed, settingsPath } = report.summarizerConfig;
     if (!modelNamed) {
       steps.push([
         "base-context doctor",
-        `to have a model write the summary, name it: summarizer.model (and summarizer.baseURL for any OpenAI-compatible server) in ~/.base-context/settings.json, its key in $${apiKeyEnv}`,
+        `to have a model write the summary, name it: summarizer.model (and summarizer.baseURL for any OpenAI-compatible server) in ${settingsPath}, its key in $${apiKeyEnv}`,
       ]);
     } else if (!keySet) {
       steps.push([`export ${apiKeyEnv}=sk-…`, "the key of the model your settings name (summarizer.model)"]);

@@ -12,7 +12,7 @@ import { choiceOption, flag, integerOption, JSON_OPTION, stringOption, type Comm
 import { importSessionFile, type ImportedFile } from "./compact-import.js";
 import { printCompactReport, type CompactReport } from "./compact-report.js";
 import { withDaemon } from "./open-daemon.js";
-import { processIo, writeJson, type CliIo } from "./output.js";
+import { displayPath, processIo, writeJson, type CliIo } from "./output.js";
 import { EXIT, interruptible, runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
 import type { Spinner } from "./spinner.js";
@@ -22,9 +22,10 @@ export const COMPACT_SPEC: CommandSpec = {
   name: "compact",
   summary: "compact a session now: summarize the older part, keep the recent part verbatim",
   description:
-    "Works like /compact in an agent. A pi session file is imported first (a fresh copy if it\n" +
-    "was imported before). The summary comes from the configured summarizer: a model when the\n" +
-    "global settings name one (summarizer.model; its key in OPENAI_API_KEY, or summarizer.apiKeyEnv),\n" +
+    "Works like /compact in an agent. A pi session file is imported first; a file imported before\n" +
+    "is not imported again: its session is compacted (import --new-id makes a copy). The summary\n" +
+    "comes from the configured summarizer: a model when the global settings name one\n" +
+    "(summarizer.model; its key in OPENAI_API_KEY, or summarizer.apiKeyEnv),\n" +
     "else the built-in offline extractive one. A key alone sends nothing anywhere.",
   arguments: [{ name: "session", description: "a pi session file (.jsonl), or a session id (or a unique start of it)" }],
   options: [
@@ -145,15 +146,20 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
       apiKeyEnv: settings.summarizer.apiKeyEnv,
       keySet: Boolean(options.env[settings.summarizer.apiKeyEnv]),
       modelNamed: settings.summarizer.provider === "openai" || daemon.userNamedModel(),
+      settingsPath: displayPath(daemon.settings.globalPath),
     },
   };
 }
 
-/** A path to a file (it exists, or it is named like one); anything else is a session id. */
+/**
+ * A path (something by that name exists, or it is named like a file); anything else is a session id.
+ * A folder counts as a path, so that it is reported as a folder rather than as an unknown session.
+ */
 function isSessionFile(target: string): boolean {
   if (target.endsWith(".jsonl") || target.includes("/") || target.includes("\\")) return true;
   try {
-    return statSync(target).isFile();
+    statSync(target);
+    return true;
   } catch {
     return false;
   }

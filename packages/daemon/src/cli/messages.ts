@@ -55,7 +55,10 @@ export function idTooShort(given: string): CliError {
 export function fileError(path: string, code: string, message: string): CliError {
   if (code === "ENOENT")
     return new CliError(`no such file: ${path}`, ["Check the path (base-context sessions lists the sessions already imported)."]);
-  if (code === "EISDIR") return new CliError(`${path} is a folder, not a session file`);
+  if (code === "EISDIR")
+    return new CliError(`${path} is a folder, not a session file`, [
+      "Give a pi session file (.jsonl), or a session of the database by its id (base-context sessions lists them).",
+    ]);
   if (code === "EACCES" || code === "EPERM") return new CliError(`cannot read ${path}: permission denied`);
   return new CliError(`cannot read ${path}: ${message}`);
 }

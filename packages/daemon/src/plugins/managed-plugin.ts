@@ -119,6 +119,9 @@ export class ManagedPlugin {
   private async loadOnce(reason: LoadReason): Promise<void> {
     if (this.stopped) return;
     if (this.source === "project" && !this.runtime.isTrusted(this.projectDir!)) {
+      // Reading package.json runs none of the plugin's code: the listing shows its real version.
+      const read = await readManifest(this.dir);
+      if (read.ok) this.manifest = read.manifest;
       await this.unload("untrusted");
       return;
     }

@@ -1,0 +1,21 @@
+// One statement on a PostgreSQL database, for test code that must block (postgres.ts's *Sync
+// functions): reads {"url", "sql", "params"} as JSON on stdin, prints the rows as JSON on stdout.
+// Exits 1 with the server's message on stderr when the statement fails.
+import { readFileSync } from "node:fs";
+import pg from "pg";
+
+// Counts come back as numbers, as JSON would have them.
+pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+
+const { url, sql, params } = JSON.parse(readFileSync(0, "utf8"));
+const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+try {
+  await client.connect();
+  const result = await client.query(sql, params ?? []);
+  process.stdout.write(JSON.stringify(result.rows));
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await client.end().catch(() => {});
+}
