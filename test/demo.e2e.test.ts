@@ -19,7 +19,7 @@ describe("pnpm demo", () => {
   it("runs in its own home under the temporary folder, says so, and shows the same compaction each run", { timeout: 120_000 }, async () => {
     const userHome = dirs.make("bc-demo-user-");
     const temporary = dirs.make("bc-demo-tmp-");
-    const env = { ...process.env, HOME: userHome, TMPDIR: temporary };
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: userHome, TMPDIR: temporary };
     delete env.BASE_CONTEXT_HOME;
     delete env.OPENAI_API_KEY;
     const first = await run(process.execPath, [DEMO], { env });
