@@ -2,35 +2,18 @@
  * The typed client answering requests the daemon sends (`onRequest`): the handler's AbortSignal
  * follows the daemon's `$/cancelRequest`, whenever that cancel is read.
  */
-import { PassThrough } from "node:stream";
-import { CancellationTokenSource, ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
+import { CancellationTokenSource, ResponseError } from "vscode-jsonrpc/node";
 import { afterEach, describe, expect, it } from "vitest";
-import { BaseContextClient } from "./client.js";
 import { ErrorCodes } from "./errors.js";
 import { ModelComplete } from "./methods/model.js";
-import { createStreamConnection } from "./transport/stream-transport.js";
+import { closeConnectedPairs, connectedPair } from "./test-support.js";
 
 const PARAMS = { purpose: "compaction", messages: [{ role: "user", content: "summarize" }], maxTokens: 100 } as const;
 
-const opened: (() => void)[] = [];
-afterEach(() => {
-  for (const close of opened.splice(0)) close();
-});
+afterEach(closeConnectedPairs);
 
 /** A bare connection standing in for the daemon, and a typed client at the other end (in-memory streams). */
-function pair(): { daemon: MessageConnection; client: BaseContextClient } {
-  const toDaemon = new PassThrough();
-  const toClient = new PassThrough();
-  const daemon = createStreamConnection(toDaemon, toClient);
-  const client = new BaseContextClient(createStreamConnection(toClient, toDaemon));
-  daemon.listen();
-  client.connection.listen();
-  opened.push(() => {
-    client.dispose();
-    daemon.dispose();
-  });
-  return { daemon, client };
-}
+const pair = connectedPair;
 
 describe("BaseContextClient.onRequest", () => {
   it("aborts the handler's signal when the daemon cancels a request being handled", async () => {

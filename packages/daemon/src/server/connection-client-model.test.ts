@@ -1,30 +1,17 @@
-import { BaseContextClient, createStreamConnection, ErrorCodes, ModelComplete, ResponseError } from "@base-context/protocol";
-import { PassThrough } from "node:stream";
+import { ErrorCodes, ModelComplete, ResponseError } from "@base-context/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { CancelledError } from "../errors.js";
 import { ClientModelError, type ClientCompletionParams } from "../summarizer/index.js";
+import { closeConnectedPairs, connectedPair } from "../../../protocol/src/test-support.js";
 import { ConnectionClientModel } from "./connection-client-model.js";
 
 /** The daemon's side (a ConnectionClientModel) and a typed client answering it, over in-memory streams. */
 function pair() {
-  const toDaemon = new PassThrough();
-  const toClient = new PassThrough();
-  const daemon = createStreamConnection(toDaemon, toClient);
-  const client = new BaseContextClient(createStreamConnection(toClient, toDaemon));
-  daemon.listen();
-  client.connection.listen();
-  const model = new ConnectionClientModel(daemon, 'the client "test"');
-  opened.push(() => {
-    client.dispose();
-    daemon.dispose();
-  });
-  return { model, client };
+  const { daemon, client } = connectedPair();
+  return { model: new ConnectionClientModel(daemon, 'the client "test"'), client };
 }
 
-const opened: (() => void)[] = [];
-afterEach(() => {
-  for (const close of opened.splice(0)) close();
-});
+afterEach(closeConnectedPairs);
 
 const PARAMS: ClientCompletionParams = {
   purpose: "compaction",
