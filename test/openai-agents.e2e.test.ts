@@ -40,7 +40,13 @@ function agentReply(body: FakeChatRequestBody | undefined) {
   ]);
 }
 
-function runScenario(args: string[], env: NodeJS.ProcessEnv, node: string): Promise<{ events: Event[]; code: number | null; stderr: string }> {
+interface ScenarioRun {
+  events: Event[];
+  code: number | null;
+  stderr: string;
+}
+
+function runScenario(args: string[], env: NodeJS.ProcessEnv, node: string): Promise<ScenarioRun> {
   const child = spawn(node, [SCENARIO, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

@@ -41,9 +41,12 @@ export function ensureNode(major: NodeMajor): string {
       stdio: ["ignore", "ignore", "inherit"],
       timeout: 600_000,
     });
-    const target = join(CACHE, `node-${version}`);
-    rmSync(target, { recursive: true, force: true });
-    renameSync(staging, target);
+    try {
+      renameSync(staging, join(CACHE, `node-${version}`));
+    } catch (error) {
+      // Another test process installed it meanwhile (a rename never replaces a folder that has files): use that one.
+      if (!existsSync(node)) throw error;
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -67,7 +70,7 @@ export function ensureSqliteAddon(major: NodeMajor): string {
       // node-gyp narrates every step on stderr: shown only when the build fails (in the thrown error).
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, npm_config_nodedir: dir },
-      timeout: 900_000,
+      timeout: 1_800_000,
     });
     // Only the addon is kept (the objects of the build are tens of megabytes), written beside and renamed into place.
     mkdirSync(dirname(addon), { recursive: true });

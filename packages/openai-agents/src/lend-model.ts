@@ -2,7 +2,7 @@
  * `model/complete` answered with the app's own Agents SDK model: the daemon's summaries are written
  * by the model (and the credentials) the agent already uses; the daemon only sees the answer.
  */
-import { withTrace, type AgentInputItem, type Model } from "@openai/agents";
+import { OpenAIProvider, withTrace, type AgentInputItem, type Model } from "@openai/agents";
 import { ErrorCodes, ModelComplete, ResponseError, type BaseContextClient } from "@base-context/protocol";
 
 /** What the lent model's calls used, added up (runCompaction reports it to the runner). */
@@ -23,8 +23,12 @@ function answerText(output: readonly unknown[]): string {
   return texts.join("\n");
 }
 
-export function lendModel(client: BaseContextClient, model: Model, usage: LentUsage): void {
+/** Answers `model/complete` with `model`: an Agents SDK model, or a model name for the SDK's OpenAI provider. */
+export function lendModel(client: BaseContextClient, lent: Model | string, usage: LentUsage): void {
+  let resolved: Promise<Model> | undefined;
   client.onRequest(ModelComplete, async (params, signal) => {
+    resolved ??= typeof lent === "string" ? new OpenAIProvider().getModel(lent) : Promise.resolve(lent);
+    const model = await resolved;
     const input = params.messages.map((message) =>
       message.role === "user"
         ? { role: "user", content: message.content }

@@ -48,10 +48,11 @@ export interface BaseContextSessionOptions {
   /** How to reach the daemon. Default: spawn `base-context serve` from PATH. */
   daemon?: DaemonOptions;
   /**
-   * The Agents SDK model that writes the summaries (lent to the daemon over `model/complete`).
-   * Without it, the daemon's configured summarizer writes them.
+   * The model that writes the summaries, lent to the daemon over `model/complete`: an Agents SDK
+   * `Model`, or a model name for the SDK's OpenAI provider (OPENAI_API_KEY…). Without it, the
+   * daemon's configured summarizer writes them.
    */
-  model?: Model;
+  model?: Model | string;
   /** Overrides of the daemon's `compaction.*` settings for this session's compactions (e.g. keepRecentTokens). */
   compaction?: Partial<CompactionSettings>;
   /** Instructions added to every summary request (what to keep). */
@@ -161,7 +162,10 @@ export class BaseContextSession
    * `contextWindow` says the context is too full, or always with `force`. Returns the usage of the
    * lent model's summary calls, or null when nothing was compacted (or the daemon's own summarizer wrote it).
    */
-  async runCompaction(args?: OpenAIResponsesCompactionArgs, _runContext?: RunContext<unknown>): Promise<OpenAIResponsesCompactionResult | null> {
+  async runCompaction(
+    args?: OpenAIResponsesCompactionArgs,
+    _runContext?: RunContext<unknown>,
+  ): Promise<OpenAIResponsesCompactionResult | null> {
     const { link, sessionId } = await this.open();
     const contextWindow = this.options.contextWindow;
     if (args?.force !== true) {

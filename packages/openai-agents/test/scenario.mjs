@@ -17,7 +17,9 @@ const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 const openai = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: "test", maxRetries: 0 });
 const model = new OpenAIChatCompletionsModel(openai, "fake-agent-model");
 const command = JSON.parse(process.env.BASE_CONTEXT_DAEMON_COMMAND ?? "null");
-const daemon = process.env.BASE_CONTEXT_SOCKET ? { socket: process.env.BASE_CONTEXT_SOCKET } : { command: command[0], args: command.slice(1) };
+const daemon = process.env.BASE_CONTEXT_SOCKET
+  ? { socket: process.env.BASE_CONTEXT_SOCKET }
+  : { command: command[0], args: command.slice(1) };
 
 const readFile = tool({
   name: "read_file",
@@ -52,7 +54,12 @@ try {
         output: result.finalOutput,
         compaction:
           last && "result" in last
-            ? { status: last.result.status, summarizer: last.result.summarizer, entryId: last.result.entry?.id, retention: last.result.retention }
+            ? {
+                status: last.result.status,
+                summarizer: last.result.summarizer,
+                entryId: last.result.entry?.id,
+                retention: last.result.retention,
+              }
             : last,
       });
     }
