@@ -147,7 +147,7 @@ describe("OpenAI Agents SDK sessions in Base Context", () => {
     expect(events.find((event) => event.event === "cleared")!["items"]).toEqual([]);
     const afterClear = events.find((event) => event.event === "afterClear")!;
     const fresh = afterClear["items"] as Record<string, unknown>[];
-    expect(fresh[0]).toEqual({ role: "user", content: "Turn after clear: fix src/fresh.ts" });
+    expect(fresh[0]).toMatchObject({ role: "user", content: "Turn after clear: fix src/fresh.ts" });
     expect(fresh.map((item) => item["type"] ?? "message")).toEqual(["message", "function_call", "function_call", "function_call_result", "function_call_result", "message"]);
 
     // The stored session, read by another client: nothing was deleted, the compactions carry their retention.
