@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { NODE_RELEASES, otherNodeEnv, type NodeMajor } from "./test/support/other-node.js";
 
 // In CI a JSON report is written too, so .ci/run can print the plain "N passed, N failed" line.
 const reporters = process.env.CI
@@ -38,6 +39,18 @@ const shared = {
   setupFiles: ["test/support/quiet-output.ts"],
 } as const;
 
+/**
+ * Extra passes of the end-to-end suite (SQLite) with the daemons and CLIs under other Node releases
+ * (test/support/other-node.ts): in CI, or when BASE_CONTEXT_TEST_NODES names them ("22,24").
+ */
+const otherNodes = (process.env.BASE_CONTEXT_TEST_NODES ?? (process.env.CI ? Object.keys(NODE_RELEASES).join(",") : ""))
+  .split(",")
+  .filter(Boolean)
+  .map((major) => {
+    if (!(major in NODE_RELEASES)) throw new Error(`BASE_CONTEXT_TEST_NODES: no pinned Node ${major} (known: ${Object.keys(NODE_RELEASES).join(", ")})`);
+    return Number(major) as NodeMajor;
+  });
+
 export default defineConfig({
   test: {
     reporters,
@@ -67,6 +80,16 @@ export default defineConfig({
           setupFiles: [...shared.setupFiles, "test/support/engine-setup.ts"],
         },
       },
+      ...otherNodes.map((major) => ({
+        test: {
+          ...shared,
+          name: `node${major}`,
+          include: endToEnd,
+          exclude: [...shared.exclude, ...engineFree],
+          env: otherNodeEnv(major),
+          globalSetup: ["test/support/other-node-setup.ts"],
+        },
+      })),
     ],
   },
 });

@@ -13,6 +13,7 @@ import { DAEMON_MAIN } from "./support/daemon.js";
 import { runCli, type CliRun } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { onPostgres, storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 const SAMPLE = join(import.meta.dirname, "..", "examples", "sessions", "refactor-auth.jsonl");
 const SAMPLE_ID = "5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13";
@@ -266,7 +267,7 @@ async function runInTerminal(args: string[], env: Record<string, string>): Promi
     "child.wait()",
     "sys.stdout.write(out.decode('utf-8', 'replace'))",
   ].join("\n");
-  const { stdout } = await promisify(execFile)("python3", ["-c", script, process.execPath, DAEMON_MAIN, ...args], {
+  const { stdout } = await promisify(execFile)("python3", ["-c", script, TEST_NODE, DAEMON_MAIN, ...args], {
     env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), TERM: "xterm", ...env },
   });
   return stdout;

@@ -35,6 +35,7 @@ import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 import { storeEnvFor } from "./support/engine.js";
 import { recordScore } from "./adversarial/scoreboard.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 type Params = ValidParamsOf<typeof ModelComplete>;
 type Answer = ResultOf<typeof ModelComplete>;
@@ -167,7 +168,7 @@ function socketTransport(): Transport & { start(env?: Record<string, string>): P
       const home = dirs.make("bc-client-model-home-");
       const path = join(home, "daemon.sock");
       writeFileSync(join(home, "settings.json"), JSON.stringify(SETTINGS));
-      const child = spawn(process.execPath, [DAEMON_MAIN, "serve", "--socket", path], {
+      const child = spawn(TEST_NODE, [DAEMON_MAIN, "serve", "--socket", path], {
         env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "", ...env },
         stdio: ["ignore", "ignore", "pipe"],
       });

@@ -12,6 +12,7 @@ import { pathWithCli } from "./support/cli-on-path.js";
 import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url));
 const dirs = tempDirs();
@@ -40,7 +41,7 @@ interface Run {
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const started = Date.now();
   const home = env.BASE_CONTEXT_HOME ?? dirs.make("bc-cli-home-");
-  const child = spawn(process.execPath, [DAEMON_MAIN, "compact", ...args], {
+  const child = spawn(TEST_NODE, [DAEMON_MAIN, "compact", ...args], {
     env: { PATH: pathWithCli(), BASE_CONTEXT_HOME: home, ...storeEnvFor(home), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -88,7 +89,7 @@ describe("base-context compact, offline", () => {
   it("show prints what the compaction in force kept", async () => {
     const home = dirs.make("bc-cli-home-");
     expect((await cli([SAMPLE], { BASE_CONTEXT_HOME: home })).code).toBe(0);
-    const shown = execFileSync(process.execPath, [DAEMON_MAIN, "show", "5b0c2f4e", "--brief"], {
+    const shown = execFileSync(TEST_NODE, [DAEMON_MAIN, "show", "5b0c2f4e", "--brief"], {
       env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home, ...storeEnvFor(home) },
       encoding: "utf8",
     });

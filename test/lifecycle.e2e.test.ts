@@ -21,6 +21,7 @@ import { describe, expect, it, type TestContext } from "vitest";
 import { DAEMON_MAIN, startDaemon, useDaemon, type TestDaemon } from "./support/daemon.js";
 import { rpcError } from "./fixtures/e2e.js";
 import { onPostgres, STORE_URL_ENV, storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 /**
  * A fresh daemon for one test, shut down when the test ends. The tests that need their own
@@ -190,7 +191,7 @@ describe.concurrent("signals", SPAWNING, () => {
 describe.concurrent("stdout", SPAWNING, () => {
   it("carries nothing but Content-Length frames, even with debug logging and failing requests", async () => {
     const home = mkdtempSync(join(tmpdir(), "bc-e2e-stdout-"));
-    const child = spawn(process.execPath, [DAEMON_MAIN, "serve"], {
+    const child = spawn(TEST_NODE, [DAEMON_MAIN, "serve"], {
       env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), BASE_CONTEXT_LOG: "debug", OPENAI_API_KEY: "" },
       stdio: ["pipe", "pipe", "pipe"],
     });

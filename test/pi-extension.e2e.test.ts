@@ -34,6 +34,7 @@ import { hookPlugin, pluginsRoot, writePlugin } from "./support/plugins.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 /** What pi's own summarizer writes (the fake server answers pi's summarization prompt with it). */
 const PI_OWN_SUMMARY = "## Goal\nWritten by pi's own summarizer (PI-OWN)";
@@ -218,7 +219,7 @@ describe("pi with the Base Context extension", PI_TEST, () => {
     const socketPath = join(socketDir, "daemon.sock");
     const home = dirs.make("bc-pi-shared-home-");
     writePlugin(pluginsRoot(home), "marker", MARKER_PLUGIN);
-    const daemon = spawn(process.execPath, [DAEMON_MAIN, "serve", "--socket", socketPath], {
+    const daemon = spawn(TEST_NODE, [DAEMON_MAIN, "serve", "--socket", socketPath], {
       env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "" },
       stdio: ["ignore", "ignore", "pipe"],
     });
@@ -274,7 +275,7 @@ describe("cancelling pi's compaction", PI_TEST, () => {
     };
     delete env["OPENAI_API_KEY"];
     const child = spawn(
-      process.execPath,
+      TEST_NODE,
       [SDK_ABORT, PI_SDK, PI_EXTENSION, "Fix src/config.ts for empty files.", "Add a test for it.", "Thanks."],
       {
         cwd: dirs.make("bc-pi-project-"),

@@ -22,6 +22,7 @@ import {
 } from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 const FORGED = JSON.stringify({ jsonrpc: "2.0", method: "forged/notification", params: { from: "a plugin" } });
 const STRAY = `Content-Length: ${Buffer.byteLength(FORGED)}\r\n\r\n${FORGED}garbage that is no frame\r\n\r\n`;
@@ -100,7 +101,7 @@ describe("a plugin writing to file descriptor 1", () => {
       const stderrPath = join(home, "stderr.log");
       const stderrFd = openSync(stderrPath, "w");
       // `| cat`: the daemon's stdout is a real pipe (as Python's subprocess makes), not a socket.
-      const child = spawn("/bin/sh", ["-c", 'exec "$0" "$1" serve | cat', process.execPath, DAEMON_MAIN], {
+      const child = spawn("/bin/sh", ["-c", 'exec "$0" "$1" serve | cat', TEST_NODE, DAEMON_MAIN], {
         stdio: ["pipe", "pipe", stderrFd],
         env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "" },
       });

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDirs } from "./support/temp-dir.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 const QUICKSTART = join(import.meta.dirname, "..", "examples", "clients", "typescript", "quickstart.mjs");
 const dirs = tempDirs();
@@ -18,7 +19,7 @@ describe("the TypeScript quickstart", () => {
     const home = dirs.make("bc-quickstart-");
     const env: NodeJS.ProcessEnv = { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), BASE_CONTEXT_LOG: "error" };
     delete env.OPENAI_API_KEY;
-    const { stdout } = await promisify(execFile)(process.execPath, [QUICKSTART], { env, timeout: 110_000 });
+    const { stdout } = await promisify(execFile)(TEST_NODE, [QUICKSTART], { env, timeout: 110_000 });
     expect(stdout).toMatch(/^connected to base-context \d+\.\d+\.\d+$/m);
     expect(stdout).toMatch(/^session [0-9a-f-]{36}: 3 entries, leaf [0-9a-f]{8}$/m);
     expect(stdout).toMatch(/^context: 3 messages, \d+ tokens$/m);

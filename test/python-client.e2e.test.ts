@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DAEMON_MAIN } from "./support/daemon.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 const PYTHON_DIR = join(import.meta.dirname, "..", "examples", "clients", "python");
 const dirs = tempDirs();
@@ -25,7 +26,7 @@ describe("the Python client", () => {
       ...process.env,
       BASE_CONTEXT_HOME: home,
       ...storeEnvFor(home),
-      BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
+      BASE_CONTEXT_COMMAND: shellQuote([TEST_NODE, DAEMON_MAIN, "serve"]),
       PYTHONIOENCODING: "utf-8",
     };
     delete env.OPENAI_API_KEY;
@@ -66,7 +67,7 @@ describe("the Python client", () => {
       ...process.env,
       BASE_CONTEXT_HOME: home,
       ...storeEnvFor(home),
-      BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
+      BASE_CONTEXT_COMMAND: shellQuote([TEST_NODE, DAEMON_MAIN, "serve"]),
     };
     const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: PYTHON_DIR, env, timeout: 50_000 });
     expect(stdout).toBe("before initialize: -32002 server_not_initialized\nsessions: []\nafter close: None True\n");
@@ -106,7 +107,7 @@ print("asked", asked)
       ...process.env,
       BASE_CONTEXT_HOME: home,
       ...storeEnvFor(home),
-      BASE_CONTEXT_COMMAND: shellQuote([process.execPath, DAEMON_MAIN, "serve"]),
+      BASE_CONTEXT_COMMAND: shellQuote([TEST_NODE, DAEMON_MAIN, "serve"]),
     };
     delete env.OPENAI_API_KEY;
     const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: PYTHON_DIR, env, timeout: 50_000 });

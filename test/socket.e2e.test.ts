@@ -42,6 +42,7 @@ import {
   writePlugin,
 } from "./support/plugins.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 const SAMPLE = join(import.meta.dirname, "..", "examples", "sessions", "refactor-auth.jsonl");
 
@@ -76,7 +77,7 @@ afterEach(async () => {
 afterAll(() => dirs.cleanup());
 
 function spawnSocketDaemon(path: string, home: string, env: Record<string, string> = {}): SocketDaemon {
-  const child = spawn(process.execPath, [DAEMON_MAIN, "serve", "--socket", path], {
+  const child = spawn(TEST_NODE, [DAEMON_MAIN, "serve", "--socket", path], {
     env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -10,6 +10,7 @@ import { pathWithCli } from "./support/cli-on-path.js";
 import { DAEMON_MAIN, useDaemon } from "./support/daemon.js";
 import { appendAll, assistant, createSession, toolResult, user } from "./fixtures/e2e.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 interface CliRun {
   code: number;
@@ -24,7 +25,7 @@ function cli(...args: string[]): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathWithCli(), BASE_CONTEXT_HOME: d.home, ...storeEnvFor(d.home) };
   delete env.OPENAI_API_KEY;
   return new Promise((resolve) => {
-    execFile(process.execPath, [DAEMON_MAIN, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(TEST_NODE, [DAEMON_MAIN, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
       resolve({ code, stdout, stderr });
     });

@@ -10,6 +10,7 @@ import { runCli } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { openTerminal, type Terminal } from "./support/tmux.js";
 import { storeEnvFor } from "./support/engine.js";
+import { TEST_NODE } from "./support/test-node.js";
 
 const dirs = tempDirs();
 const terminals: Terminal[] = [];
@@ -73,7 +74,7 @@ async function setUp(): Promise<{ home: string; terminal: Terminal }> {
   const home = dirs.make();
   const imported = await runCli(["import", sessionFile(home)], { home });
   expect(imported.code, imported.stderr).toBe(0);
-  const terminal = openTerminal(home, [process.execPath, DAEMON_MAIN, "tree", SESSION_ID.slice(0, 8)], {
+  const terminal = openTerminal(home, [TEST_NODE, DAEMON_MAIN, "tree", SESSION_ID.slice(0, 8)], {
     BASE_CONTEXT_HOME: home,
     ...storeEnvFor(home),
     TERM: "xterm-256color",
@@ -143,7 +144,7 @@ describe("the tree picker on a terminal", () => {
   it("prints the static tree when stdout is not a terminal", async () => {
     const home = dirs.make();
     await runCli(["import", sessionFile(home)], { home });
-    const terminal = openTerminal(home, ["sh", "-c", `'${process.execPath}' '${DAEMON_MAIN}' tree ${SESSION_ID.slice(0, 8)} | cat`], {
+    const terminal = openTerminal(home, ["sh", "-c", `'${TEST_NODE}' '${DAEMON_MAIN}' tree ${SESSION_ID.slice(0, 8)} | cat`], {
       BASE_CONTEXT_HOME: home,
       ...storeEnvFor(home),
     });

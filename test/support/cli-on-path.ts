@@ -7,6 +7,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { DAEMON_MAIN } from "./daemon.js";
+import { TEST_NODE } from "./test-node.js";
 
 let dir: string | undefined;
 
@@ -15,7 +16,7 @@ export function pathWithCli(path: string = process.env.PATH ?? ""): string {
   if (dir === undefined) {
     dir = mkdtempSync(join(tmpdir(), "bc-cli-bin-"));
     const script = join(dir, "base-context");
-    writeFileSync(script, `#!/bin/sh\nexec '${process.execPath}' '${DAEMON_MAIN}' "$@"\n`);
+    writeFileSync(script, `#!/bin/sh\nexec '${TEST_NODE}' '${DAEMON_MAIN}' "$@"\n`);
     chmodSync(script, 0o755);
   }
   return `${dir}${delimiter}${path}`;

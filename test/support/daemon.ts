@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { dropStoreFor, storeEnvFor } from "./engine.js";
 import { useSuiteResource } from "./suite-resource.js";
+import { TEST_NODE } from "./test-node.js";
 
 /** The unbundled build's entry (BASE_CONTEXT_E2E_MAIN: another one, e.g. bin/base-context.js to run the suite on the bundles). */
 export const DAEMON_MAIN = process.env.BASE_CONTEXT_E2E_MAIN ?? fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
@@ -49,7 +50,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const spawned = spawnDaemon({ command: process.execPath, args: [options.main ?? DAEMON_MAIN, "serve"], env, stderr: "pipe" });
+  const spawned = spawnDaemon({ command: TEST_NODE, args: [options.main ?? DAEMON_MAIN, "serve"], env, stderr: "pipe" });
   let stderr = "";
   spawned.process.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   let exited = false;

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { waitFor } from "./wait.js";
+import { TEST_NODE } from "./test-node.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../examples/pi-extension/", import.meta.url));
 export const PI_CLI = join(EXAMPLE, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
@@ -107,7 +108,7 @@ export async function startPi(setup: PiSetup): Promise<PiRpc> {
   } else {
     args.push("-e", PI_EXTENSION);
   }
-  const child = spawn(process.execPath, args, { cwd: setup.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(TEST_NODE, args, { cwd: setup.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   const output: PiOutput[] = [];
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));

@@ -10,6 +10,7 @@ import type { Readable, Writable } from "node:stream";
 import { DAEMON_MAIN } from "./daemon.js";
 import { waitFor } from "./wait.js";
 import { storeEnvFor } from "./engine.js";
+import { TEST_NODE } from "./test-node.js";
 
 export interface Reply {
   id?: unknown;
@@ -110,7 +111,7 @@ export interface RawStdioDaemon {
 
 /** `base-context serve` over stdio with BASE_CONTEXT_HOME=home; not yet initialized. */
 export function spawnRawStdio(home: string): RawStdioDaemon {
-  const child = spawn(process.execPath, [DAEMON_MAIN, "serve"], {
+  const child = spawn(TEST_NODE, [DAEMON_MAIN, "serve"], {
     env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "" },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -166,7 +167,7 @@ export interface RawSocketDaemon {
 /** `base-context serve --socket <home>/daemon.sock`, once it listens. */
 export async function spawnRawSocketDaemon(home: string): Promise<RawSocketDaemon> {
   const path = `${home}/daemon.sock`;
-  const child = spawn(process.execPath, [DAEMON_MAIN, "serve", "--socket", path], {
+  const child = spawn(TEST_NODE, [DAEMON_MAIN, "serve", "--socket", path], {
     env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), OPENAI_API_KEY: "" },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { pathWithCli } from "./cli-on-path.js";
 import { DAEMON_MAIN } from "./daemon.js";
 import { storeEnvFor } from "./engine.js";
+import { TEST_NODE } from "./test-node.js";
 
 export interface CliRun {
   code: number | null;
@@ -46,7 +47,7 @@ export function runNodeProgram(
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const timeoutMs = options.timeoutMs ?? 20_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], { env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(TEST_NODE, [main, ...args], { env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
