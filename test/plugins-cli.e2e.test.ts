@@ -53,7 +53,7 @@ describe("plugin new", () => {
     expect(list.code).toBe(0);
     expect(listed(list.stdout)).toEqual([expect.objectContaining({ id: "global:my-summarizer", status: "active", source: "global" })]);
     const text = await cli(["plugins", "list"], home, home);
-    expect(text.stdout).toMatch(/my-summarizer\s+global\s+active\s+0\.1\.0\s+compact/);
+    expect(text.stdout).toMatch(/my-summarizer\s+global\s+active\s+trusted\s+worker\s+0\.1\.0\s+compact/);
   });
 
   it("writes JavaScript with --js and into --dir, refuses a bad name (2) and an existing folder (1)", async () => {
