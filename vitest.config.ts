@@ -27,6 +27,8 @@ const storeBound = [
   "test/lifecycle.e2e.test.ts",
   "test/socket.e2e.test.ts",
 ];
+/** The end-to-end suite: the tests that run the built daemon. */
+const endToEnd = ["test/**/*.e2e.test.ts", "test/adversarial/**/*.test.ts"];
 /** Adversarial files that never start a daemon. */
 const engineFree = ["test/adversarial/scoreboard.test.ts"];
 
