@@ -35,7 +35,9 @@ if (sessions.length === 0) {
 }
 
 const home = mkdtempSync(join(tmpdir(), "bc-quality-"));
-const daemon = new Daemon({ env: { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "" }, databasePath: join(home, "q.db"), watchSettings: false });
+// A fresh home: no model configured, so the summaries are the offline extractive summarizer's.
+const env = { ...process.env, BASE_CONTEXT_HOME: home, OPENAI_API_KEY: "" };
+const daemon = new Daemon({ env, databasePath: join(home, "sessions.db"), watchSettings: false });
 
 const pct = (ratio) => {
   const value = percent(ratio);
@@ -45,8 +47,17 @@ const cell = (ratio) => `${pct(ratio)} (${ratio.hit}/${ratio.of})`.padEnd(16);
 
 const totals = new Map();
 function add(who, score) {
-  const t = totals.get(who) ?? { rr: [0, 0], rp: [0, 0], cr: [0, 0], cp: [0, 0], er: [0, 0], ep: [0, 0], fixedBlocked: 0, junk: 0, contradicted: 0, notList: 0 };
-  const sum = (key, ratio) => ((t[key][0] += ratio.hit), (t[key][1] += ratio.of));
+  const t = totals.get(who) ?? {
+    ...Object.fromEntries(["rr", "rp", "cr", "cp", "er", "ep"].map((key) => [key, [0, 0]])),
+    fixedBlocked: 0,
+    junk: 0,
+    contradicted: 0,
+    notList: 0,
+  };
+  const sum = (key, ratio) => {
+    t[key][0] += ratio.hit;
+    t[key][1] += ratio.of;
+  };
   sum("rr", score.requests.recall);
   sum("rp", score.requests.precision);
   sum("cr", score.constraints.recall);
@@ -60,13 +71,19 @@ function add(who, score) {
   totals.set(who, t);
 }
 
-const lines = [];
-const header = `${"session / summary".padEnd(44)} ${"req R".padEnd(16)} ${"req P".padEnd(16)} ${"con R".padEnd(16)} ${"con P".padEnd(16)} ${"open err R".padEnd(16)} fixed-as-blocked junk next-contradicted not-list`;
-lines.push(header);
+const COLUMNS = ["req R", "req P", "con R", "con P", "open err R", "fixed-as-blocked", "junk", "next-contradicted", "not-list"];
+const lines = [`${"session / summary".padEnd(44)} ${COLUMNS.map((c, i) => (i < 5 ? c.padEnd(16) : c)).join(" ")}`];
 function row(label, score) {
-  lines.push(
-    `${label.padEnd(44)} ${cell(score.requests.recall)} ${cell(score.requests.precision)} ${cell(score.constraints.recall)} ${cell(score.constraints.precision)} ${cell(score.unresolvedErrors.recall)} ${String(score.resolvedAsBlocked.length).padStart(16)} ${String(score.junk.length).padStart(4)} ${String(score.nextSteps.contradicted.length).padStart(17)} ${String(score.fromNotLists.length).padStart(8)}`,
-  );
+  const ratios = [
+    score.requests.recall,
+    score.requests.precision,
+    score.constraints.recall,
+    score.constraints.precision,
+    score.unresolvedErrors.recall,
+  ];
+  const counts = [score.resolvedAsBlocked, score.junk, score.nextSteps.contradicted, score.fromNotLists].map((list) => list.length);
+  const countCells = counts.map((n, i) => String(n).padStart(COLUMNS[5 + i].length));
+  lines.push(`${label.padEnd(44)} ${ratios.map(cell).join(" ")} ${countCells.join(" ")}`);
 }
 const details = [];
 const skipped = [];
@@ -102,7 +119,9 @@ try {
 
 function explain(score) {
   const parts = [];
-  const list = (name, items) => items.length > 0 && parts.push(`${name}: ${items.slice(0, 8).map((i) => JSON.stringify(String(i).slice(0, 90))).join(", ")}`);
+  const list = (name, items) => {
+    if (items.length > 0) parts.push(`${name}: ${items.slice(0, 8).map((i) => JSON.stringify(String(i).slice(0, 90))).join(", ")}`);
+  };
   list("requests missed", score.requests.missed);
   list("requests wrong", score.requests.wrong.map((w) => `${w.item} [${w.why}]`));
   list("constraints missed", score.constraints.missed);
@@ -119,18 +138,23 @@ const ratio = ([hit, of]) => ({ hit, of });
 const value = (pair) => percent(ratio(pair)) ?? 100;
 for (const [who, t] of totals) {
   const target = who === "extractive";
-  const r = (name, pair, min) =>
-    report({ name: `${who}: ${name} (${pair[0]}/${pair[1]})`, value: value(pair), unit: "%", digits: 0, ...(target && min !== undefined ? { target: { min } } : {}) });
+  const r = (name, pair, min) => {
+    const held = target && min !== undefined ? { target: { min } } : {};
+    report({ name: `${who}: ${name} (${pair[0]}/${pair[1]})`, value: value(pair), unit: "%", digits: 0, ...held });
+  };
   r("requests recall", t.rr, TARGETS.requestsRecall);
   r("requests precision", t.rp, TARGETS.requestsPrecision);
   r("constraints recall", t.cr, TARGETS.constraintsRecall);
   r("constraints precision", t.cp, TARGETS.constraintsPrecision);
   r("unresolved errors recall", t.er, TARGETS.unresolvedRecall);
-  const count = (name, n, max) => report({ name: `${who}: ${name}`, value: n, unit: "items", digits: 0, ...(max !== undefined ? { target: { max } } : {}) });
+  const count = (name, n, max) => {
+    report({ name: `${who}: ${name}`, value: n, unit: "items", digits: 0, ...(max !== undefined ? { target: { max } } : {}) });
+  };
   count("fixed errors listed as blocked", t.fixedBlocked, target ? 0 : undefined);
   count("junk lines", t.junk, target ? 0 : undefined);
   count("Next Steps contradicted", t.contradicted, target ? 0 : undefined);
-  count("items from a not list", t.notList, who === "one line + repair" || target ? 0 : undefined);
+  // Repair must never add one; the summarizer's figure is in its precision above.
+  count("items from a not list", t.notList, who === "one line + repair" ? 0 : undefined);
 }
 
 process.stdout.write(`${lines.join("\n")}\n`);
