@@ -55,7 +55,7 @@ describe.concurrent("before initialize", SPAWNING, () => {
     expect(result.serverInfo.name).toBe("base-context");
     expect(result.serverInfo.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(result.protocolVersion).toBe("1");
-    expect(result.capabilities).toMatchObject({ contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl"] });
+    expect(result.capabilities).toMatchObject({ contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl", "claude-code-jsonl", "codex-jsonl"] });
   });
 
   it("refuses every request before initialize with -32002, then serves them once initialized", async (ctx) => {

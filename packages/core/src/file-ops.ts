@@ -16,11 +16,21 @@ export function createFileOps(): FileOperations {
   return { read: new Set(), written: new Set(), edited: new Set() };
 }
 
-/** pi's built-in file tools; each takes the file as a string `path` argument. */
-const FILE_TOOL_OPERATION: Readonly<Record<string, keyof FileOperations>> = {
-  read: "read",
-  write: "written",
-  edit: "edited",
+/**
+ * The file tools of the agents whose sessions are read here, with the argument naming the file:
+ * pi's built-ins (`path`), and Claude Code's (`file_path`; `notebook_path` for notebooks). Search
+ * tools (Grep, Glob) name folders and patterns, not files read, and are not tracked.
+ */
+const FILE_TOOLS: Readonly<Record<string, { operation: keyof FileOperations; argument: string }>> = {
+  read: { operation: "read", argument: "path" },
+  write: { operation: "written", argument: "path" },
+  edit: { operation: "edited", argument: "path" },
+  Read: { operation: "read", argument: "file_path" },
+  Write: { operation: "written", argument: "file_path" },
+  Edit: { operation: "edited", argument: "file_path" },
+  MultiEdit: { operation: "edited", argument: "file_path" },
+  NotebookRead: { operation: "read", argument: "notebook_path" },
+  NotebookEdit: { operation: "edited", argument: "notebook_path" },
 };
 
 /** Record the file operations of an assistant message's tool calls (other messages carry none). */
@@ -28,10 +38,10 @@ export function extractFileOpsFromMessage(message: ContextMessage, fileOps: File
   if (message.role !== "assistant") return;
   for (const block of message.content) {
     if (block.type !== "toolCall") continue;
-    const operation = Object.hasOwn(FILE_TOOL_OPERATION, block.name) ? FILE_TOOL_OPERATION[block.name] : undefined;
-    const path = block.arguments["path"];
-    if (operation === undefined || typeof path !== "string" || path.length === 0) continue;
-    fileOps[operation].add(path);
+    const tool = Object.hasOwn(FILE_TOOLS, block.name) ? FILE_TOOLS[block.name] : undefined;
+    const path = tool === undefined ? undefined : block.arguments[tool.argument];
+    if (tool === undefined || typeof path !== "string" || path.length === 0) continue;
+    fileOps[tool.operation].add(path);
   }
 }
 

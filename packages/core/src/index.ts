@@ -54,6 +54,7 @@ export {
 } from "./llm-text.js";
 export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
 export { MAX_PARAMS_DEPTH, tooDeepAt } from "./nesting.js";
+export { INJECTED_TEXT_LABEL, INJECTED_TEXT_TYPE, isInjectedText } from "./injected.js";
 export { capSummary, summaryCutNote, utf8ByteLength } from "./summary-cap.js";
 export {
   compactionThreshold,

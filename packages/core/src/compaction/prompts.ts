@@ -6,6 +6,7 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { convertToLlm } from "../convert-to-llm.js";
 import { escapeWrapperClosingTags } from "../escape-tags.js";
+import { INJECTED_TEXT_LABEL, isInjectedText } from "../injected.js";
 import { serializeConversation } from "./serialize.js";
 
 export const SUMMARIZATION_SYSTEM_PROMPT = `You write context summaries. You are given a conversation between a user and an AI coding assistant and you turn it into a structured summary in exactly the format you are asked for.
@@ -131,7 +132,42 @@ export function withCustomInstructions(instructions: string, customInstructions:
 
 /** `<conversation>\n…\n</conversation>\n\n` */
 export function wrapConversation(messages: readonly ContextMessage[]): string {
-  return `<conversation>\n${serializeConversation(convertToLlm(messages))}\n</conversation>\n\n`;
+  return `<conversation>\n${serializeWithInjected(messages)}\n</conversation>\n\n`;
+}
+
+/**
+ * The serialized conversation, with text the agent's harness injected (injected.ts) labelled as
+ * such instead of `[User]`, so a summary never reports it as something the user said.
+ */
+function serializeWithInjected(messages: readonly ContextMessage[]): string {
+  if (!messages.some(isInjectedMessage)) return serializeConversation(convertToLlm(messages));
+  const parts: string[] = [];
+  let run: ContextMessage[] = [];
+  const flush = () => {
+    const text = run.length > 0 ? serializeConversation(convertToLlm(run)) : "";
+    if (text) parts.push(text);
+    run = [];
+  };
+  for (const message of messages) {
+    if (!isInjectedMessage(message)) {
+      run.push(message);
+      continue;
+    }
+    flush();
+    const text = contentText(message.content);
+    if (text) parts.push(escapeWrapperClosingTags(`${INJECTED_TEXT_LABEL}: ${text}`));
+  }
+  flush();
+  return parts.join("\n\n");
+}
+
+function isInjectedMessage(message: ContextMessage): message is Extract<ContextMessage, { role: "custom" }> {
+  return message.role === "custom" && isInjectedText(message.customType);
+}
+
+function contentText(content: string | readonly { type: string; text?: string }[]): string {
+  if (typeof content === "string") return content;
+  return content.flatMap((block) => (block.type === "text" && block.text !== undefined ? [block.text] : [])).join("");
 }
 
 /**

@@ -19,12 +19,12 @@ export interface ImportedFile {
 export async function importSessionFile(daemon: Daemon, path: string): Promise<ImportedFile> {
   checkSessionFile(path);
   try {
-    const result = await daemon.sessions.import({ format: "pi-jsonl", path });
+    const result = await daemon.sessions.import({ path });
     return { path, sessionId: result.session.id, entryCount: result.entryCount, skippedLines: result.skippedLines?.length ?? 0 };
   } catch (error) {
     if (!(error instanceof AppError && error.code === "session_exists" && typeof error.data.sessionId === "string")) throw error;
     const copyOf = error.data.sessionId;
-    const result = await daemon.sessions.import({ format: "pi-jsonl", path, newId: true });
+    const result = await daemon.sessions.import({ path, newId: true });
     return { path, sessionId: result.session.id, entryCount: result.entryCount, skippedLines: result.skippedLines?.length ?? 0, copyOf };
   }
 }

@@ -13,7 +13,8 @@ export const EXPORT_SPEC: CommandSpec = {
   description:
     "The header line, then every entry. pi opens a file at its last line, so the session's current\n" +
     "position is written last (after a navigation the entries are reordered, parents still before\n" +
-    "children); when it cannot be last (it has later entries under it), a warning says so.",
+    "children); when it cannot be last (it has later entries under it), a warning says so.\n" +
+    "Sessions imported from Claude Code or Codex are written in pi's format too (the only one written).",
   arguments: [{ name: "session", description: "session id (or a unique start of it, at least 4 characters)" }],
   options: [
     { name: "output", short: "o", value: "file", description: "write to this file instead of stdout" },

@@ -7,6 +7,9 @@
 import { openSync, readSync, closeSync, statSync } from "node:fs";
 import { AppError, CancelledError, RequestFailedError } from "../errors.js";
 import { CliError } from "./cli-error.js";
+import type { ImportFormat } from "@base-context/protocol";
+import { DETECT_LINES } from "../sessions/formats/format.js";
+import { detectFormat, readableFormats } from "../sessions/formats/registry.js";
 
 /** Shorter starts of an id match too much to be meant (as git asks for 4 of a hash). */
 export const MIN_ID_PREFIX = 4;
@@ -65,7 +68,7 @@ const SNIFF_BYTES = 64 * 1024;
  * line is a `{"type":"session",…}` header), so every command reports a wrong file the same way,
  * before any import starts.
  */
-export function checkSessionFile(path: string): void {
+export function checkSessionFile(path: string, format?: ImportFormat): void {
   let size: number;
   try {
     const stat = statSync(path);
@@ -93,11 +96,15 @@ export function checkSessionFile(path: string): void {
   const notSession = (why: string) =>
     new CliError(`${path} is not a pi session file: ${why}`, [
       'A pi session file is JSON lines, the first one a header such as {"type":"session","version":3,"id":…}.',
+      `Nor is it another format this build reads (${readableFormats()}); name one with --format if detection failed.`,
     ]);
   if (head.includes(0)) throw notSession("it is a binary file");
   const lines = head.toString("utf8").replace(/^\uFEFF/, "").split("\n");
   // The last line may be cut off by the sniff limit: only whole lines count, unless the file is all here.
   const whole = size <= SNIFF_BYTES ? lines : lines.slice(0, -1);
+  // Another agent's file (or one named with --format): the import reads and reports it line by line.
+  if (format !== undefined && format !== "pi-jsonl") return;
+  if (format === undefined && detectFormat(whole.filter((line) => line.trim().length > 0).slice(0, DETECT_LINES)) !== undefined) return;
   for (const line of whole) {
     if (line.trim().length === 0) continue;
     let value: unknown;

@@ -3,12 +3,13 @@
  * server's name and capabilities in the `initialize` reply, and the start-up log line about the
  * summarizer.
  */
+import { IMPORT_FORMATS } from "@base-context/protocol";
 import type { Daemon } from "../daemon.js";
 import { log } from "../log.js";
 import { VERSION } from "../version.js";
 
 export const SERVER_INFO = { name: "base-context", version: VERSION };
-export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importFormats: ["pi-jsonl"] };
+export const CAPABILITIES = { contextFormats: ["native", "openai-chat"], importFormats: [...IMPORT_FORMATS] };
 
 /**
  * Says at start which summarizer the daemon uses and where a model's requests go, and — for a

@@ -1,21 +1,30 @@
 /**
- * `session/import` of pi JSONL: lines are read one at a time, migrated and validated, and written
- * in one transaction per batch, in file order. Entries are stored without token counts: counting
+ * `session/import`: lines are read one at a time, turned into entries by the file's format
+ * (formats/registry.ts: pi's JSONL, Claude Code's transcripts…), and written in one transaction
+ * per batch, in file order. Entries are stored without token counts: counting
  * every entry of a 300 MB file would take longer than the rest of the import together. The counts
  * are filled in afterwards (TokenBackfill, newest first, in the background), and whoever reads a
  * count that is still missing computes it then (TokenLedger), so every count a reader gets is exact.
  * The session stays invisible until the last batch; any failure deletes what was written.
+ *
+ * Formats whose entries keep the file's own ids (`incremental`) import a file of a session that is
+ * already here by appending what is new: stored entries are recognised by their ids and passed over.
  */
-import type { SessionEntry } from "@base-context/protocol";
+import type { ImportFormat, SessionEntry } from "@base-context/protocol";
 import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
 import { jsonBytes } from "./entry-size.js";
 import { timeMs, type ImportedEntry, type ImportTarget, type SessionRecord, type SessionStore } from "../store/index.js";
 import { fileLines, stringLines, type FileLimits } from "./line-source.js";
-import { PiLineParser } from "./pi-line-parser.js";
+import { firstLines } from "./formats/detect.js";
+import type { ParsedLine, SessionFormat } from "./formats/format.js";
+import { detectFormat, knownFormatNames, sessionFormat } from "./formats/registry.js";
+import { piFormat } from "./formats/pi.js";
 
 export interface ImportSource {
+  /** Undefined: detected from the first lines (pi's when none matches). */
+  format?: ImportFormat | undefined;
   path?: string | undefined;
   content?: string | undefined;
   /** Overrides the header's cwd. */
@@ -33,6 +42,13 @@ export interface ImportResult {
   session: SessionRecord;
   entryCount: number;
   skippedLines: SkippedLine[];
+  format: ImportFormat;
+  /** Entries this import stored (on a re-import, the new ones only). */
+  addedEntries: number;
+  /** The session was here already: what was new in the file was appended. */
+  updated: boolean;
+  /** Lines skipped on purpose because the format holds them beside the conversation, by type. */
+  ignoredLines: Record<string, number>;
 }
 
 export interface ImportLimits {
@@ -52,7 +68,7 @@ export interface ImportOptions {
 /** A garbage file could have millions of bad lines; the reply lists this many and summarizes the rest. */
 const MAX_REPORTED_SKIPS = 1000;
 
-export class PiImporter {
+export class SessionImporter {
   private readonly batchSize: number;
   private readonly limits: (() => ImportLimits) | undefined;
 
@@ -75,9 +91,52 @@ export class PiImporter {
     return (typeof entry === "string" ? Buffer.byteLength(entry, "utf8") : jsonBytes(entry, limit)) > limit;
   }
 
+  private storedBefore(target: ImportTarget, batchIds: ReadonlySet<string>, id: string): boolean {
+    return batchIds.has(id) || this.store.hasEntry(target.sessionId, id);
+  }
+
   /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
   async import(source: ImportSource, signal?: AbortSignal): Promise<ImportResult> {
-    const parser = new PiLineParser(this.ids);
+    const limits = this.limits?.();
+    const fileLimits: FileLimits | undefined = limits && {
+      maxLineBytes: limits.maxImportLineBytes,
+      maxFileBytes: limits.maxImportFileBytes,
+      signal,
+    };
+    let format: SessionFormat;
+    /** No format given and none recognised: read as pi's (the default), and say what else it could have been. */
+    let guessed = false;
+    if (source.format !== undefined) format = sessionFormat(source.format);
+    else {
+      let detected: SessionFormat | undefined;
+      try {
+        detected = detectFormat(await firstLines(source, fileLimits));
+      } catch (error) {
+        throw importFailure(error, 0, source.path);
+      }
+      guessed = detected === undefined;
+      format = detected ?? piFormat;
+    }
+    try {
+      return await this.importAs(format, source, fileLimits, signal);
+    } catch (error) {
+      if (guessed && error instanceof AppError && error.code === "import_failed" && !("path" in error.data)) {
+        throw new AppError("import_failed", `${error.message}; nor is it another format this build reads (${otherFormats()})`, error.data);
+      }
+      throw error;
+    }
+  }
+
+  private async importAs(
+    format: SessionFormat,
+    source: ImportSource,
+    fileLimits: FileLimits | undefined,
+    signal?: AbortSignal,
+  ): Promise<ImportResult> {
+    const parser = format.createParser(this.ids);
+    const ignoredLines: Record<string, number> = {};
+    let resumed = false;
+    let added = 0;
     const skipped: SkippedLine[] = [];
     let skippedCount = 0;
     let rerooted = 0;
@@ -97,6 +156,7 @@ export class PiImporter {
     const writeBatch = () => {
       signal?.throwIfAborted();
       const report = target!.insertBatch(batch);
+      added += batch.length - report.skipped.length;
       batch = [];
       batchIds.clear();
       for (const skip of report.skipped) addSkip(skip);
@@ -114,58 +174,73 @@ export class PiImporter {
       orphans.add(id, parentId, skip);
     };
 
+    const handle = (parsed: ParsedLine) => {
+      if (!target && parsed.kind === "skip") firstUnreadable ??= { line: lineNumber, reason: parsed.reason };
+      if (parsed.kind === "header") {
+        const { header } = parsed;
+        const id = source.newId ? this.ids.sessionId() : header.id;
+        if (format.incremental && this.store.getSession(id) !== undefined) {
+          target = this.store.resumeImport(id);
+          resumed = true;
+          return;
+        }
+        const createdAt = header.createdAt ?? this.ids.now();
+        const createdMs = Date.parse(createdAt);
+        target = this.store.beginImport({
+          id,
+          cwd: source.cwd ?? header.cwd ?? "",
+          createdAt,
+          parentSession: header.parentSession,
+          headerExtra: header.extra,
+          modifiedMs: Number.isNaN(createdMs) ? timeMs(this.ids.now()) : createdMs,
+        });
+      } else if (parsed.kind === "ignored") {
+        ignoredLines[parsed.what] = (ignoredLines[parsed.what] ?? 0) + 1;
+      } else if (parsed.kind === "entry" && resumed && this.storedBefore(target!, batchIds, parsed.entry.id)) {
+        // Stored by an earlier import of this file: recognised by its id, not a duplicate.
+        if (batchIds.has(parsed.entry.id)) addSkip({ line: lineNumber, reason: `duplicate entry id "${parsed.entry.id}"` });
+      } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
+        const reason = `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)`;
+        skipEntry({ line: lineNumber, reason }, parsed.entry.id, parsed.entry.parentId);
+      } else if (parsed.kind === "entry") {
+        let { entry, json } = parsed;
+        const parentId = entry.parentId === null ? null : orphans.keptAncestor(entry.parentId);
+        if (parentId !== entry.parentId) {
+          entry = { ...entry, parentId };
+          json = undefined;
+        }
+        // A compaction whose first kept entry was refused keeps its tail from that entry's nearest
+        // kept ancestor (on the same path): otherwise the context would lose the whole kept tail.
+        const firstKept = entry.type === "compaction" ? orphans.keptAncestorForTail(entry.firstKeptEntryId) : undefined;
+        if (entry.type === "compaction" && firstKept !== undefined) {
+          entry = { ...entry, firstKeptEntryId: firstKept };
+          json = undefined;
+        }
+        orphans.kept(entry.id);
+        batchIds.add(entry.id);
+        batch.push({ line: lineNumber, entry, json, tokens: null });
+        if (batch.length >= this.batchSize) writeBatch();
+      } else if (parsed.kind === "skip" && target) {
+        skipEntry({ line: lineNumber, reason: parsed.reason }, parsed.id, parsed.parentId);
+      } else if (parsed.kind === "skip") {
+        addSkip({ line: lineNumber, reason: parsed.reason });
+      }
+    };
+
     try {
-      const limits = this.limits?.();
-      const fileLimits: FileLimits | undefined = limits && {
-        maxLineBytes: limits.maxImportLineBytes,
-        maxFileBytes: limits.maxImportFileBytes,
-        signal,
-      };
       for await (const text of source.path !== undefined ? fileLines(source.path, fileLimits) : stringLines(source.content ?? "")) {
         lineNumber++;
         const parsed = parser.parse(text, lineNumber);
-        if (parsed.kind !== "blank") nonBlankLines++;
-        if (!target && parsed.kind === "skip") firstUnreadable ??= { line: lineNumber, reason: parsed.reason };
-        if (parsed.kind === "header") {
-          const { header } = parsed;
-          const createdAt = header.createdAt ?? this.ids.now();
-          const createdMs = Date.parse(createdAt);
-          target = this.store.beginImport({
-            id: source.newId ? this.ids.sessionId() : header.id,
-            cwd: source.cwd ?? header.cwd ?? "",
-            createdAt,
-            parentSession: header.parentSession,
-            headerExtra: header.extra,
-            modifiedMs: Number.isNaN(createdMs) ? timeMs(this.ids.now()) : createdMs,
-          });
-        } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
-          const reason = `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)`;
-          skipEntry({ line: lineNumber, reason }, parsed.entry.id, parsed.entry.parentId);
-        } else if (parsed.kind === "entry") {
-          let { entry, json } = parsed;
-          const parentId = entry.parentId === null ? null : orphans.keptAncestor(entry.parentId);
-          if (parentId !== entry.parentId) {
-            entry = { ...entry, parentId };
-            json = undefined;
-          }
-          // A compaction whose first kept entry was refused keeps its tail from that entry's nearest
-          // kept ancestor (on the same path): otherwise the context would lose the whole kept tail.
-          const firstKept = entry.type === "compaction" ? orphans.keptAncestorForTail(entry.firstKeptEntryId) : undefined;
-          if (entry.type === "compaction" && firstKept !== undefined) {
-            entry = { ...entry, firstKeptEntryId: firstKept };
-            json = undefined;
-          }
-          orphans.kept(entry.id);
-          batchIds.add(entry.id);
-          batch.push({ line: lineNumber, entry, json, tokens: null });
-          if (batch.length >= this.batchSize) writeBatch();
-        } else if (parsed.kind === "skip" && target) {
-          skipEntry({ line: lineNumber, reason: parsed.reason }, parsed.id, parsed.parentId);
-        } else if (parsed.kind === "skip") {
-          addSkip({ line: lineNumber, reason: parsed.reason });
+        if (isLineList(parsed)) {
+          if (text.trim().length > 0) nonBlankLines++;
+          for (const each of parsed) handle(each);
+        } else {
+          if (parsed.kind !== "blank") nonBlankLines++;
+          handle(parsed);
         }
       }
-      if (!target) throw noHeader(nonBlankLines, firstUnreadable);
+      if (parser.end) for (const each of parser.end()) handle(each);
+      if (!target) throw noHeader(format, nonBlankLines, firstUnreadable);
       if (batch.length > 0) writeBatch();
       signal?.throwIfAborted();
       for (const entry of rerootedEntries) {
@@ -177,7 +252,7 @@ export class PiImporter {
           });
         }
       }
-      const session = target.finish();
+      const session = target.finish(undefined, parser.leafId?.());
       if (skippedCount > MAX_REPORTED_SKIPS) {
         skipped.push({ line: lineNumber, reason: `${skippedCount - MAX_REPORTED_SKIPS} more skipped lines are not listed` });
       }
@@ -188,7 +263,15 @@ export class PiImporter {
         );
       }
       skipped.sort((a, b) => a.line - b.line);
-      return { session, entryCount: session.entryCount, skippedLines: skipped };
+      return {
+        session,
+        entryCount: session.entryCount,
+        skippedLines: skipped,
+        format: format.name,
+        addedEntries: resumed ? added : session.entryCount,
+        updated: resumed,
+        ignoredLines,
+      };
     } catch (error) {
       // Nothing half-imported may remain.
       try {
@@ -259,15 +342,26 @@ class SkippedParents {
   }
 }
 
+function isLineList(parsed: ParsedLine | readonly ParsedLine[]): parsed is readonly ParsedLine[] {
+  return Array.isArray(parsed);
+}
+
 /** Why a file without a header cannot be imported: say what it holds instead. */
-function noHeader(nonBlankLines: number, firstUnreadable: SkippedLine | undefined): AppError {
-  if (nonBlankLines === 0) return new AppError("import_failed", "the file is empty: a pi session starts with a header line");
+function noHeader(format: SessionFormat, nonBlankLines: number, firstUnreadable: SkippedLine | undefined): AppError {
+  if (nonBlankLines === 0) {
+    return new AppError("import_failed", format === piFormat ? "the file is empty: a pi session starts with a header line" : `the file holds no session: ${format.label} names its session on ${format.headerHint}`);
+  }
   const first = firstUnreadable ? ` (line ${firstUnreadable.line}: ${firstUnreadable.reason})` : "";
   return new AppError(
     "import_failed",
-    `not a pi session file: none of its ${nonBlankLines} non-blank lines is a session header ({"type":"session","id":...})${first}`,
+    `not ${format.label}: none of its ${nonBlankLines} non-blank lines is ${format.headerHint}${first}`,
     firstUnreadable ? { line: firstUnreadable.line } : {},
   );
+}
+
+/** The formats other than pi's, for the error about a file that is none of them. */
+function otherFormats(): string {
+  return knownFormatNames().filter((name) => name !== "pi-jsonl").join(", ");
 }
 
 function importFailure(error: unknown, lineNumber: number, path: string | undefined): Error {

@@ -6,6 +6,7 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
+import type { LineParser, ParsedLine } from "./formats/format.js";
 import { MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import {
   entryProblem,
@@ -18,18 +19,9 @@ import {
   type PiHeader,
 } from "./pi-format.js";
 
-export type ParsedLine =
-  | { kind: "blank" }
-  | { kind: "header"; header: PiHeader }
-  /** `json`: the line itself, when the entry is exactly the line (nothing migrated): stored as is. */
-  | { kind: "entry"; entry: SessionEntry; json?: string }
-  /**
-   * `id`/`parentId`: those of a skipped line that names them (a well-formed entry refused), so the
-   * importer can hang that entry's children under its nearest kept ancestor.
-   */
-  | { kind: "skip"; reason: string; id?: string; parentId?: string | null };
+export type { ParsedLine } from "./formats/format.js";
 
-export class PiLineParser {
+export class PiLineParser implements LineParser {
   private header: PiHeader | undefined;
   /** Index of the next parsed line among all parsed lines (header = 0), as v1 compactions count. */
   private parsedIndex = 0;

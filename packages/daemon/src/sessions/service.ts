@@ -26,7 +26,7 @@ import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-ca
 import { toContextPath, type ContextPath } from "./context-path.js";
 import { jsonBytes } from "./entry-size.js";
 import { exportToPath, exportToString } from "./export.js";
-import { PiImporter, type ImportOptions } from "./import.js";
+import { SessionImporter, type ImportOptions } from "./import.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { TokenBackfill, type TokenBackfillOptions } from "./token-backfill.js";
 import { TokenLedger, type CountedEntry } from "./token-ledger.js";
@@ -63,7 +63,7 @@ export type AppendEvent = AppendedEntries;
 export class SessionService implements SessionsApi {
   private readonly ids: IdSource;
   private readonly tokens: TokenLedger;
-  private readonly importer: PiImporter;
+  private readonly importer: SessionImporter;
   /** The latest context path of recently used sessions: the next one reads only new rows. */
   private readonly contextPaths: ContextPathCache;
   /** Fills counts that imports leave out; off until `startBackfill` (one-shot CLI commands leave them to readers). */
@@ -81,7 +81,7 @@ export class SessionService implements SessionsApi {
     this.maxEntryBytes = options.maxEntryBytes;
     this.records = store;
     this.tokens = new TokenLedger(store, counter);
-    this.importer = new PiImporter(store, this.ids, options.import);
+    this.importer = new SessionImporter(store, this.ids, options.import);
     this.contextPaths = new ContextPathCache(options.contextPathCache);
   }
 
@@ -187,7 +187,15 @@ export class SessionService implements SessionsApi {
   async import(params: Params<"import">, ctx?: { signal?: AbortSignal }): Result<"import"> {
     const result = await this.importer.import(params, ctx?.signal);
     this.backfill?.schedule(result.session.id);
-    return { session: toHeader(result.session), entryCount: result.entryCount, skippedLines: result.skippedLines };
+    return {
+      session: toHeader(result.session),
+      entryCount: result.entryCount,
+      skippedLines: result.skippedLines,
+      format: result.format,
+      addedEntries: result.addedEntries,
+      updated: result.updated,
+      ...(Object.keys(result.ignoredLines).length > 0 ? { ignoredLines: result.ignoredLines } : {}),
+    };
   }
 
   async export(params: Params<"export">): Result<"export"> {

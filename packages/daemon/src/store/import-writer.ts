@@ -39,6 +39,12 @@ export class ImportTarget {
     private readonly write: Write,
     /** Who imports (the row records it): another daemon's import of the same id is never touched. */
     private readonly owner: ProcessOwner | undefined,
+    /**
+     * Appending what is new in a file to a complete session (an incremental re-import): the
+     * session stays visible, each batch is whole entries, and `abort` keeps the batches written
+     * (a prefix of the new entries; the next re-import adds the rest).
+     */
+    readonly resumed = false,
   ) {}
 
   /**
@@ -54,17 +60,20 @@ export class ImportTarget {
    * entries left them: a copy of a stored session (migrate) keeps its leaf, modification time,
    * name and first message exactly, whatever the entries' order or timestamps would say.
    */
-  finish(final?: FinalSessionFields): SessionRecord {
+  finish(final?: FinalSessionFields, leafId?: string): SessionRecord {
     return this.write(() => {
       this.importingRow();
       if (final) this.sessions.setDerived(this.sessionId, final);
-      this.sessions.finishImport(this.sessionId);
+      // A format whose side conversations come after the main one names the main leaf.
+      if (leafId !== undefined && this.writer.exists(this.sessionId, leafId)) this.sessions.setLeaf(this.sessionId, leafId);
+      if (!this.resumed) this.sessions.finishImport(this.sessionId);
       return toSessionRecord(this.sessions.row(this.sessionId)!);
     }, this.sessionId);
   }
 
   /** Removes everything written so far. */
   abort(): void {
+    if (this.resumed) return;
     this.write(() => {
       // Only while it is still this import's row: another daemon may have taken it over already.
       if (this.isOurs(this.sessions.row(this.sessionId))) this.sessions.delete(this.sessionId);
@@ -82,6 +91,7 @@ export class ImportTarget {
   }
 
   private isOurs(row: SessionRow | undefined): row is SessionRow {
+    if (this.resumed) return row !== undefined && row.import_started_ms === null;
     if (!row || row.import_started_ms === null) return false;
     return !this.owner || (row.import_owner_pid === this.owner.pid && row.import_owner_start === this.owner.start);
   }
@@ -140,5 +150,11 @@ export class ImportWriter {
       this.sessions.insert(session, nowMs);
     }, session.id);
     return new ImportTarget(this.writer, this.sessions, session.id, this.write, session.importing);
+  }
+
+  /** Appends to the complete session `id` (an incremental re-import); session_not_found when there is none. */
+  resume(id: string): ImportTarget {
+    this.write(() => this.sessions.require(id), id);
+    return new ImportTarget(this.writer, this.sessions, id, this.write, undefined, true);
   }
 }

@@ -257,6 +257,11 @@ export class SessionStore {
     return this.importer.begin(importing, timeMs(this.ids.now()), (id) => this.reclaimImport(id));
   }
 
+  /** Appends what is new in a file to the complete session `sessionId` (an incremental re-import). */
+  resumeImport(sessionId: string): ImportTarget {
+    return this.importer.resume(sessionId);
+  }
+
   /**
    * Removes every half-imported session whose importing process is gone (run when the store
    * opens; callable at any time). Returns how many were removed.

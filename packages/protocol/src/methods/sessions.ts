@@ -112,11 +112,21 @@ export const SessionFork = request(
   () => z.object({ session: SessionHeader }),
 );
 
+/**
+ * Session file formats `session/import` reads: pi's JSONL, Claude Code's transcripts
+ * (`~/.claude/projects/<project>/<session>.jsonl`) and Codex's rollouts
+ * (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`). Export always writes pi's.
+ */
+export const IMPORT_FORMATS = ["pi-jsonl", "claude-code-jsonl", "codex-jsonl"] as const;
+export const ImportFormat = z.lazy(() => z.enum(IMPORT_FORMATS));
+export type ImportFormat = z.infer<typeof ImportFormat>;
+
 export const SessionImport = request(
   "session/import",
   () => z
     .object({
-      format: z.literal("pi-jsonl"),
+      /** Omitted: detected from the file's first lines (a file that is none of them is refused). */
+      format: ImportFormat.optional(),
       path: z.string().optional(),
       content: z.string().optional(),
       cwd: z.string().optional(),
@@ -135,6 +145,21 @@ export const SessionImport = request(
     entryCount: z.number().int(),
     /** Lines that could not be read (1-based line numbers and why); pi skips them too. */
     skippedLines: z.array(z.object({ line: z.number().int(), reason: z.string() })).optional(),
+    /** The format read (the one given, or the one detected). */
+    format: ImportFormat.optional(),
+    /**
+     * Entries this import added. Equal to `entryCount` for a new session; on an incremental
+     * re-import (Claude Code and Codex files: the session existed, its entries are recognised by
+     * their source ids) only the new ones.
+     */
+    addedEntries: z.number().int().optional(),
+    /** True when the session existed and this import appended what was new in the file. */
+    updated: z.boolean().optional(),
+    /**
+     * Lines the format holds that are not conversation (Claude Code's `progress`,
+     * `file-history-snapshot`, `queue-operation`…), skipped on purpose: how many of each type.
+     */
+    ignoredLines: z.record(z.string(), z.number().int()).optional(),
   }),
 );
 

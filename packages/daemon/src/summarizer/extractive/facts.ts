@@ -14,6 +14,7 @@ import {
   extractPaths,
   extractUrls,
   firstLine,
+  isInjectedText,
   isPlanSentence,
   isSummaryText,
   junkKind,
@@ -254,6 +255,8 @@ class FactCollector implements MessageReader {
   }
 
   custom(customType: string, text: string, index: number): void {
+    // What the agent's harness injected (reminders, command echoes) is not a note about the work.
+    if (isInjectedText(customType)) return;
     if (isSummaryText(text)) this.embeddedSummaries.push(unwrapSummary(text));
     else if (text.trim().length > 0) {
       const line = firstLine(text, 200);

@@ -15,7 +15,8 @@ export function replacedCounts(nodes: readonly FlatNode[]): Map<string, number> 
     const { entry } = node;
     if (entry.type === "compaction") {
       const path = pathTo(byId, entry.parentId);
-      const kept = path.lastIndexOf(entry.firstKeptEntryId);
+      // A compaction that kept nothing (Claude Code's, imported) names itself: it replaces its whole path.
+      const kept = entry.firstKeptEntryId === entry.id ? path.length : path.lastIndexOf(entry.firstKeptEntryId);
       if (kept < 0) continue;
       let from = 0;
       for (let i = kept - 1; i >= 0; i--) {

@@ -1,0 +1,61 @@
+/**
+ * What a session file format supplies to `session/import` (import.ts): a test on the file's
+ * first lines, and a line parser that turns each line into what the import writer stores. Every
+ * format is one module registered in registry.ts; the importer knows none of them by name.
+ */
+import type { ImportFormat, SessionEntry } from "@base-context/protocol";
+import type { IdSource } from "../../ids.js";
+import type { PiHeader } from "../pi-format.js";
+
+export type ParsedLine =
+  | { kind: "blank" }
+  /**
+   * The session the file holds. pi's files start with it; other formats name the session on
+   * every line, and their parsers emit it once, before the first entry.
+   */
+  | { kind: "header"; header: PiHeader }
+  /** `json`: the line itself, when the entry is exactly the line (nothing migrated): stored as is. */
+  | { kind: "entry"; entry: SessionEntry; json?: string }
+  /**
+   * `id`/`parentId`: those of a skipped line that names them (a well-formed entry refused), so the
+   * importer can hang that entry's children under its nearest kept ancestor.
+   */
+  | { kind: "skip"; reason: string; id?: string; parentId?: string | null }
+  /** A line the format holds that is not conversation (metadata, progress): skipped on purpose and counted by `what`. */
+  | { kind: "ignored"; what: string }
+  /** A line whose content went into other output (a title, a compaction held back for its summary). */
+  | { kind: "used" };
+
+/** One line's outcome: most lines give one; a line of another agent may hold several entries. */
+export type ParseOutcome = ParsedLine | readonly ParsedLine[];
+
+export interface LineParser {
+  parse(text: string, lineNumber: number): ParseOutcome;
+  /** After the last line: what was held back waiting for a later line. */
+  end?(): readonly ParsedLine[];
+  /**
+   * The entry the session's leaf should be when it is not the last one stored (side conversations
+   * written after the main one); undefined: the last stored entry, as for a pi file.
+   */
+  leafId?(): string | undefined;
+}
+
+export interface SessionFormat {
+  readonly name: ImportFormat;
+  /** What such a file is, for messages ("a Claude Code transcript"). */
+  readonly label: string;
+  /** What a file of this format must hold to name its session, for the error when none does. */
+  readonly headerHint: string;
+  /**
+   * True when importing a file of a session that is already here appends what is new: the entry
+   * ids are the file's own (or derived from them deterministically), so stored entries are
+   * recognised. pi files refuse instead (`session_exists`), as before; `newId` imports a copy.
+   */
+  readonly incremental: boolean;
+  /** Whether the file's first non-blank lines (at most DETECT_LINES, possibly cut short) are of this format. */
+  detect(firstLines: readonly string[]): boolean;
+  createParser(ids: Pick<IdSource, "entryId" | "now">): LineParser;
+}
+
+/** Non-blank lines read to detect a format. */
+export const DETECT_LINES = 20;
