@@ -9,7 +9,7 @@ export {
   startsWithErrorLine,
   ERROR_LINE_MAX,
 } from "./errors.js";
-export { commandFailureKeys, commandKey, commandKeys, saysFixed, shellSegments, wasCancelled } from "./resolution.js";
+export { ANY_LATER_SUCCESS, commandFailureKeys, commandKey, commandKeys, saysFixed, shellSegments, wasCancelled } from "./resolution.js";
 export { looksPasted, ownSentences, ownWords, readConstraint, readRequest, unsureConstraintSentences, type Reading } from "./user-text.js";
 export {
   bashFailed,

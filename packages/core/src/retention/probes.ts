@@ -5,7 +5,7 @@
  */
 import type { ContextMessage, UserContentBlock } from "@base-context/protocol";
 import { errorLine, exitedAsDesigned, foundNothing, hasStackTrace, startsWithErrorLine } from "./errors.js";
-import { commandFailureKeys, commandKeys, saysFixed, wasCancelled } from "./resolution.js";
+import { ANY_LATER_SUCCESS, commandFailureKeys, commandKeys, saysFixed, wasCancelled } from "./resolution.js";
 import { clip, normalizeKey, sentences } from "./text.js";
 import { classifyToolCall, reportedExitCode } from "./tools.js";
 import { constraintSentences, isSummaryText, ownSentences, readRequest, unsureConstraintSentences } from "./user-text.js";
@@ -66,7 +66,7 @@ export function toolResultFailed(
   message: Extract<ContextMessage, { role: "toolResult" }>,
 ): boolean {
   const text = contentText(message.content);
-  if (call?.kind === "run" && wasCancelled(text)) return false;
+  if (wasCancelled(text)) return false;
   const trace = hasStackTrace(text);
   if (trace) return true;
   const exitCode = call?.kind === "run" ? reportedExitCode(text) : undefined;
@@ -129,7 +129,7 @@ export function readMessages(messages: readonly ContextMessage[], reader: Messag
  */
 function fileKeys(kind: string, target: string): string[] {
   const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
-  if (kind === "read") return [name];
+  if (kind === "read") return [name, ANY_LATER_SUCCESS];
   if (kind === "modify") return [`file:${target}`, name];
   return [`${kind}:${target}`];
 }
@@ -197,9 +197,11 @@ class ProbeCollector implements MessageReader {
         }
       }
     }
+    const calledTools = message.content.some((block) => block.type === "toolCall");
     if (message.stopReason === "error" && message.errorMessage) {
       this.failed({ text: errorLine(message.errorMessage), index, detail: "model call" }, ["model"], false);
-    } else if (message.stopReason === "stop") {
+    } else if (message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0)) {
+      // A finished answer: the model works again, and the agent moved past what it could not read.
       this.succeeded(["model"]);
     }
     if (text.trim().length === 0) return;
@@ -219,7 +221,8 @@ class ProbeCollector implements MessageReader {
       return;
     }
     const item = { text: errorLine(contentText(message.content)), index, detail: call?.target ? call.target : message.toolName };
-    this.failed(item, call?.kind === "run" ? commandFailureKeys(call.target) : keys.slice(0, 1), call?.kind === "run");
+    const failureKeys = call?.kind === "run" ? commandFailureKeys(call.target) : call?.kind === "read" ? keys : keys.slice(0, 1);
+    this.failed(item, failureKeys, call?.kind === "run");
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
@@ -236,7 +239,8 @@ class ProbeCollector implements MessageReader {
   }
 
   private succeeded(keys: readonly string[]): void {
-    for (const error of this.tracked) if (error.keys.some((key) => keys.includes(key))) this.resolve(error.at);
+    const all = [...keys, ANY_LATER_SUCCESS];
+    for (const error of this.tracked) if (error.keys.some((key) => all.includes(key))) this.resolve(error.at);
   }
 
   private resolveBySaying(sentence: string): void {

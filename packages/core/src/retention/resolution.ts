@@ -116,11 +116,22 @@ export function saysFixed(sentence: string, error: { readonly message: string; r
   return error.fromCommand && BUILD_OR_TESTS.test(sentence);
 }
 
-/** A command's output that only says it was cancelled ("Command aborted"): no failure to fix. */
+/**
+ * A result that only says the call was cancelled or refused by the user ("Command aborted", "The
+ * user doesn't want to proceed with this tool use"): no failure to fix.
+ */
 export function wasCancelled(output: string): boolean {
-  const lines = output.trim().split("\n");
+  const text = output.trim();
+  if (/^(?:the user doesn't want to (?:proceed|take this action)|\[?request interrupted by user)/i.test(text)) return true;
+  const lines = text.split("\n");
   return /^(?:command )?(?:aborted|cancelled|canceled|interrupted)\.?$/i.test(lines[lines.length - 1]!.trim());
 }
+
+/**
+ * The key every later success counts for: a failed read (a file that was not there) is a fact
+ * the agent learned, not a failure that stands once the work goes on.
+ */
+export const ANY_LATER_SUCCESS = "any-later-success";
 
 /** The keys a failure of a command is known by: the whole command (not its parts), and a copy's destination. */
 export function commandFailureKeys(command: string): string[] {

@@ -5,6 +5,7 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
+  ANY_LATER_SUCCESS,
   bashFailed,
   classifyToolCall,
   commandFailureKeys,
@@ -136,15 +137,17 @@ export class ActionLog {
     if (action) action.outcome = ok ? "ok" : "error";
     const keys = this.successKeys.get(key) ?? [key];
     if (ok) {
+      const all = [...keys, ANY_LATER_SUCCESS];
       for (const earlier of this.errors) {
-        if (!earlier.resolved && earlier.fixedBy.some((k) => keys.includes(k))) {
+        if (!earlier.resolved && earlier.fixedBy.some((k) => all.includes(k))) {
           earlier.resolved = true;
           earlier.resolvedIndex = index;
         }
       }
     } else if (error) {
       // A failed change is fixed by a later change of the file; a failed read by finding the file.
-      const fixedBy = action?.kind === "run" ? commandFailureKeys(action.target) : key === MODEL_KEY ? keys : keys.slice(0, 1);
+      const fixedBy =
+        action?.kind === "run" ? commandFailureKeys(action.target) : key === MODEL_KEY || action?.kind === "read" ? keys : keys.slice(0, 1);
       this.errors.push({ ...error, index, resolved: false, actionKey: key, fixedBy, fromCommand: action?.kind === "run" });
     }
   }
@@ -158,7 +161,7 @@ function runKey(command: string): string {
 function actionKeys(kind: ActionKind, target: string): string[] {
   if (kind === "run") return commandKeys(target);
   const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
-  if (kind === "read") return [name];
+  if (kind === "read") return [name, ANY_LATER_SUCCESS];
   if (kind === "modify") return [`file:${target}`, name];
   return [`${kind}:${target}`];
 }
