@@ -86,7 +86,7 @@ export function looksPasted(line: string): boolean {
     /^(?:[➜$%>#]\s|\{|\[|at\s+\S+\s*\(|at\s+\S+:\d|\d{4}-\d\d-\d\d[T ]|\[\w+\]\s|npm (?:ERR|WARN)|warning:|error(?:\[|:)|Error:|\w*(?:Error|Exception):|Traceback|File "|\s*\^)/.test(
       t,
     ) ||
-    /\b(?:messages|content)\.\d+\.|"\w+":\s|\b\w+\.\w+:\d+(?::\d+)?\b|\bat\s+\w+\s+\(|(?:^|\s)\/(?:Users|home|var|tmp|opt)\/\S+$/.test(t) ||
+    /\b(?:messages|content)\.\d+\b|"\w+":\s*["{[\dtfn]|\b\w+\.\w+:\d+(?::\d+)?\b|\bat\s+\w+\s+\(|(?:^|\s)\/(?:Users|home|var|tmp|opt)\/\S+$/.test(t) ||
     /^[^\s]+$/.test(t) ||
     // A dropped file's path (quoted, spaces and all), a diff line with its number, a spinner or a status bar.
     /^['"]?(?:~|\/|[A-Z]:\\)[^'"]*['"]?$/.test(t) ||
@@ -154,7 +154,7 @@ const HEDGE = /^(?:i think|i guess|i suppose|i believe|i don't think|i dont thin
 const BUG_STORY =
   /\b(?:but (?:it |that |this )?(?:shows|is|was|does|doesn't|did)|instead it|got an? (?:crash|error)|i (?:\w+ed|got|saw|ran|tried|did)\b|(?:doesn't|does not|didn't|won't|isn't|is not) (?:work|change|update|render|show)|still (?:looks|shows|fails|broken))/i;
 /** An answer to the assistant, about the current step ("no, the block stays", "yes, the old one"). */
-const ANSWER = /^(?:no|nope|yes|yeah|yep|ok|okay|right|correct|wait|actually|hm+|well)\b\s*[,.!—–-]?\s/i;
+const ANSWER = /^(?:no|nope|yes|yeah|yep|ok|okay|right|correct|wait|actually|hm+|well)\s*[,.!—–-]\s/i;
 
 /**
  * How a sentence of a user message reads as a standing rule: "yes" (a whole sentence with a
