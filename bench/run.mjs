@@ -29,6 +29,7 @@ const AREAS = [
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },
   { name: "retention", file: "retention.mjs", what: "what summaries keep of the retention corpus (docs/retention.md)" },
+  { name: "quality", file: "quality.mjs", what: "summaries of the labelled real sessions scored against the labels (../shared/corpus)" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },
   { name: "protocol", file: "protocol.mjs", what: "limits: memory of a large entry, a refused one, a refused 2^40 Content-Length" },
   { name: "prune", file: "prune.mjs", what: "the prune rung: tokens saved next to summaries, model calls auto avoids" },

@@ -12,7 +12,23 @@ export const SPLIT_TURN_SEPARATOR = "\n\n---\n\n**Turn Context (split turn):**\n
 
 /** One summary for a split turn: the history part, then the turn prefix's. */
 export function mergeSplitTurn(historySummary: string, turnPrefixSummary: string): string {
-  return `${historySummary || NO_PRIOR_HISTORY}${SPLIT_TURN_SEPARATOR}${turnPrefixSummary}`;
+  return `${historySummary || NO_PRIOR_HISTORY}${SPLIT_TURN_SEPARATOR}${withoutRepeatedItems(turnPrefixSummary, historySummary)}`;
+}
+
+const LIST_ITEM = /^\s*[-*]\s+(?:\[[ xX]\]\s+)?(.*)$/;
+
+/** The turn's list items the history summary already holds word for word are not said twice. */
+function withoutRepeatedItems(turnPrefixSummary: string, historySummary: string): string {
+  const said = new Set<string>();
+  for (const line of historySummary.split("\n")) {
+    const item = LIST_ITEM.exec(line)?.[1]?.trim();
+    if (item && item.length >= 12) said.add(item);
+  }
+  if (said.size === 0) return turnPrefixSummary;
+  return turnPrefixSummary
+    .split("\n")
+    .filter((line) => !said.has(LIST_ITEM.exec(line)?.[1]?.trim() ?? ""))
+    .join("\n");
 }
 
 /** Summary text followed by the `<read-files>` / `<modified-files>` sections. */

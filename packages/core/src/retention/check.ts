@@ -29,6 +29,11 @@ export interface RetentionReport {
   missing: Record<ProbeKind, string[]>;
   /** How many items repair appended under "## Critical Context" (absent when repair is off). */
   repaired?: { files: number; errors: number; constraints: number };
+  /**
+   * What the probes saw but could not judge, so the counts above do not cover it: user messages
+   * that may or may not ask for work, sentences with a rule's words that may not be rules.
+   */
+  unjudged?: { requests: number; constraints: number };
 }
 
 export const MAX_MISSING = 50;
@@ -150,11 +155,13 @@ export function checkRetention(summary: string, probes: RetentionProbes): Retent
     }
     counts[kind] = { kept, total: probes[kind].length };
   }
-  return { ...counts, missing };
+  return { ...counts, missing, ...(probes.unjudged ? { unjudged: { ...probes.unjudged } } : {}) };
 }
 
 /** "kept 41/41 files, 6/7 errors, 9/9 constraints, 5/6 requests, 1/1 plan" (kinds with nothing to keep are left out). */
-export function formatRetention(report: Pick<RetentionReport, ProbeKind> & { repaired?: RetentionReport["repaired"] }): string {
+export function formatRetention(
+  report: Pick<RetentionReport, ProbeKind> & { repaired?: RetentionReport["repaired"]; unjudged?: RetentionReport["unjudged"] },
+): string {
   const names: Record<ProbeKind, string> = {
     files: "files",
     errors: "errors",
@@ -167,5 +174,14 @@ export function formatRetention(report: Pick<RetentionReport, ProbeKind> & { rep
   let line = parts.length > 0 ? `kept ${parts.join(", ")}` : "nothing to keep";
   const repaired = report.repaired ? report.repaired.files + report.repaired.errors + report.repaired.constraints : 0;
   if (repaired > 0) line += ` (repair added ${repaired} item${repaired === 1 ? "" : "s"})`;
+  // What the counts do not cover, so "9/9 constraints" is not read as more than it is.
+  const notJudged = report.unjudged;
+  if (notJudged && notJudged.requests + notJudged.constraints > 0) {
+    const parts = [
+      notJudged.requests > 0 ? `${notJudged.requests} user message${notJudged.requests === 1 ? "" : "s"}` : "",
+      notJudged.constraints > 0 ? `${notJudged.constraints} rule-like sentence${notJudged.constraints === 1 ? "" : "s"}` : "",
+    ].filter((p) => p.length > 0);
+    line += `; not judged: ${parts.join(", ")}`;
+  }
   return line;
 }

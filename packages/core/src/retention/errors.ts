@@ -6,6 +6,7 @@
  * found nothing (grep exits 1), `test`/`[`, `diff` reporting differences and `sleep` interrupted
  * by a timeout all exit non-zero as designed; they are not errors unless the output says one.
  */
+import { shellSegments } from "./resolution.js";
 import { clip } from "./text.js";
 
 /** Programs whose exit status 1 is an answer ("no match", "false", "different"), not a failure. */
@@ -29,6 +30,15 @@ const ANSWERING_PROGRAMS = new Set([
   "false",
 ]);
 
+/** Programs that only look: a missing file is their answer, not a failure of the work. */
+const LOOKUP_PROGRAMS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep", "ls", "find", "cat", "head", "tail", "stat", "file", "wc"]);
+
+/** Output whose every line says a file or folder does not exist (plus the tool's exit note). */
+function onlyMissingFiles(output: string): boolean {
+  const lines = head(output).filter((line) => !/^(?:command )?exited with (?:code|status) \d+$/i.test(line.trim()));
+  return lines.length > 0 && lines.every((line) => /no such file or directory|cannot access|not found/i.test(line));
+}
+
 /** Outputs of search tools that found nothing. */
 const NOTHING_FOUND = /^(?:no (?:matches|results|files|match)(?: found)?|0 (?:matches|results)|nothing found|no such pattern)\b/i;
 
@@ -51,8 +61,8 @@ export const ERROR_LINE_MAX = 200;
 
 /** The program a shell command's exit status comes from: the last one of `a && b`, `a; b`, `a | b`. */
 export function commandProgram(command: string): string {
-  const segments = command.split(/&&|\|\||;|\||\n/);
-  const last = segments.map((s) => s.trim()).filter((s) => s.length > 0).pop() ?? "";
+  // Quotes kept whole: `grep "a\|b" file` is one grep, not a pipe.
+  const last = shellSegments(command).pop()?.text ?? "";
   // Skip variable assignments, `env`, `sudo`, `time`, `timeout N`.
   const words = last.split(/\s+/).filter((w) => !/^\w+=/.test(w));
   while (words.length > 0 && /^(?:env|sudo|time|nice|timeout|exec|npx|xargs)$/.test(words[0]!)) {
@@ -76,6 +86,8 @@ export function isSleep(command: string): boolean {
 export function exitedAsDesigned(command: string, exitCode: number, output: string): boolean {
   const program = commandProgram(command);
   if (isSleep(command)) return true;
+  // A lookup of a file that is not there (`grep x missing.ts`, `ls dir/`): an answer, nothing to fix.
+  if (LOOKUP_PROGRAMS.has(program) && onlyMissingFiles(output)) return true;
   if (!ANSWERING_PROGRAMS.has(program) || exitCode !== 1) return false;
   return !hasStrongErrorLine(output);
 }
@@ -89,6 +101,18 @@ function hasStrongErrorLine(text: string): boolean {
 export function foundNothing(text: string): boolean {
   const first = text.trim().split("\n", 1)[0] ?? "";
   return first.length === 0 || NOTHING_FOUND.test(first);
+}
+
+/**
+ * Output whose own first line is an error line: `TypeError: cannot read property 'amount' of
+ * undefined`, `error: …`, `fatal: …`, `panic: …`, `ENOENT: …`, `<tool_use_error>…`. A tool result
+ * like that failed, whether or not the agent flagged it.
+ */
+export function startsWithErrorLine(text: string): boolean {
+  const first = text.trimStart().split("\n", 1)[0]!.trim();
+  return /^(?:(?:[A-Z][A-Za-z]*)?(?:Error|Exception)(?:\s*\[[^\]]*\])?:\s|error(?:\[\w+\])?:\s|fatal:\s|panic:\s|E[A-Z]{3,}:\s|<tool_use_error>|Traceback \(most recent call last\))/.test(
+    first,
+  );
 }
 
 /** A stack trace (JavaScript frames or a Python traceback) anywhere in the output. */

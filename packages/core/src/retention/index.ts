@@ -6,8 +6,11 @@ export {
   foundNothing,
   hasStackTrace,
   tidyErrorLine,
+  startsWithErrorLine,
   ERROR_LINE_MAX,
 } from "./errors.js";
+export { ANY_LATER_SUCCESS, commandFailureKeys, commandKey, commandKeys, saysFixed, shellSegments, wasCancelled } from "./resolution.js";
+export { looksPasted, ownSentences, ownWords, readConstraint, readRequest, unsureConstraintSentences, type Reading } from "./user-text.js";
 export {
   bashFailed,
   constraintSentences,
@@ -27,6 +30,7 @@ export {
   type MessageReader,
   type ProbeKind,
   type RetentionProbes,
+  type Unjudged,
 } from "./probes.js";
 export {
   checkRetention,

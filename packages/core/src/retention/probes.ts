@@ -4,9 +4,13 @@
  * readings, and every summary is checked against them.
  */
 import type { ContextMessage, UserContentBlock } from "@base-context/protocol";
-import { errorLine, exitedAsDesigned, foundNothing, hasStackTrace } from "./errors.js";
+import { errorLine, exitedAsDesigned, foundNothing, hasStackTrace, startsWithErrorLine } from "./errors.js";
+import { ANY_LATER_SUCCESS, commandFailureKeys, commandKeys, saysFixed, wasCancelled } from "./resolution.js";
 import { clip, normalizeKey, sentences } from "./text.js";
 import { classifyToolCall, reportedExitCode } from "./tools.js";
+import { constraintSentences, isSummaryText, ownSentences, readRequest, unsureConstraintSentences } from "./user-text.js";
+
+export { constraintSentences, isGoalRequest, isSummaryText, readRequest, requestText } from "./user-text.js";
 
 export const PROBE_KINDS = ["files", "errors", "requests", "constraints", "plan"] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];
@@ -19,50 +23,30 @@ export interface ProbeItem {
   readonly index: number;
   /** Files: `read` or `modified`; errors: what failed (a command, a tool). */
   readonly detail?: string;
+  /** Errors: fixed later in the range (a later success of the same action, or the assistant says so). */
+  readonly resolved?: boolean;
 }
 
-export type RetentionProbes = Record<ProbeKind, ProbeItem[]>;
+export type RetentionProbes = Record<ProbeKind, ProbeItem[]> & {
+  /** What the probes saw but could not judge with confidence, so did not count (absent: nothing). */
+  unjudged?: Unjudged;
+};
+
+/** User messages that may or may not ask for work, sentences that may or may not be rules. */
+export interface Unjudged {
+  requests: number;
+  constraints: number;
+}
 
 export function emptyProbes(): RetentionProbes {
   return { files: [], errors: [], requests: [], constraints: [], plan: [] };
 }
 
-const TRIVIAL =
-  /^(?:y|yes|yep|yeah|ok|okay|k|sure|go|go on|go ahead|continue|proceed|do it|please do|please continue|keep going|thanks|thank you|thx|lgtm|sounds good|great|nice|perfect|correct|right|no|nope|done|retry|again|try again)[.!]*$/i;
-// "Great. Now also…": acknowledgements before the actual request.
-const LEADING_FILLER = /^(?:(?:great|thanks|thank you|ok|okay|nice|perfect|cool|good|awesome|sure|alright|yes|yep)\b[.!,]*\s+)+/i;
-const CONSTRAINT =
-  /\b(?:never|always|don't|dont|do not|must|mustn't|must not|only|prefer|avoid|make sure|should|shouldn't|should not|can't|cannot|no need to|not allowed|instead of|stick to|without)\b|^(?:please\s+)?keep\b|^(?:please\s+)?use\b[^.]*,\s*not\b/i;
 const PLAN =
   /^(?:next,?\s+|then,?\s+|now,?\s+|after that,?\s+|first,?\s+)?(?:i'll|i will|we'll|we will|i'm going to|we're going to|i need to|we need to|i still need|we still need|still need|still to do|todo|to do:|remaining|next step|the plan is|plan:)\b/i;
 
-/** A user message that states a goal: not a slash command, not one word, not an acknowledgement. */
-export function isGoalRequest(text: string): boolean {
-  const trimmed = text.trim();
-  if (trimmed.length === 0 || trimmed.startsWith("/")) return false;
-  if (!/\s/.test(trimmed)) return false;
-  return !TRIVIAL.test(trimmed) && !isSummaryText(trimmed);
-}
-
-/** The request without the acknowledgement before it ("Great. Now add…" → "Now add…"). */
-export function requestText(text: string): string {
-  const trimmed = text.trim();
-  const stripped = trimmed.replace(LEADING_FILLER, "");
-  return stripped.length > 0 ? stripped.charAt(0).toUpperCase() + stripped.slice(1) : trimmed;
-}
-
-/** The sentences of a user message that constrain the work ("never…", "always…", "only…"). */
-export function constraintSentences(text: string): string[] {
-  return sentences(text).filter((s) => !s.endsWith("?") && CONSTRAINT.test(s) && s.split(/\s+/).length >= 3);
-}
-
 export function isPlanSentence(sentence: string): boolean {
   return PLAN.test(sentence) && !sentence.endsWith(":");
-}
-
-/** Summaries that reached a range as messages (wrapped for the LLM, or the summary roles). */
-export function isSummaryText(text: string): boolean {
-  return text.includes("<summary>") && /^## (?:Goal|Original Request)\b/m.test(text);
 }
 
 export function contentText(content: string | readonly UserContentBlock[]): string {
@@ -82,9 +66,12 @@ export function toolResultFailed(
   message: Extract<ContextMessage, { role: "toolResult" }>,
 ): boolean {
   const text = contentText(message.content);
+  if (wasCancelled(text)) return false;
   const trace = hasStackTrace(text);
   if (trace) return true;
   const exitCode = call?.kind === "run" ? reportedExitCode(text) : undefined;
+  // A result whose own first line is an error line (`TypeError: …`), flagged or not; a file read is content.
+  if (message.isError !== true && call?.kind !== "read" && startsWithErrorLine(text)) return true;
   if (message.isError !== true && (exitCode === undefined || exitCode === 0)) return false;
   if (call?.kind === "run") return !exitedAsDesigned(call.target, exitCode ?? 1, text);
   return !(call?.kind === "search" || call === undefined) || !foundNothing(text);
@@ -135,36 +122,66 @@ export function readMessages(messages: readonly ContextMessage[], reader: Messag
   });
 }
 
+/**
+ * The keys of a file action. Its first key is the one its failure is known by: a failed change
+ * is fixed by a later change of the file; a failed read by any later read or change of a file of
+ * that name (the agent found the file it meant). Its success counts for every key.
+ */
+function fileKeys(kind: string, target: string): string[] {
+  const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
+  if (kind === "read") return [name, ANY_LATER_SUCCESS];
+  if (kind === "modify") return [`file:${target}`, name];
+  return [`${kind}:${target}`];
+}
+
+/** An error seen, with the keys of the action that failed (a later success of one of them fixes it). */
+interface TrackedError {
+  readonly at: number;
+  readonly keys: readonly string[];
+  readonly fromCommand: boolean;
+}
+
 /** Collects probes in one pass; `add*` keep the first occurrence of each item. */
 class ProbeCollector implements MessageReader {
   readonly probes = emptyProbes();
   private readonly seen = new Map<ProbeKind, Map<string, number>>(PROBE_KINDS.map((k) => [k, new Map()]));
-  private readonly calls = new Map<string, { kind: string; target: string }>();
+  private readonly calls = new Map<string, { kind: string; target: string; keys: string[] }>();
+  private readonly tracked: TrackedError[] = [];
+  private readonly unjudged: Unjudged = { requests: 0, constraints: 0 };
   private lastUserIndex = -1;
   private lastPlan: ProbeItem | undefined;
 
-  add(kind: ProbeKind, item: ProbeItem): void {
+  add(kind: ProbeKind, item: ProbeItem): number {
     const key = kind === "files" ? item.text : normalizeKey(item.text);
-    if (key.length === 0) return;
+    if (key.length === 0) return -1;
     const seen = this.seen.get(kind)!;
     const at = seen.get(key);
     if (at === undefined) {
       seen.set(key, this.probes[kind].length);
       this.probes[kind].push(item);
-    } else if (kind === "files" && item.detail === "modified") {
+      return this.probes[kind].length - 1;
+    }
+    if (kind === "files" && item.detail === "modified") {
       // A file read and later changed is a modified file.
       this.probes.files[at] = { ...this.probes.files[at]!, detail: "modified" };
     }
+    // The same error again: it stands again until fixed again.
+    if (kind === "errors" && this.probes.errors[at]!.resolved) this.probes.errors[at] = { ...this.probes.errors[at]!, resolved: false };
+    return at;
   }
 
   user(text: string, index: number): void {
     if (isSummaryText(text) || text.trim().length === 0) return;
     this.lastUserIndex = index;
-    if (!isGoalRequest(text)) return;
-    // Code fences are not the request: the words around them are.
-    const words = sentences(requestText(text)).join(" ");
-    if (words.length > 0) this.add("requests", { text: clip(words, 300), index });
+    const reading = readRequest(text);
+    if (reading === "unsure") this.unjudged.requests++;
+    if (reading === "yes") {
+      // Code fences and pasted output are not the request: the user's own words around them are.
+      const words = ownSentences(text).join(" ");
+      if (words.length > 0) this.add("requests", { text: clip(words, 300), index });
+    }
     for (const sentence of constraintSentences(text)) this.add("constraints", { text: clip(sentence, 300), index });
+    this.unjudged.constraints += unsureConstraintSentences(text).length;
   }
 
   assistant(message: Extract<ContextMessage, { role: "assistant" }>, index: number): void {
@@ -173,16 +190,22 @@ class ProbeCollector implements MessageReader {
       if (block.type === "text") text += (text ? "\n" : "") + block.text;
       else if (block.type === "toolCall") {
         const action = classifyToolCall(block.name, block.arguments);
-        this.calls.set(block.id, { kind: action.kind, target: action.target });
+        const keys = action.kind === "run" ? commandKeys(action.target) : fileKeys(action.kind, action.target);
+        this.calls.set(block.id, { kind: action.kind, target: action.target, keys });
         if ((action.kind === "read" || action.kind === "modify") && action.target.length > 0) {
           this.add("files", { text: action.target, index, detail: action.kind === "modify" ? "modified" : "read" });
         }
       }
     }
+    const calledTools = message.content.some((block) => block.type === "toolCall");
     if (message.stopReason === "error" && message.errorMessage) {
-      this.add("errors", { text: errorLine(message.errorMessage), index, detail: "model call" });
+      this.failed({ text: errorLine(message.errorMessage), index, detail: "model call" }, ["model"], false);
+    } else if (message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0)) {
+      // A finished answer: the model works again, and the agent moved past what it could not read.
+      this.succeeded(["model"]);
     }
     if (text.trim().length === 0) return;
+    for (const sentence of sentences(text)) this.resolveBySaying(sentence);
     // The latest text decides: a plan stated earlier was overtaken by the work after it.
     const said = sentences(text);
     const final = said[said.length - 1];
@@ -192,18 +215,51 @@ class ProbeCollector implements MessageReader {
 
   toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
     const call = this.calls.get(message.toolCallId);
-    if (!toolResultFailed(call, message)) return;
-    this.add("errors", { text: errorLine(contentText(message.content)), index, detail: call?.target ? call.target : message.toolName });
+    const keys = call?.keys ?? [`tool:${message.toolName}`];
+    if (!toolResultFailed(call, message)) {
+      this.succeeded(keys);
+      return;
+    }
+    const item = { text: errorLine(contentText(message.content)), index, detail: call?.target ? call.target : message.toolName };
+    const failureKeys = call?.kind === "run" ? commandFailureKeys(call.target) : call?.kind === "read" ? keys : keys.slice(0, 1);
+    this.failed(item, failureKeys, call?.kind === "run");
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
-    if (bashFailed(message)) this.add("errors", { text: errorLine(message.output), index, detail: message.command });
+    if (message.excludeFromContext === true || message.cancelled) return;
+    const keys = commandKeys(message.command);
+    if (bashFailed(message))
+      this.failed({ text: errorLine(message.output), index, detail: message.command }, commandFailureKeys(message.command), true);
+    else this.succeeded(keys);
+  }
+
+  private failed(item: ProbeItem, keys: readonly string[], fromCommand: boolean): void {
+    const at = this.add("errors", item);
+    if (at >= 0) this.tracked.push({ at, keys, fromCommand });
+  }
+
+  private succeeded(keys: readonly string[]): void {
+    const all = [...keys, ANY_LATER_SUCCESS];
+    for (const error of this.tracked) if (error.keys.some((key) => all.includes(key))) this.resolve(error.at);
+  }
+
+  private resolveBySaying(sentence: string): void {
+    for (const error of this.tracked) {
+      const item = this.probes.errors[error.at]!;
+      if (!item.resolved && saysFixed(sentence, { message: item.text, fromCommand: error.fromCommand })) this.resolve(error.at);
+    }
+  }
+
+  private resolve(at: number): void {
+    const item = this.probes.errors[at]!;
+    if (!item.resolved) this.probes.errors[at] = { ...item, resolved: true };
   }
 
   finish(): RetentionProbes {
     // A question or plan the user already answered is not open any more… unless nothing else is.
     if (this.lastPlan && (this.lastPlan.index > this.lastUserIndex || !this.lastPlan.text.endsWith("?")))
       this.probes.plan.push(this.lastPlan);
+    if (this.unjudged.requests > 0 || this.unjudged.constraints > 0) this.probes.unjudged = { ...this.unjudged };
     return this.probes;
   }
 }
@@ -231,5 +287,11 @@ export function mergeProbes(...all: readonly RetentionProbes[]): RetentionProbes
   }
   // Only the newest plan is the last stated plan.
   merged.plan = merged.plan.slice(-1);
+  const unjudged = { requests: 0, constraints: 0 };
+  for (const probes of all) {
+    unjudged.requests += probes.unjudged?.requests ?? 0;
+    unjudged.constraints += probes.unjudged?.constraints ?? 0;
+  }
+  if (unjudged.requests > 0 || unjudged.constraints > 0) merged.unjudged = unjudged;
   return merged;
 }

@@ -8,6 +8,7 @@
 import { checkRetention, isKept, SummaryIndex, type RetentionReport } from "./check.js";
 import { emptyProbes, type ProbeItem, type RetentionProbes } from "./probes.js";
 import { clip } from "./text.js";
+import { readConstraint } from "./user-text.js";
 import { capSummary, summaryCutNote, utf8ByteLength } from "../summary-cap.js";
 
 const FILE_READ = "File read: ";
@@ -68,7 +69,8 @@ export function carriedProbes(previousSummary: string | undefined): RetentionPro
     }
     if (section.startsWith("constraints") && /^[-*]\s+/.test(line)) {
       const text = line.replace(/^[-*]\s+/, "").trim();
-      if (text.length > 0 && !PLACEHOLDER.test(text)) probes.constraints.push(item(text));
+      // Whoever wrote that section, only a sentence that reads as a rule is carried (and repaired).
+      if (text.length > 0 && !PLACEHOLDER.test(text) && readConstraint(text) === "yes") probes.constraints.push(item(text));
     }
   }
   return probes;
@@ -83,16 +85,18 @@ export interface RepairResult {
 }
 
 /**
- * Appends the missing files, errors and constraints of `probes` to `summary` under
+ * Appends the missing files, errors still standing and constraints of `probes` to `summary` under
  * `## Critical Context` (created when absent), before any trailing file lists. Constraints first,
- * then errors, then modified and read files, while the budget lasts. Idempotent: what the summary
- * already holds is not appended again.
+ * then errors, then modified and read files, while the budget lasts. Only what the probes are sure
+ * of: the constraints are those the precise probe read as rules, and a fixed error is never added.
+ * Idempotent: what the summary already holds is not appended again.
  */
 export function repairSummary(summary: string, probes: RetentionProbes, budgetTokens: number): RepairResult {
   const index = new SummaryIndex(summary);
   const missing = {
     constraints: probes.constraints.filter((item) => !isKept("constraints", item, index)),
-    errors: probes.errors.filter((item) => !isKept("errors", item, index)),
+    // A fixed error is history, not something to keep in mind as standing: the summarizer may tell it.
+    errors: probes.errors.filter((item) => item.resolved !== true && !isKept("errors", item, index)),
     files: probes.files.filter((item) => !isKept("files", item, index)),
   };
   missing.files.sort((a, b) => Number(b.detail === "modified") - Number(a.detail === "modified"));

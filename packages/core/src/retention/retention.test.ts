@@ -91,7 +91,8 @@ describe("probes", () => {
     ]);
     expect(probes.requests.map((r) => r.text)).toEqual([
       "Add a retry to the uploader. Never touch migrations/.",
-      "Now make the timeout configurable",
+      // As written: the acknowledgement is the user's words too, and a label copied from the session matches it.
+      "Great. Now make the timeout configurable",
     ]);
   });
 

@@ -22,8 +22,8 @@ export function compactionProbes(preparation: CompactionPreparation): RetentionP
   return mergeProbes(
     carriedProbes(preparation.previousSummary),
     listed,
-    probeMessages(preparation.messagesToSummarize),
-    probeMessages(preparation.turnPrefixMessages),
+    // One pass over both: the turn's prefix follows the range directly, and what it fixed is fixed.
+    probeMessages([...preparation.messagesToSummarize, ...preparation.turnPrefixMessages]),
   );
 }
 

@@ -46,6 +46,7 @@ export async function summarizePreparation(preparation: CompactionPreparation, o
         kind,
         messages,
         ...(previousSummary !== undefined ? { previousSummary } : {}),
+        ...(kind === "history" && plan.turnPrefix ? { followedByTurn: true } : {}),
         ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
         system: planned.system,
         prompt: planned.prompt,

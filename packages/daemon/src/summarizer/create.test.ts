@@ -205,7 +205,7 @@ describe("summarizeWithFallback", () => {
     const outcome = await summarizeWithFallback(summarizer, request(), { fallback: true });
 
     expect(outcome.summarizer).toBe("extractive");
-    expect(outcome.text).toMatch(/^## Goal\nRefactor the auth module in src\/auth\//);
+    expect(outcome.text).toMatch(/^## Goal\nCurrent task: .*\nBackground, the first request: Refactor the auth module in src\/auth\//);
     expect(outcome.fallback).toEqual({
       from: `openai:${DEFAULT_SUMMARIZER_MODEL}`,
       error: `summarizer openai:${DEFAULT_SUMMARIZER_MODEL} failed: HTTP 500: model overloaded (after 3 attempts)`,

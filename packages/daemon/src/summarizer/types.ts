@@ -32,6 +32,11 @@ export interface SummaryRequest {
   readonly messages: readonly ContextMessage[];
   /** The previous compaction summary, when this one updates it (iterative compaction). */
   readonly previousSummary?: string;
+  /**
+   * History only: a split turn follows, summarized apart (its user message first). A question the
+   * range ends on was answered there, and its plans were overtaken by that turn's work.
+   */
+  readonly followedByTurn?: boolean;
   /** `/compact <instructions>` or the tree's custom instructions: extra focus, high priority. */
   readonly customInstructions?: string;
   /** The custom instructions replace the default prompt instead of adding to it (tree navigation). */

@@ -129,6 +129,13 @@ export const RetentionReport = z.lazy(() =>
         .object({ files: z.number().int(), errors: z.number().int(), constraints: z.number().int() })
         .optional()
         .describe('How many items repair appended under "## Critical Context"; absent when summary.repair is off.'),
+      unjudged: z
+        .object({ requests: z.number().int(), constraints: z.number().int() })
+        .optional()
+        .describe(
+          "What the probes saw but could not judge with confidence, so the counts do not cover it: user messages that may or " +
+            "may not ask for work, sentences with a rule's words (should, only…) that may not be standing rules. Absent: none.",
+        ),
     })
     .describe("Kept / total per probe kind (files, errors, requests, constraints, plan) and the items lost."),
 );

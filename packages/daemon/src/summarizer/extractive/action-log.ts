@@ -5,11 +5,15 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
+  ANY_LATER_SUCCESS,
   bashFailed,
   classifyToolCall,
+  commandFailureKeys,
+  commandKeys,
   contentText,
   errorLine,
   reportedExitCode,
+  saysFixed,
   toolResultFailed,
   clip,
   type ActionKind,
@@ -38,6 +42,10 @@ export interface ErrorFact {
   /** …in this message. */
   resolvedIndex?: number;
   readonly actionKey: string;
+  /** Successes of any of these keys fix it (the same command however wrapped, a copy to the same place). */
+  readonly fixedBy: readonly string[];
+  /** A command's failure: "the build passes now" fixes it. */
+  readonly fromCommand: boolean;
 }
 
 /** The key of the model's own calls: a model error is resolved by a later finished answer. */
@@ -48,6 +56,8 @@ export class ActionLog {
   readonly errors: ErrorFact[] = [];
   /** Tool call id → the key of its action, for the result that answers the call. */
   private readonly callActions = new Map<string, string>();
+  /** Action key → the keys a success of it counts for (docs/retention.md "Errors"). */
+  private readonly successKeys = new Map<string, string[]>();
 
   /** Counts a tool call; returns what it does (its kind and target). */
   toolCall(id: string, name: string, args: Readonly<Record<string, unknown>>, index: number): ToolAction {
@@ -55,6 +65,7 @@ export class ActionLog {
     // A command is the same action whoever ran it (a tool or the user's `!cmd`).
     const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
     this.callActions.set(id, key);
+    this.successKeys.set(key, actionKeys(action.kind, action.target));
     this.count(key, { ...action, count: 0, lastIndex: index, outcome: "unknown" }, index);
     return action;
   }
@@ -76,6 +87,7 @@ export class ActionLog {
   command(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
     const target = clip(message.command, 160);
     const key = runKey(target);
+    this.successKeys.set(key, actionKeys("run", target));
     const action = this.count(key, { kind: "run", target, toolName: "!", count: 0, lastIndex: index, outcome: "unknown" }, index);
     if (typeof message.exitCode === "number") action.exitCode = message.exitCode;
     if (message.cancelled) return;
@@ -86,7 +98,15 @@ export class ActionLog {
   }
 
   modelFailed(errorMessage: string, index: number): void {
-    this.errors.push({ what: "model call", message: errorLine(errorMessage), index, resolved: false, actionKey: MODEL_KEY });
+    this.errors.push({
+      what: "model call",
+      message: errorLine(errorMessage),
+      index,
+      resolved: false,
+      actionKey: MODEL_KEY,
+      fixedBy: [MODEL_KEY],
+      fromCommand: false,
+    });
   }
 
   /** A finished answer: the model calls that failed before are resolved. */
@@ -102,24 +122,48 @@ export class ActionLog {
     return action;
   }
 
+  /** An assistant sentence saying an error was fixed ("the build passes now", "fixed the TS2339 in a.ts"). */
+  saidFixed(sentence: string, index: number): void {
+    for (const earlier of this.errors) {
+      if (!earlier.resolved && saysFixed(sentence, { message: earlier.message, fromCommand: earlier.fromCommand })) {
+        earlier.resolved = true;
+        earlier.resolvedIndex = index;
+      }
+    }
+  }
+
   private outcome(key: string, ok: boolean, index: number, error?: Pick<ErrorFact, "what" | "message">): void {
     const action = this.actions.get(key);
     if (action) action.outcome = ok ? "ok" : "error";
+    const keys = this.successKeys.get(key) ?? [key];
     if (ok) {
+      const all = [...keys, ANY_LATER_SUCCESS];
       for (const earlier of this.errors) {
-        if (earlier.actionKey === key && !earlier.resolved) {
+        if (!earlier.resolved && earlier.fixedBy.some((k) => all.includes(k))) {
           earlier.resolved = true;
           earlier.resolvedIndex = index;
         }
       }
     } else if (error) {
-      this.errors.push({ ...error, index, resolved: false, actionKey: key });
+      // A failed change is fixed by a later change of the file; a failed read by finding the file.
+      const fixedBy =
+        action?.kind === "run" ? commandFailureKeys(action.target) : key === MODEL_KEY || action?.kind === "read" ? keys : keys.slice(0, 1);
+      this.errors.push({ ...error, index, resolved: false, actionKey: key, fixedBy, fromCommand: action?.kind === "run" });
     }
   }
 }
 
 function runKey(command: string): string {
   return `run:${clip(command, 160)}`;
+}
+
+/** The keys a success of an action counts for; the first is the one its failure is known by (as the probes key them). */
+function actionKeys(kind: ActionKind, target: string): string[] {
+  if (kind === "run") return commandKeys(target);
+  const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
+  if (kind === "read") return [name, ANY_LATER_SUCCESS];
+  if (kind === "modify") return [`file:${target}`, name];
+  return [`${kind}:${target}`];
 }
 
 function describeAction(action: Pick<Action, "kind" | "target" | "toolName">): string {

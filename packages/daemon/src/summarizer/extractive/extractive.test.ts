@@ -51,7 +51,8 @@ describe("extractive summarizer", () => {
     expect(section(summary, "## Goal")).toContain(
       "Refactor the auth module in src/auth/ to use JWT instead of server-side sessions. We must keep the public API of `AuthService` unchanged.",
     );
-    expect(section(summary, "## Goal")).toContain("- Later request: Now also add refresh tokens with a 7 day expiry.");
+    // The Goal is the current task, with the first request as background; not a list of every message.
+    expect(section(summary, "## Goal")).toMatch(/^Current task: Great\. Now also add refresh tokens with a 7 day expiry\..*\nBackground, the first request: Refactor/);
     const constraints = section(summary, "## Constraints & Preferences");
     expect(constraints).toContain("- We must keep the public API of `AuthService` unchanged.");
     expect(constraints).toContain("- Don't touch the database layer.");
@@ -70,9 +71,11 @@ describe("extractive summarizer", () => {
     expect(done).toContain("Read `src/auth/service.ts`, `src/auth/session-store.ts`, `src/config.ts`");
   });
 
-  it("keeps the open request in progress, the unresolved error as a blocker and the assistant's plan as the next step", () => {
+  it("keeps the open request as the current task, the unresolved error as a blocker and the assistant's plan as the next step", () => {
     const summary = summarize(refactorAuthSession());
-    expect(section(summary, "### In Progress")).toContain("- [ ] Now also add refresh tokens with a 7 day expiry.");
+    expect(section(summary, "## Goal")).toContain("Current task: Great. Now also add refresh tokens with a 7 day expiry.");
+    // Once: the Goal holds the current task, In Progress does not repeat it.
+    expect(section(summary, "### In Progress")).toBe("- (none)\n\n");
     expect(section(summary, "### Blocked")).toContain(
       "- `pnpm typecheck` (exit 2): `src/auth/refresh.ts(3,10): error TS2304: Cannot find name 'RefreshToken'.`",
     );
@@ -169,14 +172,14 @@ describe("extractive summarizer", () => {
       );
       expectHeadingsInOrder(summary);
       expect(section(summary, "## Goal")).toMatch(
-        /^Migrate the billing service to Stripe\n- Later request: Also log every webhook event id\./,
+        /^Current task: Also log every webhook event id\.\nBackground, the first request: Migrate the billing service to Stripe\n/,
       );
       expect(section(summary, "## Constraints & Preferences")).toContain("- Keep amounts in cents");
       const done = section(summary, "### Done");
       expect(done).toContain("- [x] Added `StripeClient` in src/billing/stripe.ts");
       expect(done).toContain("- [x] Webhook handler for `invoice.paid`");
       expect(done).toContain("- [x] Modified `src/billing/webhook.ts` (write)");
-      expect(section(summary, "### In Progress")).toContain("- [ ] Also log every webhook event id.");
+      expect(section(summary, "### In Progress")).toBe("- (none)\n\n");
       expect(section(summary, "## Key Decisions")).toContain("- **Use Stripe Checkout**: less PCI scope");
       expect(section(summary, "## Next Steps")).toContain("Next I'll add retries for failed deliveries.");
       expect(section(summary, "## Next Steps")).not.toContain("Write the webhook handler");
@@ -197,7 +200,7 @@ describe("extractive summarizer", () => {
         maxTokens: 2048,
       });
       expect(section(summary, "## Goal")).toMatch(
-        /^Migrate the billing service to Stripe\n- Later request: Try Paddle instead of Stripe\./,
+        /^Current task: Try Paddle instead of Stripe\.\nBackground, the first request: Migrate the billing service to Stripe\n/,
       );
       expect(section(summary, "### Done")).toContain("Added `StripeClient` in src/billing/stripe.ts");
     });
@@ -231,7 +234,7 @@ describe("extractive summarizer", () => {
     const summary = summarize(messages);
     expectHeadingsInOrder(summary);
     expect(section(summary, "## Goal")).toContain("Port the reporting pipeline from Python to TypeScript");
-    expect(section(summary, "### In Progress")).toContain("Finally, make the CSV export stream rows");
+    expect(section(summary, "## Goal")).toContain("Current task: Finally, make the CSV export stream rows");
     expect(section(summary, "### Blocked")).toContain("RangeError: Invalid array length");
     expect(summary.length).toBeLessThanOrEqual(13_107 * 4);
   });

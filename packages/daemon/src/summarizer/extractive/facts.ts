@@ -14,14 +14,14 @@ import {
   extractPaths,
   extractUrls,
   firstLine,
-  isGoalRequest,
   isInjectedText,
   isPlanSentence,
   isSummaryText,
   junkKind,
   OrderedSet,
+  ownSentences,
   readMessages,
-  requestText,
+  readRequest,
   sentences,
   type MessageReader,
 } from "@base-context/core";
@@ -37,8 +37,12 @@ export interface Noted {
 
 export interface Facts {
   readonly messageCount: number;
-  /** User messages that state a goal (no slash commands, one-word commands or acknowledgements). */
+  /** User messages that ask for work (docs/retention.md: read with precision first). */
   readonly requests: Noted[];
+  /** Every user message that may ask for work (requests and the unsure ones), in order: the current task's thread. */
+  readonly userTurns: (Noted & { readonly request: boolean })[];
+  /** Index of the last tool call that changed or ran something. */
+  readonly lastActionIndex: number;
   readonly constraints: Noted[];
   /** Decisions still standing: a user correction removes those of the turn it answers. */
   readonly decisions: Noted[];
@@ -73,10 +77,6 @@ const CORRECTION =
   /^(?:no\b|nope\b|wait\b|actually\b|hmm\b|not\s+(?:that|like that)\b|revert\b|undo\b|rather\b)|\b(?:doesn't look right|does not look right|that's wrong|that is wrong|no,\s+we want|no,\s+(?:use|keep|put|do)\b|not what i (?:asked|meant|want))/i;
 const MIN_SENTENCE_WORDS = 4;
 const CHECKMARKS = /^[✓✔✅☑️\s]+/;
-
-export function isTrivialRequest(text: string): boolean {
-  return !isGoalRequest(text);
-}
 
 /** A sentence worth listing: words, not a heading, a label, a bare checkmark or a line of code. */
 function isProse(sentence: string): boolean {
@@ -151,7 +151,9 @@ class TurnState {
 /** The words worth keeping, by kind, each sentence once: the parts above do the rest. */
 class FactCollector implements MessageReader {
   readonly requests: Noted[] = [];
+  readonly userTurns: (Noted & { request: boolean })[] = [];
   readonly constraints: Noted[] = [];
+  private lastActionIndex = -1;
   readonly statements: Noted[] = [];
   readonly notes: Noted[] = [];
   readonly embeddedSummaries: string[] = [];
@@ -173,14 +175,19 @@ class FactCollector implements MessageReader {
     this.turn.lastUserIndex = index;
     this.names.note(text, true);
     if (CORRECTION.test(text.trim())) this.correction(text, index);
-    if (!isGoalRequest(text)) return;
-    const request = { text: sentences(requestText(text)).join(" "), index };
-    if (request.text.length === 0) return;
-    this.requests.push(request);
-    this.turn.lastRequest = request;
     for (const sentence of constraintSentences(text)) {
       if (this.seenSentences.add(sentence)) this.constraints.push({ text: clip(sentence, 300), index });
     }
+    const reading = readRequest(text);
+    if (reading === "no") return;
+    // The user's own words, as written (pasted output and code left out).
+    const words = ownSentences(text).join(" ");
+    if (words.length === 0) return;
+    const request = { text: words, index };
+    this.userTurns.push({ ...request, request: reading === "yes" });
+    if (reading !== "yes") return;
+    this.requests.push(request);
+    this.turn.lastRequest = request;
   }
 
   /** The user took back the latest turn's decisions; their own words are the decision now. */
@@ -198,6 +205,7 @@ class FactCollector implements MessageReader {
         calledTools = true;
         const action = this.log.toolCall(block.id, block.name, block.arguments, index);
         if (action.kind === "read" || action.kind === "modify") this.names.paths.add(action.target);
+        if (action.kind === "modify" || action.kind === "run") this.lastActionIndex = index;
       }
     }
     const turn = this.turn;
@@ -222,6 +230,7 @@ class FactCollector implements MessageReader {
     this.names.note(text, false);
     const plans: Noted[] = [];
     for (const sentence of sentences(text)) {
+      this.log.saidFixed(sentence, index);
       if (sentence.endsWith("?") || !isProse(sentence)) continue;
       const clean = sentence.replace(CHECKMARKS, "");
       if (isPlanSentence(clean)) plans.push({ text: clip(clean, 240), index });
@@ -265,6 +274,8 @@ class FactCollector implements MessageReader {
     return {
       messageCount: this.messageCount,
       requests: this.requests,
+      userTurns: this.userTurns,
+      lastActionIndex: this.lastActionIndex,
       constraints: this.constraints,
       decisions: this.decisions.standing(),
       statements: this.statements,
@@ -285,10 +296,14 @@ class FactCollector implements MessageReader {
   }
 }
 
-export function collectFacts(messages: readonly ContextMessage[]): Facts {
+/** `followedByTurn`: a split turn follows (its user message first), so the range's last question was answered and its plans overtaken. */
+export function collectFacts(messages: readonly ContextMessage[], options: { followedByTurn?: boolean } = {}): Facts {
   const collector = new FactCollector(messages.length);
   readMessages(messages, collector);
-  return collector.facts();
+  const facts = collector.facts();
+  if (!options.followedByTurn) return facts;
+  const { question: _answered, ...rest } = facts;
+  return { ...rest, plans: [] };
 }
 
 function unwrapSummary(text: string): string {

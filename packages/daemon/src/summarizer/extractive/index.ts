@@ -31,9 +31,9 @@ export class ExtractiveSummarizer implements Summarizer {
 
 /** The summary text for a request (synchronous; exported for the bench and the tests). */
 export function extractiveSummary(
-  request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens">,
+  request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens" | "followedByTurn">,
 ): string {
-  const facts = collectFacts(request.messages);
+  const facts = collectFacts(request.messages, { followedByTurn: request.followedByTurn === true });
   const earlier = [request.previousSummary, ...facts.embeddedSummaries].filter(
     (s): s is string => typeof s === "string" && s.trim().length > 0,
   );

@@ -26,7 +26,7 @@ describe("extractive summarizer rules", () => {
       user("Make the theme follow the OS setting"),
       assistant("Done, the theme now follows the OS."),
     ]);
-    expect(section(summary, "## Goal").trim()).toBe("Make the theme follow the OS setting");
+    expect(section(summary, "## Goal").trim()).toBe("Current task: Make the theme follow the OS setting");
     expect(summary).not.toContain("/mode");
     expect(summary).not.toContain("Later request: Ls");
   });

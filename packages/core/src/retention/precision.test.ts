@@ -1,0 +1,168 @@
+/**
+ * Probes with precision first (docs/retention.md): what is not a request or a constraint, errors
+ * seen by their own first line, errors fixed later, and repair that appends only what is sure.
+ */
+import type { ContextMessage } from "@base-context/protocol";
+import { describe, expect, it } from "vitest";
+import { formatRetention, checkRetention } from "./check.js";
+import { probeMessages } from "./probes.js";
+import { repairSummary } from "./repair.js";
+import { commandKey } from "./resolution.js";
+import { ownWords, readConstraint, readRequest } from "./user-text.js";
+
+const user = (content: string): ContextMessage => ({ role: "user", content });
+const say = (text: string, calls: [string, string, Record<string, unknown>][] = []): ContextMessage => ({
+  role: "assistant",
+  content: [
+    ...(text ? [{ type: "text" as const, text }] : []),
+    ...calls.map(([id, name, args]) => ({ type: "toolCall" as const, id, name, arguments: args })),
+  ],
+  stopReason: calls.length > 0 ? "toolUse" : "stop",
+});
+const result = (id: string, name: string, text: string, isError = false): ContextMessage => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: name,
+  content: [{ type: "text", text }],
+  isError,
+});
+const bash = (id: string, command: string): ContextMessage => say("", [[id, "bash", { command }]]);
+
+describe("requests: a message that asks for work", () => {
+  it.each([
+    "ok, make muted a little brighter",
+    "yeah, do it all",
+    "can you write a simple test that prints each color?",
+    "any idea why the colors differ in the two terminals?",
+    "alright, i think there's only one file left to fix up, tui-renderer.ts, read it in full",
+    "bullet in markdown should be same as inline code",
+  ])("yes: %s", (text) => expect(readRequest(text)).toBe("yes"));
+
+  it.each([
+    "Jesus, everything works, you are a monster",
+    "Are we all commited?",
+    "did you push?",
+    "/mode",
+    "thanks!",
+  ])("no: %s", (text) => expect(readRequest(text)).toBe("no"));
+
+  it("a remark that asks for nothing clearly is unsure, and counted as unjudged, not as a request", () => {
+    expect(readRequest("md link is actually 666666")).toBe("unsure");
+    const probes = probeMessages([user("md link is actually 666666"), user("Great, it works now. Thanks!")]);
+    expect(probes.requests).toEqual([]);
+    expect(probes.unjudged).toEqual({ requests: 1, constraints: 0 });
+  });
+});
+
+describe("constraints: whole sentences that set a standing rule", () => {
+  it.each([
+    "invalid themes must NEVER explode",
+    "no console logs!",
+    "omfg use rgb values in the themes, no rgb indices!",
+    "should be dimmer, don't modify the theme, look into the footer sources",
+    "setTheme should return an error that the caller can display however they want",
+  ])("yes: %s", (text) => expect(readConstraint(text)).toBe("yes"));
+
+  it.each([
+    "what color are the codeblocks using? should be 8ABeB7",
+    "should be 8ABeB7",
+    "link text should be same as accent",
+    "i selected the theme while you were working and got a crash, that should never happen.",
+    "i don't think the component invalidate works correctly.",
+    "alright, i think there's only one file left to fix up",
+  ])("not a constraint: %s", (text) => expect(readConstraint(text)).not.toBe("yes"));
+
+  it("an API error the user pasted is not a constraint, whatever its 'must'", () => {
+    const pasted =
+      'it fails with this:\n400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.1: `tool_use` ' +
+      'block must have a corresponding `tool_result` block in the next message."}}';
+    expect(probeMessages([user(pasted)]).constraints).toEqual([]);
+  });
+
+  it("reads the user's own words: pasted output is left out, wrapped lines are joined", () => {
+    const pasted = [
+      "my dude, this exploded when i restarted with -r. invalid themes must NEVER explode",
+      "",
+      "➜  pi-mono git:(main) ✗ npx tsx packages/coding-agent/src/cli.ts -r",
+      "Error: Invalid hex color: #000cc",
+      "    at parseColor (theme.ts:12:9)",
+    ].join("\n");
+    expect(ownWords(pasted)).toBe("my dude, this exploded when i restarted with -r. invalid themes must NEVER explode");
+    const wrapped = "please put the moved files in the locations where those\nmodules should go, never in src/";
+    expect(probeMessages([user(wrapped)]).constraints.map((c) => c.text)).toEqual([
+      "please put the moved files in the locations where those modules should go, never in src/",
+    ]);
+  });
+});
+
+describe("errors: seen by their first line, fixed by a later success or the assistant's word", () => {
+  it("a result whose first line is an error line failed, flagged or not; a read file's content did not", () => {
+    const probes = probeMessages([
+      say("", [
+        ["a", "bash", { command: "node cart.js" }],
+        ["b", "read", { path: "notes/errors.md" }],
+      ]),
+      result("a", "bash", "TypeError: cannot read property 'amount' of undefined"),
+      result("b", "read", "Error: this file lists the errors we saw"),
+    ]);
+    expect(probes.errors.map((e) => e.text)).toEqual(["TypeError: cannot read property 'amount' of undefined"]);
+    expect(probes.errors[0]!.resolved).toBeUndefined();
+  });
+
+  it("the same command however wrapped, run again without an error, fixes it", () => {
+    expect(commandKey("cd packages/a && npm run check 2>&1 | tail -20")).toBe("npm run check");
+    const probes = probeMessages([
+      bash("a", "cd packages/a && npm run check"),
+      result("a", "bash", "src/x.ts(3,1): error TS2304: Cannot find name 'y'.\nCommand exited with code 2", true),
+      bash("b", "cd packages/a && npm run check 2>&1 | tail -20"),
+      result("b", "bash", "ok"),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved])).toEqual([["src/x.ts(3,1): error TS2304: Cannot find name 'y'.", true]]);
+  });
+
+  it("the assistant saying the build passes fixes a command's failure; saying it still fails does not", () => {
+    const failing = [bash("a", "npx tsc --noEmit"), result("a", "bash", "error TS2739: Type is missing properties\nexit code 2", true)];
+    expect(probeMessages([...failing, say("The build still fails.")]).errors[0]!.resolved).toBeUndefined();
+    expect(probeMessages([...failing, say("All tests now compile without errors and the build succeeds!")]).errors[0]!.resolved).toBe(true);
+  });
+
+  it("a cancelled or refused call is no error; a grep of a missing file is an answer, not a failure", () => {
+    const probes = probeMessages([
+      bash("a", "npm test"),
+      result("a", "bash", "Debugger attached.\nCommand aborted", true),
+      bash("b", 'grep -A 3 "a\\|b" packages/tui/src/wrap-ansi.ts'),
+      result("b", "bash", "grep: packages/tui/src/wrap-ansi.ts: No such file or directory\n\nCommand exited with code 2", true),
+      say("", [["c", "edit", { path: "a.ts", oldText: "x", newText: "y" }]]),
+      result("c", "edit", "The user doesn't want to proceed with this tool use.", true),
+    ]);
+    expect(probes.errors).toEqual([]);
+  });
+});
+
+describe("repair: only what the probes are sure of", () => {
+  const messages = [
+    user("What color are the codeblocks using? should be 8ABeB7. Never touch migrations/."),
+    user("no, the block should stay as is"),
+    bash("a", "npm test"),
+    result("a", "bash", "TypeError: x is undefined\n    at f (a.js:1:1)\n    at g (a.js:2:1)", true),
+    bash("b", "npm test"),
+    result("b", "bash", "all green"),
+    bash("c", "npm run build"),
+    result("c", "bash", "Error: Cannot find module 'esbuild'\nexit code 1", true),
+  ];
+
+  it("appends the rule and the error still standing, never a fragment, an answer or a fixed error", () => {
+    const { summary, added } = repairSummary("The user and the assistant worked on the code.", probeMessages(messages), 4096);
+    expect(summary).toContain("- User constraint: Never touch migrations/.");
+    expect(summary).toContain("Error (npm run build): `Error: Cannot find module 'esbuild'`");
+    expect(summary).not.toMatch(/8ABeB7|stay as is|x is undefined/);
+    expect(added).toEqual({ files: 0, errors: 1, constraints: 1 });
+  });
+
+  it("the report says what it could not judge", () => {
+    const probes = probeMessages([...messages, user("md link is actually 666666"), user("I think we should avoid global state.")]);
+    const report = checkRetention("Never touch migrations/.", probes);
+    expect(report.unjudged).toEqual({ requests: 1, constraints: 1 });
+    expect(formatRetention(report)).toMatch(/; not judged: 1 user message, 1 rule-like sentence$/);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * When an error is fixed (docs/retention.md "Errors"): a later success of the same action — the
+ * same command however it was wrapped (`cd x && npm run check 2>&1 | tail` is `npm run check`),
+ * the same file written again, a copy to the same destination — or the assistant's own text
+ * saying it was fixed (naming the error's file, code or name, or saying the build or the tests
+ * pass now, for the failures of commands). A fixed error is not blocked, and repair never adds it.
+ */
+
+const PREFIX_SEGMENT = /^(?:cd|pushd|popd|export|source|\.|set|unset|nvm use|ulimit)\b/;
+const FILTER = /^(?:head|tail|grep|egrep|rg|less|more|cat|wc|sort|uniq|tee|cut|awk|sed|tr|column|jq)\b/;
+/** Programs whose action is known by their last argument: two copies to one place are one action. */
+const DESTINATION_PROGRAMS = new Set(["cp", "mv", "ln", "touch", "mkdir", "rm", "chmod", "install"]);
+
+/** Splits a shell command at `&&`, `||`, `;`, `|` and line breaks outside quotes (`grep "a\|b"` stays whole). */
+export function shellSegments(command: string): { text: string; joiner: string }[] {
+  const out: { text: string; joiner: string }[] = [];
+  let quote: string | undefined;
+  let current = "";
+  let joiner = "";
+  for (let i = 0; i < command.length; i++) {
+    const ch = command[i]!;
+    if (quote) {
+      if (ch === "\\" && quote === '"' && i + 1 < command.length) {
+        current += ch + command[++i]!;
+        continue;
+      }
+      if (ch === quote) quote = undefined;
+      current += ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"' || ch === "`") {
+      quote = ch;
+      current += ch;
+      continue;
+    }
+    if (ch === "\\" && i + 1 < command.length) {
+      current += ch + command[++i]!;
+      continue;
+    }
+    const two = command.slice(i, i + 2);
+    let sep = "";
+    if (two === "&&" || two === "||") sep = two;
+    else if (ch === ";" || ch === "\n") sep = ";";
+    else if (ch === "|") sep = "|";
+    if (sep) {
+      out.push({ text: current.trim(), joiner });
+      joiner = sep;
+      current = "";
+      i += sep.length === 2 ? 1 : 0;
+      continue;
+    }
+    current += ch;
+  }
+  out.push({ text: current.trim(), joiner });
+  return out.filter((s) => s.text.length > 0);
+}
+
+/**
+ * The key two runs of one command share: directory changes, redirections and output filters
+ * (`| tail -20`) left out. `cd packages/a && npm run check 2>&1 | tail -20` → `npm run check`.
+ */
+export function commandKey(command: string): string {
+  const kept: string[] = [];
+  for (const { text, joiner } of shellSegments(command)) {
+    if (joiner === "|" && FILTER.test(text)) continue;
+    if (PREFIX_SEGMENT.test(text)) continue;
+    const bare = text
+      .replace(/\s*\d?>>?\s*(?:&\d|\/dev\/null|\S+)/g, "")
+      .replace(/\s+/g, " ")
+      .trim();
+    if (bare.length > 0) kept.push(bare);
+  }
+  return kept.length > 0 ? kept.join(" && ") : command.trim();
+}
+
+/**
+ * The keys an action is known by: its command key, and for copies and moves their destination.
+ * A success of `a && b` is a success of `a` and of `b` too: their keys count for it.
+ */
+export function commandKeys(command: string): string[] {
+  const key = commandKey(command);
+  const keys = [`run:${key}`];
+  const parts = shellSegments(key);
+  if (parts.length > 1 && parts.every((p) => p.joiner !== "|" && p.joiner !== "||")) for (const part of parts) keys.push(`run:${part.text}`);
+  const last = shellSegments(key).pop()?.text ?? "";
+  const words = last.split(/\s+/);
+  const program = words[0]?.replace(/^.*\//, "") ?? "";
+  if (DESTINATION_PROGRAMS.has(program) && words.length >= 2) keys.push(`dest:${program}:${words[words.length - 1]}`);
+  return keys;
+}
+
+const FIXED =
+  /\b(?:fixed|fixes|resolved|solved|now (?:passes|pass|compiles|works|builds|succeeds|runs)|(?:passes|works|compiles|builds|succeeds) now|compiles (?:cleanly|without errors)|without (?:any )?errors|no (?:more )?(?:type |compile |build )?errors|build (?:succeeds|succeeded|passes|is green)|all (?:\d+ )?tests (?:pass|passed)|tests (?:now )?pass)\b/i;
+const BUILD_OR_TESTS = /\b(?:build|builds|compile|compiles|typecheck|type check|tests?|check|lint|tsc|errors)\b/i;
+const NEGATED = /\b(?:not|n't|still|yet|fails?|failing)\b/i;
+
+/** Names in an error line a fix statement may mention: file names, error codes, quoted names. */
+function errorTokens(errorLine: string): string[] {
+  const tokens = new Set<string>();
+  for (const m of errorLine.matchAll(/[\w.-]+\.[a-z]{1,5}\b/gi)) if (/[a-z]/i.test(m[0]) && m[0].length >= 5) tokens.add(m[0].replace(/^.*\//, ""));
+  for (const m of errorLine.matchAll(/\b(?:TS\d{3,5}|E\d{3,5}|[A-Z]{2,}\d{2,5})\b/g)) tokens.add(m[0]);
+  for (const m of errorLine.matchAll(/['"`]([A-Za-z_$][\w$.]{3,})['"`]/g)) tokens.add(m[1]!);
+  return [...tokens];
+}
+
+/**
+ * Whether an assistant sentence says this error was fixed: a fix word and a name from the error
+ * line, or — for a command's failure — a fix word about the build or the tests. A sentence that
+ * says something still fails resolves nothing.
+ */
+export function saysFixed(sentence: string, error: { readonly message: string; readonly fromCommand: boolean }): boolean {
+  if (!FIXED.test(sentence) || (NEGATED.test(sentence) && !/\bwithout (?:any )?errors\b|\bno (?:more )?\w* ?errors\b/i.test(sentence)))
+    return false;
+  const lower = sentence.toLowerCase();
+  if (errorTokens(error.message).some((token) => lower.includes(token.toLowerCase()))) return true;
+  return error.fromCommand && BUILD_OR_TESTS.test(sentence);
+}
+
+/**
+ * A result that only says the call was cancelled or refused by the user ("Command aborted", "The
+ * user doesn't want to proceed with this tool use"): no failure to fix.
+ */
+export function wasCancelled(output: string): boolean {
+  const text = output.trim();
+  if (/^(?:the user doesn't want to (?:proceed|take this action)|\[?request interrupted by user)/i.test(text)) return true;
+  const lines = text.split("\n");
+  return /^(?:command )?(?:aborted|cancelled|canceled|interrupted)\.?$/i.test(lines[lines.length - 1]!.trim());
+}
+
+/**
+ * The key every later success counts for: a failed read (a file that was not there) is a fact
+ * the agent learned, not a failure that stands once the work goes on.
+ */
+export const ANY_LATER_SUCCESS = "any-later-success";
+
+/** The keys a failure of a command is known by: the whole command (not its parts), and a copy's destination. */
+export function commandFailureKeys(command: string): string[] {
+  return commandKeys(command).filter((key, i) => i === 0 || key.startsWith("dest:"));
+}
