@@ -12,7 +12,9 @@ const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1
 try {
   await client.connect();
   const result = await client.query(sql, params ?? []);
-  process.stdout.write(JSON.stringify(result.rows));
+  // Several statements in one text give one result each: the rows are the last statement's.
+  const last = Array.isArray(result) ? result[result.length - 1] : result;
+  process.stdout.write(JSON.stringify(last.rows));
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
