@@ -62,7 +62,9 @@ async function fourDaemons() {
     const sessions = [];
     for (let i = 0; i < 2; i++) sessions.push((await daemons[0].request(P.SessionCreate, { cwd: "/bench/contention" })).session.id);
     const latencies = await appendFlatOut(daemons, sessions);
-    reportLatencies("four daemons, 1 KB", latencies, SECONDS, { p99: { max: 15 }, max: { max: 250 }, throughput: true });
+    // The p99 target was 15 ms with the writer gate; it was dropped on purpose (docs/design.md,
+    // "Mechanisms kept and dropped"), and this flat-out row is what that gave up.
+    reportLatencies("four daemons, 1 KB", latencies, SECONDS, { p99: { max: 25 }, max: { max: 250 }, throughput: true });
     await Promise.all(daemons.map((daemon) => daemon.stop()));
   } finally {
     home.remove();
