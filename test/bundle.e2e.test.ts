@@ -16,6 +16,7 @@ import { onPostgres } from "./support/engine.js";
 import { defaultSummary, reply, useFakeOpenAI } from "./support/fake-openai.js";
 import { compact, compactableSession, hookPlugin, replaceSummary, usePluginDaemons } from "./support/plugins.js";
 import { runCli } from "./support/run-cli.js";
+import { withNodeOptions } from "./support/test-node.js";
 
 const BUNDLES = join(dirname(DAEMON_BIN), "..", "dist", "bundle");
 const EXAMPLE = new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url).pathname;
@@ -85,7 +86,7 @@ describe("the bundled daemon (base-context serve)", () => {
     const home = daemons.dirs.make("bc-bundle-builtins-");
     // The first start writes the code cache if there is none yet; the second runs from it, as a client's daemons do.
     for (const run of ["first start", "second start"]) {
-      const d = await startDaemon({ home, main: DAEMON_BIN, env: { BASE_CONTEXT_LOG: "debug", NODE_OPTIONS: `--require ${BUILTINS_AT_REPLY}` } });
+      const d = await startDaemon({ home, main: DAEMON_BIN, env: { BASE_CONTEXT_LOG: "debug", NODE_OPTIONS: withNodeOptions(`--require ${BUILTINS_AT_REPLY}`) } });
       await d.client.request(SessionCreate, { cwd: "/home/me/project" });
       const said = d.stderr();
       await d.close();

@@ -267,8 +267,10 @@ async function runInTerminal(args: string[], env: Record<string, string>): Promi
     "child.wait()",
     "sys.stdout.write(out.decode('utf-8', 'replace'))",
   ].join("\n");
+  // As a person's shell would have it: no colour switches inherited from the test run's own log.
+  const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
   const { stdout } = await promisify(execFile)("python3", ["-c", script, TEST_NODE, DAEMON_MAIN, ...args], {
-    env: { ...process.env, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), TERM: "xterm", ...env },
+    env: { ...inherited, BASE_CONTEXT_HOME: home, ...storeEnvFor(home), TERM: "xterm", ...env },
   });
   return stdout;
 }

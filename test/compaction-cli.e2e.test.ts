@@ -12,7 +12,7 @@ import { pathWithCli } from "./support/cli-on-path.js";
 import { useFakeOpenAI } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { storeEnvFor } from "./support/engine.js";
-import { TEST_NODE } from "./support/test-node.js";
+import { TEST_NODE, testNodeEnv } from "./support/test-node.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url));
 const dirs = tempDirs();
@@ -42,7 +42,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const started = Date.now();
   const home = env.BASE_CONTEXT_HOME ?? dirs.make("bc-cli-home-");
   const child = spawn(TEST_NODE, [DAEMON_MAIN, "compact", ...args], {
-    env: { PATH: pathWithCli(), BASE_CONTEXT_HOME: home, ...storeEnvFor(home), ...env },
+    env: { ...testNodeEnv(), PATH: pathWithCli(), BASE_CONTEXT_HOME: home, ...storeEnvFor(home), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -90,7 +90,7 @@ describe("base-context compact, offline", () => {
     const home = dirs.make("bc-cli-home-");
     expect((await cli([SAMPLE], { BASE_CONTEXT_HOME: home })).code).toBe(0);
     const shown = execFileSync(TEST_NODE, [DAEMON_MAIN, "show", "5b0c2f4e", "--brief"], {
-      env: { PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home, ...storeEnvFor(home) },
+      env: { ...testNodeEnv(), PATH: process.env.PATH ?? "", BASE_CONTEXT_HOME: home, ...storeEnvFor(home) },
       encoding: "utf8",
     });
     expect(shown).toMatch(/^compaction \w+: kept (\d+)\/\1 files, (\d+)\/\2 errors/m);

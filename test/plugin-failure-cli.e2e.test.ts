@@ -35,7 +35,9 @@ describe("a failing plugin", () => {
     expect(run.stdout).toMatch(
       /Summarizer\s+extractive \(plugin global:boom failed: TypeError: no summary today \(at index\.mjs:2:9\); built in, offline\)/,
     );
-    const json = JSON.parse((await runCli(["compact", EXAMPLE, "--json"], { home })).stdout) as { pluginFailures: unknown[] };
+    // A home of its own: in this one the file's session is compacted already (compact reuses it).
+    const fresh = homeWith({ boom: THROWS });
+    const json = JSON.parse((await runCli(["compact", EXAMPLE, "--json"], { home: fresh })).stdout) as { pluginFailures: unknown[] };
     expect(json.pluginFailures).toEqual([
       { pluginId: "global:boom", kind: "exception", message: "TypeError: no summary today (at index.mjs:2:9)" },
     ]);

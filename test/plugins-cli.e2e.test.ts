@@ -102,7 +102,7 @@ describe("plugins", () => {
 
     const before = await cli(["plugins", "--project", project], home);
     // Listed with the version its package.json gives (read, never run), not a placeholder.
-    expect(before.stdout).toMatch(/repo-plugin\s+project\s+untrusted\s+2\.3\.1\s/);
+    expect(before.stdout).toMatch(/repo-plugin\s+project\s+untrusted\s+not trusted\s+worker\s+2\.3\.1\s/);
     expect(before.stdout).not.toContain("0.0.0");
     expect(before.stdout).toContain("base-context plugins trust");
 
