@@ -15,6 +15,9 @@ import { tempDirs } from "../support/temp-dir.js";
 import { waitFor } from "../support/wait.js";
 import { recordScore } from "./scoreboard.js";
 
+/** The Node release the daemons of this pass run on (an extra pass sets it; test/support/other-node.ts). */
+const DAEMON_NODE_MAJOR = Number(process.env.BASE_CONTEXT_TEST_NODE_MAJOR ?? process.versions.node.split(".")[0]);
+
 const SECRET = "sk-adversarial-plugin-secret-0123456789";
 const FORGED = JSON.stringify({ jsonrpc: "2.0", method: "forged/notification", params: {} });
 const summaryOf = (expression: string) =>
@@ -131,7 +134,10 @@ for (const isolation of ["worker", "process"] as const) {
     it("a plugin returning 64 MB, on that compaction and the next, is refused as too-large", async () => {
       const outcome = await attack("returns 64 MB", 2);
       expect(outcome).toMatchObject({ tried: 2, survived: 2, lost: 0 });
-      expect(outcome.kinds).toEqual(["too-large", "too-large"]);
+      // Node 24's plugin process runs out of its heap while it encodes the 64 MB answer, before the
+      // daemon could refuse it: reported as the plugin's out-of-memory failure instead.
+      const kind = isolation === "process" && DAEMON_NODE_MAJOR >= 24 ? "oom" : "too-large";
+      expect(outcome.kinds).toEqual([kind, kind]);
     });
 
     it("a plugin writing a forged frame to fd 1 never reaches the client", async () => {
@@ -165,7 +171,9 @@ for (const isolation of ["worker", "process"] as const) {
     it(`3 GB of Buffers ${isolation === "process" ? "is an out-of-memory failure, not a timeout" : "leaves the daemon running"}`, async () => {
       const outcome = await attack("allocates 3 GB of Buffers");
       expect(outcome).toMatchObject({ tried: 1, survived: 1, lost: 0 });
-      if (isolation === "process") expect(outcome.kinds).toEqual(["oom"]);
+      // Node 24 refuses the allocation with a RangeError the plugin does not catch (an exception);
+      // older releases let the process run out of memory.
+      if (isolation === "process") expect(outcome.kinds).toEqual([DAEMON_NODE_MAJOR >= 24 ? "exception" : "oom"]);
     });
 
     if (isolation === "process") {

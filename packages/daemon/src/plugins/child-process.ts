@@ -72,10 +72,15 @@ export function readableFolders(pluginDir: string): string[] {
   return [...new Set(folders)];
 }
 
+/** The permission model's switch: `--permission` from Node 22.13 on (Node 24 knows no other), before it the experimental one. */
+function permissionFlag(): string {
+  return process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+}
+
 function nodeArguments(options: ProcessOptions): string[] {
   const scripts = workerScripts();
   return [
-    "--experimental-permission",
+    permissionFlag(),
     ...readableFolders(options.dir).map((folder) => `--allow-fs-read=${folder}${folder.endsWith(sep) ? "" : sep}*`),
     "--allow-worker",
     `--max-old-space-size=${options.heapMb}`,
