@@ -51,7 +51,7 @@ export class OutputFlow {
 }
 
 /** Requests handed to the connection and not answered yet, at most; more wait in the reader (RequestGate). */
-export const MAX_REQUESTS_IN_FLIGHT = 16;
+export const MAX_REQUESTS_IN_FLIGHT = 8;
 /** Bytes of requests waiting in the reader past which the reader stops reading the stream. */
 const MAX_HELD_BYTES = 1024 * 1024;
 
