@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { addLogSink } from "../log.js";
 import { PluginHost, type PluginHostOptions } from "./host.js";
 import { atomicSave, compactEvent, eventually, pluginModule, settings, writePlugin } from "./test-support.js";
+import { recordScore } from "../../../../test/adversarial/scoreboard.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
@@ -185,5 +186,6 @@ describe("plugin isolation", () => {
       return info?.status === "active" && info.isolation === "process" ? info : undefined;
     }, 10_000, "the plugin running in a child process");
     expect(moved.generation).toBe(2);
+    recordScore({ area: "plugin crash storm", scenario: "a worker thread blocked in a system call (cannot be stopped)", tried: 1, survived: 1, lost: 0 });
   });
 });
