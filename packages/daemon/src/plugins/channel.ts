@@ -21,5 +21,10 @@ export interface PluginChannel {
   onOversize?(listener: (start: string) => void): void;
   /** Once, whatever ended it (terminate included). */
   onExit(listener: (exit: ChannelExit) => void): void;
-  terminate(): Promise<void>;
+  /**
+   * Ends it; true once it has ended. False when it was still running `stopTimeoutMs` after it was
+   * asked (a worker thread blocked in a system call or in native code cannot be interrupted): it
+   * is then abandoned, and may go on running until that call returns.
+   */
+  terminate(): Promise<boolean>;
 }

@@ -186,8 +186,9 @@ export function startProcess(options: ProcessOptions): PluginChannel & { readonl
     onOversize: (listener) => void oversizeListeners.push(listener),
     onExit: (listener) => void exited.then(listener),
     terminate: async () => {
-      killGroup();
+      killGroup(); // SIGKILL: a process always ends
       await exited;
+      return true;
     },
   };
 }

@@ -147,8 +147,8 @@ export class PluginHost {
           options.services?.complete ??
           (() => Promise.reject(new Error("this daemon offers no model to plugins (ctx.complete is unavailable)"))),
       },
-      takeChannel: (dir) =>
-        (options.isolation?.() ?? "worker") === "process"
+      takeChannel: (dir, isolation) =>
+        isolation === "process"
           ? startProcess({
               dir,
               heapMb: resourceLimits.maxOldGenerationSizeMb ?? 256,

@@ -1,9 +1,12 @@
 import type { PluginError } from "@base-context/protocol";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { addLogSink } from "../log.js";
 import { PluginHost, type PluginHostOptions } from "./host.js";
 import { atomicSave, compactEvent, eventually, pluginModule, settings, writePlugin } from "./test-support.js";
+import { recordScore } from "../../../../test/adversarial/scoreboard.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
@@ -155,5 +158,34 @@ describe("plugin isolation", () => {
     now += 500;
     await host.runCompactHook(compactEvent(), { settings: settings() });
     expect((await host.list())[0]!.status).toBe("disabled");
+  });
+
+  it("abandons a thread that does not stop (blocked in a system call) and runs the plugin in a child process from then on", async () => {
+    const home = dirs.make();
+    disposers.push(() => dirs.remove(home));
+    const fifo = join(home, "never-written");
+    execFileSync("mkfifo", [fifo]);
+    // Opening the FIFO's other end after the test lets the abandoned thread's read return, and the thread end.
+    disposers.push(() => closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)));
+    const blocking = pluginModule(`session_before_compact() { readFileSync(${JSON.stringify(fifo)}); }`, 'import { readFileSync } from "node:fs";');
+    writePlugin(join(home, "plugins"), "blocked", { "index.js": blocking });
+    const host = new PluginHost({ home, watch: false, abortGraceMs: 100 });
+    disposers.push(() => host.dispose());
+    const errors: PluginError[] = [];
+    host.onDidError((error) => errors.push(error));
+    await host.start();
+    expect((await host.list())[0]).toMatchObject({ status: "active", isolation: "worker" });
+
+    const run = await host.runCompactHook(compactEvent(), { settings: settings({ hookTimeoutMs: 300 }) });
+    expect(run.errors).toEqual([expect.objectContaining({ kind: "timeout" })]);
+    const stuck = await eventually(() => errors.find((error) => error.message.includes("did not stop when asked")), 10_000, "the stuck report");
+    expect(stuck).toMatchObject({ pluginId: "global:blocked", kind: "crash" });
+    expect(stuck.message).toContain("from now on this plugin runs in a child process");
+    const moved = await eventually(async () => {
+      const [info] = await host.list();
+      return info?.status === "active" && info.isolation === "process" ? info : undefined;
+    }, 10_000, "the plugin running in a child process");
+    expect(moved.generation).toBe(2);
+    recordScore({ area: "plugin crash storm", scenario: "a worker thread blocked in a system call (cannot be stopped)", tried: 1, survived: 1, lost: 0 });
   });
 });

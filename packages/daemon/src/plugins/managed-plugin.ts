@@ -24,7 +24,7 @@ import { PluginWorker, type PluginServices, type WorkerDeath } from "./plugin-wo
 export interface PluginRuntime {
   services: PluginServices;
   /** A fresh worker for a new plugin version (a warm standby thread when there is one). */
-  takeChannel(pluginDir: string): PluginChannel;
+  takeChannel(pluginDir: string, isolation: "worker" | "process"): PluginChannel;
   /** `plugins.maxMessageBytes` of the global settings, for messages outside any call. */
   maxMessageBytes(): number;
   activationTimeoutMs: number;
@@ -81,6 +81,12 @@ export class ManagedPlugin {
   /** The folder's files at the last load attempt (loaded or not). */
   private loadedFiles: string | undefined;
   private stopped = false;
+  /**
+   * Set when one of this plugin's worker threads did not stop when asked (blocked in native code
+   * or a system call, where a thread cannot be interrupted): every later version runs in a child
+   * process, which can always be killed, so one stuck thread is the most it ever leaves behind.
+   */
+  private threadStuck = false;
 
   constructor(location: PluginLocation, runtime: PluginRuntime) {
     this.id = location.id;
@@ -137,8 +143,8 @@ export class ManagedPlugin {
       return;
     }
     try {
-      const isolation = this.runtime.isolation();
-      const worker = await this.spawn(read.manifest, generation);
+      const isolation = this.isolationNow();
+      const worker = await this.spawn(read.manifest, generation, isolation);
       if (this.stopped) {
         await worker.terminate();
         return;
@@ -165,7 +171,12 @@ export class ManagedPlugin {
     this.runtime.changed();
   }
 
-  private spawn(manifest: PluginManifest, generation: number): Promise<PluginWorker> {
+  /** Where the next version starts: `plugins.isolation`, unless a thread of this plugin could not be stopped. */
+  private isolationNow(): "worker" | "process" {
+    return this.threadStuck ? "process" : this.runtime.isolation();
+  }
+
+  private spawn(manifest: PluginManifest, generation: number, isolation: "worker" | "process"): Promise<PluginWorker> {
     const { runtime } = this;
     return PluginWorker.start({
       boot: {
@@ -179,12 +190,13 @@ export class ManagedPlugin {
         hookNames: HOOK_NAMES,
       },
       services: runtime.services,
-      channel: runtime.takeChannel(this.dir),
+      channel: runtime.takeChannel(this.dir, isolation),
       defaultMaxMessageBytes: runtime.maxMessageBytes(),
       activationTimeoutMs: runtime.activationTimeoutMs,
       abortGraceMs: runtime.abortGraceMs,
       onLog: (level: LogLevel, message: string) => log(level, `[plugin ${this.name}] ${message}`),
       onDeath: (worker, death) => this.died(worker, death),
+      onStuck: (worker) => this.stuck(worker),
     });
   }
 
@@ -207,16 +219,33 @@ export class ManagedPlugin {
     this.restart(worker.boot.generation);
   }
 
+  private stuck(worker: PluginWorker): void {
+    const first = !this.threadStuck;
+    this.threadStuck = true;
+    this.fail(
+      null,
+      "crash",
+      "its worker thread did not stop when asked (it is blocked in a system call or in native code, which a thread cannot be " +
+        `interrupted in) and was abandoned${first ? "; from now on this plugin runs in a child process, which can always be stopped" : ""}`,
+      worker.boot,
+    );
+    this.runtime.changed();
+    // A version restarted in a thread meanwhile (a timeout restarts at once) moves now.
+    if (first && !this.stopped && this.status === "active" && this.isolation === "worker") void this.reload("asked");
+  }
+
   private restart(generation: number): void {
     const manifest = this.manifest;
     if (manifest === undefined || this.stopped) return;
-    const attempt = this.spawn(manifest, generation).then(
+    const isolation = this.isolationNow();
+    const attempt = this.spawn(manifest, generation, isolation).then(
       (worker) => {
         if (this.stopped || this.serving !== undefined) {
           void worker.terminate(); // stopped meanwhile, or a reload got there first
           return this.serving;
         }
         this.serving = worker;
+        this.isolation = isolation;
         return worker;
       },
       (error: Error) => {
@@ -294,7 +323,7 @@ export class ManagedPlugin {
       status: this.status,
       hooks: this.serving !== undefined ? HOOK_NAMES.filter((hook) => this.serving!.hooks.has(hook)) : [],
       trusted: this.source === "global" || this.runtime.isTrusted(this.projectDir!),
-      isolation: (this.serving !== undefined ? this.isolation : undefined) ?? this.runtime.isolation(),
+      isolation: (this.serving !== undefined ? this.isolation : undefined) ?? this.isolationNow(),
     };
     if (this.projectDir !== undefined) info.projectDir = this.projectDir;
     if (this.loadedAt !== undefined && this.status === "active") info.loadedAt = this.loadedAt;

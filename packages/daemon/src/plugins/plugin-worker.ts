@@ -64,6 +64,8 @@ export interface PluginWorkerOptions {
   onLog(level: LogLevel, message: string): void;
   /** The thread died or was killed while serving (not after `terminate`, nor once retired and idle). */
   onDeath(worker: PluginWorker, death: WorkerDeath): void;
+  /** Asked to stop, the thread was still running after the channel's stop timeout: it is abandoned. */
+  onStuck?(worker: PluginWorker): void;
 }
 
 export class PluginActivationError extends Error {
@@ -133,6 +135,8 @@ export class PluginWorker {
   private nextCallId = 1;
   private state: "starting" | "ready" | "retiring" | "dead" = "starting";
   private onReady: { resolve(): void; reject(error: PluginActivationError): void } | undefined;
+  /** Set by the first request to end the worker: whether it ended. */
+  private stopping: Promise<boolean> | undefined;
 
   /** Starts a fresh thread and resolves once the plugin module has loaded and passed its checks. */
   static async start(options: PluginWorkerOptions): Promise<PluginWorker> {
@@ -400,7 +404,15 @@ export class PluginWorker {
       call.settle({ ok: false, kind, message });
       this.calls.delete(callId);
     }
-    void this.channel.terminate();
+    void this.stopChannel();
+  }
+
+  private stopChannel(): Promise<boolean> {
+    this.stopping ??= this.channel.terminate().then((stopped) => {
+      if (!stopped) this.options.onStuck?.(this);
+      return stopped;
+    });
+    return this.stopping;
   }
 
   /**
@@ -420,6 +432,6 @@ export class PluginWorker {
   /** Ends the thread now; running calls resolve as cancelled. */
   async terminate(): Promise<void> {
     if (this.state !== "dead") this.shutDown("cancelled", "the plugin's worker was stopped");
-    await this.channel.terminate();
+    await this.stopChannel();
   }
 }

@@ -82,8 +82,18 @@ export class StandbyThreads {
 
 const OUT_OF_MEMORY = "ERR_WORKER_OUT_OF_MEMORY";
 
+/**
+ * How long a thread asked to stop may take. `worker.terminate()` interrupts JavaScript (a loop
+ * included) at once, but not a system call or native code: a thread blocked in one stops only
+ * when it returns, which may be never.
+ */
+export const THREAD_STOP_TIMEOUT_MS = 2_000;
+
 /** A plugin worker thread as a PluginChannel. */
-export function workerChannel(worker: Worker): PluginChannel {
+export function workerChannel(worker: Worker, stopTimeoutMs = THREAD_STOP_TIMEOUT_MS): PluginChannel {
+  let ended = false;
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  void exited.then(() => (ended = true));
   let lastError: Error | undefined;
   worker.on("error", (error) => {
     lastError = error;
@@ -108,7 +118,16 @@ export function workerChannel(worker: Worker): PluginChannel {
         listener(exit);
       }),
     terminate: async () => {
-      await worker.terminate();
+      if (ended) return true;
+      void worker.terminate();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), stopTimeoutMs);
+        timer.unref();
+      });
+      const stopped = await Promise.race([exited.then(() => true as const), late]);
+      clearTimeout(timer);
+      return stopped;
     },
   };
 }
