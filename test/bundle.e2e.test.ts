@@ -86,7 +86,8 @@ describe("the bundled daemon (base-context serve)", () => {
     const home = daemons.dirs.make("bc-bundle-builtins-");
     // The first start writes the code cache if there is none yet; the second runs from it, as a client's daemons do.
     for (const run of ["first start", "second start"]) {
-      const d = await startDaemon({ home, main: DAEMON_BIN, env: { BASE_CONTEXT_LOG: "debug", NODE_OPTIONS: withNodeOptions(`--require ${BUILTINS_AT_REPLY}`) } });
+      const env = { BASE_CONTEXT_LOG: "debug", NODE_OPTIONS: withNodeOptions(`--require ${BUILTINS_AT_REPLY}`) };
+      const d = await startDaemon({ home, main: DAEMON_BIN, env });
       await d.client.request(SessionCreate, { cwd: "/home/me/project" });
       const said = d.stderr();
       await d.close();
