@@ -132,7 +132,8 @@ describe("Claude Code transcripts (claude-code-jsonl)", () => {
       "Fix the parser bug in src/parse.ts. Never touch the tests.",
       "Also keep the old API working, please.",
     ]);
-    expect(probes.constraints.map((constraint) => constraint.text)).toEqual(["Never touch the tests."]);
+    // Both are the user's own standing rules; nothing of the injected reminder or command output is.
+    expect(probes.constraints.map((constraint) => constraint.text)).toEqual(["Never touch the tests.", "Also keep the old API working, please."]);
     expect(probes.errors.map((error) => error.detail)).toEqual(["npm test"]);
     expect(probes.files).toEqual([{ text: "/home/dev/shop/src/parse.ts", index: expect.any(Number), detail: "modified" }]);
     const fileOps = createFileOps();

@@ -11,6 +11,7 @@ import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/c
 import type { IdSource } from "../../../ids.js";
 import { isJsonObject, PI_SESSION_VERSION, type JsonObject } from "../../pi-format.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
+import { readJsonLine } from "../json-line.js";
 import { API, assistantBlocks, PROVIDER, stopReason, textOf, toolResultMessage, usageOf, userBlock } from "./content.js";
 import { injectedKind, splitReminders, type InjectedKind } from "./injected.js";
 
@@ -47,15 +48,9 @@ export class ClaudeCodeLineParser implements LineParser {
   constructor(private readonly ids: Pick<IdSource, "now">) {}
 
   parse(text: string, lineNumber: number): ParseOutcome {
-    const line = lineNumber === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
-    if (line.trim().length === 0) return { kind: "blank" };
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      return { kind: "skip", reason: `invalid JSON: ${(error as Error).message}` };
-    }
-    if (!isJsonObject(value)) return { kind: "skip", reason: "not a JSON object" };
+    const read = readJsonLine(text, lineNumber);
+    if (read.kind !== "object") return read;
+    const { value } = read;
     const deepAt = tooDeepAt(value, MAX_PARAMS_DEPTH);
     if (deepAt !== undefined) {
       this.alias(value);

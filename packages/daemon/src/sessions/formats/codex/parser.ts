@@ -10,6 +10,7 @@ import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } f
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import { PI_SESSION_VERSION } from "../../pi-format.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
+import { readJsonLine } from "../json-line.js";
 import {
   callArguments,
   contentBlocks,
@@ -51,15 +52,9 @@ export class CodexLineParser implements LineParser {
   private lastContextTokens: number | null = null;
 
   parse(text: string, lineNumber: number): ParseOutcome {
-    const line = lineNumber === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
-    if (line.trim().length === 0) return { kind: "blank" };
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      return { kind: "skip", reason: `invalid JSON: ${(error as Error).message}` };
-    }
-    if (!isJsonObject(value)) return { kind: "skip", reason: "not a JSON object" };
+    const read = readJsonLine(text, lineNumber);
+    if (read.kind !== "object") return read;
+    const { value } = read;
     // Every later walk of an entry recurses per level: a line deeper than a request may nest would make the session unreadable.
     const deepAt = tooDeepAt(value, MAX_PARAMS_DEPTH);
     if (deepAt !== undefined) return { kind: "skip", reason: `nested deeper than ${MAX_PARAMS_DEPTH} levels (at ${deepAt || "the top"})` };
