@@ -31,6 +31,7 @@ const AREAS = [
   { name: "retention", file: "retention.mjs", what: "what summaries keep of the retention corpus (docs/retention.md)" },
   { name: "quality", file: "quality.mjs", what: "summaries of the labelled real sessions scored against the labels (../shared/corpus)" },
   { name: "plugins", file: "plugins.mjs", what: "the plugin host: hook round trip, hot reload" },
+  { name: "bounded", file: "bounded.mjs", what: "slow and hostile clients: unread replies (RSS, other clients' latency), 50 MB where a short string belongs" },
   { name: "protocol", file: "protocol.mjs", what: "limits: memory of a large entry, a refused one, a refused 2^40 Content-Length" },
   { name: "prune", file: "prune.mjs", what: "the prune rung: tokens saved next to summaries, model calls auto avoids" },
 ];

@@ -82,7 +82,7 @@ export async function waitForBackfill(home, timeoutMs) {
 
 /**
  * Starts one `base-context serve --socket` daemon (several clients share it) and waits until it
- * listens. `connect(name)` opens and initializes a client; `stop()` ends the daemon with SIGTERM.
+ * listens. `pid` is the daemon's process id; `connect(name)` opens and initializes a client; `stop()` ends the daemon with SIGTERM.
  */
 export async function startSocketDaemon(home, env = {}) {
   const path = join(home, "daemon.sock");
@@ -101,6 +101,7 @@ export async function startSocketDaemon(home, env = {}) {
   });
   const sockets = [];
   return {
+    pid: child.pid,
     async connect(name) {
       const socket = createConnection(path);
       await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));

@@ -2,7 +2,7 @@
  * Megabytes where a short string belongs (docs/guarantees.md, "Protocol and connections"): a
  * 50 MB method name, id, `jsonrpc` value, id field, path, name or unknown key is answered with a
  * short error that quotes at most a prefix of it, and the daemon goes on. How fast is measured by
- * bench/protocol.mjs; here only the size of the reply and the daemon's health are checked.
+ * bench/bounded.mjs; here only the size of the reply and the daemon's health are checked.
  */
 import { ErrorCodes } from "@base-context/protocol";
 import { writeFileSync } from "node:fs";
