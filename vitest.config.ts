@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { NODE_RELEASES, otherNodeEnv, type NodeMajor } from "./test/support/other-node.js";
 
@@ -53,6 +54,10 @@ const engineFree = ["test/adversarial/scoreboard.test.ts"];
 const shared = {
   exclude: ["**/node_modules/**", "**/dist/**"],
   pool: "forks",
+  // One test file per core at a time. Vitest's default leaves a core free (cores − 1: a single
+  // worker on two cores), yet most end-to-end files spend their time waiting on the processes they
+  // start, so a file per core keeps both busy.
+  maxWorkers: availableParallelism(),
   testTimeout: 30_000,
   hookTimeout: 30_000,
   // What a test prints (daemon logs, forwarded child output) shows only when it fails.

@@ -70,21 +70,30 @@ async function piInTerminal(env: Record<string, string> = {}): Promise<{ termina
   return { terminal, home };
 }
 
+/** How long a screen must stay the same to count as drawn. */
+const STEADY_MS = 300;
+
 /** Types a line into pi's editor and submits it. */
 function type(terminal: Terminal, line: string): void {
   terminal.keys([line], { literal: true });
   terminal.keys(["Enter"]);
 }
 
-/** Waits until the screen, its lines joined (pi wraps long lines), shows every part. */
+/**
+ * Waits until the screen, its lines joined (pi wraps long lines), shows every part and has stopped
+ * changing: pi draws a screen in several writes, and a capture taken between two of them can hold
+ * a line both where it was and where it is going (counted twice) or only part of it.
+ */
 async function waitForShown(terminal: Terminal, parts: readonly string[], timeoutMs = 60_000): Promise<string> {
   let last = "";
+  let sameSince = 0;
   try {
     return await waitFor(
       () => {
-        last = terminal.screen();
+        const now = terminal.screen();
+        if (now !== last) [last, sameSince] = [now, Date.now()];
         const flat = last.replace(/\s+/g, " ");
-        return parts.every((part) => flat.includes(part)) ? last : undefined;
+        return parts.every((part) => flat.includes(part)) && Date.now() - sameSince >= STEADY_MS ? last : undefined;
       },
       { timeoutMs, intervalMs: 50, message: `screen showing ${parts.join(" … ")}` },
     );
