@@ -44,6 +44,7 @@ export {
 } from "./check.js";
 export { junkKind, junkLines, summaryItems, type JunkKind } from "./junk.js";
 export { carriedProbes, detailsWithRetention, repairBudgetTokens, repairSummary, retainSummary, type RepairResult } from "./repair.js";
+export { contextProbes } from "./context-probes.js";
 export { classifyToolCall, reportedExitCode, type ActionKind, type ToolAction } from "./tools.js";
 export {
   clip,

@@ -10,7 +10,8 @@
  * Formats whose entries keep the file's own ids (`incremental`) import a file of a session that is
  * already here by appending what is new: stored entries are recognised by their ids and passed over.
  */
-import type { ImportFormat, SessionEntry } from "@base-context/protocol";
+import type { CompactionEntry, ImportFormat, SessionEntry } from "@base-context/protocol";
+import { checkRetention, contextProbes, detailsWithRetention } from "@base-context/core";
 import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
@@ -216,6 +217,12 @@ export class SessionImporter {
           entry = { ...entry, firstKeptEntryId: firstKept };
           json = undefined;
         }
+        if (entry.type === "compaction" && format.checksCompactions === true && entry.parentId !== null) {
+          // The context it replaced must be readable from the store: what is pending goes first.
+          if (batch.length > 0) writeBatch();
+          entry = withRetention(entry, target!.path(entry.parentId));
+          json = undefined;
+        }
         orphans.kept(entry.id);
         batchIds.add(entry.id);
         batch.push({ line: lineNumber, entry, json, tokens: null });
@@ -341,6 +348,12 @@ class SkippedParents {
     // A cycle among refused entries has no kept ancestor.
     return current !== null && seen.has(current) ? null : current;
   }
+}
+
+/** A compaction of another agent with the report of what its summary kept of the context it replaced. */
+function withRetention(entry: CompactionEntry, replaced: readonly SessionEntry[]): CompactionEntry {
+  const retention = checkRetention(entry.summary, contextProbes(replaced));
+  return { ...entry, details: detailsWithRetention(entry.details, retention) };
 }
 
 function isLineList(parsed: ParsedLine | readonly ParsedLine[]): parsed is readonly ParsedLine[] {
