@@ -1,0 +1,189 @@
+/**
+ * `base-context claude-code hook`: what Claude Code runs on `PreCompact` and on `SessionStart`
+ * after a compaction (docs/claude-code.md). It reads the hook's JSON on stdin, imports the
+ * transcript (only what is new), and answers on stdout with the hook's answer and nothing else:
+ *
+ * - PreCompact: plain text, which Claude Code appends to the summary instructions after the
+ *   user's own `/compact` instructions: the files modified, the errors still standing (their
+ *   exact first lines) and the user's constraints in the context about to be summarized;
+ * - SessionStart (source `compact`): `{"hookSpecificOutput": {"hookEventName": "SessionStart",
+ *   "additionalContext": …}}` with what Claude Code's new summary lost of those, or nothing when
+ *   it lost nothing. The import checked that summary against the context it replaced and stored
+ *   the report on the compaction (`details.retention`).
+ *
+ * Every failure of its own (bad input, a transcript that cannot be read, a database that cannot
+ * be opened, too slow) ends with exit status 0, nothing on stdout and the reason on stderr:
+ * Claude Code goes on as if the hook were not there.
+ */
+import { statSync } from "node:fs";
+import type { CompactionEntry, SessionEntry } from "@base-context/protocol";
+import { contextProbes, criticalLines, lostItems, type LostItems } from "@base-context/core";
+import { log } from "../log.js";
+import { withDaemon } from "./open-daemon.js";
+import type { CliIo } from "./output.js";
+
+/** Characters of instructions the PreCompact answer may add (Claude Code cuts a hook's text at 10,000). */
+export const PRE_COMPACT_BUDGET_CHARS = 2_000;
+/** Characters of what was lost the SessionStart answer may add to the context. */
+export const AFTER_COMPACT_BUDGET_CHARS = 4_000;
+/** The whole hook's own deadline, under the timeout the installed entry gives Claude Code (30 s). */
+export const HOOK_DEADLINE_MS = 20_000;
+/** The hook's JSON is small; anything larger is not Claude Code's. */
+const MAX_INPUT_BYTES = 1 << 20;
+const STDIN_WAIT_MS = 5_000;
+
+interface HookInput {
+  session_id?: unknown;
+  transcript_path?: unknown;
+  hook_event_name?: unknown;
+  source?: unknown;
+  custom_instructions?: unknown;
+}
+
+/** Runs the hook; always exit status 0 (a failure is said on stderr). */
+export async function runClaudeCodeHook(io: CliIo): Promise<number> {
+  try {
+    const input = parseInput(await readInput(io));
+    const event = input.hook_event_name;
+    if (event === "PreCompact") {
+      const text = await withSessionPath(io, transcriptOf(input), (path) => preCompactInstructions(path));
+      if (text.length > 0) io.stdout.write(`${text}\n`);
+    } else if (event === "SessionStart") {
+      // Installed with the matcher "compact"; a start of another kind is none of its business.
+      if (input.source !== "compact") return 0;
+      const context = await withSessionPath(io, transcriptOf(input), (path) => afterCompactContext(path));
+      if (context !== undefined) {
+        io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } })}\n`);
+      }
+    } else {
+      throw new Error(`hook_event_name ${JSON.stringify(event)} is not one it answers (PreCompact, SessionStart)`);
+    }
+  } catch (error) {
+    io.stderr.write(`base-context claude-code hook: ${error instanceof Error ? error.message : String(error)} (Claude Code goes on without it)\n`);
+  }
+  return 0;
+}
+
+/** The instructions for the summary Claude Code is about to write (empty: nothing to ask). */
+export function preCompactInstructions(path: readonly SessionEntry[]): string {
+  const probes = contextProbes(path);
+  const items: LostItems = {
+    constraints: probes.constraints,
+    errors: probes.errors.filter((item) => item.resolved !== true),
+    files: probes.files.filter((item) => item.detail === "modified"),
+  };
+  const heading =
+    "Base Context read this session's transcript. Keep each of these in the summary, the quoted text exactly " +
+    "(errors still unresolved, files modified, the user's constraints):";
+  const { lines, skipped } = criticalLines(items, PRE_COMPACT_BUDGET_CHARS - heading.length - 60);
+  if (lines.length === 0) return "";
+  return [heading, ...lines, ...(skipped > 0 ? [`(${skipped} more not listed)`] : [])].join("\n");
+}
+
+/**
+ * What Claude Code's latest summary lost, for the context after it; undefined when it lost
+ * nothing or when the path does not end with a compaction of Claude Code's not yet answered.
+ */
+export function afterCompactContext(path: readonly SessionEntry[]): string | undefined {
+  const at = latestClaudeCodeCompaction(path);
+  if (at === undefined) return undefined;
+  const compaction = path[at] as CompactionEntry;
+  const replaced = path.slice(0, path.findIndex((entry) => entry.id === compaction.firstKeptEntryId));
+  const lost = lostItems(compaction.summary, contextProbes(replaced));
+  const heading =
+    "Claude Code's summary of the earlier conversation left these out. Base Context read them from the " +
+    "transcript before the compaction; they still hold:";
+  const { lines, skipped } = criticalLines(lost, AFTER_COMPACT_BUDGET_CHARS - heading.length - 60);
+  if (lines.length === 0) return undefined;
+  return [heading, ...lines, ...(skipped > 0 ? [`(${skipped} more not listed)`] : [])].join("\n");
+}
+
+/** The index of the compaction the context now starts with, when it is Claude Code's and nothing has answered since. */
+function latestClaudeCodeCompaction(path: readonly SessionEntry[]): number | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "message" && entry.message.role === "assistant") return undefined;
+    if (entry.type !== "compaction") continue;
+    const source = (entry.details as { source?: unknown } | undefined)?.source;
+    const keptFrom = path.findIndex((candidate) => candidate.id === entry.firstKeptEntryId);
+    return source === "claude-code" && keptFrom >= 0 && keptFrom < i ? i : undefined;
+  }
+  return undefined;
+}
+
+/** Imports the transcript (what is new in it) and hands `work` the session's path, root → leaf. */
+async function withSessionPath<T>(io: CliIo, transcript: string, work: (path: SessionEntry[]) => T): Promise<T> {
+  const signal = AbortSignal.timeout(HOOK_DEADLINE_MS);
+  const started = performance.now();
+  return withDaemon(io, async (daemon) => {
+    const opened = performance.now();
+    const imported = await daemon.sessions.import({ path: transcript, format: "claude-code-jsonl" }, { signal });
+    signal.throwIfAborted();
+    const importedAt = performance.now();
+    const { entries } = await daemon.sessions.path({ sessionId: imported.session.id });
+    const readAt = performance.now();
+    const answer = work(entries);
+    const ms = (from: number, to: number) => `${Math.round(to - from)} ms`;
+    log(
+      "debug",
+      `claude-code hook: database ${ms(started, opened)}, import ${ms(opened, importedAt)} (${imported.addedEntries ?? 0} new entries), ` +
+        `path ${ms(importedAt, readAt)} (${entries.length} entries), answer ${ms(readAt, performance.now())}`,
+    );
+    return answer;
+  });
+}
+
+function transcriptOf(input: HookInput): string {
+  const path = input.transcript_path;
+  if (typeof path !== "string" || path.length === 0) throw new Error("the hook's input names no transcript_path");
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch (error) {
+    throw new Error(`cannot read the transcript ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (!isFile) throw new Error(`the transcript ${path} is not a file`);
+  return path;
+}
+
+function parseInput(text: string): HookInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`its input is not the hook's JSON (${text.trim().length === 0 ? "nothing" : `${JSON.stringify(text.slice(0, 40))}…`} on stdin)`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("its input is not a JSON object");
+  return value as HookInput;
+}
+
+/** stdin, whole: at most MAX_INPUT_BYTES, and only from a pipe or a file that ends. */
+async function readInput(io: CliIo): Promise<string> {
+  const stdin = io.stdin ?? process.stdin;
+  if (stdin.isTTY === true) throw new Error("it reads the hook's JSON on stdin: Claude Code runs it (see base-context claude-code --help)");
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reading = (async () => {
+    for await (const chunk of stdin) {
+      const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+      size += buffer.length;
+      if (size > MAX_INPUT_BYTES) throw new Error(`its input is larger than ${MAX_INPUT_BYTES} bytes`);
+      chunks.push(buffer);
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no end of its input on stdin within ${STDIN_WAIT_MS / 1000} s`)), STDIN_WAIT_MS);
+  });
+  try {
+    return await Promise.race([reading, timeout]);
+  } catch (error) {
+    // A stdin that never ends must not keep the process alive.
+    stdin.destroy();
+    reading.catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
