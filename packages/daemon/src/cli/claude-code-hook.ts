@@ -17,6 +17,7 @@
  */
 import { statSync } from "node:fs";
 import type { CompactionEntry, SessionEntry } from "@base-context/protocol";
+import type { SessionService } from "../sessions/service.js";
 import { contextProbes, criticalLines, lostItems, type LostItems } from "@base-context/core";
 import { log } from "../log.js";
 import { withDaemon } from "./open-daemon.js";
@@ -46,12 +47,15 @@ export async function runClaudeCodeHook(io: CliIo): Promise<number> {
     const input = parseInput(await readInput(io));
     const event = input.hook_event_name;
     if (event === "PreCompact") {
-      const text = await withSessionPath(io, transcriptOf(input), (path) => preCompactInstructions(path));
+      const text = await withSession(io, transcriptOf(input), (sessions, sessionId) => preCompactInstructions(sessions.contextEntries(sessionId)));
       if (text.length > 0) io.stdout.write(`${text}\n`);
     } else if (event === "SessionStart") {
       // Installed with the matcher "compact"; a start of another kind is none of its business.
       if (input.source !== "compact") return 0;
-      const context = await withSessionPath(io, transcriptOf(input), (path) => afterCompactContext(path));
+      const context = await withSession(io, transcriptOf(input), (sessions, sessionId) => {
+        const compaction = newClaudeCodeCompaction(sessions.contextEntries(sessionId));
+        return compaction && lostByCompaction(compaction, sessions.contextEntries(sessionId, compaction.firstKeptEntryId));
+      });
       if (context !== undefined) {
         io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } })}\n`);
       }
@@ -81,15 +85,12 @@ export function preCompactInstructions(path: readonly SessionEntry[]): string {
 }
 
 /**
- * What Claude Code's latest summary lost, for the context after it; undefined when it lost
- * nothing or when the path does not end with a compaction of Claude Code's not yet answered.
+ * What Claude Code's summary lost of the context it replaced (`replaced`: that context, up to the
+ * compaction's marker), for the context after it; undefined when it lost nothing.
  */
-export function afterCompactContext(path: readonly SessionEntry[]): string | undefined {
-  const at = latestClaudeCodeCompaction(path);
-  if (at === undefined) return undefined;
-  const compaction = path[at] as CompactionEntry;
-  const replaced = path.slice(0, path.findIndex((entry) => entry.id === compaction.firstKeptEntryId));
-  const lost = lostItems(compaction.summary, contextProbes(replaced));
+export function lostByCompaction(compaction: CompactionEntry, replaced: readonly SessionEntry[]): string | undefined {
+  const upTo = replaced.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
+  const lost = lostItems(compaction.summary, contextProbes(upTo >= 0 ? replaced.slice(0, upTo) : replaced));
   const heading =
     "Claude Code's summary of the earlier conversation left these out. Base Context read them from the " +
     "transcript before the compaction; they still hold:";
@@ -98,21 +99,23 @@ export function afterCompactContext(path: readonly SessionEntry[]): string | und
   return [heading, ...lines, ...(skipped > 0 ? [`(${skipped} more not listed)`] : [])].join("\n");
 }
 
-/** The index of the compaction the context now starts with, when it is Claude Code's and nothing has answered since. */
-function latestClaudeCodeCompaction(path: readonly SessionEntry[]): number | undefined {
-  for (let i = path.length - 1; i >= 0; i--) {
-    const entry = path[i]!;
+/**
+ * The compaction the context now starts with (`context`: the entries it is built from), when it
+ * is Claude Code's and nothing has answered since: the one a SessionStart after compacting is about.
+ */
+export function newClaudeCodeCompaction(context: readonly SessionEntry[]): CompactionEntry | undefined {
+  for (let i = context.length - 1; i >= 0; i--) {
+    const entry = context[i]!;
     if (entry.type === "message" && entry.message.role === "assistant") return undefined;
     if (entry.type !== "compaction") continue;
     const source = (entry.details as { source?: unknown } | undefined)?.source;
-    const keptFrom = path.findIndex((candidate) => candidate.id === entry.firstKeptEntryId);
-    return source === "claude-code" && keptFrom >= 0 && keptFrom < i ? i : undefined;
+    return source === "claude-code" && entry.firstKeptEntryId !== entry.id ? entry : undefined;
   }
   return undefined;
 }
 
-/** Imports the transcript (what is new in it) and hands `work` the session's path, root → leaf. */
-async function withSessionPath<T>(io: CliIo, transcript: string, work: (path: SessionEntry[]) => T): Promise<T> {
+/** Imports the transcript (what is new in it) and hands `work` the sessions and the session's id. */
+async function withSession<T>(io: CliIo, transcript: string, work: (sessions: SessionService, sessionId: string) => T): Promise<T> {
   const signal = AbortSignal.timeout(HOOK_DEADLINE_MS);
   const started = performance.now();
   return withDaemon(io, async (daemon) => {
@@ -120,14 +123,12 @@ async function withSessionPath<T>(io: CliIo, transcript: string, work: (path: Se
     const imported = await daemon.sessions.import({ path: transcript, format: "claude-code-jsonl" }, { signal });
     signal.throwIfAborted();
     const importedAt = performance.now();
-    const { entries } = await daemon.sessions.path({ sessionId: imported.session.id });
-    const readAt = performance.now();
-    const answer = work(entries);
+    const answer = work(daemon.sessions, imported.session.id);
     const ms = (from: number, to: number) => `${Math.round(to - from)} ms`;
     log(
       "debug",
       `claude-code hook: database ${ms(started, opened)}, import ${ms(opened, importedAt)} (${imported.addedEntries ?? 0} new entries), ` +
-        `path ${ms(importedAt, readAt)} (${entries.length} entries), answer ${ms(readAt, performance.now())}`,
+        `answer ${ms(importedAt, performance.now())}`,
     );
     return answer;
   });
