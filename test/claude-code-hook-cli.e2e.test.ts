@@ -1,5 +1,5 @@
 /**
- * `base-context claude-code`: install / uninstall merge Base Context's two hook entries into
+ * `base-context claude-code`: install / uninstall merge Base Context's three hook entries into
  * Claude Code's settings (CLAUDE_CONFIG_DIR's, or a project's) without touching anything else,
  * doctor says where they are; and the hook never blocks Claude Code: a broken transcript path, a
  * home it cannot open, input that is not the hook's JSON, and a 10 MB transcript each end with
@@ -65,15 +65,16 @@ describe("base-context claude-code install / uninstall / status", () => {
     expect(ours.hooks[0]!.command).toMatch(/base-context\.js claude-code hook$/);
     expect(ours.hooks[0]!.timeout).toBe(30);
     expect(settings.hooks.SessionStart).toEqual([{ matcher: "compact", hooks: [ours.hooks[0]] }]);
+    expect(settings.hooks.PostCompact).toEqual([{ hooks: [ours.hooks[0]] }]);
 
     // Twice is the same as once: the entries are replaced, not added again.
     expect((await runCli(["claude-code", "install"], { home, env })).code).toBe(0);
     expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual(settings);
     const status = await runCli(["claude-code", "status", "--json"], { home, env });
-    expect(JSON.parse(status.stdout)).toMatchObject({ settings: settingsFile, installed: true, hooks: [{ event: "PreCompact" }, { event: "SessionStart" }] });
+    expect(JSON.parse(status.stdout)).toMatchObject({ settings: settingsFile, installed: true, hooks: [{ event: "PreCompact" }, { event: "SessionStart" }, { event: "PostCompact" }] });
     const doctor = await runCli(["doctor", "--offline", "--json"], { home, env });
     const check = (JSON.parse(doctor.stdout) as DoctorReport).checks.find((c) => c.name === "claude code");
-    expect(check).toMatchObject({ status: "ok", summary: expect.stringContaining("(PreCompact, SessionStart)") });
+    expect(check).toMatchObject({ status: "ok", summary: expect.stringContaining("(PreCompact, SessionStart, PostCompact)") });
 
     const removed = await runCli(["claude-code", "uninstall"], { home, env });
     expect(removed.code).toBe(0);
@@ -92,7 +93,7 @@ describe("base-context claude-code install / uninstall / status", () => {
     expect(installed.code).toBe(0);
     const file = join(project, ".claude", "settings.json");
     const settings = JSON.parse(readFileSync(file, "utf8")) as ClaudeSettings;
-    expect(Object.keys(settings.hooks)).toEqual(["PreCompact", "SessionStart"]);
+    expect(Object.keys(settings.hooks)).toEqual(["PreCompact", "SessionStart", "PostCompact"]);
     const removed = await runCli(["claude-code", "uninstall", "--project"], { home, env, cwd: project });
     expect(removed.code).toBe(0);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({});

@@ -1,15 +1,19 @@
 /**
- * `base-context claude-code hook`: what Claude Code runs on `PreCompact` and on `SessionStart`
- * after a compaction (docs/claude-code.md). It reads the hook's JSON on stdin, imports the
- * transcript (only what is new), and answers on stdout with the hook's answer and nothing else:
+ * `base-context claude-code hook`: what Claude Code runs around its compactions
+ * (docs/claude-code.md). It reads the hook's JSON on stdin, imports the transcript (only what is
+ * new), and answers on stdout with the hook's answer and nothing else:
  *
  * - PreCompact: plain text, which Claude Code appends to the summary instructions after the
- *   user's own `/compact` instructions: the files modified, the errors still standing (their
- *   exact first lines) and the user's constraints in the context about to be summarized;
+ *   user's own `/compact` instructions: the user's constraints, the errors still standing (their
+ *   exact first lines) and the files modified, in the context about to be summarized;
  * - SessionStart (source `compact`): `{"hookSpecificOutput": {"hookEventName": "SessionStart",
- *   "additionalContext": …}}` with what Claude Code's new summary lost of those, or nothing when
- *   it lost nothing. The import checked that summary against the context it replaced and stored
- *   the report on the compaction (`details.retention`).
+ *   "additionalContext": …}}`. Claude Code runs it before it writes the new summary anywhere a
+ *   hook can read it, so it gives back those same items of the context just replaced; when the
+ *   transcript already holds the new summary, only what that summary lost (nothing: no answer);
+ * - PostCompact: its input carries the summary. The summary is checked against the context it
+ *   replaced and the retention line printed (Claude Code shows it to the user; after `/compact`
+ *   the model sees it too). The import stores the same report on the compaction once the
+ *   transcript holds it.
  *
  * Every failure of its own (bad input, a transcript that cannot be read, a database that cannot
  * be opened, too slow) ends with exit status 0, nothing on stdout and the reason on stderr:
@@ -18,7 +22,7 @@
 import { statSync } from "node:fs";
 import type { CompactionEntry, SessionEntry } from "@base-context/protocol";
 import type { SessionService } from "../sessions/service.js";
-import { contextProbes, criticalLines, lostItems, type LostItems } from "@base-context/core";
+import { checkRetention, clip, contextProbes, criticalLines, formatRetention, lostItems, PROBE_KINDS, type LostItems } from "@base-context/core";
 import { log } from "../log.js";
 import { withDaemon } from "./open-daemon.js";
 import type { CliIo } from "./output.js";
@@ -39,6 +43,7 @@ interface HookInput {
   hook_event_name?: unknown;
   source?: unknown;
   custom_instructions?: unknown;
+  compact_summary?: unknown;
 }
 
 /** Runs the hook; always exit status 0 (a failure is said on stderr). */
@@ -53,14 +58,26 @@ export async function runClaudeCodeHook(io: CliIo): Promise<number> {
       // Installed with the matcher "compact"; a start of another kind is none of its business.
       if (input.source !== "compact") return 0;
       const context = await withSession(io, transcriptOf(input), (sessions, sessionId) => {
-        const compaction = newClaudeCodeCompaction(sessions.contextEntries(sessionId));
-        return compaction && lostByCompaction(compaction, sessions.contextEntries(sessionId, compaction.firstKeptEntryId));
+        const current = sessions.contextEntries(sessionId);
+        const compaction = newClaudeCodeCompaction(current);
+        if (compaction === undefined) return standingItems(current);
+        return lostByCompaction(compaction.summary, replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId)));
       });
       if (context !== undefined) {
         io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } })}\n`);
       }
+    } else if (event === "PostCompact") {
+      const summary = input.compact_summary;
+      if (typeof summary !== "string" || summary.trim().length === 0) throw new Error("the PostCompact input carries no compact_summary");
+      const line = await withSession(io, transcriptOf(input), (sessions, sessionId) => {
+        const current = sessions.contextEntries(sessionId);
+        const compaction = newClaudeCodeCompaction(current);
+        const replaced = compaction === undefined ? current : replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId));
+        return retentionReportLine(summary, replaced);
+      });
+      io.stdout.write(`${line}\n`);
     } else {
-      throw new Error(`hook_event_name ${JSON.stringify(event)} is not one it answers (PreCompact, SessionStart)`);
+      throw new Error(`hook_event_name ${JSON.stringify(event)} is not one it answers (PreCompact, SessionStart, PostCompact)`);
     }
   } catch (error) {
     io.stderr.write(`base-context claude-code hook: ${error instanceof Error ? error.message : String(error)} (Claude Code goes on without it)\n`);
@@ -88,13 +105,41 @@ export function preCompactInstructions(path: readonly SessionEntry[]): string {
  * What Claude Code's summary lost of the context it replaced (`replaced`: that context, up to the
  * compaction's marker), for the context after it; undefined when it lost nothing.
  */
-export function lostByCompaction(compaction: CompactionEntry, replaced: readonly SessionEntry[]): string | undefined {
-  const upTo = replaced.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
-  const lost = lostItems(compaction.summary, contextProbes(upTo >= 0 ? replaced.slice(0, upTo) : replaced));
+export function lostByCompaction(summary: string, replaced: readonly SessionEntry[]): string | undefined {
   const heading =
     "Claude Code's summary of the earlier conversation left these out. Base Context read them from the " +
     "transcript before the compaction; they still hold:";
-  const { lines, skipped } = criticalLines(lost, AFTER_COMPACT_BUDGET_CHARS - heading.length - 60);
+  return handOver(heading, lostItems(summary, contextProbes(replaced)));
+}
+
+/**
+ * The items of the context a compaction is replacing, for the context after it, when the new
+ * summary cannot be read yet (Claude Code writes it after its SessionStart hooks have run).
+ */
+export function standingItems(context: readonly SessionEntry[]): string | undefined {
+  const heading =
+    "Before this compaction, the conversation held these; Base Context read them from the transcript " +
+    "(errors still unresolved, the user's constraints, files modified). They still hold:";
+  const items = lostItems("", contextProbes(context));
+  return handOver(heading, { ...items, files: items.files.filter((item) => item.detail === "modified") });
+}
+
+/** `Claude Code's summary kept 1/1 files, 0/1 errors, 1/1 constraints; lost: error "…"`, for PostCompact. */
+export function retentionReportLine(summary: string, replaced: readonly SessionEntry[]): string {
+  const report = checkRetention(summary, contextProbes(replaced));
+  const lost = PROBE_KINDS.flatMap((kind) => report.missing[kind].map((text) => `${kind === "files" ? "file" : kind.replace(/s$/, "")} "${clip(text, 120)}"`));
+  const shown = lost.slice(0, 5).join("; ");
+  return `Base Context: Claude Code's summary ${formatRetention(report)}${lost.length > 0 ? `; lost: ${shown}${lost.length > 5 ? ` (+${lost.length - 5} more)` : ""}` : ""}`;
+}
+
+/** The context a compaction replaced: `context` (up to its parent, the marker) before its first kept entry. */
+function replacedBy(compaction: CompactionEntry, context: readonly SessionEntry[]): readonly SessionEntry[] {
+  const keptFrom = context.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
+  return keptFrom >= 0 ? context.slice(0, keptFrom) : context;
+}
+
+function handOver(heading: string, items: LostItems): string | undefined {
+  const { lines, skipped } = criticalLines(items, AFTER_COMPACT_BUDGET_CHARS - heading.length - 60);
   if (lines.length === 0) return undefined;
   return [heading, ...lines, ...(skipped > 0 ? [`(${skipped} more not listed)`] : [])].join("\n");
 }

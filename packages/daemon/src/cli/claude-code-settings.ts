@@ -1,5 +1,5 @@
 /**
- * Base Context's two hook entries in a Claude Code settings file (`~/.claude/settings.json`,
+ * Base Context's hook entries in a Claude Code settings file (`~/.claude/settings.json`,
  * `$CLAUDE_CONFIG_DIR/settings.json`, or a project's `.claude/settings.json`): written, found and
  * removed without touching anything else in the file (other hooks, other settings, their order).
  * Our entries are recognised by their command, which always ends in `claude-code hook`.
@@ -13,6 +13,7 @@ import { CliError } from "./cli-error.js";
 export const HOOK_EVENTS = [
   { event: "PreCompact", matcher: undefined },
   { event: "SessionStart", matcher: "compact" },
+  { event: "PostCompact", matcher: undefined },
 ] as const;
 
 /** Seconds Claude Code gives the hook before it stops it (and goes on without its answer). */

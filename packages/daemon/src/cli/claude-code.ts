@@ -1,8 +1,8 @@
 /**
  * `base-context claude-code install|uninstall|status|hook`: Base Context's hooks in Claude Code
- * (docs/claude-code.md). `install` writes the two hook entries (PreCompact, SessionStart after a
- * compaction) into Claude Code's settings, `uninstall` removes them, `status` says where they are,
- * and `hook` is what those entries run.
+ * (docs/claude-code.md). `install` writes the three hook entries (PreCompact, SessionStart after a
+ * compaction, PostCompact) into Claude Code's settings, `uninstall` removes them, `status` says
+ * where they are, and `hook` is what those entries run.
  */
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
@@ -25,12 +25,13 @@ export const CLAUDE_CODE_SPEC: CommandSpec = {
   name: "claude-code",
   summary: "install (or remove) the hooks that check and complete Claude Code's compactions",
   description:
-    "install writes two hook entries into Claude Code's settings (~/.claude/settings.json, or\n" +
+    "install writes three hook entries into Claude Code's settings (~/.claude/settings.json, or\n" +
     "$CLAUDE_CONFIG_DIR/settings.json; with --project, ./.claude/settings.json), next to any hooks\n" +
-    "already there. Before Claude Code compacts, the hook tells its summary what must survive (files\n" +
-    "modified, errors still standing, your constraints); after, it checks the summary and gives the\n" +
-    "model back what it lost. Each compaction's report shows in `base-context show` and `tree`.\n" +
-    "uninstall removes the two entries and nothing else; status says where they are installed.\n" +
+    "already there. Before Claude Code compacts, the hook tells its summary what must survive (your\n" +
+    "constraints, errors still standing, files modified); after, it gives those back to the model and\n" +
+    "checks the summary (Claude Code shows the line). Each compaction's report shows in\n" +
+    "`base-context show` and `tree` once the transcript is imported (the hooks import it).\n" +
+    "uninstall removes those entries and nothing else; status says where they are installed.\n" +
     "hook is what the entries run: it reads Claude Code's hook JSON on stdin and never blocks it.",
   arguments: [{ name: "install|uninstall|status|hook", description: "what to do" }],
   options: [
@@ -83,7 +84,8 @@ export function claudeCodeCommand(argv: string[], io: CliIo = processIo()): Prom
     }
     io.stdout.write(`Installed Base Context's hooks in ${style.bold(displayPath(path))}\n`);
     io.stdout.write(`  PreCompact: tells Claude Code's summary what must survive\n`);
-    io.stdout.write(`  SessionStart (after a compaction): gives back what the summary lost\n`);
+    io.stdout.write(`  SessionStart (after a compaction): gives the model back what must survive\n`);
+    io.stdout.write(`  PostCompact: checks Claude Code's summary and shows what it kept\n`);
     io.stdout.write(`  command: ${command}\n`);
     io.stdout.write(`${style.dim(`Remove them with: base-context claude-code uninstall${project !== undefined ? " --project" : ""}`)}\n`);
   });

@@ -350,9 +350,13 @@ class SkippedParents {
   }
 }
 
-/** A compaction of another agent with the report of what its summary kept of the context it replaced. */
-function withRetention(entry: CompactionEntry, replaced: readonly SessionEntry[]): CompactionEntry {
-  const retention = checkRetention(entry.summary, contextProbes(replaced));
+/**
+ * A compaction of another agent with the report of what its summary kept of the context it
+ * replaced: `path`, root → the compaction's parent, before its first kept entry.
+ */
+function withRetention(entry: CompactionEntry, path: readonly SessionEntry[]): CompactionEntry {
+  const keptFrom = path.findIndex((each) => each.id === entry.firstKeptEntryId);
+  const retention = checkRetention(entry.summary, contextProbes(keptFrom >= 0 ? path.slice(0, keptFrom) : path));
   return { ...entry, details: detailsWithRetention(entry.details, retention) };
 }
 

@@ -225,9 +225,10 @@ export class ClaudeCodeLineParser implements LineParser {
    * the last line before it) and the `isCompactSummary` user line holding the summary its model
    * wrote. Two entries under the last line before it: a marker (the boundary, a custom entry the
    * context never shows), then the compaction (the summary line's uuid), whose kept part starts at
-   * the marker. Nothing before the boundary is kept, so the context built is the summary and what
-   * followed, as Claude Code has it; and the range the compaction replaced is on the path before
-   * its first kept entry, so usage and the retention check can measure it (as for Codex's).
+   * the marker, or at the first of the messages Claude Code preserved after its summary (newer
+   * versions). So the context built is the summary, what was preserved and what followed, as
+   * Claude Code has it; and the range the compaction replaced is on the path before its first kept
+   * entry, so usage and the retention check can measure it (as for Codex's).
    */
   private compaction(summaryLine: JsonObject | undefined): ParsedLine[] {
     const boundary = this.pendingBoundary?.line;
@@ -243,6 +244,11 @@ export class ClaudeCodeLineParser implements LineParser {
     this.noteLeaf(anchor, id);
     const timestamp = entryTimestamp(anchor, this.ids);
     const trigger = typeof metadata.trigger === "string" ? { trigger: metadata.trigger } : {};
+    // Newer versions keep the latest messages after the summary (`preservedSegment`, head to tail,
+    // ending right before the boundary): the compaction's kept part starts at its head.
+    const preserved = isJsonObject(metadata.preservedSegment) ? metadata.preservedSegment : undefined;
+    const keptFrom =
+      preserved && typeof preserved.headUuid === "string" && preserved.tailUuid === anchor.logicalParentUuid ? this.resolve(preserved.headUuid) : null;
     return [
       {
         kind: "entry",
@@ -256,7 +262,7 @@ export class ClaudeCodeLineParser implements LineParser {
           parentId: markerId,
           timestamp,
           summary,
-          firstKeptEntryId: markerId,
+          firstKeptEntryId: keptFrom ?? markerId,
           tokensBefore: typeof metadata.preTokens === "number" ? metadata.preTokens : null,
           details: { source: "claude-code", ...trigger },
         },
