@@ -32,7 +32,10 @@ const OTHER_HOOKS = {
   PostToolUse: [{ matcher: "Edit", hooks: [{ type: "command", command: "prettier --write" }] }],
 };
 
-type ClaudeSettings = { model: string; hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout?: number }> }>> };
+type ClaudeSettings = {
+  model: string;
+  hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout?: number }> }>>;
+};
 type DoctorReport = { checks: Array<{ name: string; status: string; summary: string }> };
 
 function hookInput(transcript: string, event: "PreCompact" | "SessionStart"): string {
@@ -71,7 +74,11 @@ describe("base-context claude-code install / uninstall / status", () => {
     expect((await runCli(["claude-code", "install"], { home, env })).code).toBe(0);
     expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual(settings);
     const status = await runCli(["claude-code", "status", "--json"], { home, env });
-    expect(JSON.parse(status.stdout)).toMatchObject({ settings: settingsFile, installed: true, hooks: [{ event: "PreCompact" }, { event: "SessionStart" }, { event: "PostCompact" }] });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      settings: settingsFile,
+      installed: true,
+      hooks: [{ event: "PreCompact" }, { event: "SessionStart" }, { event: "PostCompact" }],
+    });
     const doctor = await runCli(["doctor", "--offline", "--json"], { home, env });
     const check = (JSON.parse(doctor.stdout) as DoctorReport).checks.find((c) => c.name === "claude code");
     expect(check).toMatchObject({ status: "ok", summary: expect.stringContaining("(PreCompact, SessionStart, PostCompact)") });

@@ -153,33 +153,46 @@ describe("Base Context's hooks in the real Claude Code", () => {
     expect(errorLine).not.toBeNull();
     expect(instructions).toContain(`- File modified: \`${join(project, "notes.txt")}\``);
 
-    const before = fake.requests.length;
-    const next = await claudeRun("What is left to do?", first.session_id);
-    expect(next.is_error).toBe(false);
-    // The first request of the turn after the compaction: the summary, and the hook's context with the lost error.
-    const after = fake.requests.slice(before).flatMap((request) => (request.body?.tools?.some((tool) => tool.name === "Bash") ? [request.body] : []));
-    expect(after.length).toBeGreaterThanOrEqual(1);
-    const sent = requestText(after[0]!);
-    expect(sent).toContain("Primary Request: fix the typo");
-    // SessionStart ran before Claude Code wrote its summary anywhere: it gave back what must survive.
-    const given = /Before this compaction, the conversation held these[\s\S]*?(?=<\/system-reminder>|$)/.exec(sent);
-    expect(given).not.toBeNull();
-    expect(given![0]).toContain(errorLine![1]);
-    expect(given![0]).toContain(`- User constraint: ${CONSTRAINT}`);
-    // PostCompact checked the summary it was given: Claude Code shows the line (and, after /compact, sends it).
-    expect(sent).toMatch(new RegExp(`Base Context: Claude Code's summary kept [^\\n]*0/1 errors, 1/1 constraints[^\\n]*; lost: error "ls: `));
+      const before = fake.requests.length;
+      const next = await claudeRun("What is left to do?", first.session_id);
+      expect(next.is_error).toBe(false);
+      // The first request of the turn after the compaction: the summary, and the hook's context with the lost error.
+      const after = fake.requests
+        .slice(before)
+        .flatMap((request) => (request.body?.tools?.some((tool) => tool.name === "Bash") ? [request.body] : []));
+      expect(after.length).toBeGreaterThanOrEqual(1);
+      const sent = requestText(after[0]!);
+      expect(sent).toContain("Primary Request: fix the typo");
+      // SessionStart ran before Claude Code wrote its summary anywhere: it gave back what must survive.
+      const given = /Before this compaction, the conversation held these[\s\S]*?(?=<\/system-reminder>|$)/.exec(sent);
+      expect(given).not.toBeNull();
+      expect(given![0]).toContain(errorLine![1]);
+      expect(given![0]).toContain(`- User constraint: ${CONSTRAINT}`);
+      // PostCompact checked the summary it was given: Claude Code shows the line (and, after /compact, sends it).
+      expect(sent).toMatch(/Base Context: Claude Code's summary kept [^\n]*0\/1 errors, 1\/1 constraints[^\n]*; lost: error "ls: /);
 
-    // The session the hooks imported here, brought up to date: Claude Code's compaction, checked against the context it replaced.
-    const imported = await runCli(["import", file], { home: baseContextHome });
-    expect(imported.code).toBe(0);
-    const shown = await runCli(["show", first.session_id, "--json"], { home: baseContextHome });
-    expect(shown.code).toBe(0);
-    const context = JSON.parse(shown.stdout) as { summarizedBy?: string; retention?: { errors: { kept: number; total: number }; constraints: { kept: number; total: number }; missing: { errors: string[] } } };
-    expect(context.summarizedBy).toBe("claude-code");
-    expect(context.retention?.errors).toEqual({ kept: 0, total: 1 });
-    expect(context.retention?.constraints).toEqual({ kept: 1, total: 1 });
-    expect(context.retention?.missing.errors).toEqual([errorLine![1]]);
-    const tree = await runCli(["tree", first.session_id, "--print", "--filter", "summaries", "--width", "400"], { home: baseContextHome });
-    expect(tree.stdout).toMatch(/\[compaction\].*\[Claude Code's summary kept .*0\/1 errors, 1\/1 constraints/);
-  }, 15 * 60_000);
+      // The session the hooks imported here, brought up to date: Claude Code's compaction, checked against the context it replaced.
+      const imported = await runCli(["import", file], { home: baseContextHome });
+      expect(imported.code).toBe(0);
+      const shown = await runCli(["show", first.session_id, "--json"], { home: baseContextHome });
+      expect(shown.code).toBe(0);
+      const context = JSON.parse(shown.stdout) as {
+        summarizedBy?: string;
+        retention?: {
+          errors: { kept: number; total: number };
+          constraints: { kept: number; total: number };
+          missing: { errors: string[] };
+        };
+      };
+      expect(context.summarizedBy).toBe("claude-code");
+      expect(context.retention?.errors).toEqual({ kept: 0, total: 1 });
+      expect(context.retention?.constraints).toEqual({ kept: 1, total: 1 });
+      expect(context.retention?.missing.errors).toEqual([errorLine![1]]);
+      const tree = await runCli(["tree", first.session_id, "--print", "--filter", "summaries", "--width", "400"], {
+        home: baseContextHome,
+      });
+      expect(tree.stdout).toMatch(/\[compaction\].*\[Claude Code's summary kept .*0\/1 errors, 1\/1 constraints/);
+    },
+    15 * 60_000,
+  );
 });

@@ -26,10 +26,53 @@ export function appendTurns(state, count) {
     const file = `${state.cwd}/src/module-${turn % 50}.ts`;
     const request = turn === 0 ? "Fix the parser in src/module-0.ts. Never edit the generated files." : `Now fix case ${turn} in ${file}.`;
     lines.push(line(state, "user", { role: "user", content: request }));
-    lines.push(line(state, "assistant", assistant([{ type: "tool_use", id: `toolu_e${turn}`, name: "Edit", input: { file_path: file, old_string: `case ${turn}`, new_string: `case ${turn} fixed` } }])));
-    lines.push(line(state, "user", { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_e${turn}`, content: `The file ${file} has been updated.\n${body(turn)}` }] }));
-    lines.push(line(state, "assistant", assistant([{ type: "tool_use", id: `toolu_b${turn}`, name: "Bash", input: { command: `npm test -- case${turn}`, description: "Run the test" } }])));
-    lines.push(line(state, "user", { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_b${turn}`, is_error: true, content: `Error: case ${turn} expected 2, received 1\n    at Object.<anonymous> (test/case${turn}.test.ts:12:5)` }] }));
+    lines.push(
+      line(
+        state,
+        "assistant",
+        assistant([
+          {
+            type: "tool_use",
+            id: `toolu_e${turn}`,
+            name: "Edit",
+            input: { file_path: file, old_string: `case ${turn}`, new_string: `case ${turn} fixed` },
+          },
+        ]),
+      ),
+    );
+    lines.push(
+      line(state, "user", {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: `toolu_e${turn}`, content: `The file ${file} has been updated.\n${body(turn)}` }],
+      }),
+    );
+    lines.push(
+      line(
+        state,
+        "assistant",
+        assistant([
+          {
+            type: "tool_use",
+            id: `toolu_b${turn}`,
+            name: "Bash",
+            input: { command: `npm test -- case${turn}`, description: "Run the test" },
+          },
+        ]),
+      ),
+    );
+    lines.push(
+      line(state, "user", {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: `toolu_b${turn}`,
+            is_error: true,
+            content: `Error: case ${turn} expected 2, received 1\n    at Object.<anonymous> (test/case${turn}.test.ts:12:5)`,
+          },
+        ],
+      }),
+    );
     lines.push(line(state, "assistant", assistant([{ type: "text", text: `Case ${turn} still fails; I will look at it next.` }])));
   }
   const text = lines.join("\n") + "\n";
@@ -58,13 +101,33 @@ export function appendCompaction(state) {
 
 function line(state, type, message, extra = {}) {
   const id = uuid(state.next++);
-  const value = { parentUuid: state.parent, isSidechain: false, userType: "external", cwd: state.cwd, sessionId: state.sessionId, version: "2.1.332", type, message, uuid: id, timestamp: stamp(state.next), ...extra };
+  const value = {
+    parentUuid: state.parent,
+    isSidechain: false,
+    userType: "external",
+    cwd: state.cwd,
+    sessionId: state.sessionId,
+    version: "2.1.332",
+    type,
+    message,
+    uuid: id,
+    timestamp: stamp(state.next),
+    ...extra,
+  };
   state.parent = id;
   return JSON.stringify(value);
 }
 
 function assistant(content) {
-  return { model: "claude-sonnet-4-5", id: `msg_${content[0].id ?? "text"}`, type: "message", role: "assistant", content, stop_reason: content[0].type === "tool_use" ? "tool_use" : "end_turn", usage: { input_tokens: 1000, output_tokens: 50 } };
+  return {
+    model: "claude-sonnet-4-5",
+    id: `msg_${content[0].id ?? "text"}`,
+    type: "message",
+    role: "assistant",
+    content,
+    stop_reason: content[0].type === "tool_use" ? "tool_use" : "end_turn",
+    usage: { input_tokens: 1000, output_tokens: 50 },
+  };
 }
 
 /** About 3 KB of source, different in every turn. */

@@ -57,8 +57,8 @@ export function runNodeProgram(
     }
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${main} ${args.join(" ")} still running after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));

@@ -52,7 +52,9 @@ export async function runClaudeCodeHook(io: CliIo): Promise<number> {
     const input = parseInput(await readInput(io));
     const event = input.hook_event_name;
     if (event === "PreCompact") {
-      const text = await withSession(io, transcriptOf(input), (sessions, sessionId) => preCompactInstructions(sessions.contextEntries(sessionId)));
+      const text = await withSession(io, transcriptOf(input), (sessions, sessionId) =>
+        preCompactInstructions(sessions.contextEntries(sessionId)),
+      );
       if (text.length > 0) io.stdout.write(`${text}\n`);
     } else if (event === "SessionStart") {
       // Installed with the matcher "compact"; a start of another kind is none of its business.
@@ -72,7 +74,8 @@ export async function runClaudeCodeHook(io: CliIo): Promise<number> {
       const line = await withSession(io, transcriptOf(input), (sessions, sessionId) => {
         const current = sessions.contextEntries(sessionId);
         const compaction = newClaudeCodeCompaction(current);
-        const replaced = compaction === undefined ? current : replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId));
+        const replaced =
+          compaction === undefined ? current : replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId));
         return retentionReportLine(summary, replaced);
       });
       io.stdout.write(`${line}\n`);
@@ -127,7 +130,9 @@ export function standingItems(context: readonly SessionEntry[]): string | undefi
 /** `Claude Code's summary kept 1/1 files, 0/1 errors, 1/1 constraints; lost: error "…"`, for PostCompact. */
 export function retentionReportLine(summary: string, replaced: readonly SessionEntry[]): string {
   const report = checkRetention(summary, contextProbes(replaced));
-  const lost = PROBE_KINDS.flatMap((kind) => report.missing[kind].map((text) => `${kind === "files" ? "file" : kind.replace(/s$/, "")} "${clip(text, 120)}"`));
+  const lost = PROBE_KINDS.flatMap((kind) =>
+    report.missing[kind].map((text) => `${kind === "files" ? "file" : kind.replace(/s$/, "")} "${clip(text, 120)}"`),
+  );
   const shown = lost.slice(0, 5).join("; ");
   return `Base Context: Claude Code's summary ${formatRetention(report)}${lost.length > 0 ? `; lost: ${shown}${lost.length > 5 ? ` (+${lost.length - 5} more)` : ""}` : ""}`;
 }

@@ -68,7 +68,8 @@ export function installedHooks(settings: Json): { event: string; command: string
   const hooks = isObject(settings.hooks) ? settings.hooks : {};
   for (const { event } of HOOK_EVENTS) {
     for (const group of groupsOf(hooks[event])) {
-      for (const hook of group.hooks ?? []) if (isObject(hook) && isOurCommand(hook.command)) found.push({ event, command: hook.command as string });
+      for (const hook of group.hooks ?? [])
+        if (isObject(hook) && isOurCommand(hook.command)) found.push({ event, command: hook.command as string });
     }
   }
   return found;

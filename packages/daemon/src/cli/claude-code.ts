@@ -79,7 +79,11 @@ export function claudeCodeCommand(argv: string[], io: CliIo = processIo()): Prom
     const settings = readClaudeSettings(path);
     writeClaudeSettings(path, withOurHooks(settings, command));
     if (json) {
-      writeJson(io, { settings: path, command, events: HOOK_EVENTS.map(({ event, matcher }) => ({ event, ...(matcher ? { matcher } : {}) })) });
+      writeJson(io, {
+        settings: path,
+        command,
+        events: HOOK_EVENTS.map(({ event, matcher }) => ({ event, ...(matcher ? { matcher } : {}) })),
+      });
       return;
     }
     io.stdout.write(`Installed Base Context's hooks in ${style.bold(displayPath(path))}\n`);
@@ -116,7 +120,10 @@ function shellWord(word: string): string {
 }
 
 /** `doctor`'s line: whether the hooks are installed for the user or for the project, and whether a settings file is unreadable. */
-export function claudeCodeCheck(env: NodeJS.ProcessEnv, projectDir: string): { name: string; status: "ok" | "warn" | "skip"; summary: string; fixes: string[] } {
+export function claudeCodeCheck(
+  env: NodeJS.ProcessEnv,
+  projectDir: string,
+): { name: string; status: "ok" | "warn" | "skip"; summary: string; fixes: string[] } {
   const found: string[] = [];
   const problems: string[] = [];
   const partial: string[] = [];

@@ -155,8 +155,9 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
   io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n`);
   if (shown.retention) {
     const lost = lostLine(shown.retention);
+    const by = shown.summarizedBy === "claude-code" ? " (Claude Code's summary)" : "";
     io.stdout.write(
-      `${style.dim(`compaction ${shown.compactionId}${shown.summarizedBy === "claude-code" ? " (Claude Code's summary)" : ""}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`,
+      `${style.dim(`compaction ${shown.compactionId}${by}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`,
     );
   }
   io.stdout.write("\n");

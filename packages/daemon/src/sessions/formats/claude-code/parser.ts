@@ -248,7 +248,9 @@ export class ClaudeCodeLineParser implements LineParser {
     // ending right before the boundary): the compaction's kept part starts at its head.
     const preserved = isJsonObject(metadata.preservedSegment) ? metadata.preservedSegment : undefined;
     const keptFrom =
-      preserved && typeof preserved.headUuid === "string" && preserved.tailUuid === anchor.logicalParentUuid ? this.resolve(preserved.headUuid) : null;
+      preserved && typeof preserved.headUuid === "string" && preserved.tailUuid === anchor.logicalParentUuid
+        ? this.resolve(preserved.headUuid)
+        : null;
     return [
       {
         kind: "entry",
