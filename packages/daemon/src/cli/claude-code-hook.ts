@@ -98,7 +98,7 @@ export function preCompactInstructions(path: readonly SessionEntry[]): string {
   };
   const heading =
     "Base Context read this session's transcript. Keep each of these in the summary, the quoted text exactly " +
-    "(errors still unresolved, files modified, the user's constraints):";
+    "(the user's constraints, errors still unresolved, files modified):";
   const { lines, skipped } = criticalLines(items, PRE_COMPACT_BUDGET_CHARS - heading.length - 60);
   if (lines.length === 0) return "";
   return [heading, ...lines, ...(skipped > 0 ? [`(${skipped} more not listed)`] : [])].join("\n");
@@ -122,7 +122,7 @@ export function lostByCompaction(summary: string, replaced: readonly SessionEntr
 export function standingItems(context: readonly SessionEntry[]): string | undefined {
   const heading =
     "Before this compaction, the conversation held these; Base Context read them from the transcript " +
-    "(errors still unresolved, the user's constraints, files modified). They still hold:";
+    "(the user's constraints, errors still unresolved, files modified). They still hold:";
   const items = lostItems("", contextProbes(context));
   return handOver(heading, { ...items, files: items.files.filter((item) => item.detail === "modified") });
 }
