@@ -92,8 +92,9 @@ export class SessionImporter {
     return (typeof entry === "string" ? Buffer.byteLength(entry, "utf8") : jsonBytes(entry, limit)) > limit;
   }
 
-  private storedBefore(target: ImportTarget, batchIds: ReadonlySet<string>, id: string): boolean {
-    return batchIds.has(id) || this.store.hasEntry(target.sessionId, id);
+  /** `stored`: the session's ids, read once when a re-import begins and kept up to date (not one query per line). */
+  private storedBefore(stored: ReadonlySet<string>, batchIds: ReadonlySet<string>, id: string): boolean {
+    return batchIds.has(id) || stored.has(id);
   }
 
   /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
@@ -152,11 +153,14 @@ export class SessionImporter {
     const batchIds = new Set<string>();
     const orphans = new SkippedParents();
     let target: ImportTarget | undefined;
+    /** On a re-import: the ids stored (read once, then added to as batches are written). */
+    let stored: Set<string> = new Set();
     let lineNumber = 0;
 
     const writeBatch = () => {
       signal?.throwIfAborted();
       const report = target!.insertBatch(batch);
+      if (resumed) for (const { entry } of batch) stored.add(entry.id);
       added += batch.length - report.skipped.length;
       batch = [];
       batchIds.clear();
@@ -182,6 +186,7 @@ export class SessionImporter {
         const id = source.newId ? this.ids.sessionId() : header.id;
         if (format.incremental && this.store.getSession(id) !== undefined) {
           target = this.store.resumeImport(id);
+          stored = new Set(this.store.entryLinks(id).map((link) => link.id));
           resumed = true;
           return;
         }
@@ -197,7 +202,7 @@ export class SessionImporter {
         });
       } else if (parsed.kind === "ignored") {
         ignoredLines[parsed.what] = (ignoredLines[parsed.what] ?? 0) + 1;
-      } else if (parsed.kind === "entry" && resumed && this.storedBefore(target!, batchIds, parsed.entry.id)) {
+      } else if (parsed.kind === "entry" && resumed && this.storedBefore(stored, batchIds, parsed.entry.id)) {
         // Stored by an earlier import of this file: recognised by its id, not a duplicate.
         if (batchIds.has(parsed.entry.id)) addSkip({ line: lineNumber, reason: `duplicate entry id "${parsed.entry.id}"` });
       } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
