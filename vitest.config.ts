@@ -39,6 +39,8 @@ const endToEnd = ["test/**/*.e2e.test.ts", "test/adversarial/**/*.test.ts"];
  */
 const notOnOtherNodes = [
   "test/claude-code-real.e2e.test.ts",
+  // The hook under each Node is claude-code-hook-cli.e2e.test.ts's; this one is about Claude Code.
+  "test/claude-code-hooks.e2e.test.ts",
   "test/codex-real.e2e.test.ts",
   "test/pi-extension.e2e.test.ts",
   "test/pi-extension-tui.e2e.test.ts",

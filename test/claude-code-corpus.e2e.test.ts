@@ -112,26 +112,37 @@ describe.skipIf(!present)("the corpus's real Claude Code transcripts (skipped wh
     expect(human.length).toBeGreaterThanOrEqual(Math.min(2, labels.humanMessages));
     expect(human.length).toBeLessThanOrEqual(labels.humanMessages);
 
-    // Claude Code's compaction: one compaction entry whose summary is its summary message, on the path.
-    const summaryLine = lines.find((line) => line.isCompactSummary === true)!;
-    const boundary = lines.find((line) => line.subtype === "compact_boundary")!;
-    const compactions = entries.filter((entry) => entry.type === "compaction");
-    expect(compactions).toEqual([
-      expect.objectContaining({ id: boundary.uuid, summary: summaryLine.message!.content, firstKeptEntryId: boundary.uuid }),
-    ]);
-    // Under the last line before it, or that line's nearest stored ancestor when it is not stored (a metadata line).
-    const logicalParent = lines.find((line) => line.uuid === boundary.logicalParentUuid)!;
-    const compactionAt = entries.indexOf(compactions[0]!);
-    expect(compactions[0]!.parentId).toBe(entries[compactionAt - 1]!.id);
-    if (compactions[0]!.parentId !== logicalParent.uuid) expect(["progress", "system"]).toContain(logicalParent.type);
-    const context = await d.client.request(ContextBuild, { sessionId });
-    expect(context.compactionId).toBe(boundary.uuid);
-    expect((context.messages[0] as ContextMessage).role).toBe("compactionSummary");
-    // What Claude Code's summary replaced can be probed the way a compaction made here is checked.
-    const replaced = entries.slice(0, entries.findIndex((entry) => entry.type === "compaction"));
-    const probes = probeMessages(replaced.flatMap((entry) => (entry.type === "message" ? [entry.message as ContextMessage] : [])));
-    expect(probes.requests.length).toBeGreaterThan(0);
-    expect(probes.errors.length).toBeGreaterThan(0);
+      // Claude Code's compaction: its boundary as a marker, then one compaction entry whose summary is its
+      // summary message, kept from the marker, on the path.
+      const summaryLine = lines.find((line) => line.isCompactSummary === true)!;
+      const boundary = lines.find((line) => line.subtype === "compact_boundary")!;
+      const compactions = entries.filter((entry) => entry.type === "compaction");
+      expect(compactions).toEqual([
+        expect.objectContaining({
+          id: summaryLine.uuid,
+          parentId: boundary.uuid,
+          summary: summaryLine.message!.content,
+          firstKeptEntryId: boundary.uuid,
+        }),
+      ]);
+      const markerAt = entries.findIndex((entry) => entry.id === boundary.uuid);
+      expect(entries[markerAt]).toMatchObject({ type: "custom", customType: "claude-code.compact_boundary" });
+      // Under the last line before it, or that line's nearest stored ancestor when it is not stored (a metadata line).
+      const logicalParent = lines.find((line) => line.uuid === boundary.logicalParentUuid)!;
+      expect(entries[markerAt]!.parentId).toBe(entries[markerAt - 1]!.id);
+      if (entries[markerAt]!.parentId !== logicalParent.uuid) expect(["progress", "system"]).toContain(logicalParent.type);
+      const context = await d.client.request(ContextBuild, { sessionId });
+      expect(context.compactionId).toBe(summaryLine.uuid);
+      expect((context.messages[0] as ContextMessage).role).toBe("compactionSummary");
+      // What Claude Code's summary replaced is probed at import, the way a compaction made here is checked.
+      const replaced = entries.slice(0, markerAt);
+      const probes = probeMessages(replaced.flatMap((entry) => (entry.type === "message" ? [entry.message as ContextMessage] : [])));
+      expect(probes.requests.length).toBeGreaterThan(0);
+      expect(probes.errors.length).toBeGreaterThan(0);
+      const retention = (compactions[0] as { details?: { retention?: { requests: { total: number }; errors: { total: number } } } }).details
+        ?.retention;
+      expect(retention?.requests.total).toBeGreaterThan(0);
+      expect(retention?.errors.total).toBeGreaterThan(0);
 
     // A re-import of the unchanged file adds nothing.
     const again = await d.client.request(SessionImport, { path: file });

@@ -22,6 +22,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** The program to run (default DAEMON_MAIN, the unbundled build). */
   main?: string;
+  /** Written to its stdin, which is then closed (default: no stdin). */
+  input?: string;
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
@@ -41,17 +43,22 @@ export function runCli(args: readonly string[], options: CliOptions): Promise<Cl
 export function runNodeProgram(
   main: string,
   args: readonly string[],
-  options: { env: NodeJS.ProcessEnv; cwd?: string | undefined; timeoutMs?: number | undefined },
+  options: { env: NodeJS.ProcessEnv; cwd?: string | undefined; timeoutMs?: number | undefined; input?: string | undefined },
 ): Promise<CliRun> {
   const env = { ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const timeoutMs = options.timeoutMs ?? 20_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(TEST_NODE, [main, ...args], { env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(TEST_NODE, [main, ...args], { env, cwd: options.cwd, stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"] });
+    if (options.input !== undefined) {
+      // A program that exits without reading its input is its own business, not a test failure here.
+      child.stdin!.on("error", () => undefined);
+      child.stdin!.end(options.input);
+    }
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${main} ${args.join(" ")} still running after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));

@@ -43,7 +43,18 @@ export {
   type RetentionReport,
 } from "./check.js";
 export { junkKind, junkLines, summaryItems, type JunkKind } from "./junk.js";
-export { carriedProbes, detailsWithRetention, repairBudgetTokens, repairSummary, retainSummary, type RepairResult } from "./repair.js";
+export {
+  carriedProbes,
+  criticalLines,
+  detailsWithRetention,
+  lostItems,
+  repairBudgetTokens,
+  repairSummary,
+  retainSummary,
+  type LostItems,
+  type RepairResult,
+} from "./repair.js";
+export { contextProbes } from "./context-probes.js";
 export { classifyToolCall, reportedExitCode, type ActionKind, type ToolAction } from "./tools.js";
 export {
   clip,

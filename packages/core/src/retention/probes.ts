@@ -5,7 +5,7 @@
  */
 import type { ContextMessage, UserContentBlock } from "@base-context/protocol";
 import { errorLine, exitedAsDesigned, foundNothing, hasStackTrace, startsWithErrorLine } from "./errors.js";
-import { ANY_LATER_SUCCESS, commandFailureKeys, commandKeys, saysFixed, wasCancelled } from "./resolution.js";
+import { ANY_LATER_SUCCESS, commandFailureKeys, commandKeys, maySayFixed, saysFixed, wasCancelled } from "./resolution.js";
 import { clip, normalizeKey, sentences } from "./text.js";
 import { classifyToolCall, reportedExitCode } from "./tools.js";
 import { constraintSentences, isSummaryText, ownSentences, readRequest, unsureConstraintSentences } from "./user-text.js";
@@ -147,6 +147,8 @@ class ProbeCollector implements MessageReader {
   private readonly seen = new Map<ProbeKind, Map<string, number>>(PROBE_KINDS.map((k) => [k, new Map()]));
   private readonly calls = new Map<string, { kind: string; target: string; keys: string[] }>();
   private readonly tracked: TrackedError[] = [];
+  /** The tracked errors by each of their keys: a success looks up only those it may fix (long sessions fail often). */
+  private readonly trackedByKey = new Map<string, TrackedError[]>();
   private readonly unjudged: Unjudged = { requests: 0, constraints: 0 };
   private lastUserIndex = -1;
   private lastPlan: ProbeItem | undefined;
@@ -235,15 +237,25 @@ class ProbeCollector implements MessageReader {
 
   private failed(item: ProbeItem, keys: readonly string[], fromCommand: boolean): void {
     const at = this.add("errors", item);
-    if (at >= 0) this.tracked.push({ at, keys, fromCommand });
+    if (at < 0) return;
+    const tracked = { at, keys, fromCommand };
+    this.tracked.push(tracked);
+    for (const key of new Set(keys)) {
+      const list = this.trackedByKey.get(key);
+      if (list) list.push(tracked);
+      else this.trackedByKey.set(key, [tracked]);
+    }
   }
 
+  /** Resolves every tracked error that shares a key with the success (or counts any later success). */
   private succeeded(keys: readonly string[]): void {
-    const all = [...keys, ANY_LATER_SUCCESS];
-    for (const error of this.tracked) if (error.keys.some((key) => all.includes(key))) this.resolve(error.at);
+    for (const key of new Set([...keys, ANY_LATER_SUCCESS])) {
+      for (const error of this.trackedByKey.get(key) ?? []) this.resolve(error.at);
+    }
   }
 
   private resolveBySaying(sentence: string): void {
+    if (!maySayFixed(sentence)) return;
     for (const error of this.tracked) {
       const item = this.probes.errors[error.at]!;
       if (!item.resolved && saysFixed(sentence, { message: item.text, fromCommand: error.fromCommand })) this.resolve(error.at);

@@ -92,17 +92,39 @@ export interface RepairResult {
  * Idempotent: what the summary already holds is not appended again.
  */
 export function repairSummary(summary: string, probes: RetentionProbes, budgetTokens: number): RepairResult {
+  const { lines, added, skipped } = criticalLines(lostItems(summary, probes), budgetTokens * CHARS_PER_TOKEN);
+  if (lines.length === 0) return { summary, added, skipped };
+  return { summary: insertCritical(summary, lines), added, skipped };
+}
+
+/** What repair restores: the constraints, standing errors and files (modified first) `summary` does not hold. */
+export interface LostItems {
+  constraints: ProbeItem[];
+  errors: ProbeItem[];
+  files: ProbeItem[];
+}
+
+export function lostItems(summary: string, probes: RetentionProbes): LostItems {
   const index = new SummaryIndex(summary);
-  const missing = {
+  const files = probes.files.filter((item) => !isKept("files", item, index));
+  files.sort((a, b) => Number(b.detail === "modified") - Number(a.detail === "modified"));
+  return {
     constraints: probes.constraints.filter((item) => !isKept("constraints", item, index)),
     // A fixed error is history, not something to keep in mind as standing: the summarizer may tell it.
     errors: probes.errors.filter((item) => item.resolved !== true && !isKept("errors", item, index)),
-    files: probes.files.filter((item) => !isKept("files", item, index)),
+    files,
   };
-  missing.files.sort((a, b) => Number(b.detail === "modified") - Number(a.detail === "modified"));
+}
+
+/**
+ * The repair lines of `items` (`- User constraint: …`, ``- Error (cmd): `…` ``, ``- File modified: `…` ``),
+ * constraints first, then errors, then files, while `budgetChars` lasts: the same lines repair
+ * appends, and Claude Code's hooks hand over (docs/claude-code.md).
+ */
+export function criticalLines(items: LostItems, budgetChars: number): Omit<RepairResult, "summary"> & { lines: string[] } {
   const added = { files: 0, errors: 0, constraints: 0 };
   const lines: string[] = [];
-  let budget = budgetTokens * CHARS_PER_TOKEN;
+  let budget = budgetChars;
   let skipped = 0;
   const push = (kind: keyof typeof added, line: string): void => {
     if (line.length + 1 > budget) {
@@ -113,12 +135,11 @@ export function repairSummary(summary: string, probes: RetentionProbes, budgetTo
     lines.push(line);
     added[kind]++;
   };
-  for (const item of missing.constraints) push("constraints", `- ${CONSTRAINT}${item.text}`);
-  for (const item of missing.errors)
+  for (const item of items.constraints) push("constraints", `- ${CONSTRAINT}${item.text}`);
+  for (const item of items.errors)
     push("errors", `- ${ERROR}${item.detail ? ` (${clip(item.detail.replace(/[()]/g, ""), 80)})` : ""}: \`${item.text}\``);
-  for (const item of missing.files) push("files", `- ${item.detail === "modified" ? FILE_MODIFIED : FILE_READ}\`${item.text}\``);
-  if (lines.length === 0) return { summary, added, skipped };
-  return { summary: insertCritical(summary, lines), added, skipped };
+  for (const item of items.files) push("files", `- ${item.detail === "modified" ? FILE_MODIFIED : FILE_READ}\`${item.text}\``);
+  return { lines, added, skipped };
 }
 
 /** Appends lines at the end of the first `## Critical Context` section (its "(none)" placeholder goes). */

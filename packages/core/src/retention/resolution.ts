@@ -109,11 +109,15 @@ function errorTokens(errorLine: string): string[] {
  * says something still fails resolves nothing.
  */
 export function saysFixed(sentence: string, error: { readonly message: string; readonly fromCommand: boolean }): boolean {
-  if (!FIXED.test(sentence) || (NEGATED.test(sentence) && !/\bwithout (?:any )?errors\b|\bno (?:more )?\w* ?errors\b/i.test(sentence)))
-    return false;
+  if (!maySayFixed(sentence)) return false;
   const lower = sentence.toLowerCase();
   if (errorTokens(error.message).some((token) => lower.includes(token.toLowerCase()))) return true;
   return error.fromCommand && BUILD_OR_TESTS.test(sentence);
+}
+
+/** Whether `sentence` says something was fixed at all (what `saysFixed` asks first, whatever the error). */
+export function maySayFixed(sentence: string): boolean {
+  return FIXED.test(sentence) && (!NEGATED.test(sentence) || /\bwithout (?:any )?errors\b|\bno (?:more )?\w* ?errors\b/i.test(sentence));
 }
 
 /**

@@ -25,6 +25,7 @@ const RUNNERS: Record<string, Command["run"]> = {
   settings: async (args) => (await import("./settings.js")).settingsCommand(args),
   doctor: async (args) => (await import("./doctor.js")).doctorCommand(args),
   migrate: async (args) => (await import("./migrate.js")).migrateCommand(args),
+  "claude-code": async (args) => (await import("./claude-code.js")).claudeCodeCommand(args),
 };
 
 export const COMMANDS: Command[] = COMMAND_SUMMARIES.map((summary) => {

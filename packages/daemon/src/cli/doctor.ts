@@ -80,6 +80,8 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
 
       progress.update("starting the plugins");
       checks.push(await checkPlugins(home, projectDir, project.settings));
+      const { claudeCodeCheck } = await import("./claude-code.js");
+      checks.push(claudeCodeCheck(io.env, projectDir));
     } finally {
       progress.done();
     }

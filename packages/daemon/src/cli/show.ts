@@ -45,6 +45,8 @@ interface ShownContext {
   compactionId?: string;
   /** What the compaction in force kept of what it replaced (its `details.retention`). */
   retention?: RetentionReport;
+  /** The agent that summarized it when it was not Base Context (`claude-code`: imported, checked at import). */
+  summarizedBy?: string;
   messages: Array<{
     index: number;
     role: string;
@@ -86,6 +88,7 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
       const prunedCalls = new Set(context.pruned?.toolCallIds ?? []);
       const compaction = context.compactionId ? await daemon.sessions.getEntry({ sessionId, entryId: context.compactionId }) : undefined;
       const retention = compaction?.entry.type === "compaction" ? retentionOf(compaction.entry.details) : undefined;
+      const source = (compaction?.entry.details as { source?: unknown } | undefined)?.source;
       const views: MessageView[] = [];
       for (const message of context.messages) {
         views.push(
@@ -106,6 +109,7 @@ export function showCommand(argv: string[], io: CliIo = processIo()): Promise<nu
         thinkingLevel: context.thinkingLevel,
         ...(context.compactionId ? { compactionId: context.compactionId } : {}),
         ...(retention ? { retention } : {}),
+        ...(typeof source === "string" ? { summarizedBy: source } : {}),
         messages: context.messages.map((message, i) => {
           const callId = toolCallIdOf(message);
           const pruned = callId !== undefined && prunedCalls.has(callId);
@@ -151,8 +155,9 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
   io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n`);
   if (shown.retention) {
     const lost = lostLine(shown.retention);
+    const by = shown.summarizedBy === "claude-code" ? " (Claude Code's summary)" : "";
     io.stdout.write(
-      `${style.dim(`compaction ${shown.compactionId}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`,
+      `${style.dim(`compaction ${shown.compactionId}${by}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`,
     );
   }
   io.stdout.write("\n");

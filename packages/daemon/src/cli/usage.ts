@@ -23,6 +23,7 @@ export const COMMAND_SUMMARIES: readonly CommandSummary[] = [
   { name: "plugin", summary: "plugin new <name>: create a plugin that runs as is (the same commands as plugins)" },
   { name: "settings", summary: "show the effective settings and where each value comes from" },
   { name: "doctor", summary: "check the database, settings, tokenizer, summarizer and plugins" },
+  { name: "claude-code", summary: "install (or remove) the hooks that check and complete Claude Code's compactions" },
   { name: "migrate", summary: "copy every session from the SQLite file into PostgreSQL (--to), or back (--from)" },
 ];
 

@@ -10,7 +10,8 @@
  * Formats whose entries keep the file's own ids (`incremental`) import a file of a session that is
  * already here by appending what is new: stored entries are recognised by their ids and passed over.
  */
-import type { ImportFormat, SessionEntry } from "@base-context/protocol";
+import type { CompactionEntry, ImportFormat, SessionEntry } from "@base-context/protocol";
+import { checkRetention, contextProbes, detailsWithRetention } from "@base-context/core";
 import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
@@ -91,8 +92,9 @@ export class SessionImporter {
     return (typeof entry === "string" ? Buffer.byteLength(entry, "utf8") : jsonBytes(entry, limit)) > limit;
   }
 
-  private storedBefore(target: ImportTarget, batchIds: ReadonlySet<string>, id: string): boolean {
-    return batchIds.has(id) || this.store.hasEntry(target.sessionId, id);
+  /** `stored`: the session's ids, read once when a re-import begins and kept up to date (not one query per line). */
+  private storedBefore(stored: ReadonlySet<string>, batchIds: ReadonlySet<string>, id: string): boolean {
+    return batchIds.has(id) || stored.has(id);
   }
 
   /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
@@ -151,11 +153,14 @@ export class SessionImporter {
     const batchIds = new Set<string>();
     const orphans = new SkippedParents();
     let target: ImportTarget | undefined;
+    /** On a re-import: the ids stored (read once, then added to as batches are written). */
+    let stored: Set<string> = new Set();
     let lineNumber = 0;
 
     const writeBatch = () => {
       signal?.throwIfAborted();
       const report = target!.insertBatch(batch);
+      if (resumed) for (const { entry } of batch) stored.add(entry.id);
       added += batch.length - report.skipped.length;
       batch = [];
       batchIds.clear();
@@ -181,6 +186,7 @@ export class SessionImporter {
         const id = source.newId ? this.ids.sessionId() : header.id;
         if (format.incremental && this.store.getSession(id) !== undefined) {
           target = this.store.resumeImport(id);
+          stored = new Set(this.store.entryLinks(id).map((link) => link.id));
           resumed = true;
           return;
         }
@@ -196,7 +202,7 @@ export class SessionImporter {
         });
       } else if (parsed.kind === "ignored") {
         ignoredLines[parsed.what] = (ignoredLines[parsed.what] ?? 0) + 1;
-      } else if (parsed.kind === "entry" && resumed && this.storedBefore(target!, batchIds, parsed.entry.id)) {
+      } else if (parsed.kind === "entry" && resumed && this.storedBefore(stored, batchIds, parsed.entry.id)) {
         // Stored by an earlier import of this file: recognised by its id, not a duplicate.
         if (batchIds.has(parsed.entry.id)) addSkip({ line: lineNumber, reason: `duplicate entry id "${parsed.entry.id}"` });
       } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
@@ -214,6 +220,12 @@ export class SessionImporter {
         const firstKept = entry.type === "compaction" ? orphans.keptAncestorForTail(entry.firstKeptEntryId) : undefined;
         if (entry.type === "compaction" && firstKept !== undefined) {
           entry = { ...entry, firstKeptEntryId: firstKept };
+          json = undefined;
+        }
+        if (entry.type === "compaction" && format.checksCompactions === true && entry.parentId !== null) {
+          // The context it replaced must be readable from the store: what is pending goes first.
+          if (batch.length > 0) writeBatch();
+          entry = withRetention(entry, target!.path(entry.parentId));
           json = undefined;
         }
         orphans.kept(entry.id);
@@ -341,6 +353,16 @@ class SkippedParents {
     // A cycle among refused entries has no kept ancestor.
     return current !== null && seen.has(current) ? null : current;
   }
+}
+
+/**
+ * A compaction of another agent with the report of what its summary kept of the context it
+ * replaced: `path`, root → the compaction's parent, before its first kept entry.
+ */
+function withRetention(entry: CompactionEntry, path: readonly SessionEntry[]): CompactionEntry {
+  const keptFrom = path.findIndex((each) => each.id === entry.firstKeptEntryId);
+  const retention = checkRetention(entry.summary, contextProbes(keptFrom >= 0 ? path.slice(0, keptFrom) : path));
+  return { ...entry, details: detailsWithRetention(entry.details, retention) };
 }
 
 function isLineList(parsed: ParsedLine | readonly ParsedLine[]): parsed is readonly ParsedLine[] {

@@ -338,6 +338,18 @@ export class SessionService implements SessionsApi {
     return toContextPath(rows, await this.tokens.withCounts(sessionId, rows.entries));
   }
 
+  /**
+   * The entries a context is built from (as `getContextPath`, the compaction in force first when it
+   * lies before them), without token counts: for readers of what was said, which need no tokenizer.
+   */
+  contextEntries(sessionId: string, leafId?: string | null): SessionEntry[] {
+    const rows = this.store.contextPath(sessionId, leafId, this.contextPaths.get(sessionId));
+    const entries = rows.entries.map((stored) => stored.entry);
+    const compaction = rows.compaction?.entry;
+    if (compaction !== undefined && !entries.some((entry) => entry.id === compaction.id)) entries.unshift(compaction);
+    return entries;
+  }
+
   /** The whole path root → leaf with token counts (`leafId` undefined = current leaf, null = empty). */
   async getCountedPath(sessionId: string, leafId?: string | null): Promise<CountedEntry[]> {
     return this.tokens.withCounts(sessionId, this.store.path(sessionId, leafId));

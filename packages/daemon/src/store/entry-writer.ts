@@ -5,7 +5,8 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { IdSource } from "../ids.js";
-import { ancestorAtDepth } from "./paths.js";
+import { ancestorAtDepth, pathRows } from "./paths.js";
+import { toStoredEntry, type StoredEntry } from "./rows.js";
 import {
   firstMessageText,
   messageRole,
@@ -78,6 +79,11 @@ export class EntryWriter {
 
   pathColumns(sessionId: string, entryId: string): PathColumns | undefined {
     return this.sql.get<PathColumns>(SELECT_PATH_COLUMNS).get(sessionId, entryId);
+  }
+
+  /** Root → `leafId`, whatever state the session is in (an import reads what it has written so far). */
+  path(sessionId: string, leafId: string): StoredEntry[] {
+    return pathRows(this.sql, sessionId, leafId).map(toStoredEntry);
   }
 
   exists(sessionId: string, entryId: string): boolean {

@@ -71,6 +71,11 @@ export class ImportTarget {
     }, this.sessionId);
   }
 
+  /** Root → `leafId` among the entries written so far (and before, on a re-import). */
+  path(leafId: string): SessionEntry[] {
+    return this.writer.path(this.sessionId, leafId).map((stored) => stored.entry);
+  }
+
   /** Removes everything written so far. */
   abort(): void {
     if (this.resumed) return;

@@ -52,6 +52,12 @@ export interface SessionFormat {
    * recognised. pi files refuse instead (`session_exists`), as before; `newId` imports a copy.
    */
   readonly incremental: boolean;
+  /**
+   * True when the file holds compactions another agent summarized on its own (Claude Code's):
+   * each is checked at import against the context it replaced, and the report stored in its
+   * `details.retention`, as the daemon's own summaries have it (docs/retention.md).
+   */
+  readonly checksCompactions?: boolean;
   /** Whether the file's first non-blank lines (at most DETECT_LINES, possibly cut short) are of this format. */
   detect(firstLines: readonly string[]): boolean;
   createParser(ids: Pick<IdSource, "entryId" | "now">): LineParser;

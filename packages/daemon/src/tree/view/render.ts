@@ -6,6 +6,8 @@
  * Pure (nodes in, text out) so it can be snapshot-tested. Renders from the FLAT node list of
  * `session/tree` (nested JSON cannot carry deep sessions); the rows come from layout.ts.
  */
+import type { SessionEntry } from "@base-context/protocol";
+import { formatRetention, PROBE_KINDS, type RetentionReport } from "@base-context/core";
 import { layoutTree, type FlatNode, type TreeRow } from "./layout.js";
 import { entryPreview, type EntryKind } from "./preview.js";
 import { replacedCounts } from "./replaced.js";
@@ -95,6 +97,8 @@ function nodeLine(node: FlatNode, prefixWidth: number, options: RowLineOptions, 
   const tags: string[] = [];
   const replaced = options.replaced.get(node.entry.id);
   if (replaced !== undefined) tags.push(style("dim", `(replaced ${replaced} ${replaced === 1 ? "entry" : "entries"})`));
+  const checked = importedRetention(node.entry);
+  if (checked !== undefined) tags.push(style(checked.lost ? "yellow" : "dim", `[${checked.line}]`));
   if (node.label !== undefined) tags.push(style("yellow", `[label: ${node.label}]`));
   if (hiddenBelow > 0) tags.push(style("dim", `[+${hiddenBelow} folded]`));
   if (node.isLeaf) tags.push(style("green", style("bold", "← current leaf")));
@@ -111,6 +115,29 @@ function nodeLine(node: FlatNode, prefixWidth: number, options: RowLineOptions, 
   const kindStyle = KIND_STYLE[kind];
   const body = preview.length > 0 ? `${head} ${preview}` : head;
   return `${style("dim", node.entry.id)} ${kindStyle ? style(kindStyle, body) : body}${tagText}`;
+}
+
+const AGENT_NAMES: Record<string, string> = { "claude-code": "Claude Code" };
+
+/**
+ * The retention line of a compaction another agent summarized (Claude Code's, imported and checked
+ * at import): `Claude Code's summary kept 2/2 files, 0/1 errors`, and whether it lost anything.
+ */
+function importedRetention(entry: SessionEntry): { line: string; lost: boolean } | undefined {
+  if (entry.type !== "compaction" || typeof entry.details !== "object" || entry.details === null) return undefined;
+  const { source, retention } = entry.details as { source?: unknown; retention?: unknown };
+  const agent = typeof source === "string" ? AGENT_NAMES[source] : undefined;
+  if (agent === undefined || !isReport(retention)) return undefined;
+  const lost = PROBE_KINDS.some((kind) => retention[kind].kept < retention[kind].total);
+  return { line: `${agent}'s summary ${formatRetention(retention)}`, lost };
+}
+
+function isReport(value: unknown): value is RetentionReport {
+  if (typeof value !== "object" || value === null) return false;
+  return PROBE_KINDS.every((kind) => {
+    const count = (value as Record<string, unknown>)[kind] as { kept?: unknown; total?: unknown } | undefined;
+    return typeof count?.kept === "number" && typeof count.total === "number";
+  });
 }
 
 /** Cuts to at most `max` characters (code points, not halves of surrogate pairs), ending with "…". */

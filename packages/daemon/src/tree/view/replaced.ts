@@ -15,7 +15,7 @@ export function replacedCounts(nodes: readonly FlatNode[]): Map<string, number> 
     const { entry } = node;
     if (entry.type === "compaction") {
       const path = pathTo(byId, entry.parentId);
-      // A compaction that kept nothing (Claude Code's, imported) names itself: it replaces its whole path.
+      // A compaction that names itself (Claude Code's, imported by an earlier version) replaces its whole path.
       const kept = entry.firstKeptEntryId === entry.id ? path.length : path.lastIndexOf(entry.firstKeptEntryId);
       if (kept < 0) continue;
       let from = 0;

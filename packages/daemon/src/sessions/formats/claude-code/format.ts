@@ -30,6 +30,7 @@ export const claudeCodeFormat: SessionFormat = {
   label: "a Claude Code transcript",
   headerHint: "a user, assistant or system line naming its sessionId",
   incremental: true,
+  checksCompactions: true,
   detect(firstLines) {
     for (const line of firstLines) {
       let value: unknown;

@@ -3,8 +3,16 @@
  * (sessions/fixtures/claude-code/): every line type, a retry branch, a side chain in the main
  * file, a subagent's own file, a compaction, a bad line; and re-imports that add only what is new.
  */
-import type { SessionEntry } from "@base-context/protocol";
-import { buildContext, computeFileLists, createFileOps, extractFileOpsFromMessage, INJECTED_TEXT_TYPE, probeMessages } from "@base-context/core";
+import type { RetentionReport, SessionEntry } from "@base-context/protocol";
+import {
+  buildContext,
+  computeFileLists,
+  createFileOps,
+  estimateContextTokens,
+  extractFileOpsFromMessage,
+  INJECTED_TEXT_TYPE,
+  probeMessages,
+} from "@base-context/core";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -141,23 +149,33 @@ describe("Claude Code transcripts (claude-code-jsonl)", () => {
     expect(computeFileLists(fileOps)).toEqual({ readFiles: [], modifiedFiles: ["/home/dev/shop/src/parse.ts"] });
   });
 
-  it("makes Claude Code's compaction a compaction entry holding its summary, so the context is the one it continued from", async () => {
+  it("makes Claude Code's compaction a marker and a compaction entry holding its summary, so the context is the one it continued from", async () => {
     await sessions.import({ path: MAIN });
-    const compaction = byId(SESSION).get(u(25));
+    // The boundary line is the marker the compaction's kept part starts at; the summary line is the compaction.
+    expect(byId(SESSION).get(u(25))).toMatchObject({ type: "custom", customType: "claude-code.compact_boundary", parentId: u(20) });
+    const compaction = byId(SESSION).get(u(26));
     expect(compaction).toMatchObject({
       type: "compaction",
-      parentId: u(20),
+      parentId: u(25),
       firstKeptEntryId: u(25),
       tokensBefore: 48000,
       details: { source: "claude-code", trigger: "manual" },
       summary: expect.stringMatching(/^This session is being continued.*\n[\s\S]*never touch the tests/),
     });
-    // The summary line is the compaction: what followed it hangs under the compaction.
-    expect(byId(SESSION).has(u(26))).toBe(false);
-    expect(byId(SESSION).get(u(27))!.parentId).toBe(u(25));
-    const context = buildContext({ path: pathOf(SESSION).map((entry) => ({ entry, tokens: 0 })) });
-    expect(context.compactionId).toBe(u(25));
+    // What followed the summary line hangs under the compaction.
+    expect(byId(SESSION).get(u(27))!.parentId).toBe(u(26));
+    const path = pathOf(SESSION).map((entry) => ({ entry, tokens: 0 }));
+    const context = buildContext({ path });
+    expect(context.compactionId).toBe(u(26));
     expect(context.messages.map((message) => message.role)).toEqual(["compactionSummary", "custom", "custom", "custom", "user", "assistant", "toolResult", "assistant"]);
+    // The range it replaced is measurable: the kept part is found on the path before it.
+    expect(estimateContextTokens(path).measurable).toBe(true);
+    // Checked at import against the context it replaced: its summary kept one of the user's two rules.
+    const retention = (compaction as { details: { retention: RetentionReport } }).details.retention;
+    expect(retention.constraints).toEqual({ kept: 1, total: 2 });
+    expect(retention.missing.constraints).toEqual(["Also keep the old API working, please."]);
+    expect(retention.files).toEqual({ kept: 1, total: 1 });
+    expect(retention.errors.total).toBe(1);
   });
 
   it("imports a subagent's file as its own session, under the main one", async () => {
@@ -173,6 +191,7 @@ describe("Claude Code transcripts (claude-code-jsonl)", () => {
     const first = await sessions.import({ content: `${lines.slice(0, 25).join("\n")}\n` });
     expect(first.updated).toBe(false);
     expect(byId(SESSION).has(u(25))).toBe(false);
+    expect(byId(SESSION).has(u(26))).toBe(false);
     const again = await sessions.import({ path: MAIN });
     expect(again.updated).toBe(true);
     expect(again.session.id).toBe(SESSION);
@@ -181,7 +200,7 @@ describe("Claude Code transcripts (claude-code-jsonl)", () => {
     await fresh.close();
     expect(again.entryCount).toBe(whole.entryCount);
     expect(again.addedEntries).toBe(whole.entryCount - first.entryCount);
-    expect(byId(SESSION).get(u(25))).toMatchObject({ type: "compaction", summary: expect.stringMatching(/^This session is being continued/) });
+    expect(byId(SESSION).get(u(26))).toMatchObject({ type: "compaction", summary: expect.stringMatching(/^This session is being continued/) });
     expect((await sessions.get({ sessionId: SESSION })).leafId).toBe(u(35));
     // A re-import that adds nothing leaves a leaf the user moved where it is.
     await sessions.branch({ sessionId: SESSION, entryId: u(19) });

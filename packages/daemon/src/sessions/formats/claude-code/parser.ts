@@ -75,7 +75,7 @@ export class ClaudeCodeLineParser implements LineParser {
       out.push({ kind: "skip", reason: `a "${type}" line without a uuid` });
       return out;
     }
-    if (this.pendingBoundary && !(type === "user" && value.isCompactSummary === true)) out.push(this.compaction(undefined));
+    if (this.pendingBoundary && !(type === "user" && value.isCompactSummary === true)) out.push(...this.compaction(undefined));
     if (type === "system" && value.subtype === "compact_boundary") {
       this.pendingBoundary = { line: value, lineNumber };
       if (out.length === 0) return { kind: "used" };
@@ -139,7 +139,7 @@ export class ClaudeCodeLineParser implements LineParser {
   private userLine(line: JsonObject, out: ParsedLine[]): void {
     const message = isJsonObject(line.message) ? line.message : {};
     if (line.isCompactSummary === true) {
-      out.push(this.compaction(line));
+      out.push(...this.compaction(line));
       return;
     }
     const parts = userParts(message.content, line.isMeta === true);
@@ -223,32 +223,53 @@ export class ClaudeCodeLineParser implements LineParser {
   /**
    * Claude Code's compaction: the `compact_boundary` line (a new root; `logicalParentUuid` names
    * the last line before it) and the `isCompactSummary` user line holding the summary its model
-   * wrote. One compaction entry under the last line before it: nothing before it is kept, so
-   * its first kept entry is itself, and the context built is the summary and what followed.
+   * wrote. Two entries under the last line before it: a marker (the boundary, a custom entry the
+   * context never shows), then the compaction (the summary line's uuid), whose kept part starts at
+   * the marker, or at the first of the messages Claude Code preserved after its summary (newer
+   * versions). So the context built is the summary, what was preserved and what followed, as
+   * Claude Code has it; and the range the compaction replaced is on the path before its first kept
+   * entry, so usage and the retention check can measure it (as for Codex's).
    */
-  private compaction(summaryLine: JsonObject | undefined): ParsedLine {
+  private compaction(summaryLine: JsonObject | undefined): ParsedLine[] {
     const boundary = this.pendingBoundary?.line;
     this.pendingBoundary = undefined;
     const anchor = boundary ?? summaryLine!;
-    const id = anchor.uuid as string;
+    const markerId = boundary ? (boundary.uuid as string) : `${anchor.uuid as string}.boundary`;
+    const id = summaryLine ? (summaryLine.uuid as string) : `${anchor.uuid as string}.summary`;
     const parentId = this.resolve(typeof anchor.logicalParentUuid === "string" ? anchor.logicalParentUuid : anchor.parentUuid);
     const metadata = boundary && isJsonObject(boundary.compactMetadata) ? boundary.compactMetadata : {};
     const summary = summaryLine ? textOf(isJsonObject(summaryLine.message) ? summaryLine.message.content : undefined) : MISSING_SUMMARY;
-    if (summaryLine && summaryLine !== anchor) this.aliases.set(summaryLine.uuid as string, id);
+    if (boundary) this.aliases.set(boundary.uuid as string, id);
+    if (summaryLine) this.aliases.set(summaryLine.uuid as string, id);
     this.noteLeaf(anchor, id);
-    return {
-      kind: "entry",
-      entry: {
-        type: "compaction",
-        id,
-        parentId,
-        timestamp: entryTimestamp(anchor, this.ids),
-        summary,
-        firstKeptEntryId: id,
-        tokensBefore: typeof metadata.preTokens === "number" ? metadata.preTokens : null,
-        details: { source: "claude-code", ...(typeof metadata.trigger === "string" ? { trigger: metadata.trigger } : {}) },
+    const timestamp = entryTimestamp(anchor, this.ids);
+    const trigger = typeof metadata.trigger === "string" ? { trigger: metadata.trigger } : {};
+    // Newer versions keep the latest messages after the summary (`preservedSegment`, head to tail,
+    // ending right before the boundary): the compaction's kept part starts at its head.
+    const preserved = isJsonObject(metadata.preservedSegment) ? metadata.preservedSegment : undefined;
+    const keptFrom =
+      preserved && typeof preserved.headUuid === "string" && preserved.tailUuid === anchor.logicalParentUuid
+        ? this.resolve(preserved.headUuid)
+        : null;
+    return [
+      {
+        kind: "entry",
+        entry: { type: "custom", id: markerId, parentId, timestamp, customType: "claude-code.compact_boundary", data: { ...metadata } },
       },
-    };
+      {
+        kind: "entry",
+        entry: {
+          type: "compaction",
+          id,
+          parentId: markerId,
+          timestamp,
+          summary,
+          firstKeptEntryId: keptFrom ?? markerId,
+          tokensBefore: typeof metadata.preTokens === "number" ? metadata.preTokens : null,
+          details: { source: "claude-code", ...trigger },
+        },
+      },
+    ];
   }
 
   private parentOf(line: JsonObject): string | null {
