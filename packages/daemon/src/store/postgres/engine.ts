@@ -113,7 +113,7 @@ export class PostgresEngine implements StoreEngine {
     this.db.begin("read");
     try {
       const result = work();
-      this.db.commit();
+      this.db.release();
       return result;
     } catch (error) {
       if (this.db.inTransaction) {

@@ -44,23 +44,24 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
 
   const lock = (key: string | undefined): number => {
     if (key === undefined || locked.has(key)) return 0;
-    const started = performance.now();
-    db.query(LOCK_SESSION, [SESSION_LOCK_SPACE, key], LOCK_SESSION_NAME);
+    // Pipelined: the wait for the lock is part of the transaction's next answer.
+    db.send(LOCK_SESSION, [SESSION_LOCK_SPACE, key], LOCK_SESSION_NAME);
     locked.add(key);
-    return performance.now() - started;
+    return 0;
   };
 
   const inSavepoint = <T>(work: () => T): T => {
     const name = `bc_sp${++savepoints}`;
-    db.query(`SAVEPOINT ${name}`);
+    db.send(`SAVEPOINT ${name}`);
     try {
       const result = work();
+      // Waited for: a failure of what the work sent is thrown here, and undone below on its own.
       db.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
       if (db.inTransaction) {
         try {
-          db.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          db.send(`ROLLBACK TO SAVEPOINT ${name}`);
           db.query(`RELEASE SAVEPOINT ${name}`);
         } catch {
           // The transaction itself is broken (connection lost): the caller's rollback ends it.
