@@ -249,12 +249,16 @@ describe("SyncPostgres", () => {
     db.commit();
     expect(db.traffic.statements - before.statements).toBe(6);
     expect(db.traffic.roundTrips - before.roundTrips).toBe(2);
-    // `changes` of a sent statement waits for it when read (one more round trip).
-    expect(sent[1]!.changes).toBe(0); // the transaction is over: nothing to ask
+    // A result not kept is asked for while the transaction is open, or never.
+    expect(() => sent[1]!.changes).toThrow(/ended before its result was read/);
     db.begin("write");
     const update = db.send("UPDATE t SET body = $1", ["x"]);
-    expect(update.changes).toBe(2);
+    const kept = db.send("SELECT count(*) AS n FROM t", [], undefined, true);
+    const trips = db.traffic.roundTrips;
+    expect(update.changes).toBe(2); // waits for it: one round trip
     db.commit();
+    expect(kept.rows).toEqual([{ n: 2 }]); // came back with the commit
+    expect(db.traffic.roundTrips - trips).toBe(2);
     expect(db.query("SELECT id, body FROM t ORDER BY id").rows).toEqual([
       { id: 1, body: "x" },
       { id: 2, body: "x" },

@@ -68,6 +68,12 @@ export class PostgresUnavailableError extends StoreUnavailableError {
   }
 }
 
+/** A statement sent without waiting (`SyncPostgres.send`): reading its result may wait for it. */
+export interface SentStatement {
+  readonly changes: number;
+  readonly rows: Record<string, unknown>[];
+}
+
 /** What crossed to the server: statements, and the waits for an answer (each one round trip). */
 export interface PostgresTraffic {
   statements: number;
@@ -89,6 +95,9 @@ export class SyncPostgres {
   private nextRequestId = 1;
   private nextTxId = 1;
   private nextSendId = 1;
+  /** Sent statements whose results come back with a later answer, and those that came. */
+  private readonly kept = new Set<number>();
+  private readonly sentResults = new Map<number, QueryResult>();
   private statements = 0;
   private roundTrips = 0;
   private txId: number | undefined;
@@ -162,6 +171,9 @@ export class SyncPostgres {
     if (this.txId !== undefined) throw new Error("a PostgreSQL transaction is already open on this connection");
     if (this.closed) throw new Error("the PostgreSQL connection is closed");
     const txId = this.nextTxId++;
+    // Results of the previous transaction's statements are read right after it, or never.
+    this.sentResults.clear();
+    this.kept.clear();
     this.statements++;
     this.ensureWorker().postMessage({ t: "begin", txId, mode } satisfies PgRequest);
     this.txId = txId;
@@ -171,25 +183,49 @@ export class SyncPostgres {
   /**
    * Sends a statement of the open transaction without waiting for its answer: it is pipelined
    * behind what was sent before, and a failure is thrown by the transaction's next call that
-   * waits (a query, the commit). Reading `changes` of the result waits for this statement.
+   * waits (a query, the commit). Reading the result's `changes` or `rows` gives what the
+   * statement answered: with `keep`, its rows come back with the transaction's next answer (the
+   * commit's included), so reading them after that costs nothing; otherwise, or before that, the
+   * read waits for the statement (one round trip).
    */
-  send(text: string, params: readonly unknown[] = [], name?: string): { readonly changes: number } {
+  send(text: string, params: readonly unknown[] = [], name?: string, keep = false): SentStatement {
     const txId = this.txId;
     if (txId === undefined) throw new Error("send() needs an open transaction: use query()");
     this.assertTransactionAlive();
     const sendId = this.nextSendId++;
     const request: PgRequest = { t: "send", txId, sendId, text, params: [...params] };
     if (name !== undefined) request.name = name;
+    if (keep) {
+      request.keep = true;
+      this.kept.add(sendId);
+    }
     this.statements++;
     this.ensureWorker().postMessage(request);
-    let changes: number | undefined;
-    const changesOf = () => (this.txId === txId ? this.call({ t: "changes", txId, sendId })!.rowCount : 0);
+    let result: QueryResult | undefined;
+    const get = (): QueryResult => (result ??= this.sentResult(txId, sendId));
     return {
-      get changes(): number {
-        changes ??= changesOf();
-        return changes;
+      get changes() {
+        return get().rowCount;
+      },
+      get rows() {
+        return get().rows;
       },
     };
+  }
+
+  private sentResult(txId: number, sendId: number): QueryResult {
+    const arrived = this.sentResults.get(sendId);
+    if (arrived) {
+      this.sentResults.delete(sendId);
+      this.kept.delete(sendId);
+      return arrived;
+    }
+    if (this.txId !== txId) {
+      // Ended without its result: the statement failed (the commit said so) or was rolled back.
+      throw new Error("the transaction of this statement ended before its result was read");
+    }
+    this.kept.delete(sendId);
+    return this.call({ t: "result", txId, sendId })!;
   }
 
   /** Statements sent and round trips waited for since this bridge opened (the debug log's and the tests' measure). */
@@ -403,7 +439,9 @@ export class SyncPostgres {
       for (let received = receiveMessageOnPort(replies); received; received = receiveMessageOnPort(replies)) {
         const reply = received.message as PgReply;
         // Replies to requests given up on earlier arrive late and are dropped here.
-        if (reply.requestId === requestId) return unwrap(reply);
+        if (reply.requestId !== requestId) continue;
+        for (const sent of reply.sent ?? []) if (this.kept.has(sent.sendId)) this.sentResults.set(sent.sendId, sent);
+        return unwrap(reply);
       }
       const left = deadline - performance.now();
       if (left <= 0) break;

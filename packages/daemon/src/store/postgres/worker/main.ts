@@ -25,8 +25,9 @@ const sessionLocks = new SessionLocks(pg, config, event);
 let closing = false;
 
 function reply(requestId: number, value: QueryResult | null, error?: PgReply["error"]): void {
-  transactions.finished(requestId);
+  const sent = transactions.finished(requestId);
   const message: PgReply = error ? { t: "reply", requestId, error } : { t: "reply", requestId, value };
+  if (sent) message.sent = sent;
   data.replyPort.postMessage(message);
   Atomics.add(cell, 0, 1);
   Atomics.notify(cell, 0);
@@ -40,8 +41,8 @@ function answer(request: AnsweredRequest): Promise<QueryResult | null> {
       return transactions.query(request);
     case "exec":
       return transactions.exec(request);
-    case "changes":
-      return transactions.changes(request);
+    case "result":
+      return transactions.result(request);
     case "commit":
     case "rollback":
       return transactions.end(request);

@@ -31,9 +31,13 @@ export type PgRequest =
   | { t: "connect"; requestId: number }
   | ({ t: "query"; requestId: number; txId?: number } & Statement)
   /** A statement of an open transaction whose answer is not waited for (its error is the next answer's). */
-  | ({ t: "send"; txId: number; sendId: number } & Statement)
-  /** The row count of a statement sent earlier in the transaction (answered after it). */
-  | { t: "changes"; requestId: number; txId: number; sendId: number }
+  /**
+   * `keep`: the statement's result comes back with the transaction's next answer (`PgReply.sent`),
+   * e.g. the `seq` an INSERT … RETURNING gave.
+   */
+  | ({ t: "send"; txId: number; sendId: number; keep?: boolean } & Statement)
+  /** The result of a statement sent earlier in the transaction (answered after it). */
+  | { t: "result"; requestId: number; txId: number; sendId: number }
   | { t: "exec"; requestId: number; script: string; txId?: number }
   /** Opens a transaction on a connection pinned until it ends; not answered (a failure is the next answer's). */
   | { t: "begin"; txId: number; mode: TransactionMode }
@@ -65,7 +69,12 @@ export interface PgWireError extends WireError {
   constraint?: string;
 }
 
-export type PgReply = Reply<QueryResult | null> & { error?: PgWireError };
+/** The result of a sent statement that asked to be kept, by its `sendId`. */
+export interface SentResult extends QueryResult {
+  sendId: number;
+}
+
+export type PgReply = Reply<QueryResult | null> & { error?: PgWireError; sent?: SentResult[] };
 
 export type PgEvent =
   | { t: "notification"; channel: string; payload: string }

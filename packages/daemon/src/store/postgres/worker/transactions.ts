@@ -6,7 +6,7 @@
  */
 import type pg from "pg";
 import { isConnectionError, sqlState, Unavailable, Usage } from "./errors.js";
-import type { AnsweredRequest, PgRequest, QueryResult, Statement } from "./messages.js";
+import type { AnsweredRequest, PgRequest, QueryResult, SentResult, Statement } from "./messages.js";
 
 type Client = pg.PoolClient;
 type Config = ConstructorParameters<typeof pg.Pool>[0];
@@ -17,8 +17,10 @@ interface Transaction {
   client: Client | undefined;
   /** Statements sent and not yet waited for, in order. */
   pending: Promise<unknown>[];
-  /** Row counts of sent statements, by the id the main thread gave them, for the ones it asks about. */
-  counts: Map<number, Promise<number>>;
+  /** Results of sent statements, by the id the main thread gave them, for the ones it may ask about. */
+  results: Map<number, Promise<QueryResult>>;
+  /** Results to go back with the next answer (statements sent with `keep`). */
+  kept: SentResult[];
   /** The first of them that failed, reported by the next answer of the transaction. */
   failure: unknown;
   /** The connection broke (or was dropped) mid-transaction: the server has rolled it back. */
@@ -60,6 +62,8 @@ function statementConfig(statement: Statement) {
 export class Transactions {
   private readonly pool: pg.Pool;
   private readonly transactions = new Map<number, Transaction>();
+  /** Kept results that go with the answer to a request (main.ts attaches them to the reply). */
+  private readonly outbox = new Map<number, SentResult[]>();
   /** Answered requests in progress, and the connection each runs on (to drop it on `abandon`). */
   private readonly inProgress = new Map<number, { client?: Client; txId?: number; abandoned: boolean }>();
 
@@ -76,8 +80,12 @@ export class Transactions {
     this.inProgress.set(request.requestId, state);
   }
 
-  finished(requestId: number): void {
+  /** Done with `requestId`: the kept results that go with its answer. */
+  finished(requestId: number): SentResult[] | undefined {
     this.inProgress.delete(requestId);
+    const sent = this.outbox.get(requestId);
+    this.outbox.delete(requestId);
+    return sent;
   }
 
   /** The main thread gave up on `requestId`: its connection is dropped (a transaction on it is lost). */
@@ -117,7 +125,8 @@ export class Transactions {
       ready: undefined as never,
       client: undefined,
       pending: [],
-      counts: new Map(),
+      results: new Map(),
+      kept: [],
       failure: undefined,
       lost: false,
       discard: false,
@@ -138,19 +147,19 @@ export class Transactions {
     if (!tx) return; // ended already: its end reported what it had to
     tx.ready.then((client) => {
       if (tx.lost || tx.client !== client) return;
-      const query = client.query(statementConfig(request));
-      this.track(tx, query);
-      tx.counts.set(request.sendId, query.then((result) => result.rowCount ?? 0, () => 0));
+      const query = client.query(statementConfig(request)).then(toResult);
+      tx.results.set(request.sendId, query);
+      this.track(tx, query, request.keep ? (result) => tx.kept.push({ sendId: request.sendId, ...result }) : undefined);
     }, () => {});
   }
 
-  /** The row count of a statement sent earlier in the transaction. */
-  changes(request: Extract<PgRequest, { t: "changes" }>): Promise<QueryResult> {
+  /** The result of a statement sent earlier in the transaction. */
+  result(request: Extract<PgRequest, { t: "result" }>): Promise<QueryResult> {
     return this.inside(request.requestId, request.txId, async () => {
       const tx = this.transactions.get(request.txId);
-      const count = (await tx?.counts.get(request.sendId)) ?? 0;
-      tx?.counts.delete(request.sendId);
-      return { rows: [], rowCount: count };
+      const result = await tx?.results.get(request.sendId);
+      tx?.results.delete(request.sendId);
+      return result ?? { rows: [], rowCount: 0 };
     });
   }
 
@@ -203,8 +212,8 @@ export class Transactions {
     await this.pool.end().catch(() => {});
   }
 
-  private track(tx: Transaction, query: Promise<unknown>): void {
-    const settled = query.catch((error) => {
+  private track<T>(tx: Transaction, query: Promise<T>, onResult?: (result: T) => void): void {
+    const settled = query.then(onResult, (error) => {
       tx.failure ??= error;
       this.noteFailure(tx, error);
     });
@@ -244,6 +253,10 @@ export class Transactions {
     const running = work(client);
     running.catch(() => {}); // its failure is reported below, after the earlier ones
     await Promise.all(pending);
+    if (tx.kept.length > 0) {
+      this.outbox.set(requestId, tx.kept);
+      tx.kept = [];
+    }
     const earlier = reportEarlier ? tx.failure : undefined;
     tx.failure = undefined;
     try {
