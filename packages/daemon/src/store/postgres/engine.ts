@@ -19,7 +19,9 @@ import { DaemonLease, leaseIdOf, leaseProbe } from "./lease.js";
 import { PgStatements } from "./pg-statements.js";
 import { createPgWriteRunner } from "./pg-write-runner.js";
 import { migratePostgres, STALE_LEAF_SQLSTATE } from "./schema.js";
-import { indexEntry, indexSession, searchSessions } from "./search.js";
+import { indexedWords, indexEntry, indexSession, searchSessions } from "./search.js";
+import { entryInsertOf } from "./entry-insert.js";
+import { RowBatches } from "./row-batches.js";
 import { logTraffic } from "./traffic-log.js";
 import { PostgresError, type PostgresTraffic, SyncPostgres } from "./sync-postgres.js";
 
@@ -45,7 +47,8 @@ export class PostgresEngine implements StoreEngine {
   readonly kind = "postgres";
   readonly sql: PgStatements;
   readonly writer: WriteRunner;
-  readonly search = postgresSearch;
+  readonly search: SearchIndex;
+  private readonly batches: RowBatches;
   readonly owners: StoreOwners;
   readonly leafExpectations: LeafExpectations;
   private open = true;
@@ -58,6 +61,16 @@ export class PostgresEngine implements StoreEngine {
     private readonly db: SyncPostgres,
   ) {
     this.sql = new PgStatements(db);
+    this.batches = new RowBatches(db);
+    this.search = {
+      ...postgresSearch,
+      // Inside a transaction the search row joins the transaction's multi-row insert.
+      indexEntry: (sql, row, entry) => {
+        if (!db.inTransaction) return indexEntry(sql, row, entry);
+        const words = indexedWords(entry);
+        if (words !== undefined) this.batches.indexText(row.sessionId, row.id, words);
+      },
+    };
     this.writer = createPgWriteRunner(db);
     this.lease = this.takeLease();
     const probe = leaseProbe(db);
@@ -147,15 +160,13 @@ export class PostgresEngine implements StoreEngine {
     }
   }
 
+  /**
+   * Inside a transaction the row joins the transaction's multi-row insert (row-batches.ts); the
+   * statement is EntryWriter's, whose named parameters are the entry's columns.
+   */
   insertReturningSeq(insertSql: string, params: Record<string, unknown>): { readonly seq: number } {
-    const statement = this.sql.get<number>(`${insertSql} RETURNING seq`);
-    if (!this.db.inTransaction) return { seq: statement.pluck().get(params)! };
-    const sent = this.sql.sendKept(`${insertSql} RETURNING seq`, params);
-    return {
-      get seq() {
-        return Number(sent.rows[0]!.seq);
-      },
-    };
+    if (this.db.inTransaction) return this.batches.insertEntry(entryInsertOf(params));
+    return { seq: this.sql.get<number>(`${insertSql} RETURNING seq`).pluck().get(params)! };
   }
 
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {

@@ -8,7 +8,7 @@ import type * as Crypto from "node:crypto";
 import { createRequire } from "node:module";
 import type { SqlStatement, SqlStatements } from "../statements.js";
 import { type RewrittenSql, rewritePlaceholders } from "./placeholders.js";
-import type { SentStatement, SyncPostgres } from "./sync-postgres.js";
+import type { SyncPostgres } from "./sync-postgres.js";
 
 export class PgStatements implements SqlStatements {
   private readonly cache = new Map<string, PgStatement<unknown>>();
@@ -23,15 +23,6 @@ export class PgStatements implements SqlStatements {
       this.cache.set(sql, statement);
     }
     return statement as SqlStatement<Row>;
-  }
-
-  /**
-   * Sends the statement in the open transaction without waiting; its rows come back with the
-   * transaction's next answer (SyncPostgres.send with `keep`).
-   */
-  sendKept(sql: string, ...params: unknown[]): SentStatement {
-    this.get(sql);
-    return (this.cache.get(sql) as PgStatement<unknown>).sendKept(params);
   }
 }
 
@@ -81,11 +72,6 @@ class PgStatement<Row> implements SqlStatement<Row> {
     const values = bindParameters(this.prepared, params);
     if (this.db.inTransaction) return this.db.send(text, values, name);
     return { changes: this.db.query(text, values, name).rowCount };
-  }
-
-  sendKept(params: unknown[]): SentStatement {
-    const { text, name } = this.prepared;
-    return this.db.send(text, bindParameters(this.prepared, params), name, true);
   }
 
   pluck(): SqlStatement<Row> {

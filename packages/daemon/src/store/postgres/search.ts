@@ -52,10 +52,16 @@ export function searchWords(text: string): string[] {
 
 /** Indexes one entry (inside the caller's write transaction). */
 export function indexEntry(sql: SearchStatements, row: Pick<InsertedRow, "sessionId" | "id">, entry: SessionEntry): void {
+  const words = indexedWords(entry);
+  if (words !== undefined) sql.get(INSERT_TEXT).run(words, row.sessionId, row.id);
+}
+
+/** What the index keeps of an entry (its words, space-separated), or undefined when nothing. */
+export function indexedWords(entry: SessionEntry): string | undefined {
   const text = searchText(entry);
-  if (text === undefined) return;
+  if (text === undefined) return undefined;
   const words = searchWords(text);
-  if (words.length > 0) sql.get(INSERT_TEXT).run(words.join(" "), row.sessionId, row.id);
+  return words.length > 0 ? words.join(" ") : undefined;
 }
 
 /** Indexes every entry of a session written without EntryWriter.insert (a fork's copied path). */

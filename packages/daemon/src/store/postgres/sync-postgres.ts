@@ -109,6 +109,10 @@ export class SyncPostgres {
   private sessionLocks = 0;
   private readonly locksLost = new Set<() => void>();
   private readonly settings: Required<SyncPostgresOptions>;
+  /** Called before each statement goes out: what is buffered to go before it is sent (row-batches.ts). */
+  beforeStatement: (() => void) | undefined;
+  /** Called when a transaction begins or is rolled back: what was buffered for it is dropped. */
+  onTransactionEnd: (() => void) | undefined;
   /** The longest a call waits for the worker. */
   private readonly waitMs: number;
 
@@ -144,6 +148,7 @@ export class SyncPostgres {
   /** Runs one statement with `$n` placeholders; `name` makes it a prepared statement (prepared once per connection). */
   query<Row = Record<string, unknown>>(text: string, params: readonly unknown[] = [], name?: string): { rows: Row[]; rowCount: number } {
     this.assertTransactionAlive();
+    this.beforeStatement?.();
     const request: Request = { t: "query", text, params: [...params] };
     if (name !== undefined) request.name = name;
     if (this.txId !== undefined) request.txId = this.txId;
@@ -155,6 +160,7 @@ export class SyncPostgres {
   /** Runs a script of statements without parameters (migrations). */
   exec(script: string): void {
     this.assertTransactionAlive();
+    this.beforeStatement?.();
     const request: Request = { t: "exec", script };
     if (this.txId !== undefined) request.txId = this.txId;
     this.statements++;
@@ -170,6 +176,7 @@ export class SyncPostgres {
   begin(mode: "read" | "write"): void {
     if (this.txId !== undefined) throw new Error("a PostgreSQL transaction is already open on this connection");
     if (this.closed) throw new Error("the PostgreSQL connection is closed");
+    this.onTransactionEnd?.();
     const txId = this.nextTxId++;
     // Results of the previous transaction's statements are read right after it, or never.
     this.sentResults.clear();
@@ -192,6 +199,7 @@ export class SyncPostgres {
     const txId = this.txId;
     if (txId === undefined) throw new Error("send() needs an open transaction: use query()");
     this.assertTransactionAlive();
+    this.beforeStatement?.();
     const sendId = this.nextSendId++;
     const request: PgRequest = { t: "send", txId, sendId, text, params: [...params] };
     if (name !== undefined) request.name = name;
@@ -330,6 +338,8 @@ export class SyncPostgres {
   private end(how: "commit" | "rollback"): void {
     const txId = this.txId;
     if (txId === undefined) throw new Error(`cannot ${how}: no PostgreSQL transaction is open`);
+    if (how === "commit" && !this.txLost) this.beforeStatement?.();
+    else this.onTransactionEnd?.();
     this.txId = undefined;
     if (this.txLost) {
       this.txLost = false;
