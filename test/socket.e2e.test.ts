@@ -350,10 +350,14 @@ return { compaction: { summary: "compacted by ${version}", firstKeptEntryId: p.f
 // does no network I/O, and what an append costs the others is its CPU, which this does not measure.
 describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () => {
   // What one client's writes cost the others: on PostgreSQL through a proxy that delays every
-  // packet by 1 ms each way (a server across a network), each store call blocks the daemon's
-  // thread for its round trips. Measured as a difference within one run, in rounds that alternate
-  // "alone" and "beside the appender", so the machine's load weighs on both sides alike.
-  it("one client appending in a loop raises another's context/build p99 by less than 10 ms", async () => {
+  // packet by 1 ms each way (a server across a network), each store operation blocks the daemon's
+  // thread for its round trip (docs/design.md, "Round trips, not statements"), so a request of
+  // another client waits behind at most one of the appender's operations: its p99 rises by no more
+  // than the appender's own p99 append (what one operation takes on this machine now), with 10 ms
+  // of slack. (The absolute figure, 10 ms, is the bench's: a loaded machine stretches every round
+  // trip.) Measured within one run, in rounds that alternate "alone" and "beside the appender", so
+  // the machine's load weighs on both sides alike.
+  it("one client appending in a loop delays another's context/build by at most one of its appends", async () => {
     const home = dirs.make("bc-socket-neighbours-");
     const env: Record<string, string> = {};
     let stopProxy = async () => {};
@@ -381,13 +385,18 @@ describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () =
       const alone: number[] = [];
       const beside: number[] = [];
       let appended = 0;
+      const appends: number[] = [];
       await builds(10, []);
       for (let round = 0; round < 6; round++) {
         await builds(25, alone);
         let appending = true;
         const appender = (async () => {
           const entry = () => userEntry(`${"x".repeat(1000)} ${appended++}`);
-          while (appending) await a.client.request(EntryAppend, { sessionId: written.id, entry: entry() });
+          while (appending) {
+            const started = performance.now();
+            await a.client.request(EntryAppend, { sessionId: written.id, entry: entry() });
+            appends.push(performance.now() - started);
+          }
         })();
         await builds(25, beside);
         appending = false;
@@ -397,7 +406,8 @@ describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () =
       const raised = p99(beside) - p99(alone);
       // The appender did append all along (the comparison means nothing otherwise).
       expect(appended).toBeGreaterThan(50);
-      expect(raised, `context/build p99 ${p99(alone).toFixed(2)} ms alone, ${p99(beside).toFixed(2)} ms beside ${appended} appends`).toBeLessThan(10);
+      const why = `context/build p99 ${p99(alone).toFixed(2)} ms alone, ${p99(beside).toFixed(2)} ms beside ${appended} appends (p99 ${p99(appends).toFixed(2)} ms)`;
+      expect(raised, why).toBeLessThan(p99(appends) + 10);
     } finally {
       await stopProxy();
     }
