@@ -1,9 +1,15 @@
 // The same daemon on both engines: append latency, warm context/build and compaction/prepare on a
-// compacted 10k-entry session, first on SQLite, then on a PostgreSQL server over loopback (a
-// throwaway cluster this bench starts and stops); then four daemons appending to one PostgreSQL
-// server. SQLite's own rows with targets are in the daemon, compaction and contention areas; the
-// SQLite rows here are measured the same way as the PostgreSQL ones, for the side-by-side.
-import { existsSync } from "node:fs";
+// compacted 10k-entry session, first on SQLite, then on a PostgreSQL server (a throwaway cluster
+// this bench starts and stops) reached through a TCP proxy that delays every packet each way by
+// BENCH_PG_DELAY_MS (default 1 ms: scripts/lib/delay-proxy.mjs), as a server across a network
+// would; then the 100k-entry pi file imported over loopback (no proxy: the import's own speed);
+// then one `serve --socket` daemon through the proxy, another client's context/build alone and
+// while a client appends in a loop; then four daemons appending to one server through the proxy.
+// SQLite's own rows with targets are in the daemon, compaction and contention areas; the SQLite
+// rows here are measured the same way as the PostgreSQL ones, for the side-by-side.
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { postgresTarget, startDelayProxy } from "../scripts/lib/delay-proxy.mjs";
 import { daemonMain } from "./lib/dist.mjs";
 import { progress, report } from "./lib/report.mjs";
 import { median, percentile, since, timeRuns } from "./lib/stats.mjs";
@@ -12,8 +18,8 @@ if (!existsSync(daemonMain)) {
   process.stdout.write(`the daemon is not built (${daemonMain} is missing): run \`pnpm build\`\n`);
   process.exit(1);
 }
-const { protocol: P, startDaemon, temporaryHome } = await import("./lib/daemon-process.mjs");
-const { conversation } = await import("./lib/generated-session.mjs");
+const { protocol: P, startDaemon, startSocketDaemon, temporaryHome } = await import("./lib/daemon-process.mjs");
+const { conversation, writePiSession } = await import("./lib/generated-session.mjs");
 const { startPostgresCluster } = await import("./lib/postgres.mjs");
 
 const SESSION_ENTRIES = 10_000;
@@ -25,6 +31,11 @@ const WARM_UP_APPENDS = 500;
 const WARM_RUNS = 30;
 const DAEMONS = 4;
 const SECONDS = Number(process.env.BENCH_CONTENTION_SECONDS ?? 10);
+const DELAY_MS = Number(process.env.BENCH_PG_DELAY_MS ?? 1);
+const IMPORT_ENTRIES = 100_000;
+/** As daemon.mjs's import: the same generated pi file. */
+const IMPORT_BYTES_PER_ENTRY = 2640;
+const SOCKET_BUILDS = 300;
 
 const chat = conversation(700);
 const oneKilobyte = (tag, index) => ({
@@ -53,8 +64,8 @@ async function compactedSession(daemon) {
   return session.id;
 }
 
-/** The rows measured on one engine; `env` selects it. */
-async function measureEngine(label, env) {
+/** The rows measured on one engine; `env` selects it; `targets` are the PostgreSQL ones (issue's figures). */
+async function measureEngine(label, env, targets = {}) {
   const home = temporaryHome(`engines-${label}`);
   const daemon = await startDaemon(home.path, env);
   try {
@@ -76,8 +87,8 @@ async function measureEngine(label, env) {
     progress(`${label}: ${APPENDS} appends of 1 KB`);
     await timeRuns(WARM_UP_APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId, entry: oneKilobyte("warm", i) }));
     const appends = await timeRuns(APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId, entry: oneKilobyte("timed", i) }));
-    report({ name: `${label}: entry/append 1 KB, p50 of ${APPENDS}`, value: median(appends), unit: "ms", digits: 3 });
-    report({ name: `${label}: entry/append 1 KB, p99`, value: percentile(appends, 99), unit: "ms", digits: 3 });
+    report({ name: `${label}: entry/append 1 KB, p50 of ${APPENDS}`, value: median(appends), unit: "ms", digits: 3, target: targets.appendP50 });
+    report({ name: `${label}: entry/append 1 KB, p99`, value: percentile(appends, 99), unit: "ms", digits: 3, target: targets.appendP99 });
   } finally {
     await daemon.stop();
     home.remove();
@@ -85,7 +96,7 @@ async function measureEngine(label, env) {
 }
 
 /** Four daemons (four homes, one database) appending 1 KB entries to two shared sessions. */
-async function fourDaemons(storeUrl) {
+async function fourDaemons(storeUrl, label) {
   const homes = Array.from({ length: DAEMONS }, (_, d) => temporaryHome(`engines-four-${d}`));
   const daemons = await Promise.all(homes.map((home) => startDaemon(home.path, { BASE_CONTEXT_STORE_URL: storeUrl })));
   try {
@@ -112,20 +123,99 @@ async function fourDaemons(storeUrl) {
       }),
     );
     const total = counts.reduce((sum, count) => sum + count, 0);
-    report({ name: `PostgreSQL: four daemons, appends per second (all four)`, value: total / SECONDS, unit: "/s", digits: 0 });
-    report({ name: `PostgreSQL: four daemons, entry/append 1 KB, p50 of ${total}`, value: median(latencies), unit: "ms", digits: 2 });
-    report({ name: `PostgreSQL: four daemons, entry/append 1 KB, p99`, value: percentile(latencies, 99), unit: "ms", digits: 2 });
+    report({ name: `${label}: four daemons, appends per second (all four)`, value: total / SECONDS, unit: "/s", digits: 0 });
+    report({ name: `${label}: four daemons, entry/append 1 KB, p50 of ${total}`, value: median(latencies), unit: "ms", digits: 2 });
+    report({ name: `${label}: four daemons, entry/append 1 KB, p99`, value: percentile(latencies, 99), unit: "ms", digits: 2 });
   } finally {
     await Promise.all(daemons.map((daemon) => daemon.stop()));
     for (const home of homes) home.remove();
   }
 }
 
+/** The 100k-entry pi file (daemon.mjs's) imported on one engine: entries per second. */
+async function importPiFile(label, env, target) {
+  const home = temporaryHome(`engines-import-${label}`);
+  const daemon = await startDaemon(home.path, env);
+  try {
+    const file = join(home.path, "generated-session.jsonl");
+    const bytes = await writePiSession(file, IMPORT_ENTRIES, { bytesPerEntry: IMPORT_BYTES_PER_ENTRY });
+    progress(`${label}: importing ${(bytes / 1e6).toFixed(0)} MB of pi JSONL (${IMPORT_ENTRIES.toLocaleString("en-US")} entries)`);
+    const started = performance.now();
+    const imported = await daemon.request(P.SessionImport, { format: "pi-jsonl", path: file });
+    const seconds = since(started) / 1000;
+    rmSync(file);
+    report({
+      name: `${label}: session/import, ${imported.entryCount.toLocaleString("en-US")}-entry pi file`,
+      value: imported.entryCount / seconds,
+      unit: "entries/s",
+      digits: 0,
+      target,
+      note: `${seconds.toFixed(1)} s`,
+    });
+  } finally {
+    await daemon.stop();
+    home.remove();
+  }
+}
+
+/**
+ * One socket daemon, two clients: client B's context/build on a 2k-entry session, alone and then
+ * while client A appends 1 KB entries to another session in a loop. Target: A raises B's p99 by
+ * no more than 10 ms.
+ */
+async function socketNeighbours(label, env) {
+  const home = temporaryHome(`engines-socket-${label}`);
+  const daemon = await startSocketDaemon(home.path, env);
+  try {
+    const a = await daemon.connect("appender");
+    const b = await daemon.connect("reader");
+    const { session: readSession } = await b.request(P.SessionCreate, { cwd: "/bench/postgres", name: "read" });
+    for (let first = 0; first < 2000; first += 500) {
+      await b.request(P.EntryAppendMany, { sessionId: readSession.id, entries: chat.entryBodies(500, first) });
+    }
+    const { session: writeSession } = await a.request(P.SessionCreate, { cwd: "/bench/postgres", name: "write" });
+    const build = () => b.request(P.ContextBuild, { sessionId: readSession.id });
+    progress(`${label}: socket daemon, context/build alone, then beside an appending client`);
+    await timeRuns(20, build);
+    const alone = await timeRuns(SOCKET_BUILDS, build);
+    let appending = true;
+    let appended = 0;
+    const appender = (async () => {
+      while (appending) await a.request(P.EntryAppend, { sessionId: writeSession.id, entry: oneKilobyte("loop", appended++) });
+    })();
+    await timeRuns(20, build);
+    const beside = await timeRuns(SOCKET_BUILDS, build);
+    appending = false;
+    await appender;
+    report({ name: `${label}: socket daemon, context/build p99, alone`, value: percentile(alone, 99), unit: "ms", digits: 2 });
+    report({ name: `${label}: socket daemon, context/build p99, beside a client appending in a loop`, value: percentile(beside, 99), unit: "ms", digits: 2 });
+    report({
+      name: `${label}: socket daemon, what the appending client adds to context/build p99`,
+      value: percentile(beside, 99) - percentile(alone, 99),
+      unit: "ms",
+      digits: 2,
+      target: { max: 10 },
+      note: `${appended} appends meanwhile`,
+    });
+  } finally {
+    await daemon.stop();
+    home.remove();
+  }
+}
+
 await measureEngine("SQLite", {});
 const cluster = await startPostgresCluster();
+const proxy = await startDelayProxy(postgresTarget(cluster.url), DELAY_MS);
+const proxied = proxy.url(cluster.url);
+const viaProxy = `PostgreSQL, ${DELAY_MS} ms proxy`;
 try {
-  await measureEngine("PostgreSQL", { BASE_CONTEXT_STORE_URL: cluster.url });
-  await fourDaemons(cluster.url);
+  await measureEngine(viaProxy, { BASE_CONTEXT_STORE_URL: proxied }, { appendP50: { max: 4 }, appendP99: { max: 15 } });
+  await importPiFile("SQLite", {});
+  await importPiFile("PostgreSQL, loopback", { BASE_CONTEXT_STORE_URL: cluster.url }, { min: 5000 });
+  await socketNeighbours("SQLite", {});
+  await socketNeighbours(viaProxy, { BASE_CONTEXT_STORE_URL: proxied });
+  await fourDaemons(proxied, viaProxy);
 } finally {
+  await proxy.stop();
   cluster.stop();
 }

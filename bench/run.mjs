@@ -25,7 +25,7 @@ const AREAS = [
   { name: "import", file: "import.mjs", what: "session/import MB/s: 100 MB of Claude Code transcripts against 100 MB of pi JSONL" },
   { name: "claude-code", file: "claude-code.mjs", what: "the Claude Code hook on a 5 MB transcript: first time and imported" },
   { name: "contention", file: "contention.mjs", what: "several writers on one database (four daemons flat out, two at an agent's pace, one socket daemon): append latency" },
-  { name: "postgres", file: "postgres.mjs", what: "the same rows on SQLite and on PostgreSQL over loopback; four daemons on one server" },
+  { name: "postgres", file: "postgres.mjs", what: "the same rows on SQLite and on PostgreSQL through a 1 ms delay proxy; the 100k pi import on loopback; socket neighbours; four daemons on one server" },
   { name: "memory", file: "memory.mjs", what: "daemon RSS after initialize, after idle, peak under load (fresh processes)" },
   { name: "compaction", file: "compaction.mjs", what: "compaction/prepare and compaction/run on large sessions" },
   { name: "extractive", file: "extractive.mjs", what: "the offline extractive summarizer" },

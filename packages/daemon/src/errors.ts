@@ -31,6 +31,22 @@ export class RequestFailedError extends Error {
   }
 }
 
+/**
+ * The session store cannot be reached: its server is down, the connection was lost, or it did not
+ * answer in time (the PostgreSQL engine's `PostgresUnavailableError`). Whether a write in flight
+ * was committed is unknown: a retry with the same requestId is answered once (docs/storage.md).
+ */
+export class StoreUnavailableError extends Error {
+  /** The SQLSTATE or system error code behind it, when there is one (e.g. "ECONNREFUSED", "57P01"). */
+  declare readonly code?: string;
+
+  constructor(message: string, code?: string) {
+    super(message);
+    this.name = "StoreUnavailableError";
+    if (code !== undefined) this.code = code;
+  }
+}
+
 /** Input over one of the daemon's limits (`limits.*` settings): -32602 with a stable data.code. */
 export class LimitError extends Error {
   readonly rpcCode = ErrorCodes.InvalidParams;

@@ -6,7 +6,7 @@ import { ErrorCodes, request } from "@base-context/protocol";
 import { CancellationTokenSource, ResponseError } from "vscode-jsonrpc";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AppError, CancelledError, RequestFailedError } from "../errors.js";
+import { AppError, CancelledError, RequestFailedError, StoreUnavailableError } from "../errors.js";
 import { ConnectionHub } from "./connection-hub.js";
 import { RequestActivity, Router, type Peer } from "./router.js";
 
@@ -75,7 +75,10 @@ describe("Router.dispatch errors", () => {
   });
 
   it("answers a lost PostgreSQL store with -32803 request_failed, saying to retry", async () => {
-    const lost = Object.assign(new Error("connection terminated unexpectedly"), { name: "PostgresUnavailableError" });
+    // Recognised by its class, not its name: an error merely called so is an internal error.
+    const impostor = Object.assign(new Error("connection terminated unexpectedly"), { name: "StoreUnavailableError" });
+    expect((await failure(routerFailingWith(impostor), "test/fail")).code).toBe(ErrorCodes.InternalError);
+    const lost = new StoreUnavailableError("connection terminated unexpectedly");
     expect(await failure(routerFailingWith(lost), "test/fail")).toEqual({
       code: ErrorCodes.RequestFailed,
       message: "test/fail failed: the session store is unavailable (connection terminated unexpectedly); retry",

@@ -5,7 +5,7 @@
 import { ErrorCodes } from "@base-context/protocol";
 import { ResponseError } from "vscode-jsonrpc";
 import type { z } from "zod";
-import { AppError, CancelledError, LimitError, RequestFailedError } from "../errors.js";
+import { AppError, CancelledError, LimitError, RequestFailedError, StoreUnavailableError } from "../errors.js";
 import { log } from "../log.js";
 
 /** Issues listed in an invalid-params error's `data` (the first is in its message). */
@@ -60,10 +60,9 @@ function responseError(method: string, error: unknown): ResponseError<unknown> {
   if (error instanceof RequestFailedError)
     return new ResponseError(error.rpcCode, error.message, { ...error.data, code: "request_failed" });
   const message = error instanceof Error ? error.message : String(error);
-  // The PostgreSQL store lost its server (store/postgres/sync-postgres.ts; matched by name: server/
-  // does not reach into store/). Whether a write in flight was committed is unknown: a retry with
-  // the same requestId is answered once (docs/storage.md).
-  if (error instanceof Error && error.name === "PostgresUnavailableError") {
+  // The PostgreSQL store lost its server (store/postgres/sync-postgres.ts). Whether a write in flight
+  // was committed is unknown: a retry with the same requestId is answered once (docs/storage.md).
+  if (error instanceof StoreUnavailableError) {
     log("warn", `${method}: the session store is unavailable: ${message}`);
     return new ResponseError(ErrorCodes.RequestFailed, `${method} failed: the session store is unavailable (${message}); retry`, {
       code: "request_failed",

@@ -13,6 +13,7 @@ import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from ".
 import type { RequestResults } from "./request-results.js";
 import type { SessionsTable } from "./sessions-table.js";
 import type { SqlStatements } from "./statements.js";
+import type { LeafExpectations } from "./engine.js";
 import type { WriteRunner } from "./write-runner.js";
 
 export interface AppendRequest {
@@ -52,6 +53,14 @@ interface AppendResultRecord {
 
 const SELECT_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND id = ?`;
 
+/** The leaf an append left, as the next append expects it. */
+interface KnownLeaf extends PathColumns {
+  seq: number;
+}
+
+/** Sessions whose leaf is remembered (the most recently appended to). */
+const KNOWN_LEAVES = 256;
+
 export class Appender {
   constructor(
     private readonly sql: SqlStatements,
@@ -61,42 +70,95 @@ export class Appender {
     private readonly ids: Pick<IdSource, "now">,
     /** Runs the append in one IMMEDIATE transaction (store/write-lock.ts). */
     private readonly write: WriteRunner,
+    private readonly expectations?: LeafExpectations,
   ) {}
 
+  private readonly knownLeaves = new Map<string, KnownLeaf>();
+
   append(request: AppendRequest): AppendOutcome {
-    return this.write(() => this.appendInTransaction(request), request.sessionId);
+    const known = this.expectedLeaf(request);
+    if (known) {
+      try {
+        return this.remember(request.sessionId, settled(this.write(() => this.appendInTransaction(request, known), request.sessionId)));
+      } catch (error) {
+        this.knownLeaves.delete(request.sessionId);
+        if (!this.expectations!.isMiss(error)) throw error;
+      }
+    }
+    return this.remember(request.sessionId, settled(this.write(() => this.appendInTransaction(request), request.sessionId)));
   }
 
-  private appendInTransaction(request: AppendRequest): AppendOutcome {
+  /** The leaf a one-round-trip append may expect, when the request is one that can be made so. */
+  private expectedLeaf(request: AppendRequest): KnownLeaf | undefined {
+    if (!this.expectations?.usable || request.parentId !== undefined || request.onlyIfOnPath !== undefined) return undefined;
+    // Labels and compactions refer to other entries, which is read first.
+    if (request.entries.some((entry) => entry.type === "label" || entry.type === "compaction")) return undefined;
+    return this.knownLeaves.get(request.sessionId);
+  }
+
+  private remember(sessionId: string, outcome: AppendOutcome): AppendOutcome {
+    if (!this.expectations) return outcome;
+    this.knownLeaves.delete(sessionId);
+    const last = outcome.status === "appended" ? this.lastInserted : undefined;
+    if (last && last.id === outcome.leafId) {
+      this.knownLeaves.set(sessionId, { ...last, seq: last.seq });
+      if (this.knownLeaves.size > KNOWN_LEAVES) this.knownLeaves.delete(this.knownLeaves.keys().next().value!);
+    }
+    return outcome;
+  }
+
+  /** The last entry the latest append inserted (its path columns, for the next append to expect). */
+  private lastInserted: (PathColumns & { readonly seq: number }) | undefined;
+
+  /**
+   * The append. With `known`, nothing is read first: the leaf is expected to be `known`, and ids
+   * are not looked up (LeafExpectations).
+   */
+  private appendInTransaction(request: AppendRequest, known?: KnownLeaf): AppendOutcome {
     const { sessionId } = request;
     if (request.entries.length === 0) throw invalidEntry("no entries to append", { sessionId });
-    const session = this.sessions.require(sessionId);
-    if (request.request) {
-      const stored = this.requests.find(sessionId, request.request.id, request.request.method);
-      if (stored) return this.replay(sessionId, stored.result as AppendResultRecord);
-    }
-    if (request.onlyIfOnPath !== undefined && !this.isOnPathTo(sessionId, request.onlyIfOnPath, session.leaf_id)) {
-      return { status: "stale", leafId: session.leaf_id };
-    }
-
-    const parentId = request.parentId === undefined ? session.leaf_id : request.parentId;
+    this.lastInserted = undefined;
     let parent: PathColumns | null = null;
-    if (parentId !== null) {
-      parent = this.writer.pathColumns(sessionId, parentId) ?? null;
-      if (!parent) throw invalidEntry(`parentId "${parentId}" is not an entry of session "${sessionId}"`, { sessionId, parentId });
+    let leafBefore: string | null;
+    if (known) {
+      this.expectations!.expect(sessionId, known);
+      parent = known;
+      leafBefore = known.id;
+    } else {
+      const session = this.sessions.require(sessionId);
+      leafBefore = session.leaf_id;
+      if (request.request) {
+        const stored = this.requests.find(sessionId, request.request.id, request.request.method);
+        if (stored) return this.replay(sessionId, stored.result as AppendResultRecord);
+      }
+      if (request.onlyIfOnPath !== undefined && !this.isOnPathTo(sessionId, request.onlyIfOnPath, session.leaf_id)) {
+        return { status: "stale", leafId: session.leaf_id };
+      }
+      const parentId = request.parentId === undefined ? session.leaf_id : request.parentId;
+      if (parentId !== null) {
+        parent = this.writer.pathColumns(sessionId, parentId) ?? null;
+        if (!parent) throw invalidEntry(`parentId "${parentId}" is not an entry of session "${sessionId}"`, { sessionId, parentId });
+      }
     }
 
     const now = this.ids.now();
     const nowMs = timeMs(now);
-    const tally = emptyTally(session.leaf_id, nowMs);
+    const tally = emptyTally(leafBefore, nowMs);
     const appended: StoredEntry[] = [];
     request.entries.forEach((draft, index) => {
-      const entry = this.buildEntry(sessionId, draft, parent?.id ?? null, now);
+      const entry = this.buildEntry(sessionId, draft, parent?.id ?? null, now, known === undefined);
       const firstKeptDepth = this.checkReferences(sessionId, entry, parent);
       const tokens = request.tokens?.[index] ?? null;
       const inserted = this.writer.insert(sessionId, entry, parent, { tokens, firstKeptDepth }, tally);
-      appended.push({ entry, tokens, depth: inserted.depth, seq: inserted.seq });
+      // The seq as the engine gives it (read once the transaction has answered: `settled`).
+      const stored = Object.defineProperty({ entry, tokens, depth: inserted.depth }, "seq", {
+        get: () => inserted.seq,
+        enumerable: true,
+        configurable: true,
+      });
+      appended.push(stored as StoredEntry);
       parent = inserted;
+      this.lastInserted = inserted;
     });
     this.writer.applyTally(sessionId, tally);
     const leafId = parent!.id;
@@ -109,12 +171,13 @@ export class Appender {
   }
 
   /** The final entry: `type, id, parentId, timestamp` first (pi's key order), then the body. */
-  private buildEntry(sessionId: string, draft: EntryInput, parentId: string | null, now: string): SessionEntry {
+  private buildEntry(sessionId: string, draft: EntryInput, parentId: string | null, now: string, checkId: boolean): SessionEntry {
     // A loose input may carry its own parentId; the store decides it.
     const { type, id: givenId, timestamp, parentId: _ignored, ...body } = draft as EntryInput & { parentId?: unknown };
     let id = givenId;
-    if (id === undefined) id = this.writer.freshId(sessionId);
-    else if (this.writer.exists(sessionId, id)) {
+    // Unchecked, an id already taken fails the insert on the unique index: a miss (LeafExpectations).
+    if (id === undefined) id = checkId ? this.writer.freshId(sessionId) : this.writer.newId();
+    else if (checkId && this.writer.exists(sessionId, id)) {
       throw new AppError("entry_exists", `session "${sessionId}" already has an entry "${id}"`, { sessionId, entryId: id });
     }
     return { type, id, parentId, timestamp: timestamp ?? now, ...body } as SessionEntry;
@@ -158,6 +221,14 @@ export class Appender {
     if (record.extra !== undefined) outcome.extra = record.extra;
     return outcome;
   }
+}
+
+/** The outcome with each entry's seq read (engines that pipeline give it once the transaction has answered). */
+function settled(outcome: AppendOutcome): AppendOutcome {
+  if (outcome.status !== "stale") {
+    for (const stored of outcome.entries) Object.defineProperty(stored, "seq", { value: stored.seq, enumerable: true, writable: true });
+  }
+  return outcome;
 }
 
 export const invalidEntry = (message: string, data: Record<string, unknown>) => new AppError("invalid_entry", message, data);

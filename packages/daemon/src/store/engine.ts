@@ -9,7 +9,7 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
-import type { EntryRow } from "./rows.js";
+import type { EntryRow, InsertedRow } from "./rows.js";
 import type { SearchQuery, SessionMatch } from "./search.js";
 import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-runner.js";
@@ -19,7 +19,7 @@ export type EngineKind = "sqlite" | "postgres";
 /** Full-text search: SQLite's FTS5 (store/search.ts) or PostgreSQL's tsvector (store/postgres/search.ts). */
 export interface SearchIndex {
   /** Indexes one entry (inside the caller's write transaction). */
-  indexEntry(sql: SqlStatements, seq: number, entry: SessionEntry): void;
+  indexEntry(sql: SqlStatements, row: InsertedRow, entry: SessionEntry): void;
   /** Indexes every entry of a session written without EntryWriter.insert (a fork's copied path). */
   indexSession(sql: SqlStatements, sessionId: string): void;
   searchSessions(sql: SqlStatements, query: SearchQuery): SessionMatch[];
@@ -37,6 +37,22 @@ export interface StoreOwners {
   isSelf(owner: ProcessOwner): boolean;
   /** Whether `owner` still runs (for this daemon itself: true). */
   isAlive(owner: ProcessOwner): boolean;
+}
+
+/**
+ * An engine's way to append in one round trip when the session's leaf is the one this daemon last
+ * saw (PostgreSQL: postgres/engine.ts; docs/design.md). The append then reads nothing
+ * before writing: the check that the leaf is still that one goes to the server with the writes,
+ * under the session's write lock, and fails the transaction when it is not; so does an entry id
+ * or requestId already taken (the unique indexes). Such a miss is made again the ordinary way.
+ */
+export interface LeafExpectations {
+  /** False inside an open transaction: a nested append takes the ordinary way. */
+  readonly usable: boolean;
+  /** Sends, in the append's transaction, the check that `leaf` is still the session's leaf. */
+  expect(sessionId: string, leaf: { id: string; seq: number }): void;
+  /** Whether a failed attempt is a miss (made again the ordinary way) rather than an error. */
+  isMiss(error: unknown): boolean;
 }
 
 export interface StoreEngine {
@@ -61,14 +77,19 @@ export interface StoreEngine {
   /**
    * Runs an INSERT (named parameters) into a table keyed by `seq` and returns the new row's seq.
    * SQLite: the statement's last insert rowid (`RETURNING` costs twice as much there, on the
-   * entries table); PostgreSQL: `RETURNING seq`.
+   * entries table); PostgreSQL: `RETURNING seq`, sent without waiting inside a transaction and
+   * read when `seq` is (see InsertedRow).
    */
-  insertReturningSeq(insertSql: string, params: Record<string, unknown>): number;
+  insertReturningSeq(insertSql: string, params: Record<string, unknown>): { readonly seq: number };
   /** The stored JSON of the entries with these seqs (any order; missing ones left out). */
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[];
+  /** Which of `ids` the session has (PostgreSQL: one statement; SQLite: a lookup each, as cheap there). */
+  existingEntryIds(sessionId: string, ids: readonly string[]): Set<string>;
   /** Entries of a session without a stored count below `beforeSeq`, newest first. */
   uncountedEntries(sessionId: string, beforeSeq: number, limit: number): EntryRow[];
   readonly owners: StoreOwners;
+  /** Appends in one round trip where the engine can (absent: every append reads first, as on SQLite). */
+  readonly leafExpectations?: LeafExpectations;
   readonly isOpen: boolean;
   /** Flushing is the store's; this closes connections and stops the engine's workers. */
   close(): Promise<void>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
+import type { PostgresEngine } from "./postgres/engine.js";
 import { ENGINES, useTestStores } from "./test-support.js";
 
 describe.each(ENGINES)("the store on %s", (engine) => {
@@ -42,6 +43,39 @@ describe.each(ENGINES)("the store on %s", (engine) => {
     expect(store.moveLeafIf("s", { from: "nope", to: null })).toEqual({ moved: false, leafId: label.status === "appended" ? label.leafId : null });
     expect(store.listSessions({ limit: 10, query: "HELLO" }).map((session) => session.id).sort()).toEqual(["f", "s"]);
     expect(store.deleteSession("f")).toBe(true);
+  });
+
+  // The counter is the engine's own (sync-postgres.ts): statements sent, and waits for an answer.
+  it.runIf(engine === "postgres")("appends in one round trip, a batch of entries in one, and falls back when another daemon moved the leaf", () => {
+    const a = stores.open({ ids: sequentialIds() });
+    const bIds = sequentialIds();
+    const b = stores.open({ ids: { ...bIds, entryId: () => `b${bIds.entryId()}` } });
+    const trips = (store: typeof a, work: () => unknown): number => {
+      const before = (store.engine as PostgresEngine).traffic.roundTrips;
+      work();
+      return (store.engine as PostgresEngine).traffic.roundTrips - before;
+    };
+    const message = (content: string) => ({ type: "message" as const, message: { role: "user" as const, content } });
+    a.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+    a.append({ sessionId: "s", entries: [message("first: reads the leaf")] });
+    expect(trips(a, () => a.append({ sessionId: "s", entries: [message("one round trip")], request: { id: "r", method: "entry/append" } }))).toBe(1);
+    const batch = Array.from({ length: 200 }, (_, i) => message(`batch ${i}`));
+    expect(trips(a, () => a.append({ sessionId: "s", entries: batch }))).toBe(1);
+    // Another daemon appends: a's expected leaf is stale, the server says so, a appends the ordinary way.
+    b.append({ sessionId: "s", entries: [message("b moves the leaf")] });
+    const after = a.append({ sessionId: "s", entries: [message("a after b")] });
+    if (after.status !== "appended") throw new Error(after.status);
+    const path = a.path("s");
+    expect(path.at(-1)!.entry.id).toBe(after.leafId);
+    expect(path.at(-2)!.entry).toMatchObject({ message: { content: "b moves the leaf" } });
+    expect(path).toHaveLength(204);
+    expect(after.entries[0]!.seq).toBe(path.at(-1)!.seq);
+    // A requestId already answered is replayed, not written twice.
+    expect(a.append({ sessionId: "s", entries: [message("retry")], request: { id: "r", method: "entry/append" } }).status).toBe("replayed");
+    expect(a.getSession("s")!.entryCount).toBe(204);
+    // A given id already taken: entry_exists, as the ordinary append says.
+    expect(() => a.append({ sessionId: "s", entries: [{ ...message("dup"), id: path[0]!.entry.id }] })).toThrow(/already has an entry/);
+    expect(a.searchSessions({ text: "batch", limit: 5, hitsPerSession: 1 }).map((match) => match.sessionId)).toEqual(["s"]);
   });
 
   describe("two daemons on one database", () => {

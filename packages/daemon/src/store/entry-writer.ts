@@ -56,9 +56,9 @@ export function emptyTally(leafId: string | null, modifiedMs: number): SessionTa
   return { added: 0, leafId, modifiedMs, name: null, firstMessage: null };
 }
 
-/** The path columns of an inserted entry and its insertion order. */
+/** The path columns of an inserted entry and its insertion order (`seq`: see InsertedRow). */
 export interface InsertedEntry extends PathColumns {
-  seq: number;
+  readonly seq: number;
 }
 
 export interface InsertOptions {
@@ -74,7 +74,7 @@ export class EntryWriter {
     private readonly sql: SqlStatements,
     private readonly ids: Pick<IdSource, "entryId">,
     /** Search indexing and the INSERT that returns the new row's seq (store/engine.ts). */
-    private readonly engine: Pick<StoreEngine, "search" | "insertReturningSeq">,
+    private readonly engine: Pick<StoreEngine, "search" | "insertReturningSeq" | "existingEntryIds">,
   ) {}
 
   pathColumns(sessionId: string, entryId: string): PathColumns | undefined {
@@ -88,6 +88,16 @@ export class EntryWriter {
 
   exists(sessionId: string, entryId: string): boolean {
     return this.sql.get(ENTRY_EXISTS).get(sessionId, entryId) !== undefined;
+  }
+
+  /** Which of `ids` the session already has (one statement on PostgreSQL). */
+  existingIds(sessionId: string, ids: readonly string[]): Set<string> {
+    return this.engine.existingEntryIds(sessionId, ids);
+  }
+
+  /** A new 8-hex id, not checked against the session's ids (the unique index refuses a duplicate). */
+  newId(): string {
+    return this.ids.entryId();
   }
 
   /** A new 8-hex id not yet used in the session (checked inside the caller's write transaction). */
@@ -113,7 +123,7 @@ export class EntryWriter {
   /** Insert `entry` (already carrying its final id and parentId) and count it in `tally`. */
   insert(sessionId: string, entry: SessionEntry, parent: PathColumns | null, options: InsertOptions, tally: SessionTally): InsertedEntry {
     const columns = pathColumnsFor(entry, parent);
-    const seq = this.engine.insertReturningSeq(INSERT_ENTRY, {
+    const row = this.engine.insertReturningSeq(INSERT_ENTRY, {
       sessionId,
       id: entry.id,
       parentId: entry.parentId,
@@ -129,12 +139,12 @@ export class EntryWriter {
       json: options.json ?? JSON.stringify(entry),
     });
     if (entry.type === "label") this.applyLabel(sessionId, entry.targetId, entry.label, entry.id);
-    this.engine.search.indexEntry(this.sql, seq, entry);
+    this.engine.search.indexEntry(this.sql, { sessionId, id: entry.id, get seq() { return row.seq; } }, entry);
     tally.added += 1;
     tally.leafId = entry.id;
     tally.name = sessionInfoName(entry) ?? tally.name;
     tally.firstMessage ??= firstMessageText(entry) ?? null;
-    return { ...columns, seq };
+    return Object.defineProperty({ ...columns }, "seq", { get: () => row.seq, enumerable: true }) as InsertedEntry;
   }
 
   /** A label entry sets the target's label, or clears it when the label is absent or empty (as pi). */

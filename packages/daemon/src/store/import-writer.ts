@@ -105,8 +105,10 @@ export class ImportTarget {
     const report: ImportBatchReport = { skipped: [], rerooted: [] };
     const row = this.importingRow();
     const tally = emptyTally(row.leaf_id, row.modified_ms);
+    // Ids taken before this batch, asked at once; and those this batch takes as it goes.
+    const taken = this.writer.existingIds(this.sessionId, batch.map((imported) => imported.entry.id));
     for (const { line, entry: fileEntry, json: fileJson, tokens } of batch) {
-      if (this.writer.exists(this.sessionId, fileEntry.id)) {
+      if (taken.has(fileEntry.id)) {
         report.skipped.push({ line, reason: `duplicate entry id "${fileEntry.id}"` });
         continue;
       }
@@ -124,6 +126,7 @@ export class ImportTarget {
       const firstKeptDepth =
         entry.type === "compaction" ? this.writer.firstKeptDepth(this.sessionId, entry.firstKeptEntryId, parent) : null;
       this.last = this.writer.insert(this.sessionId, entry, parent, { tokens, firstKeptDepth, json }, tally);
+      taken.add(entry.id);
       tally.modifiedMs = Math.max(tally.modifiedMs, entryTimeMs(entry) ?? tally.modifiedMs);
     }
     // The leaf of a loaded pi file is its last entry in file order.

@@ -84,3 +84,14 @@ export function toStoredEntry(row: EntryRow): StoredEntry {
 export const ENTRY_COLUMNS = "seq, id, parent_id, depth, tokens, json";
 export const SESSION_COLUMNS =
   "id, cwd, created_at, modified_ms, parent_session, name, header_extra, leaf_id, entry_count, first_message, import_started_ms, import_owner_pid, import_owner_start";
+
+/**
+ * A row just inserted into `entries`. On PostgreSQL its `seq` is read lazily: the INSERT is
+ * pipelined with the rest of the transaction, and reading `seq` before the transaction's next
+ * answer waits for it (one round trip); after the commit it costs nothing.
+ */
+export interface InsertedRow {
+  readonly sessionId: string;
+  readonly id: string;
+  readonly seq: number;
+}

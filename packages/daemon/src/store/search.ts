@@ -5,15 +5,16 @@
  * (EntryWriter.insert, on append, import and fork) and removed by a trigger when entries go.
  */
 import type { SessionEntry } from "@base-context/protocol";
+import type { InsertedRow } from "./rows.js";
 import type { SqlStatements } from "./statements.js";
 import { searchText } from "./search-text.js";
 
 const INSERT_TEXT = "INSERT INTO entries_fts (rowid, text) VALUES (?, ?)";
 
 /** Indexes one entry (inside the caller's write transaction). */
-export function indexEntry(sql: SqlStatements, seq: number, entry: SessionEntry): void {
+export function indexEntry(sql: SqlStatements, row: InsertedRow, entry: SessionEntry): void {
   const text = searchText(entry);
-  if (text !== undefined) sql.get(INSERT_TEXT).run(seq, text);
+  if (text !== undefined) sql.get(INSERT_TEXT).run(row.seq, text);
 }
 
 /** Entry types that can have search text (see search-text.ts). */
@@ -23,7 +24,8 @@ const SEARCHABLE_OF_SESSION = `SELECT seq, json FROM entries WHERE session_id = 
 /** Indexes every entry of a session written without EntryWriter.insert (a fork's copied path). */
 export function indexSession(sql: SqlStatements, sessionId: string): void {
   for (const row of sql.get<{ seq: number; json: string }>(SEARCHABLE_OF_SESSION).all(sessionId)) {
-    indexEntry(sql, row.seq, JSON.parse(row.json) as SessionEntry);
+    const entry = JSON.parse(row.json) as SessionEntry;
+    indexEntry(sql, { sessionId, id: entry.id, seq: row.seq }, entry);
   }
 }
 

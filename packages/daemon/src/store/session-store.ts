@@ -166,7 +166,8 @@ export class SessionStore {
     this.sessions = new SessionsTable(this.sql);
     this.writer = new EntryWriter(this.sql, this.ids, this.engine);
     this.requests = new RequestResults(this.sql);
-    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, this.engine.writer);
+    const { writer, leafExpectations } = this.engine;
+    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, writer, leafExpectations);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, write, this.engine.search);
     this.importer = new ImportWriter(this.writer, this.sessions, write);
     this.jobs = new CompactionJobs(this.sql, write, this.engine.owners);

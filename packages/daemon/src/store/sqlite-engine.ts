@@ -41,6 +41,7 @@ export function processOwners(probe: OwnerProbe = systemProbe): StoreOwners {
   };
 }
 
+const ENTRY_EXISTS = "SELECT 1 FROM entries WHERE session_id = ? AND id = ?";
 export class SqliteEngine implements StoreEngine {
   readonly kind = "sqlite";
   readonly location: string;
@@ -86,13 +87,18 @@ export class SqliteEngine implements StoreEngine {
     return this.transaction.deferred(work) as T;
   }
 
-  insertReturningSeq(insertSql: string, params: Record<string, unknown>): number {
+  insertReturningSeq(insertSql: string, params: Record<string, unknown>): { readonly seq: number } {
     let statement = this.inserts.get(insertSql);
     if (!statement) {
       statement = this.db.prepare(insertSql);
       this.inserts.set(insertSql, statement);
     }
-    return Number(statement.run(params).lastInsertRowid);
+    return { seq: Number(statement.run(params).lastInsertRowid) };
+  }
+
+  existingEntryIds(sessionId: string, ids: readonly string[]): Set<string> {
+    const exists = this.sql.get(ENTRY_EXISTS);
+    return new Set(ids.filter((id) => exists.get(sessionId, id) !== undefined));
   }
 
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {

@@ -11,16 +11,19 @@
  * by PostgreSQL's identity column) matches (SessionStore.contextPath).
  */
 import { ENTRY_COLUMNS, type EntryRow } from "../rows.js";
-import type { SearchIndex, StoreEngine, StoreOwners } from "../engine.js";
+import type { LeafExpectations, SearchIndex, StoreEngine, StoreOwners } from "../engine.js";
 import { log } from "../../log.js";
 import type { ProcessOwner } from "../owner.js";
 import type { WriteRunner } from "../write-runner.js";
 import { DaemonLease, leaseIdOf, leaseProbe } from "./lease.js";
 import { PgStatements } from "./pg-statements.js";
 import { createPgWriteRunner } from "./pg-write-runner.js";
-import { migratePostgres } from "./schema.js";
-import { indexEntry, indexSession, searchSessions } from "./search.js";
-import { SyncPostgres } from "./sync-postgres.js";
+import { migratePostgres, STALE_LEAF_SQLSTATE } from "./schema.js";
+import { indexedWords, indexEntry, indexSession, searchSessions } from "./search.js";
+import { entryInsertOf } from "./entry-insert.js";
+import { RowBatches } from "./row-batches.js";
+import { logTraffic } from "./traffic-log.js";
+import { PostgresError, type PostgresTraffic, SyncPostgres } from "./sync-postgres.js";
 
 export interface PostgresEngineOptions {
   /** What the server shows in pg_stat_activity. */
@@ -30,18 +33,24 @@ export interface PostgresEngineOptions {
 }
 
 const ENTRIES_BY_SEQ = "SELECT seq, json FROM entries WHERE session_id = ? AND seq = ANY(CAST(? AS BIGINT[]))";
+const EXISTING_IDS = "SELECT id FROM entries WHERE session_id = ? AND id = ANY(CAST(? AS TEXT[]))";
 const UNCOUNTED_ENTRIES = `
   SELECT ${ENTRY_COLUMNS} FROM entries
   WHERE session_id = ? AND tokens IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`;
 
 const postgresSearch: SearchIndex = { indexEntry, indexSession, searchSessions };
+const EXPECT_LEAF = "SELECT bc_expect_leaf(?, ?, ?)";
+/** A miss of a one-round-trip append: the leaf moved, or an entry id or requestId is taken (unique indexes). */
+const MISSES = new Set([STALE_LEAF_SQLSTATE, "23505"]);
 
 export class PostgresEngine implements StoreEngine {
   readonly kind = "postgres";
   readonly sql: PgStatements;
   readonly writer: WriteRunner;
-  readonly search = postgresSearch;
+  readonly search: SearchIndex;
+  private readonly batches: RowBatches;
   readonly owners: StoreOwners;
+  readonly leafExpectations: LeafExpectations;
   private open = true;
   private lease: DaemonLease;
   /** Every lease this daemon held: what it started under an earlier one is still its own. */
@@ -52,9 +61,26 @@ export class PostgresEngine implements StoreEngine {
     private readonly db: SyncPostgres,
   ) {
     this.sql = new PgStatements(db);
+    this.batches = new RowBatches(db);
+    this.search = {
+      ...postgresSearch,
+      // Inside a transaction the search row joins the transaction's multi-row insert.
+      indexEntry: (sql, row, entry) => {
+        if (!db.inTransaction) return indexEntry(sql, row, entry);
+        const words = indexedWords(entry);
+        if (words !== undefined) this.batches.indexText(row.sessionId, row.id, words);
+      },
+    };
     this.writer = createPgWriteRunner(db);
     this.lease = this.takeLease();
     const probe = leaseProbe(db);
+    this.leafExpectations = {
+      get usable() {
+        return !db.inTransaction;
+      },
+      expect: (sessionId, leaf) => void this.sql.get(EXPECT_LEAF).run(sessionId, leaf.id, leaf.seq),
+      isMiss: (error) => error instanceof PostgresError && MISSES.has(error.code),
+    };
     this.owners = {
       current: () => this.currentLease().owner,
       isSelf: (owner: ProcessOwner) => {
@@ -107,13 +133,20 @@ export class PostgresEngine implements StoreEngine {
     // Nothing to keep in step: the server checkpoints its own WAL.
   }
 
+  /** Statements sent and round trips waited for since the engine opened (the debug log's measure). */
+  get traffic(): PostgresTraffic {
+    return this.db.traffic;
+  }
+
   /** REPEATABLE READ READ ONLY: every statement of `work` sees one snapshot. */
   read<T>(work: () => T): T {
     if (this.db.inTransaction) return work();
+    const before = logTraffic.start(this.db);
     this.db.begin("read");
     try {
       const result = work();
-      this.db.commit();
+      this.db.release();
+      logTraffic.end(this.db, before, "read");
       return result;
     } catch (error) {
       if (this.db.inTransaction) {
@@ -127,12 +160,22 @@ export class PostgresEngine implements StoreEngine {
     }
   }
 
-  insertReturningSeq(insertSql: string, params: Record<string, unknown>): number {
-    return this.sql.get<number>(`${insertSql} RETURNING seq`).pluck().get(params)!;
+  /**
+   * Inside a transaction the row joins the transaction's multi-row insert (row-batches.ts); the
+   * statement is EntryWriter's, whose named parameters are the entry's columns.
+   */
+  insertReturningSeq(insertSql: string, params: Record<string, unknown>): { readonly seq: number } {
+    if (this.db.inTransaction) return this.batches.insertEntry(entryInsertOf(params));
+    return { seq: this.sql.get<number>(`${insertSql} RETURNING seq`).pluck().get(params)! };
   }
 
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {
     return this.sql.get<{ seq: number; json: string }>(ENTRIES_BY_SEQ).all(sessionId, [...seqs]);
+  }
+
+  existingEntryIds(sessionId: string, ids: readonly string[]): Set<string> {
+    if (ids.length === 0) return new Set();
+    return new Set(this.sql.get<string>(EXISTING_IDS).pluck().all(sessionId, [...ids]));
   }
 
   uncountedEntries(sessionId: string, beforeSeq: number, limit: number): EntryRow[] {

@@ -63,8 +63,15 @@ class PgStatement<Row> implements SqlStatement<Row> {
     return this.rows(params);
   }
 
+  /**
+   * Inside a transaction the statement is sent without waiting (pipelined, sync-postgres.ts): a
+   * failure is thrown by the transaction's next call that waits, and `changes` waits when read.
+   */
   run(...params: unknown[]): { changes: number } {
-    return { changes: this.execute(params).rowCount };
+    const { text, name } = this.prepared;
+    const values = bindParameters(this.prepared, params);
+    if (this.db.inTransaction) return this.db.send(text, values, name);
+    return { changes: this.db.query(text, values, name).rowCount };
   }
 
   pluck(): SqlStatement<Row> {

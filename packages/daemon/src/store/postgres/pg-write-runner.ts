@@ -19,6 +19,7 @@
 import { PostgresError, type SyncPostgres } from "./sync-postgres.js";
 import { DeferredWork, emptyWriteLockStats, recordLockWait, type DeferredBatch, type WriteRunner } from "../write-runner.js";
 import { MIGRATION_LOCK_SPACE } from "./schema.js";
+import { logTraffic } from "./traffic-log.js";
 
 /** Key space (first key of the two-key advisory lock) of per-session write locks (leases use +1). */
 export const SESSION_LOCK_SPACE = MIGRATION_LOCK_SPACE + 2;
@@ -44,23 +45,24 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
 
   const lock = (key: string | undefined): number => {
     if (key === undefined || locked.has(key)) return 0;
-    const started = performance.now();
-    db.query(LOCK_SESSION, [SESSION_LOCK_SPACE, key], LOCK_SESSION_NAME);
+    // Pipelined: the wait for the lock is part of the transaction's next answer, not measured apart.
+    db.send(LOCK_SESSION, [SESSION_LOCK_SPACE, key], LOCK_SESSION_NAME);
     locked.add(key);
-    return performance.now() - started;
+    return 0;
   };
 
   const inSavepoint = <T>(work: () => T): T => {
     const name = `bc_sp${++savepoints}`;
-    db.query(`SAVEPOINT ${name}`);
+    db.send(`SAVEPOINT ${name}`);
     try {
       const result = work();
+      // Waited for: a failure of what the work sent is thrown here, and undone below on its own.
       db.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
       if (db.inTransaction) {
         try {
-          db.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          db.send(`ROLLBACK TO SAVEPOINT ${name}`);
           db.query(`RELEASE SAVEPOINT ${name}`);
         } catch {
           // The transaction itself is broken (connection lost): the caller's rollback ends it.
@@ -104,12 +106,17 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
       lock(lockKey);
       return inSavepoint(work);
     }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return once(work, lockKey, isFlush);
-      } catch (error) {
-        if (!isRetryable(error) || attempt >= ATTEMPTS) throw error;
+    const before = logTraffic.start(db);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return once(work, lockKey, isFlush);
+        } catch (error) {
+          if (!isRetryable(error) || attempt >= ATTEMPTS) throw error;
+        }
       }
+    } finally {
+      logTraffic.end(db, before, lockKey === undefined ? "write" : `write (session ${lockKey})`);
     }
   };
 

@@ -33,6 +33,9 @@ export interface PostgresMigration {
 export const MIGRATION_LOCK_SPACE = 1_112_818_688; // an arbitrary key of this project's own
 const MIGRATION_LOCK_KEY = 0;
 
+/** The SQLSTATE of `bc_expect_leaf` when the session's leaf is not the one expected. */
+export const STALE_LEAF_SQLSTATE = "BCL01";
+
 /** The text-search configuration of the full-text index (postgres/search.ts). */
 export const SEARCH_CONFIG = "base_context_search";
 
@@ -167,6 +170,28 @@ export const postgresMigrations: readonly PostgresMigration[] = [
         pid        INTEGER NOT NULL,
         started_ms BIGINT NOT NULL
       );
+    `,
+  },
+  {
+    description: "the leaf check of a pipelined append",
+    script: `
+      -- An append sent in one round trip (postgres/optimistic-appends.ts) assumes the session's
+      -- leaf is the one it last saw; this checks it on the server, under the session's write
+      -- lock, and fails the transaction with ${STALE_LEAF_SQLSTATE} when it is not (the append is
+      -- then made again the ordinary way). The leaf's seq tells its row apart from one of another
+      -- incarnation of the session with the same ids.
+      CREATE FUNCTION bc_expect_leaf(session TEXT, leaf TEXT, leaf_seq BIGINT) RETURNS BOOLEAN
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NOT EXISTS (
+          SELECT 1 FROM sessions s JOIN entries e ON e.session_id = s.id AND e.id = s.leaf_id
+          WHERE s.id = session AND s.leaf_id = leaf AND e.seq = leaf_seq AND s.import_started_ms IS NULL
+        ) THEN
+          RAISE EXCEPTION 'the leaf of session % is no longer %', session, leaf USING ERRCODE = '${STALE_LEAF_SQLSTATE}';
+        END IF;
+        RETURN TRUE;
+      END
+      $$;
     `,
   },
 ];

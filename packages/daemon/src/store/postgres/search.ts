@@ -11,6 +11,7 @@
  * words. Letters and digits make words, everything else separates them, diacritics are removed.
  */
 import type { SessionEntry } from "@base-context/protocol";
+import type { InsertedRow } from "../rows.js";
 import { SEARCHABLE_TYPES, type SearchHitRow, type SearchQuery, type SessionMatch } from "../search.js";
 import { searchText } from "../search-text.js";
 import { SEARCH_CONFIG } from "./schema.js";
@@ -27,10 +28,11 @@ export interface SearchStatements {
 }
 
 const TO_QUERY = `to_tsquery('${SEARCH_CONFIG}', ?)`;
-// The session id is the entry's (one primary-key read, in the transaction that inserted it).
+// The seq is the entry's, found by its id (one unique-index read, in the transaction that
+// inserted it): the INSERT's own RETURNING seq need not be waited for.
 const INSERT_TEXT = `
   INSERT INTO entries_fts (seq, session_id, vector)
-  SELECT seq, session_id, to_tsvector('${SEARCH_CONFIG}', ?) FROM entries WHERE seq = ?`;
+  SELECT seq, session_id, to_tsvector('${SEARCH_CONFIG}', ?) FROM entries WHERE session_id = ? AND id = ?`;
 const SEARCHABLE_OF_SESSION = `
   SELECT seq, json FROM entries
   WHERE session_id = ? AND type IN ${SEARCHABLE_TYPES} ORDER BY seq`;
@@ -49,17 +51,24 @@ export function searchWords(text: string): string[] {
 }
 
 /** Indexes one entry (inside the caller's write transaction). */
-export function indexEntry(sql: SearchStatements, seq: number, entry: SessionEntry): void {
+export function indexEntry(sql: SearchStatements, row: Pick<InsertedRow, "sessionId" | "id">, entry: SessionEntry): void {
+  const words = indexedWords(entry);
+  if (words !== undefined) sql.get(INSERT_TEXT).run(words, row.sessionId, row.id);
+}
+
+/** What the index keeps of an entry (its words, space-separated), or undefined when nothing. */
+export function indexedWords(entry: SessionEntry): string | undefined {
   const text = searchText(entry);
-  if (text === undefined) return;
+  if (text === undefined) return undefined;
   const words = searchWords(text);
-  if (words.length > 0) sql.get(INSERT_TEXT).run(words.join(" "), seq);
+  return words.length > 0 ? words.join(" ") : undefined;
 }
 
 /** Indexes every entry of a session written without EntryWriter.insert (a fork's copied path). */
 export function indexSession(sql: SearchStatements, sessionId: string): void {
   for (const row of sql.get<{ seq: number; json: string }>(SEARCHABLE_OF_SESSION).all(sessionId)) {
-    indexEntry(sql, Number(row.seq), JSON.parse(row.json) as SessionEntry);
+    const entry = JSON.parse(row.json) as SessionEntry;
+    indexEntry(sql, { sessionId, id: entry.id }, entry);
   }
 }
 

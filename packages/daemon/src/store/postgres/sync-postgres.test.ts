@@ -227,12 +227,66 @@ describe("SyncPostgres", () => {
     control.stop();
     try {
       expect(() => db.query("SELECT count(*) AS n FROM t")).toThrow(PostgresUnavailableError);
-      expect(() => db.begin("write")).toThrow(PostgresUnavailableError);
+      // BEGIN is pipelined with the transaction's first statement, which meets the failure.
+      db.begin("write");
+      expect(() => db.query("SELECT count(*) AS n FROM t")).toThrow(PostgresUnavailableError);
+      db.rollback();
       expect(db.inTransaction).toBe(false);
     } finally {
       control.start();
     }
     expect(db.query("SELECT count(*) AS n FROM t").rows).toEqual([{ n: 1 }]);
+  });
+
+  it("pipelines a transaction: one round trip per answer waited for, not per statement", async () => {
+    const { db } = await openDatabase();
+    db.exec("CREATE TABLE t (id int PRIMARY KEY, body text)");
+    const before = db.traffic;
+    db.begin("write");
+    const sent = [db.send("INSERT INTO t VALUES ($1, $2)", [1, "one"]), db.send("INSERT INTO t VALUES ($1, $2)", [2, "two"])];
+    db.send("UPDATE t SET body = body || '!'");
+    expect(db.query<{ n: number }>("SELECT count(*) AS n FROM t").rows).toEqual([{ n: 2 }]);
+    db.commit();
+    expect(db.traffic.statements - before.statements).toBe(6);
+    expect(db.traffic.roundTrips - before.roundTrips).toBe(2);
+    // A result not kept is asked for while the transaction is open, or never.
+    expect(() => sent[1]!.changes).toThrow(/ended before its result was read/);
+    db.begin("write");
+    const update = db.send("UPDATE t SET body = $1", ["x"]);
+    const kept = db.send("SELECT count(*) AS n FROM t", [], undefined, true);
+    const trips = db.traffic.roundTrips;
+    expect(update.changes).toBe(2); // waits for it: one round trip
+    db.commit();
+    expect(kept.rows).toEqual([{ n: 2 }]); // came back with the commit
+    expect(db.traffic.roundTrips - trips).toBe(2);
+    expect(db.query("SELECT id, body FROM t ORDER BY id").rows).toEqual([
+      { id: 1, body: "x" },
+      { id: 2, body: "x" },
+    ]);
+  });
+
+  it("a sent statement's failure is thrown by the next call that waits; a rollback ends the transaction", async () => {
+    const { db } = await openDatabase();
+    db.exec("CREATE TABLE t (id int PRIMARY KEY)");
+    db.query("INSERT INTO t VALUES (1)");
+    db.begin("write");
+    db.send("INSERT INTO t VALUES ($1)", [2]);
+    db.send("INSERT INTO t VALUES ($1)", [1]); // unique violation
+    db.send("INSERT INTO t VALUES ($1)", [3]); // refused: the transaction is aborted
+    const error = caught(() => db.commit());
+    expect(error).toBeInstanceOf(PostgresError);
+    expect((error as PostgresError).code).toBe("23505");
+    expect(db.inTransaction).toBe(false);
+    expect(db.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }]);
+    // Undone to a savepoint, the transaction goes on.
+    db.begin("write");
+    db.send("SAVEPOINT a");
+    db.send("INSERT INTO t VALUES ($1)", [1]);
+    expect((caught(() => db.query("RELEASE SAVEPOINT a")) as PostgresError).code).toBe("23505");
+    db.send("ROLLBACK TO SAVEPOINT a");
+    db.send("INSERT INTO t VALUES ($1)", [4]);
+    db.commit();
+    expect(db.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }, { id: 4 }]);
   });
 
   it("delivers NOTIFY payloads to listeners on the event loop, until disposed", async () => {

@@ -1,7 +1,7 @@
 /**
  * PostgreSQL behind a synchronous API, so the store keeps the synchronous contract it has on
  * SQLite (docs/architecture.md#postgresql-behind-a-synchronous-store). A worker thread owns the
- * `pg` Pool (pg-worker.ts); each call posts a request to it and blocks the main thread with
+ * `pg` Pool (worker/main.ts); each call posts a request to it and blocks the main thread with
  * `Atomics.wait` until the worker has posted the reply on a dedicated port, which is then read
  * with `receiveMessageOnPort`, the way better-sqlite3 blocks the thread on disk I/O.
  *
@@ -13,15 +13,18 @@
  *   A transaction whose connection was lost is over (the server rolled it back): `rollback()` ends
  *   it quietly, `commit()` throws.
  * - An error reported by the server is a `PostgresError` with its SQLSTATE `code`.
- * - A transaction pins one pooled connection in the worker until `commit()`/`rollback()`.
+ * - A transaction pins one pooled connection in the worker until `commit()`/`rollback()`. Its
+ *   statements are pipelined: `begin()` and `send()` do not wait, so a transaction costs one
+ *   round trip per call that needs an answer (`traffic` counts them).
  * - The worker never keeps the process alive (it is unref'd), and its output is captured and
  *   discarded: nothing it or `pg` prints can reach the daemon's stdout (the protocol).
  */
-import { createRequire } from "node:module";
 import type { MessagePort, Worker } from "node:worker_threads";
+import { StoreUnavailableError } from "../../errors.js";
 import { workerThreads } from "../../lazy-node.js";
 import { log } from "../../log.js";
-import { type PgEvent, type PgReply, type PgRequest, type PgWireError, pgWorkerSource, type PgWorkerData, type QueryResult } from "./pg-worker.js";
+import { startPgWorker } from "./worker-start.js";
+import type { PgEvent, PgReply, PgRequest, PgWireError, PgWorkerData, QueryResult } from "./worker/messages.js";
 
 export interface SyncPostgresOptions {
   /** How long connecting may take (default 5000 ms). */
@@ -58,15 +61,23 @@ export class PostgresError extends Error {
 }
 
 /** PostgreSQL cannot be reached: cannot connect, connection lost, or no answer in time. */
-export class PostgresUnavailableError extends Error {
-  /** The SQLSTATE or system error code behind it, when there is one (e.g. "ECONNREFUSED", "57P01"). */
-  declare readonly code?: string;
-
+export class PostgresUnavailableError extends StoreUnavailableError {
   constructor(message: string, code?: string) {
-    super(message);
+    super(message, code);
     this.name = "PostgresUnavailableError";
-    if (code !== undefined) this.code = code;
   }
+}
+
+/** A statement sent without waiting (`SyncPostgres.send`): reading its result may wait for it. */
+export interface SentStatement {
+  readonly changes: number;
+  readonly rows: Record<string, unknown>[];
+}
+
+/** What crossed to the server: statements, and the waits for an answer (each one round trip). */
+export interface PostgresTraffic {
+  statements: number;
+  roundTrips: number;
 }
 
 const DEFAULTS = { connectTimeoutMs: 5000, statementTimeoutMs: 30_000, applicationName: "base-context" };
@@ -83,6 +94,12 @@ export class SyncPostgres {
   private readonly cell = new Int32Array(new SharedArrayBuffer(4));
   private nextRequestId = 1;
   private nextTxId = 1;
+  private nextSendId = 1;
+  /** Sent statements whose results come back with a later answer, and those that came. */
+  private readonly kept = new Set<number>();
+  private readonly sentResults = new Map<number, QueryResult>();
+  private statements = 0;
+  private roundTrips = 0;
   private txId: number | undefined;
   /** The open transaction died with the worker that held its connection. */
   private txLost = false;
@@ -92,6 +109,10 @@ export class SyncPostgres {
   private sessionLocks = 0;
   private readonly locksLost = new Set<() => void>();
   private readonly settings: Required<SyncPostgresOptions>;
+  /** Called before each statement goes out: what is buffered to go before it is sent (row-batches.ts). */
+  beforeStatement: (() => void) | undefined;
+  /** Called when a transaction begins or is rolled back: what was buffered for it is dropped. */
+  onTransactionEnd: (() => void) | undefined;
   /** The longest a call waits for the worker. */
   private readonly waitMs: number;
 
@@ -127,9 +148,11 @@ export class SyncPostgres {
   /** Runs one statement with `$n` placeholders; `name` makes it a prepared statement (prepared once per connection). */
   query<Row = Record<string, unknown>>(text: string, params: readonly unknown[] = [], name?: string): { rows: Row[]; rowCount: number } {
     this.assertTransactionAlive();
+    this.beforeStatement?.();
     const request: Request = { t: "query", text, params: [...params] };
     if (name !== undefined) request.name = name;
     if (this.txId !== undefined) request.txId = this.txId;
+    this.statements++;
     const result = this.call(request) as QueryResult;
     return result as { rows: Row[]; rowCount: number };
   }
@@ -137,29 +160,85 @@ export class SyncPostgres {
   /** Runs a script of statements without parameters (migrations). */
   exec(script: string): void {
     this.assertTransactionAlive();
+    this.beforeStatement?.();
     const request: Request = { t: "exec", script };
     if (this.txId !== undefined) request.txId = this.txId;
+    this.statements++;
     this.call(request);
   }
 
   /**
    * Begins a transaction on a connection pinned until commit/rollback. "read" is REPEATABLE READ
    * READ ONLY: every statement sees one snapshot. "write" is READ COMMITTED (writers serialise on
-   * advisory locks).
+   * advisory locks). Nothing is waited for: the BEGIN goes to the server with the transaction's
+   * first statement that is, and a failure to connect is that statement's error.
    */
   begin(mode: "read" | "write"): void {
     if (this.txId !== undefined) throw new Error("a PostgreSQL transaction is already open on this connection");
+    if (this.closed) throw new Error("the PostgreSQL connection is closed");
+    this.onTransactionEnd?.();
     const txId = this.nextTxId++;
-    try {
-      this.call({ t: "begin", txId, mode });
-    } catch (error) {
-      // Given up on in time, the BEGIN may still complete in the worker: end it there too. (The
-      // reply is dropped like any reply nobody waits for.)
-      if (error instanceof PostgresUnavailableError) this.post({ t: "rollback", requestId: this.nextRequestId++, txId });
-      throw error;
-    }
+    // Results of the previous transaction's statements are read right after it, or never.
+    this.sentResults.clear();
+    this.kept.clear();
+    this.statements++;
+    this.ensureWorker().postMessage({ t: "begin", txId, mode } satisfies PgRequest);
     this.txId = txId;
     this.txLost = false;
+  }
+
+  /**
+   * Sends a statement of the open transaction without waiting for its answer: it is pipelined
+   * behind what was sent before, and a failure is thrown by the transaction's next call that
+   * waits (a query, the commit). Reading the result's `changes` or `rows` gives what the
+   * statement answered: with `keep`, its rows come back with the transaction's next answer (the
+   * commit's included), so reading them after that costs nothing; otherwise, or before that, the
+   * read waits for the statement (one round trip).
+   */
+  send(text: string, params: readonly unknown[] = [], name?: string, keep = false): SentStatement {
+    const txId = this.txId;
+    if (txId === undefined) throw new Error("send() needs an open transaction: use query()");
+    this.assertTransactionAlive();
+    this.beforeStatement?.();
+    const sendId = this.nextSendId++;
+    const request: PgRequest = { t: "send", txId, sendId, text, params: [...params] };
+    if (name !== undefined) request.name = name;
+    if (keep) {
+      request.keep = true;
+      this.kept.add(sendId);
+    }
+    this.statements++;
+    this.ensureWorker().postMessage(request);
+    let result: QueryResult | undefined;
+    const get = (): QueryResult => (result ??= this.sentResult(txId, sendId));
+    return {
+      get changes() {
+        return get().rowCount;
+      },
+      get rows() {
+        return get().rows;
+      },
+    };
+  }
+
+  private sentResult(txId: number, sendId: number): QueryResult {
+    const arrived = this.sentResults.get(sendId);
+    if (arrived) {
+      this.sentResults.delete(sendId);
+      this.kept.delete(sendId);
+      return arrived;
+    }
+    if (this.txId !== txId) {
+      // Ended without its result: the statement failed (the commit said so) or was rolled back.
+      throw new Error("the transaction of this statement ended before its result was read");
+    }
+    this.kept.delete(sendId);
+    return this.call({ t: "result", txId, sendId })!;
+  }
+
+  /** Statements sent and round trips waited for since this bridge opened (the debug log's and the tests' measure). */
+  get traffic(): PostgresTraffic {
+    return { statements: this.statements, roundTrips: this.roundTrips };
   }
 
   /** Commits; the transaction is over whether this succeeds or throws. */
@@ -170,6 +249,19 @@ export class SyncPostgres {
   /** Rolls back; the transaction is over whether this succeeds or throws. */
   rollback(): void {
     this.end("rollback");
+  }
+
+  /**
+   * Ends a read transaction without waiting for its COMMIT: a READ ONLY transaction has nothing
+   * to commit that could fail, and its connection goes back to the pool once the server answers.
+   */
+  release(): void {
+    const txId = this.txId;
+    if (txId === undefined) throw new Error("cannot release: no PostgreSQL transaction is open");
+    this.txId = undefined;
+    this.txLost = false;
+    this.statements++;
+    this.worker?.postMessage({ t: "release", txId } satisfies PgRequest);
   }
 
   /**
@@ -246,12 +338,15 @@ export class SyncPostgres {
   private end(how: "commit" | "rollback"): void {
     const txId = this.txId;
     if (txId === undefined) throw new Error(`cannot ${how}: no PostgreSQL transaction is open`);
+    if (how === "commit" && !this.txLost) this.beforeStatement?.();
+    else this.onTransactionEnd?.();
     this.txId = undefined;
     if (this.txLost) {
       this.txLost = false;
       if (how === "rollback") return;
       throw new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back");
     }
+    this.statements++;
     this.call({ t: how, txId });
   }
 
@@ -259,12 +354,12 @@ export class SyncPostgres {
     if (this.txLost) throw new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back");
   }
 
-  private post(message: PgRequest): void {
-    this.worker?.postMessage(message);
+  private ensureWorker(): Worker {
+    return this.worker ?? this.startWorker();
   }
 
   private startWorker(): Worker {
-    const { MessageChannel, Worker } = workerThreads();
+    const { MessageChannel } = workerThreads();
     const channel = new MessageChannel();
     const data: PgWorkerData = {
       url: this.url,
@@ -274,18 +369,7 @@ export class SyncPostgres {
       signal: this.cell.buffer as SharedArrayBuffer,
       replyPort: channel.port2,
     };
-    const pgModule = createRequire(import.meta.url).resolve("pg");
-    const worker = new Worker(pgWorkerSource(pgModule), {
-      eval: true,
-      workerData: data,
-      transferList: [channel.port2],
-      // Captured, never inherited: no byte from the worker may reach the protocol's stdout. The
-      // worker also silences its own streams (captured output that arrives keeps the process alive).
-      stdout: true,
-      stderr: true,
-      // The source is CommonJS: a parent's `--input-type=module` (node -e) must not reach it.
-      execArgv: [],
-    });
+    const worker = startPgWorker(data);
     worker.on("message", (event: PgEvent) => this.onEvent(event));
     worker.on("error", (error) => log("warn", `the PostgreSQL worker failed: ${error.message}`));
     worker.on("exit", (code) => {
@@ -352,8 +436,9 @@ export class SyncPostgres {
   /** Posts a request and blocks until its reply (or until the bounded wait runs out). */
   private call(request: Request): QueryResult | null {
     if (this.closed) throw new Error("the PostgreSQL connection is closed");
-    const worker = this.worker ?? this.startWorker();
+    const worker = this.ensureWorker();
     const replies = this.replies!;
+    this.roundTrips++;
     const { receiveMessageOnPort } = workerThreads();
     const requestId = this.nextRequestId++;
     worker.postMessage({ ...request, requestId } as PgRequest);
@@ -364,7 +449,9 @@ export class SyncPostgres {
       for (let received = receiveMessageOnPort(replies); received; received = receiveMessageOnPort(replies)) {
         const reply = received.message as PgReply;
         // Replies to requests given up on earlier arrive late and are dropped here.
-        if (reply.requestId === requestId) return unwrap(reply);
+        if (reply.requestId !== requestId) continue;
+        for (const sent of reply.sent ?? []) if (this.kept.has(sent.sendId)) this.sentResults.set(sent.sendId, sent);
+        return unwrap(reply);
       }
       const left = deadline - performance.now();
       if (left <= 0) break;
