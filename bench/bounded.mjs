@@ -106,10 +106,20 @@ async function settled(pid) {
   throw new Error("the daemon was still busy a minute after the flood");
 }
 
-/** Sends the flood on `output` without reading, waits until the daemon is idle, then reads it all. */
-async function floodUnread(pid, output, stream, reader, sessionId) {
+/** The daemon's debug line when it stops reading a client whose replies wait. */
+const STALLED = /is not reading its replies \(\d+ KiB of output waiting/;
+
+/**
+ * Sends the flood on `output` without reading, waits until the daemon says its output queue is
+ * full (idle alone could be a pause between two requests) and is idle, then reads it all.
+ */
+async function floodUnread(pid, output, stream, reader, sessionId, stderr) {
   stream.pause();
   for (let i = 0; i < REQUESTS; i++) output.write(frame(JSON.stringify({ jsonrpc: "2.0", id: 1000 + i, method: "session/path", params: { sessionId } })));
+  for (const deadline = Date.now() + 120_000; !STALLED.test(stderr()); ) {
+    if (Date.now() > deadline) throw new Error("the daemon never said its output queue was full");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   await settled(pid);
   return { peakMB: memoryOf(pid).peakMB, readAll: () => readAll(stream, reader) };
 }
@@ -130,13 +140,16 @@ function homeWithSettings(label) {
 
 async function overStdio() {
   const home = homeWithSettings("bounded-stdio");
-  const child = spawn(process.execPath, [daemonBin, "serve"], { env: { ...process.env, BASE_CONTEXT_HOME: home.path }, stdio: ["pipe", "pipe", "ignore"] });
+  const env = { ...process.env, BASE_CONTEXT_HOME: home.path, BASE_CONTEXT_LOG: "debug" };
+  const child = spawn(process.execPath, [daemonBin, "serve"], { env, stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (text) => (stderr += text));
   try {
     const reader = leanReader(child.stdout);
     await call(child.stdin, reader, 0, "initialize", { protocolVersion: "1" });
     const sessionId = await bigSession(child.stdin, reader);
     progress("stdio: 250 unread 3 MB replies");
-    const flood = await floodUnread(child.pid, child.stdin, child.stdout, reader, sessionId);
+    const flood = await floodUnread(child.pid, child.stdin, child.stdout, reader, sessionId, () => stderr);
     const arrived = await flood.readAll();
     report({ name: "stdio: daemon peak RSS, 250 unread 3 MB replies", value: flood.peakMB, unit: "MB", target: { max: 400 }, digits: 0 });
     report({ name: "  replies that arrived once the client read", value: arrived, target: { min: REQUESTS }, digits: 0 });
@@ -148,7 +161,7 @@ async function overStdio() {
 
 async function overSocket() {
   const home = homeWithSettings("bounded-socket");
-  const daemon = await startSocketDaemon(home.path);
+  const daemon = await startSocketDaemon(home.path, { BASE_CONTEXT_LOG: "debug" });
   try {
     const other = await daemon.connect("other");
     const { session } = await other.request(SessionCreate, { cwd: "/bench" });
@@ -167,7 +180,7 @@ async function overSocket() {
     await call(socket, reader, 0, "initialize", { protocolVersion: "1" });
     const sessionId = await bigSession(socket, reader);
     progress("socket: one client stalls with 250 unread 3 MB replies, another builds context");
-    const flood = await floodUnread(daemon.pid, socket, socket, reader, sessionId);
+    const flood = await floodUnread(daemon.pid, socket, socket, reader, sessionId, daemon.stderr);
     const stalled = await timeRuns(BUILDS, build);
     const arrived = await flood.readAll();
     socket.destroy();

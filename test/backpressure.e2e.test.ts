@@ -17,6 +17,8 @@ import { peakRssBytes, whenSettled } from "./support/proc-stats.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
+// The daemons this file starts log at debug level: the line saying a client's output queue is full.
+process.env.BASE_CONTEXT_LOG = "debug";
 const dirs = tempDirs();
 const running: ChildProcess[] = [];
 afterEach(() => {
@@ -124,11 +126,18 @@ async function bigSession(output: Writable, reader: LeanReader): Promise<string>
   return sessionId;
 }
 
-/** Sends REQUESTS `session/path` requests (ids 1000…) without reading, waits until the daemon is idle, returns its peak RSS. */
-async function floodUnread(pid: number, output: Writable, reader: LeanReader, sessionId: string): Promise<number> {
+/** The daemon's debug line when it stops reading a client whose replies wait (server.ts). */
+const STALLED = /is not reading its replies \(\d+ KiB of output waiting/;
+
+/**
+ * Sends REQUESTS `session/path` requests (ids 1000…) without reading, waits until the daemon says
+ * its output queue is full and has gone idle, returns its peak RSS. Idle alone is no proof: a
+ * daemon between two requests is idle too, and the peak would then be taken before the flood.
+ */
+async function floodUnread(pid: number, output: Writable, reader: LeanReader, sessionId: string, stderr: () => string): Promise<number> {
   reader.stream.pause();
   for (let i = 0; i < REQUESTS; i++) send(output, { jsonrpc: "2.0", id: 1000 + i, method: "session/path", params: { sessionId } });
-  // The daemon builds replies until its queue is full, then stops reading: it goes idle.
+  await waitFor(() => STALLED.test(stderr()) || undefined, { timeoutMs: 120_000, message: "the daemon's output queue full" });
   await whenSettled(pid, { windowMs: 1000, maxTicks: 5, timeoutMs: 60_000 });
   return peakRssBytes(pid);
 }
@@ -153,7 +162,7 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
     expect((await call(input, reader, 0, "initialize", INITIALIZE)).result).toBeDefined();
     const sessionId = await bigSession(input, reader);
 
-    const peak = await floodUnread(daemon.process.pid!, input, reader, sessionId);
+    const peak = await floodUnread(daemon.process.pid!, input, reader, sessionId, daemon.stderr);
     expect(reader.replies.size).toBe(3); // nothing of the flood was read yet
     expect(peak).toBeLessThan(MAX_RSS);
     await readAll(reader);
@@ -192,7 +201,7 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
     await builds(100); // warm-up: the first builds pay for loading the path
     const alone = await builds(100 + BUILDS);
 
-    const peak = await floodUnread(daemon.process.pid!, stalled.socket, stalled.reader, sessionId);
+    const peak = await floodUnread(daemon.process.pid!, stalled.socket, stalled.reader, sessionId, daemon.stderr);
     expect(peak).toBeLessThan(MAX_RSS);
     // The other client is served while the first one's replies wait, as fast as before the stall:
     // its p99 stays under 50 ms, or (on a machine already too busy for that) under its own p99 alone

@@ -102,6 +102,8 @@ export async function startSocketDaemon(home, env = {}) {
   const sockets = [];
   return {
     pid: child.pid,
+    /** What the daemon has written to stderr so far (its log). */
+    stderr: () => stderr,
     async connect(name) {
       const socket = createConnection(path);
       await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));

@@ -69,14 +69,18 @@ export function startServer(options: ServerOptions): RunningServer {
   const { router } = options;
   // Invalid messages are answered with JSON-RPC errors before the MessageConnection sees them;
   // a frame that cannot be read ends the connection (below).
+  const peerName = options.peerName ?? "the client";
   // Backpressure (output-flow.ts): a client that does not read its replies stops being read.
-  const flow = new OutputFlow(options.maxQueuedOutputBytes ?? (() => DEFAULT_MAX_QUEUED_OUTPUT_BYTES));
+  const flow = new OutputFlow(options.maxQueuedOutputBytes ?? (() => DEFAULT_MAX_QUEUED_OUTPUT_BYTES), (stalled, queuedBytes) => {
+    const waiting = `${Math.round(queuedBytes / 1024)} KiB of output waiting`;
+    if (stalled) log("debug", `${peerName} is not reading its replies (${waiting}, limits.maxQueuedOutputBytes): its requests wait`);
+    else log("debug", `${peerName} reads again (${waiting}): its requests go on`);
+  });
   const connection = createStreamConnection(options.input, options.output, {
     answerInvalidMessages: true,
     flow,
     ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
   });
-  const peerName = options.peerName ?? "the client";
   let state: LifecycleState = "uninitialized";
   let exited = false;
   let clientModel: ConnectionClientModel | undefined;

@@ -13,8 +13,15 @@ export class OutputFlow {
   private queued = 0;
   private readonly drainWaiters = new Set<() => void>();
 
-  /** `limit` is looked up at each write (a setting that may change while the daemon runs). */
-  constructor(private readonly limit: () => number) {}
+  /**
+   * `limit` is looked up at each write (a setting that may change while the daemon runs).
+   * `onStall` hears when reading the client's requests stops (the queue went over the limit) and
+   * starts again (it drained below half): the daemon logs both, so a stalled client can be seen.
+   */
+  constructor(
+    private readonly limit: () => number,
+    readonly onStall: (stalled: boolean, queuedBytes: number) => void = () => undefined,
+  ) {}
 
   /** Bytes written to the stream and not yet flushed to the OS. */
   get queuedBytes(): number {
@@ -128,8 +135,10 @@ export class RequestGate {
   private canHandOn(): boolean {
     if (!this.stalled && this.flow.isOver()) {
       this.stalled = true;
+      this.flow.onStall(true, this.flow.queuedBytes);
       this.flow.whenBelowHalf(() => {
         this.stalled = false;
+        this.flow.onStall(false, this.flow.queuedBytes);
         this.schedulePump();
       });
     }
