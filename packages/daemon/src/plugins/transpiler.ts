@@ -5,7 +5,6 @@
  * one of a JavaScript plugin. Types are stripped, nothing is checked; line numbers are kept, so
  * stack traces point at the author's lines.
  */
-import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { MessagePort } from "node:worker_threads";
 import type { Reply } from "../worker-messages.js";
@@ -31,6 +30,9 @@ export function serveTranspiler(port: MessagePort): void {
   port.on("message", async ({ requestId, path }: TranspileRequest) => {
     let reply: Reply<string>;
     try {
+      // Loaded on first use: this module is reachable from the start path (the PostgreSQL worker's
+      // start imports the loader set-up), which loads no fs/promises (docs/architecture.md).
+      const { readFile } = await import("node:fs/promises");
       reply = { t: "reply", requestId, value: stripTypes(await readFile(path, "utf8"), path) };
     } catch (error) {
       const { name, message } = error instanceof Error ? error : new Error(String(error));
