@@ -14,7 +14,7 @@ import {
   type ToolResultMessage,
 } from "@base-context/protocol";
 import { computeFileLists, createFileOps, extractFileOpsFromMessage } from "@base-context/core";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -45,6 +45,8 @@ describe("real Codex sessions", () => {
   let setup: CodexSetup;
   let rollout: string;
   let firstRunLines: number;
+  /** The rollout as the first run left it (one turn), before the second run appends to it. */
+  let firstRun: string;
 
   beforeAll(async () => {
     codex = await codexBinary();
@@ -66,6 +68,8 @@ describe("real Codex sessions", () => {
     expect(first.code, first.stderr).toBe(0);
     [rollout] = rolloutFiles(setup.codexHome) as [string];
     firstRunLines = readFileSync(rollout, "utf8").split("\n").filter((line) => line.trim()).length;
+    firstRun = join(root, "first-run.jsonl");
+    copyFileSync(rollout, firstRun);
     daemon = await startDaemon();
   }, 20 * 60_000);
 
@@ -123,6 +127,23 @@ describe("real Codex sessions", () => {
     for (const message of messages) extractFileOpsFromMessage(message, ops);
     expect(computeFileLists(ops)).toEqual({ readFiles: [], modifiedFiles: ["notes.md"] });
   });
+
+  it("compacted offline inside its one turn, the first run's summary has the user's prompt as its goal, not Codex's context", async (ctx) => {
+    if ("skip" in codex) return ctx.skip(codex.skip);
+    const home = dirs.make("bc-codex-first-run-");
+    const imported = await runCli(["import", firstRun], { home });
+    expect(imported.code, imported.stderr).toBe(0);
+    // Before the cut only Codex's developer and environment messages remain: the history part of a split turn.
+    const compact = await runCli(["compact", sessionId, "--keep-recent", "10", "--json"], { home, timeoutMs: 60_000 });
+    expect(compact.code, compact.stderr).toBe(0);
+    const report = JSON.parse(compact.stdout) as { entry?: { summary: string; details: { summarizer: string } } };
+    expect(report.entry?.details.summarizer).toBe("extractive");
+    const summary = report.entry!.summary;
+    expect(summary).toContain("**Turn Context (split turn):**");
+    const goal = summary.slice(summary.indexOf("## Goal"), summary.indexOf("## Constraints"));
+    expect(goal).toContain("Current task: Fix the typo in notes.md, then list missing-dir.");
+    expect(goal).not.toContain("(not stated)");
+  }, 120_000);
 
   it("after a second run that starts with Codex's compaction, a re-import appends only the new lines", async (ctx) => {
     if ("skip" in codex) return ctx.skip(codex.skip);

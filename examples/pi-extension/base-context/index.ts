@@ -19,12 +19,15 @@
  *   BASE_CONTEXT_DAEMON=/path     the daemon to spawn (its cli/main.js, or a command)
  */
 import type { ExtensionAPI, ExtensionContext, SessionBeforeCompactEvent, SessionBeforeTreeEvent } from "@mariozechner/pi-coding-agent";
-import { ErrorCodes, SummarizeBranch, SummarizeCompaction, type SummarizeResult } from "@base-context/protocol";
+import { type BaseContextClient, ErrorCodes, SummarizeBranch, SummarizeCompaction, type SummarizeResult } from "@base-context/protocol";
 import { DaemonLink, withTimeout } from "./daemon-link.js";
 import { lendModel } from "./lend-model.js";
 import { fileListsOf } from "./pi-shapes.js";
 import { attentionLines, failureReport, reportOf, statusLine, type SummaryKind, type SummaryReport } from "./report.js";
 import { statusLines } from "./status.js";
+
+/** What a handler returns for pi to end the compaction or navigation without a summary. */
+const CANCEL = { cancel: true } as const;
 
 /** The key of the extension's footer status and widget. */
 const UI_KEY = "base-context";
@@ -61,12 +64,11 @@ export default function baseContext(pi: ExtensionAPI): void {
   });
 
   pi.on("session_before_compact", async (event: SessionBeforeCompactEvent, ctx) => {
-    current = ctx;
     const { preparation, signal } = event;
     // pi's messages and entries are sent as they are: the protocol declares pi's shapes (the casts
     // only bridge pi's and the protocol's TypeScript types), and the daemon validates them.
-    const result = await ask(ctx, signal, "compaction", async () =>
-      (await link.client()).request(
+    const result = await summarize(ctx, signal, "compaction", (client) =>
+      client.request(
         SummarizeCompaction,
         {
           messagesToSummarize: preparation.messagesToSummarize as never,
@@ -84,16 +86,10 @@ export default function baseContext(pi: ExtensionAPI): void {
         { signal },
       ),
     );
-    if (result === "cancelled" || signal.aborted) return { cancel: true };
-    if (result === undefined) return undefined;
-    if (result.status === "cancelled") {
-      cancelledByPlugin(ctx, "compaction", result.message);
-      return { cancel: true };
-    }
-    show(ctx, reportOf("compaction", result));
+    if (result === undefined || "cancel" in result) return result;
     return {
       compaction: {
-        summary: result.summary!,
+        summary: result.summary,
         firstKeptEntryId: result.firstKeptEntryId ?? preparation.firstKeptEntryId,
         tokensBefore: preparation.tokensBefore,
         details: result.details,
@@ -106,8 +102,8 @@ export default function baseContext(pi: ExtensionAPI): void {
     const { preparation, signal } = event;
     // Without a summary to write, navigation is pi's business alone.
     if (!preparation.userWantsSummary || preparation.entriesToSummarize.length === 0) return undefined;
-    const result = await ask(ctx, signal, "branch summary", async () =>
-      (await link.client()).request(
+    const result = await summarize(ctx, signal, "branch summary", (client) =>
+      client.request(
         SummarizeBranch,
         {
           entries: preparation.entriesToSummarize as never,
@@ -124,14 +120,8 @@ export default function baseContext(pi: ExtensionAPI): void {
         { signal },
       ),
     );
-    if (result === "cancelled" || signal.aborted) return { cancel: true };
-    if (result === undefined) return undefined;
-    if (result.status === "cancelled") {
-      cancelledByPlugin(ctx, "branch summary", result.message);
-      return { cancel: true };
-    }
-    show(ctx, reportOf("branch summary", result));
-    return { summary: { summary: result.summary!, details: result.details } };
+    if (result === undefined || "cancel" in result) return result;
+    return { summary: { summary: result.summary, details: result.details } };
   });
 
   /**
@@ -181,6 +171,28 @@ export default function baseContext(pi: ExtensionAPI): void {
   }
 
   /**
+   * A summary written by the daemon, already shown in the footer; `CANCEL` (pi's answer to end the
+   * operation) when the user or a plugin cancelled it; undefined when pi should summarize by itself.
+   */
+  async function summarize(
+    ctx: ExtensionContext,
+    signal: AbortSignal,
+    what: SummaryKind,
+    request: (client: BaseContextClient) => Promise<SummarizeResult>,
+  ): Promise<SummarizeResult & { summary: string } | typeof CANCEL | undefined> {
+    current = ctx;
+    const result = await ask(ctx, signal, what, request);
+    if (result === "cancelled" || signal.aborted) return CANCEL;
+    if (result === undefined) return undefined;
+    if (result.status === "cancelled") {
+      cancelledByPlugin(ctx, what, result.message);
+      return CANCEL;
+    }
+    show(ctx, reportOf(what, result));
+    return { ...result, summary: result.summary! };
+  }
+
+  /**
    * The daemon's answer; `"cancelled"` when pi aborted (the user cancelled); undefined, with a
    * warning, when the daemon failed or could not be reached (pi then summarizes by itself).
    */
@@ -188,9 +200,9 @@ export default function baseContext(pi: ExtensionAPI): void {
     ctx: ExtensionContext,
     signal: AbortSignal,
     what: SummaryKind,
-    request: () => Promise<SummarizeResult>,
+    request: (client: BaseContextClient) => Promise<SummarizeResult>,
   ): Promise<SummarizeResult | "cancelled" | undefined> {
-    const attempt = () => withTimeout(request(), SUMMARY_TIMEOUT_MS, `no answer within ${Math.round(SUMMARY_TIMEOUT_MS / 1000)} s`);
+    const attempt = () => withTimeout(link.client().then(request), SUMMARY_TIMEOUT_MS, `no answer within ${Math.round(SUMMARY_TIMEOUT_MS / 1000)} s`);
     try {
       try {
         return await attempt();

@@ -31,6 +31,13 @@ const check = (name: string, status: CheckStatus, summary: string, fixes: string
 export function checkDatabase(databasePath: string): CheckResult {
   const shown = displayPath(databasePath);
   if (!existsSync(databasePath)) {
+    // No file to open, but the driver must load for one to be created (its native addon may be built for another Node).
+    try {
+      new Database(":memory:").close();
+    } catch (error) {
+      const failure = databaseFailure(databasePath, error);
+      return check("database", "fail", failure.message, [...failure.hints]);
+    }
     const folder = nearestExistingFolder(dirname(databasePath));
     try {
       accessSync(folder, fsConstants.W_OK | fsConstants.X_OK);

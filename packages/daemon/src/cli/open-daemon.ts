@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import type { Daemon } from "../daemon.js";
 // schema.ts alone (SQL text, no driver): `--help` still loads no database module.
 import { DatabaseTooNewError } from "../sessions/database-file.js";
-import { STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
+import { sqliteAddonError, STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 
@@ -80,6 +80,10 @@ export function databaseFailure(databasePath: string, error: unknown): CliError 
   const folder = dirname(databasePath);
   const elsewhere = "Or keep it and use another folder: set BASE_CONTEXT_HOME (or BASE_CONTEXT_DB for the database file alone).";
   const moveAway = `Move it away to start with an empty database: mv "${databasePath}" "${databasePath}.broken"`;
+
+  // Before anything that reads the error as the file's: the file is fine, and moving it away would not help.
+  const addon = sqliteAddonError(error);
+  if (addon) return new CliError(`cannot open the session database ${databasePath}: ${addon.message}`, [...addon.fixes]);
 
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT" || (typeof code === "string" && code.startsWith("SQLITE_CORRUPT"))) {
     return new CliError(`the session database ${databasePath} is damaged or is not a Base Context database (${message})`, [

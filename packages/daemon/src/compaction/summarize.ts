@@ -46,7 +46,7 @@ export async function summarizePreparation(preparation: CompactionPreparation, o
         kind,
         messages,
         ...(previousSummary !== undefined ? { previousSummary } : {}),
-        ...(kind === "history" && plan.turnPrefix ? { followedByTurn: true } : {}),
+        ...(kind === "history" && plan.turnPrefix ? { followingTurn: preparation.turnPrefixMessages } : {}),
         ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
         system: planned.system,
         prompt: planned.prompt,

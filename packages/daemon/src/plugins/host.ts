@@ -25,7 +25,7 @@ import { CrashBreaker } from "./crash-breaker.js";
 import { globalPluginsRoot, listPluginFolders, projectPluginsRoot } from "./discovery.js";
 import { ManagedPlugin, type LoadReason, type PluginRuntime } from "./managed-plugin.js";
 import { orderPlugins } from "./order.js";
-import type { PluginServices } from "./plugin-worker.js";
+import type { PluginServices } from "./plugin-services.js";
 import { runHook, type HookRun } from "./run-hook.js";
 import { normalizeProjectDir, TrustStore } from "./trust.js";
 import { watchPluginRoot, type RootWatch } from "./watcher.js";

@@ -11,7 +11,7 @@ export { compactHooks, treeHooks } from "./adapters.js";
 export { PluginHost, type CompactHookCallOptions, type HookCallOptions, type PluginHostOptions } from "./host.js";
 export type { HookCheckContext, HookRun } from "./run-hook.js";
 export type { PluginRef } from "./managed-plugin.js";
-export type { PluginCaller, PluginServices } from "./plugin-worker.js";
+export type { PluginCaller, PluginServices } from "./plugin-services.js";
 export { globalPluginsRoot, projectPluginsRoot } from "./discovery.js";
 export { normalizeProjectDir } from "./trust.js";
 export { scaffoldPlugin, type ScaffoldOptions, type ScaffoldResult } from "./scaffold.js";

@@ -18,7 +18,8 @@ import { log, type LogLevel } from "../log.js";
 import type { CrashBreaker } from "./crash-breaker.js";
 import { readManifest, type PluginManifest } from "./discovery.js";
 import { folderFingerprint } from "./fingerprint.js";
-import { PluginWorker, type PluginServices, type WorkerDeath } from "./plugin-worker.js";
+import type { PluginServices } from "./plugin-services.js";
+import { PluginWorker, type WorkerDeath } from "./plugin-worker.js";
 
 /** What every plugin shares, provided by the host. */
 export interface PluginRuntime {

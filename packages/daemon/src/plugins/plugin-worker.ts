@@ -5,44 +5,15 @@
  * limit, and the plugin's requests for the daemon's tokenizer and model. A hung plugin only ever
  * blocks its own worker.
  */
-import {
-  PluginCompleteRequest,
-  PluginLogLevel,
-  type HookName,
-  type PluginCompleteResult,
-  type PluginErrorKind,
-} from "@base-context/protocol";
+import { PluginLogLevel, type HookName, type PluginErrorKind } from "@base-context/protocol";
 import { AsyncResource } from "node:async_hooks";
-import { z } from "zod";
-import { utf8ByteLength } from "@base-context/core";
 import type { LogLevel } from "../log.js";
+import { callOutcomeOf, describeFailure, type CallOutcome } from "./call-outcome.js";
 import type { ChannelExit, PluginChannel } from "./channel.js";
 import { forwardLines } from "./output.js";
-import { describeWireError, stackLocation, toWireError, type HostToWorker, type WorkerBoot, type WorkerToHost } from "./wire.js";
-
-/** "message (at index.ts:12:11)": where in the plugin's files it failed, when the stack says. */
-function withLocation(message: string, location: string | undefined): string {
-  return location === undefined ? message : `${message} (at ${location})`;
-}
-
-/** Which plugin asks, for the daemon's services (attribution, per-plugin limits). */
-export interface PluginCaller {
-  pluginId: string;
-  name: string;
-  version: string;
-  generation: number;
-  hook: HookName;
-}
-
-/** The daemon's side of `ctx.complete` / `ctx.countTokens`. */
-export interface PluginServices {
-  complete(request: PluginCompleteRequest, signal: AbortSignal, caller: PluginCaller): Promise<PluginCompleteResult>;
-  countTokens(text: string, caller: PluginCaller): number | Promise<number>;
-}
-
-export type CallOutcome =
-  | { ok: true; value: unknown }
-  | { ok: false; kind: PluginErrorKind | "cancelled"; message: string };
+import { serviceReply, type PluginServices } from "./plugin-services.js";
+import type { HostToWorker, ServiceMethod, WorkerBoot, WorkerToHost } from "./wire.js";
+import { callIdOf, isOver, MAX_LOG_CHARS, tooLargeMessage, workerMessage } from "./worker-inbox.js";
 
 export interface WorkerDeath {
   cause: "timeout" | "crash" | "oom";
@@ -89,41 +60,6 @@ interface RunningCall {
   timers: NodeJS.Timeout[];
   /** `plugins.maxMessageBytes` for this call. */
   maxBytes: number;
-}
-
-const CountTokensParams = z.object({ text: z.string() });
-
-/** A message of the bootstrap's protocol (a JSON string of an object with a `t`), else undefined. */
-function workerMessage(raw: unknown): WorkerToHost | undefined {
-  if (typeof raw !== "string") return undefined;
-  try {
-    const message = JSON.parse(raw) as unknown;
-    return typeof message === "object" && message !== null && typeof (message as { t?: unknown }).t === "string"
-      ? (message as WorkerToHost)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-/** A plugin's log line is cut here (the whole message is within the size limit, but a log is no place for megabytes). */
-const MAX_LOG_CHARS = 16_384;
-
-/** The call a message of the bootstrap's protocol belongs to, read from its first characters only. */
-function callIdOf(raw: string): number | undefined {
-  const match = /"callId":(\d+)/.exec(raw.slice(0, 200));
-  return match === null ? undefined : Number(match[1]);
-}
-
-/** Whether `raw` is over `maxBytes` UTF-8 bytes, without encoding it (and mostly without scanning it). */
-function isOver(raw: string, maxBytes: number): boolean {
-  if (raw.length > maxBytes) return true;
-  if (raw.length * 3 <= maxBytes) return false;
-  return utf8ByteLength(raw) > maxBytes;
-}
-
-export function tooLargeMessage(what: string, bytes: number | undefined, maxBytes: number): string {
-  const size = bytes === undefined ? "over" : `${bytes} bytes, over`;
-  return `${what} is ${size} plugins.maxMessageBytes (${maxBytes} bytes)`;
 }
 
 export class PluginWorker {
@@ -297,35 +233,19 @@ export class PluginWorker {
         this.onReady = undefined;
         break;
       case "activation-failed":
-        this.onReady?.reject(
-          new PluginActivationError(withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir))),
-        );
+        this.onReady?.reject(new PluginActivationError(describeFailure(message.error, this.boot.dir)));
         this.onReady = undefined;
         void this.terminate();
         break;
-      case "return":
-        this.finishCall(message.callId, { ok: true, value: message.value });
-        break;
       case "throw":
         if (message.error.stack !== undefined) this.options.onLog("debug", message.error.stack);
-        this.finishCall(message.callId, {
-          ok: false,
-          kind: "exception",
-          message: withLocation(describeWireError(message.error), stackLocation(message.error.stack, this.boot.dir)),
-        });
+        this.finishCall(message.callId, callOutcomeOf(message, this.boot.dir));
         break;
+      case "return":
       case "unserializable":
-        this.finishCall(message.callId, { ok: false, kind: "invalid-result", message: message.message });
-        break;
       case "too-large":
-        this.finishCall(message.callId, {
-          ok: false,
-          kind: "too-large",
-          message: tooLargeMessage("the hook's result", message.bytes ?? undefined, message.maxBytes),
-        });
-        break;
       case "out-of-memory":
-        this.finishCall(message.callId, { ok: false, kind: "oom", message: `the plugin ran out of memory: ${message.message}` });
+        this.finishCall(message.callId, callOutcomeOf(message, this.boot.dir));
         break;
       case "request":
         void this.serve(message.requestId, message.callId, message.method, message.params);
@@ -338,32 +258,20 @@ export class PluginWorker {
     }
   }
 
-  private async serve(requestId: number, callId: number, method: "complete" | "countTokens", params: unknown): Promise<void> {
+  private async serve(requestId: number, callId: number, method: ServiceMethod, params: unknown): Promise<void> {
     const call = this.calls.get(callId);
     if (call === undefined || call.settled) {
       this.send({ t: "reply", requestId, error: { name: "AbortError", message: "the hook call is already over" } });
       return;
     }
     const { pluginId, name, version, generation } = this.boot;
-    const caller: PluginCaller = { pluginId, name, version, generation, hook: call.hook };
-    try {
-      const value =
-        method === "countTokens"
-          ? await this.options.services.countTokens(CountTokensParams.parse(params).text, caller)
-          : await call.scope.runInAsyncScope(() =>
-              this.options.services.complete(PluginCompleteRequest.parse(params), call.services.signal, caller),
-            );
-      const reply = JSON.stringify({ t: "reply", requestId, value } satisfies HostToWorker);
-      if (isOver(reply, call.maxBytes)) {
-        this.send({
-          t: "reply",
-          requestId,
-          error: { name: "RangeError", message: tooLargeMessage(`the answer to ctx.${method}`, utf8ByteLength(reply), call.maxBytes) },
-        });
-      } else if (this.state !== "dead") this.channel.post(reply);
-    } catch (error) {
-      this.send({ t: "reply", requestId, error: toWireError(error) });
-    }
+    const caller = { pluginId, name, version, generation, hook: call.hook };
+    const reply = await serviceReply(
+      this.options.services,
+      { requestId, method, params },
+      { caller, signal: call.services.signal, scope: call.scope, maxBytes: call.maxBytes },
+    );
+    if (this.state !== "dead") this.channel.post(reply);
   }
 
   private send(message: HostToWorker): void {

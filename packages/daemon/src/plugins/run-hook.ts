@@ -21,7 +21,7 @@ import type { z } from "zod";
 import { utf8ByteLength } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import type { ManagedPlugin, PluginRef } from "./managed-plugin.js";
-import { tooLargeMessage } from "./plugin-worker.js";
+import { tooLargeMessage } from "./worker-inbox.js";
 
 /** Per-call facts a result check needs besides the event. */
 export interface HookCheckContext {

@@ -10,7 +10,7 @@ import type { Daemon } from "../daemon.js";
 import { RequestFailedError } from "../errors.js";
 import { log } from "../log.js";
 import { globalSettingsPath } from "../paths.js";
-import { storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
+import { sqliteAddonError, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
 import type { SettingsManager } from "../settings/index.js";
 import { guardFd1, protocolOutput } from "./protocol-output.js";
 import { Router, type Peer } from "./router.js";
@@ -187,6 +187,14 @@ function storeFailure(error: unknown, settings: SettingsManager): RequestFailedE
     return new RequestFailedError(`the daemon cannot use its session store: ${text}`, { storeUrl: location.display, hint });
   }
   const path = location?.display ?? "";
+  // The driver, not the file: `doctor` would show the same, and the fix is a rebuild.
+  const addon = sqliteAddonError(error);
+  if (addon) {
+    return new RequestFailedError(`the daemon cannot open its session database ${path}: ${addon.message}`, {
+      databasePath: path,
+      hint: addon.fixes.join("\n"),
+    });
+  }
   return new RequestFailedError(`the daemon cannot use its session database ${path}: ${message}`, { databasePath: path, hint });
 }
 

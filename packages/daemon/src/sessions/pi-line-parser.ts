@@ -7,6 +7,7 @@ import type { SessionEntry } from "@base-context/protocol";
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import type { LineParser, ParsedLine } from "./formats/format.js";
+import { parseJsonLine } from "./formats/json-line.js";
 import { MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import {
   entryProblem,
@@ -34,14 +35,10 @@ export class PiLineParser implements LineParser {
   constructor(private readonly ids: Pick<IdSource, "entryId">) {}
 
   parse(text: string, lineNumber: number): ParsedLine {
-    const line = lineNumber === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
-    if (line.trim().length === 0) return { kind: "blank" };
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      return { kind: "skip", reason: `invalid JSON: ${(error as Error).message}` };
-    }
+    const read = parseJsonLine(text, lineNumber);
+    if (read.kind !== "json") return read;
+    const { value } = read;
+    // pi counts every line that parses, objects or not (v1 compactions point at lines by that count).
     const index = this.parsedIndex++;
     // JSON.parse reads any depth, but every later walk (counting, reply serialization) recurses per
     // level: a line deeper than a request may nest would make its session unreadable.

@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { dirname } from "node:path";
 import { createDatabaseFolder, secureDatabaseFiles, withPrivateUmask } from "./permissions.js";
 import { migrate } from "./schema.js";
+import { sqliteAddonError } from "./sqlite-addon.js";
 
 export type Db = Database.Database;
 
@@ -24,7 +25,14 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   if (onDisk) createDatabaseFolder(dirname(path));
   // Created owner-only (the -wal and -shm files take the database file's mode), then checked:
   // files made by an older version or another umask are tightened (store/permissions.ts).
-  const db = withPrivateUmask(() => new Database(path));
+  const db = withPrivateUmask(() => {
+    try {
+      return new Database(path);
+    } catch (error) {
+      // The driver loads its native addon here, on the first database opened.
+      throw sqliteAddonError(error) ?? error;
+    }
+  });
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
     withPrivateUmask(() => db.pragma("journal_mode = WAL"));

@@ -33,10 +33,12 @@ export interface SummaryRequest {
   /** The previous compaction summary, when this one updates it (iterative compaction). */
   readonly previousSummary?: string;
   /**
-   * History only: a split turn follows, summarized apart (its user message first). A question the
-   * range ends on was answered there, and its plans were overtaken by that turn's work.
+   * History only: the messages of the split turn that follows, summarized apart (its user message
+   * first). A question the range ends on was answered there, its plans were overtaken by that
+   * turn's work, and when the range states no goal of its own (only the context an agent injects
+   * before the first request, as Codex does), that turn's request is the goal.
    */
-  readonly followedByTurn?: boolean;
+  readonly followingTurn?: readonly ContextMessage[];
   /** `/compact <instructions>` or the tree's custom instructions: extra focus, high priority. */
   readonly customInstructions?: string;
   /** The custom instructions replace the default prompt instead of adding to it (tree navigation). */

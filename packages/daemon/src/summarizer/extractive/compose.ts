@@ -12,7 +12,7 @@
  * Every item passes the junk filter (@base-context/core, `retention/junk.ts`): no code, data, headings or empty items.
  */
 import type { SummaryKind } from "../types.js";
-import type { Facts, Noted } from "./facts.js";
+import { firstRequest, type Facts, type Noted } from "./facts.js";
 import { cap, chronological, dedupe, latestPerShape, Scorer } from "./items.js";
 import type { ParsedSummary } from "./previous.js";
 import { actionItems, fixedItems, unresolvedErrors } from "./progress.js";
@@ -24,6 +24,8 @@ export interface ComposeInput {
   readonly facts: Facts;
   readonly previous: ParsedSummary;
   readonly customInstructions?: string;
+  /** History only: the request of the split turn that follows, the goal when the range states none. */
+  readonly turnRequest?: string;
 }
 
 /** Upper bounds per section, so even a generous budget yields a summary a model can skim. */
@@ -132,7 +134,7 @@ function structuredBlocks(input: ComposeInput, s: Scorer): Block[] {
 
 function turnPrefixBlocks(input: ComposeInput, s: Scorer): Block[] {
   const { facts } = input;
-  const request = facts.requests.find((r) => r.text.length > 0);
+  const request = firstRequest(facts);
   const progress: Item[] = chronological([
     ...actionItems(facts, s),
     ...latestPerShape(facts.statements).map((n) => s.noted(n, 52)),
@@ -200,6 +202,10 @@ function goalParts(input: ComposeInput): GoalParts {
     items.push({ text: earlier.pop()!.replace(/^Earlier task: /, CURRENT), priority: KEEP });
   }
   if (background !== undefined) items.push({ text: `${BACKGROUND}${clip(background, 400)}`, priority: KEEP });
+  // Nothing asked before the cut (Codex's injected context, then one long turn): that turn's request is the goal.
+  if (items.length === 0 && input.turnRequest !== undefined) {
+    items.push({ text: `${CURRENT}${clip(input.turnRequest, 500)}`, priority: KEEP });
+  }
   const inGoal = new Set(thread.map((t) => t.index));
   const handled = facts.requests.filter((r) => !inGoal.has(r.index) && r !== first);
   if (first && !inGoal.has(first.index) && previous.goal.length > 0) handled.unshift(first);

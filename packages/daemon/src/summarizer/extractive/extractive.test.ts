@@ -1,5 +1,6 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { INJECTED_TEXT_TYPE } from "@base-context/core";
 import { CancelledError } from "../../errors.js";
 import { assistant, bash, largeSession, refactorAuthSession, tool, user } from "./fixtures.js";
 import { ExtractiveSummarizer, extractiveSummary } from "./index.js";
@@ -214,6 +215,29 @@ describe("extractive summarizer", () => {
     expect(section(summary, "## Context for Suffix")).toContain("Don't touch the database layer.");
     // The previous summary belongs to the history summary, not to the prefix.
     expect(summary).not.toContain("something older");
+  });
+
+  it("takes the split turn's request as the goal when the history before it holds only the agent's injected context", () => {
+    const injected = (kind: string, text: string): ContextMessage => ({
+      role: "custom",
+      customType: INJECTED_TEXT_TYPE,
+      content: text,
+      display: false,
+      details: { source: "codex", kind },
+      timestamp: 0,
+    });
+    // As Codex starts a session: its instructions and environment, then the user's one long turn.
+    const history = [
+      injected("user_instructions", "# AGENTS.md instructions for /home/dev/shop\n\nAlways run the tests."),
+      injected("environment_context", "<environment_context>\n  <cwd>/home/dev/shop</cwd>\n</environment_context>"),
+    ];
+    const turn = [user("The cart total ignores discounts. Fix it."), ...tool("read", { path: "src/cart.ts" }, "export function total() {}")];
+    const summary = extractiveSummary({ kind: "history", messages: history, followingTurn: turn, maxTokens: 13_107 });
+    expect(section(summary, "## Goal")).toBe("Current task: The cart total ignores discounts. Fix it.\n\n");
+    // A goal of the history's own is not replaced.
+    const stated = extractiveSummary({ kind: "history", messages: [user("Add a coupon field to the checkout form.")], followingTurn: turn, maxTokens: 13_107 });
+    expect(section(stated, "## Goal")).toContain("Current task: Add a coupon field to the checkout form.");
+    expect(stated).not.toContain("discounts");
   });
 
   it("fits maxTokens (about 4 characters per token), dropping the least important items first", () => {

@@ -296,6 +296,11 @@ class FactCollector implements MessageReader {
   }
 }
 
+/** The request a range opens with (a split turn's prefix: its Original Request), in the user's words. */
+export function firstRequest(facts: Facts): Noted | undefined {
+  return facts.requests.find((r) => r.text.length > 0);
+}
+
 /** `followedByTurn`: a split turn follows (its user message first), so the range's last question was answered and its plans overtaken. */
 export function collectFacts(messages: readonly ContextMessage[], options: { followedByTurn?: boolean } = {}): Facts {
   const collector = new FactCollector(messages.length);

@@ -7,10 +7,11 @@
  *
  * Same input → same output, byte for byte (no clock, no randomness, insertion-ordered maps).
  */
+import type { ContextMessage } from "@base-context/protocol";
 import { CancelledError } from "../../errors.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 import { composeBlocks } from "./compose.js";
-import { collectFacts } from "./facts.js";
+import { collectFacts, firstRequest } from "./facts.js";
 import { emptySummary, mergeParsed, parseSummary } from "./previous.js";
 import { fitToBudget, render } from "./render.js";
 
@@ -31,20 +32,28 @@ export class ExtractiveSummarizer implements Summarizer {
 
 /** The summary text for a request (synchronous; exported for the bench and the tests). */
 export function extractiveSummary(
-  request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens" | "followedByTurn">,
+  request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens" | "followingTurn">,
 ): string {
-  const facts = collectFacts(request.messages, { followedByTurn: request.followedByTurn === true });
+  const facts = collectFacts(request.messages, { followedByTurn: request.followingTurn !== undefined });
   const earlier = [request.previousSummary, ...facts.embeddedSummaries].filter(
     (s): s is string => typeof s === "string" && s.trim().length > 0,
   );
   // The previous summary belongs to the history; a turn prefix only describes its own messages.
   const previous = request.kind === "turnPrefix" || earlier.length === 0 ? emptySummary() : mergeParsed(earlier.map(parseSummary));
+  const turnRequest = request.followingTurn && turnRequestOf(request.followingTurn);
   const blocks = composeBlocks({
     kind: request.kind,
     facts,
     previous,
+    ...(turnRequest ? { turnRequest } : {}),
     ...(request.customInstructions !== undefined ? { customInstructions: request.customInstructions } : {}),
   });
   fitToBudget(blocks, Math.max(400, Math.floor(request.maxTokens * CHARS_PER_TOKEN)));
   return render(blocks);
+}
+
+/** A split turn's request: read from its messages up to its first user message (the rest is that turn's work). */
+function turnRequestOf(turn: readonly ContextMessage[]): string | undefined {
+  const opening = turn.slice(0, turn.findIndex((message) => message.role === "user") + 1);
+  return firstRequest(collectFacts(opening))?.text;
 }
