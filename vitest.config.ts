@@ -50,6 +50,19 @@ const notOnOtherNodes = [
   "test/demo.e2e.test.ts",
   "test/plugins-storm.e2e.test.ts",
 ];
+/**
+ * The packages' own tests run in shared processes (`isolate: false`: one process per worker runs
+ * file after file), which takes a third less CPU than a fresh process and module graph per file.
+ * These files check what loading a module does (which schemas it builds, which thread loads an
+ * encoding, watches started by the first read), so each gets a fresh process.
+ */
+const unitTests = "packages/*/src/**/*.test.ts";
+const needsFreshModules = [
+  "packages/protocol/src/declare.test.ts",
+  "packages/protocol/src/shared-schemas.test.ts",
+  "packages/daemon/src/tokens/counter-thread.test.ts",
+  "packages/daemon/src/settings/manager-watch-start.test.ts",
+];
 /** Adversarial files that never start a daemon. */
 const engineFree = ["test/adversarial/scoreboard.test.ts"];
 
@@ -58,7 +71,8 @@ const shared = {
   pool: "forks",
   // One test file per core at a time. Vitest's default leaves a core free (cores − 1: a single
   // worker on two cores), yet most end-to-end files spend their time waiting on the processes they
-  // start, so a file per core keeps both busy.
+  // start, so a file per core keeps both busy. (A file more than cores was slower: the files that
+  // run at once then compete for the CPU more than they wait.)
   maxWorkers: availableParallelism(),
   testTimeout: 30_000,
   hookTimeout: 30_000,
@@ -91,8 +105,17 @@ export default defineConfig({
       {
         test: {
           ...shared,
+          name: "unit",
+          include: [unitTests],
+          exclude: [...shared.exclude, ...needsFreshModules],
+          isolate: false,
+        },
+      },
+      {
+        test: {
+          ...shared,
           name: "sqlite",
-          include: ["packages/*/src/**/*.test.ts", "examples/**/*.test.ts", "test/**/*.test.ts"],
+          include: [...needsFreshModules, "examples/**/*.test.ts", "test/**/*.test.ts"],
         },
       },
       {

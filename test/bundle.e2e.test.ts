@@ -2,8 +2,8 @@
  * The shipped artefacts: `packages/daemon/bin/base-context.js` runs the esbuild bundles
  * (dist/bundle/daemon.cjs for `serve`, run from V8's code cache; dist/bundle/cli.js for the rest;
  * docs/architecture.md#start-path-and-bundles).
- * The rest of the suite runs the unbundled build; this file checks that what users run works too,
- * including the parts loaded on first use: the OpenAI client (a compaction with a model) and the
+ * The whole end-to-end suite runs them (support/daemon.ts's DAEMON_MAIN); this file checks by name
+ * the parts loaded on first use: the OpenAI client (a compaction with a model) and the
  * plugin host with its worker scripts (a plugin's hook), each named in the debug log when loaded.
  */
 import { CompactionRun, SessionCreate } from "@base-context/protocol";

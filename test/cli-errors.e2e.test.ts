@@ -3,8 +3,9 @@
  * already here (--new-id); export after navigating keeps the current position for pi.
  */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DAEMON_MAIN } from "./support/daemon.js";
 import { runCli } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
 
@@ -66,10 +67,12 @@ describe("hints that run where the user is", () => {
   it("name the command as run from a clone when base-context is not on the PATH", async () => {
     const home = dirs.make();
     const repo = join(import.meta.dirname, "..");
+    // The program the suite runs, as a path from the clone (the installed command by default).
+    const asRun = `node ${relative(repo, DAEMON_MAIN)}`;
     const run = await runCli(["show", "d7d7"], { home, cwd: repo, env: { PATH: "/usr/bin:/bin" } });
-    expect(run.stderr).toContain("List the sessions with: node packages/daemon/dist/cli/main.js sessions");
+    expect(run.stderr).toContain(`List the sessions with: ${asRun} sessions`);
     const compacted = await runCli(["compact", EXAMPLE], { home, cwd: repo, env: { PATH: "/usr/bin:/bin" } });
-    expect(compacted.stdout).toContain(`  node packages/daemon/dist/cli/main.js show ${EXAMPLE_ID} --brief`);
+    expect(compacted.stdout).toContain(`  ${asRun} show ${EXAMPLE_ID} --brief`);
     const installed = await runCli(["show", "d7d7"], { home, cwd: repo });
     expect(installed.stderr).toContain("List the sessions with: base-context sessions");
   });

@@ -1,7 +1,12 @@
 /**
  * Plugin crash storms in worker-thread isolation (docs/plugins.md#a-plugin-that-keeps-failing):
- * after 40 broken saves of a plugin in each failure mode, the daemon's threads are back to what
- * they were and its idle CPU is what it was before. Measured from /proc, not from the daemon.
+ * after a run of broken saves of a plugin in each failure mode, the daemon's threads are back to
+ * what they were and its idle CPU is what it was before. Measured from /proc, not from the daemon.
+ *
+ * How many saves: 10 per mode in the suite (a leak shows from the first save: each one loads a
+ * fresh worker); BASE_CONTEXT_STORM_SAVES=40 runs the forty of the issue that asked for this. The
+ * storms are a fifth of the suite's CPU at forty (the heap OOMs and the infinite loops burn a
+ * core each while they last).
  *
  * Not a timing test: the bound compares CPU seconds consumed over a quiet window with the same
  * window before the storm, with a margin (5 % of a core) far above what an idle daemon uses and
@@ -15,8 +20,8 @@ import { cpuTicks, threadCount, TICKS_PER_SECOND } from "./support/proc-stats.js
 import { atomicSave, compact, compactableSession, pluginsRoot, usePluginDaemons, waitForPlugin, writePlugin, type PluginDaemon } from "./support/plugins.js";
 import { waitFor } from "./support/wait.js";
 
-const SAVES = 40;
-const QUIET_WINDOW_MS = 10_000;
+const SAVES = Number(process.env.BASE_CONTEXT_STORM_SAVES ?? 10);
+const QUIET_WINDOW_MS = 5_000;
 /** 5 % of a core over the window, in clock ticks. */
 const MARGIN_TICKS = 0.05 * TICKS_PER_SECOND * (QUIET_WINDOW_MS / 1000);
 

@@ -12,10 +12,15 @@ import { dropStoreFor, storeEnvFor } from "./engine.js";
 import { useSuiteResource } from "./suite-resource.js";
 import { TEST_NODE } from "./test-node.js";
 
-/** The unbundled build's entry (BASE_CONTEXT_E2E_MAIN: another one, e.g. bin/base-context.js to run the suite on the bundles). */
-export const DAEMON_MAIN = process.env.BASE_CONTEXT_E2E_MAIN ?? fileURLToPath(new URL("../../packages/daemon/dist/cli/main.js", import.meta.url));
 /** The installed command: runs the bundles the build makes (the tests of the shipped artefacts spawn it). */
 export const DAEMON_BIN = fileURLToPath(new URL("../../packages/daemon/bin/base-context.js", import.meta.url));
+/**
+ * The entry the end-to-end suite runs: the installed command, i.e. the bundles users run (a
+ * process from them takes half the CPU of one from the few hundred modules of dist/, and the suite
+ * starts over a thousand). BASE_CONTEXT_E2E_MAIN names another, e.g.
+ * packages/daemon/dist/cli/main.js to run the suite on the unbundled build.
+ */
+export const DAEMON_MAIN = process.env.BASE_CONTEXT_E2E_MAIN ?? DAEMON_BIN;
 
 export interface TestDaemon extends SpawnedDaemon {
   client: BaseContextClient;
@@ -33,7 +38,7 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   initialize?: boolean;
   projectDir?: string;
-  /** The entry point to run (default DAEMON_MAIN, the unbundled build). */
+  /** The entry point to run (default DAEMON_MAIN). */
   main?: string;
 }
 

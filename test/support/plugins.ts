@@ -173,7 +173,7 @@ export interface PluginDaemonOptions {
   /** Global settings, over COMPACT_EVERYTHING. */
   settings?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
-  /** The daemon's entry point (default: the unbundled build). */
+  /** The daemon's entry point (default DAEMON_MAIN, support/daemon.ts). */
   main?: string;
   /** Called before `initialize` (e.g. to answer `model/complete`, which offers the client's model). */
   beforeInitialize?(client: BaseContextClient): void;

@@ -20,7 +20,7 @@ export interface CliOptions {
   cwd?: string;
   /** Gives up (and fails the test) after this long. */
   timeoutMs?: number;
-  /** The program to run (default DAEMON_MAIN, the unbundled build). */
+  /** The program to run (default DAEMON_MAIN). */
   main?: string;
   /** Written to its stdin, which is then closed (default: no stdin). */
   input?: string;
