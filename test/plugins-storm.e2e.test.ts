@@ -48,7 +48,8 @@ const MODES: FailureMode[] = [
   { name: "process.exit", source: (n) => `process.exit(${(n % 100) + 1});\n` },
   {
     name: "heap OOM",
-    source: (n) => `// save ${n}\nconst hoard = [];\nfor (;;) hoard.push(new Array(100_000).fill({ n: ${n} }));\n`,
+    // Arrays of numbers: the heap fills as surely as with objects, without a mark of each one per GC.
+    source: (n) => `// save ${n}\nconst hoard = [];\nfor (;;) hoard.push(new Array(1_000_000).fill(${n} + 0.5));\n`,
   },
   {
     name: "a hook that crashes on every call",

@@ -59,7 +59,7 @@ export function storeEnvFor(home: string): Record<string, string> {
   return url === undefined ? {} : { [STORE_URL_ENV]: url };
 }
 
-/** Drops the database of `home` (when the home itself is removed), if it has one. */
+/** Gives back the database of `home` (when the home itself is removed): dropped when the file ends. */
 export function dropStoreFor(home: string): void {
   const url = urlByHome.get(home);
   if (url === undefined) return;
