@@ -21,6 +21,8 @@ import { atomicSave, compact, compactableSession, pluginsRoot, usePluginDaemons,
 import { waitFor } from "./support/wait.js";
 
 const SAVES = Number(process.env.BASE_CONTEXT_STORM_SAVES ?? 10);
+// A storm of no saves would pass without testing anything.
+if (!Number.isInteger(SAVES) || SAVES < 1) throw new Error(`BASE_CONTEXT_STORM_SAVES must be a whole number ≥ 1, not ${process.env.BASE_CONTEXT_STORM_SAVES}`);
 const QUIET_WINDOW_MS = 5_000;
 /** 5 % of a core over the window, in clock ticks. */
 const MARGIN_TICKS = 0.05 * TICKS_PER_SECOND * (QUIET_WINDOW_MS / 1000);

@@ -56,6 +56,22 @@ describe("the test PostgreSQL server", () => {
     expect((await listed()).filter((name) => names.includes(name))).toEqual([]);
   });
 
+  it("makes blocking databases a few at a time, each empty and its own, and drops them all at the end", async () => {
+    const databases = databasesOn(server.adminUrl);
+    const urls = Array.from({ length: 6 }, () => databases.createSync());
+    expect(new Set(urls).size).toBe(6);
+    const names = urls.map((url) => new URL(url).pathname.slice(1));
+    const existing = async () => (await query(server.adminUrl, "SELECT datname FROM pg_database")).split("\n").filter((name) => names.includes(name));
+    expect(await existing()).toHaveLength(6);
+    expect(await query(urls[5]!, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).toBe("0");
+    // Given back: it stays until the end (one process drops them all, stock included).
+    databases.dropSync(urls[0]!);
+    expect(await existing()).toHaveLength(6);
+    databases.dropAllSync();
+    expect(await existing()).toEqual([]);
+    expect(await query(server.adminUrl, `SELECT count(*) FROM pg_database WHERE datname LIKE 't\\_${process.pid}\\_%'`)).toBe("0");
+  });
+
   it("drops a database even while a client is still connected to it", async () => {
     const databases = databasesOn(server.adminUrl);
     const url = await databases.create();

@@ -134,18 +134,18 @@ export interface Databases {
   drop(url: string): Promise<void>;
   /** Drops every database made here that is not dropped yet. */
   dropAll(): Promise<void>;
-  /** The same, blocking: for code that builds a child's environment synchronously. */
+  /**
+   * The same, blocking: for code that builds a child's environment synchronously. Each blocking
+   * call costs a Node process, so createSync makes a few databases at a time, and dropSync of one
+   * of them leaves it to dropAllSync, which drops them all with one process.
+   */
   createSync(): string;
   dropSync(url: string): void;
   dropAllSync(): void;
 }
 
 let databaseCounter = 0;
-/**
- * Databases made ahead by createSync, taken one at a time. A blocking statement costs a Node
- * process (pg-sql.mjs), and a test file in the postgres project makes a database per home: made
- * a few at a time, and dropped all at once when the file ends, they cost a process per batch.
- */
+/** Databases createSync makes at a time (a test file in the postgres project makes one per home). */
 const SYNC_BATCH = 4;
 
 /** Makes and drops databases on the server of `adminUrl` (from any process: it speaks to the server over TCP). */
@@ -154,8 +154,7 @@ export function databasesOn(adminUrl: string): Databases {
   /** Made by createSync and not handed out yet (also in `made`). */
   const stock: string[] = [];
   const runSql = (sql: string) => runStatement(adminUrl, sql);
-  const runSqlSync = (sql: string) => void runStatementSync(adminUrl, sql);
-  const runAllSync = (statements: string[]) => void runStatementsSync(adminUrl, statements);
+  const runAllSync = (statements: string[]) => void runSqlProcess({ url: adminUrl, statements });
   const newName = () => `t_${process.pid}_${++databaseCounter}_${Math.random().toString(36).slice(2, 8)}`;
   const urlOf = (name: string) => {
     const url = new URL(adminUrl);
@@ -182,8 +181,9 @@ export function databasesOn(adminUrl: string): Databases {
       return stock.shift()!;
     },
     drop: (url) => runSql(dropSql(url)),
-    // A database given back goes with the others when the file ends (dropAllSync): one process.
-    dropSync: (url) => void (made.has(url) ? undefined : runSqlSync(dropSql(url))),
+    dropSync(url) {
+      if (!made.has(url)) runAllSync([dropSql(url)]);
+    },
     async dropAll() {
       stock.length = 0;
       for (const url of [...made]) await runSql(dropSql(url));
@@ -227,24 +227,25 @@ async function runStatement(url: string, sql: string): Promise<void> {
 
 const PG_SQL = join(import.meta.dirname, "pg-sql.mjs");
 
-/** One statement, blocking: run by a child process (pg-sql.mjs); its rows. */
+/** One statement with parameters, blocking; its rows. */
 function runStatementSync(url: string, sql: string, params: string[] = []): Record<string, unknown>[] {
+  return runSqlProcess({ url, sql, params });
+}
+
+/**
+ * What pg-sql.mjs is given (`sql` with `params`, or `statements` one after another), run by a
+ * child process, blocking: the last statement's rows.
+ */
+function runSqlProcess(input: { url: string; sql?: string; params?: string[]; statements?: string[] }): Record<string, unknown>[] {
   const result = spawnSync(process.execPath, [PG_SQL], {
-    input: JSON.stringify({ url, sql, params }),
+    input: JSON.stringify(input),
     encoding: "utf8",
     // Whole sessions come back as one JSON value (thousands of entries).
     maxBuffer: 1024 * 1024 * 1024,
   });
   if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`${JSON.stringify(sql)} failed: ${result.stderr.trim()}`);
+  if (result.status !== 0) throw new Error(`${JSON.stringify(input.sql ?? input.statements)} failed: ${result.stderr.trim()}`);
   return JSON.parse(result.stdout) as Record<string, unknown>[];
-}
-
-/** Statements one after another, blocking, in one child process (pg-sql.mjs). */
-function runStatementsSync(url: string, statements: string[]): void {
-  const result = spawnSync(process.execPath, [PG_SQL], { input: JSON.stringify({ url, statements }), encoding: "utf8" });
-  if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`${JSON.stringify(statements)} failed: ${result.stderr.trim()}`);
 }
 
 function databaseName(url: string): string {
