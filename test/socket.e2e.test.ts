@@ -346,18 +346,21 @@ return { compaction: { summary: "compacted by ${version}", firstKeptEntryId: p.f
   });
 });
 
-// The PostgreSQL engine's property (docs/design.md, "one client's network"): on SQLite the store
-// does no network I/O, and what an append costs the others is its CPU, which this does not measure.
+// The PostgreSQL engine's property (docs/design.md, "One client's network is not the others'"): on
+// SQLite the store does no network I/O, and what an append costs the others is its CPU, which
+// this does not measure.
 describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () => {
   // What one client's writes cost the others: on PostgreSQL through a proxy that delays every
-  // packet by 1 ms each way (a server across a network), each store operation blocks the daemon's
-  // thread for its round trip (docs/design.md, "Round trips, not statements"), so a request of
-  // another client waits behind at most one of the appender's operations: its p99 rises by no more
-  // than the appender's own p99 append (what one operation takes on this machine now), with 10 ms
-  // of slack. (The absolute figure, 10 ms, is the bench's: a loaded machine stretches every round
-  // trip.) Measured within one run, in rounds that alternate "alone" and "beside the appender", so
-  // the machine's load weighs on both sides alike.
-  it("one client appending in a loop delays another's context/build by at most one of its appends", async () => {
+  // packet by 1 ms each way (a server across a network). An append's commit is awaited on the
+  // event loop, so the daemon's thread does not wait for the appender's network: another client's
+  // context/build latency rises by less than 10 ms. (When every append blocked the thread for its
+  // round trip, its p99 rose by 27-33 ms here: several appends were served during each build, so
+  // the whole distribution moved.) Measured within one run, in rounds that alternate "alone" and "beside the
+  // appender", so the machine's load weighs on both sides alike; compared at the 95th percentile
+  // of 300 builds a side, where a stall of the machine (the suite runs other files beside this
+  // one) lands on one side or the other as a few samples, not as the p99 itself. The bench
+  // (bench/results/postgres.md) measures the p99 on a quiet machine, against 10 ms.
+  it("one client appending in a loop raises another's context/build latency by less than 10 ms", async () => {
     const home = dirs.make("bc-socket-neighbours-");
     const env: Record<string, string> = {};
     let stopProxy = async () => {};
@@ -372,7 +375,9 @@ describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () =
       const a = await connectClient(daemon, "appender");
       const b = await connectClient(daemon, "reader");
       const { session: read } = await b.client.request(SessionCreate, { cwd: "/project", name: "read" });
-      const turns = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? userEntry(`question ${i}`) : assistant(`answer ${i}`)));
+      // Replies of about a megabyte, which leave the daemon in several socket writes.
+      const text = (i: number) => `${i} ${"lorem ipsum dolor sit amet ".repeat(80)}`;
+      const turns = Array.from({ length: 500 }, (_, i) => (i % 2 === 0 ? userEntry(text(i)) : assistant(text(i))));
       await b.client.request(EntryAppendMany, { sessionId: read.id, entries: turns });
       const { session: written } = await a.client.request(SessionCreate, { cwd: "/project", name: "written" });
       const builds = async (count: number, into: number[]) => {
@@ -387,8 +392,11 @@ describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () =
       let appended = 0;
       const appends: number[] = [];
       await builds(10, []);
-      for (let round = 0; round < 6; round++) {
-        await builds(25, alone);
+      // Round 0 is not counted: the first time the appender's commits and the builds' reads run
+      // side by side, the daemon opens more connections to the server (each a few round trips).
+      for (let round = 0; round <= 12; round++) {
+        const counted = round > 0;
+        await builds(25, counted ? alone : []);
         let appending = true;
         const appender = (async () => {
           const entry = () => userEntry(`${"x".repeat(1000)} ${appended++}`);
@@ -398,16 +406,23 @@ describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () =
             appends.push(performance.now() - started);
           }
         })();
-        await builds(25, beside);
+        await builds(25, counted ? beside : []);
         appending = false;
         await appender;
       }
-      const p99 = (values: number[]) => [...values].sort((x, y) => x - y)[Math.ceil(values.length * 0.99) - 1]!;
-      const raised = p99(beside) - p99(alone);
+      const percentile = (values: number[], p: number) => [...values].sort((x, y) => x - y)[Math.ceil((values.length * p) / 100) - 1]!;
+      const p95 = (values: number[]) => percentile(values, 95);
+      const p99 = (values: number[]) => percentile(values, 99);
+      const raised = p95(beside) - p95(alone);
       // The appender did append all along (the comparison means nothing otherwise).
       expect(appended).toBeGreaterThan(50);
-      const why = `context/build p99 ${p99(alone).toFixed(2)} ms alone, ${p99(beside).toFixed(2)} ms beside ${appended} appends (p99 ${p99(appends).toFixed(2)} ms)`;
-      expect(raised, why).toBeLessThan(p99(appends) + 10);
+      const why =
+        `context/build p95 ${p95(alone).toFixed(2)} ms alone, ${p95(beside).toFixed(2)} ms beside ${appended} appends ` +
+        `(p99 ${p99(alone).toFixed(2)} / ${p99(beside).toFixed(2)} ms; the appends' p99 ${p99(appends).toFixed(2)} ms)`;
+      // On a machine already busy (the suite runs other files beside this one), what the appender's
+      // own CPU costs the builds grows with it: the bound is 10 ms or a quarter of a build's time
+      // alone, whichever is larger (idle, a build takes about 20 ms here: 10 ms).
+      expect(raised, why).toBeLessThan(Math.max(10, p95(alone) / 4));
     } finally {
       await stopProxy();
     }

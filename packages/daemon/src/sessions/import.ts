@@ -16,7 +16,7 @@ import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
 import { jsonBytes } from "./entry-size.js";
-import { timeMs, type ImportedEntry, type ImportTarget, type SessionRecord, type SessionStore } from "../store/index.js";
+import { timeMs, type ImportBatchReport, type ImportedEntry, type ImportTarget, type SessionRecord, type SessionStore } from "../store/index.js";
 import { fileLines, stringLines, type FileLimits } from "./line-source.js";
 import { firstLines } from "./formats/detect.js";
 import type { ParsedLine, SessionFormat } from "./formats/format.js";
@@ -157,29 +157,50 @@ export class SessionImporter {
     let stored: Set<string> = new Set();
     let lineNumber = 0;
 
-    const writeBatch = () => {
-      signal?.throwIfAborted();
-      const report = target!.insertBatch(batch);
-      if (resumed) for (const { entry } of batch) stored.add(entry.id);
-      added += batch.length - report.skipped.length;
-      batch = [];
-      batchIds.clear();
+    /**
+     * The batch sent whose commit has not been taken yet (ImportTarget.insertBatchAsync): the file
+     * is read on while the server writes it, and the next batch is sent once it has committed.
+     * Not earlier: two batches in flight would reach the server on two connections, whichever
+     * first, and the entries' order (`seq`) must be the file's.
+     */
+    let committing: { written: number; report: Promise<ImportBatchReport> } | undefined;
+    /** Waits for the batch sent and takes its report. */
+    const settle = async () => {
+      if (!committing) return;
+      const { written, report: answer } = committing;
+      committing = undefined;
+      const report = await answer;
+      added += written - report.skipped.length;
       for (const skip of report.skipped) addSkip(skip);
       if (rerooted === 0 && report.rerooted.length > 0) firstRerootedLine = report.rerooted[0]!.line;
       rerooted += report.rerooted.length;
       for (const entry of report.rerooted) if (rerootedEntries.length < MAX_REPORTED_SKIPS) rerootedEntries.push(entry);
     };
+    /** Waits for the batch before it, then sends the batch. */
+    const writeBatch = async () => {
+      signal?.throwIfAborted();
+      await settle();
+      const report = target!.insertBatchAsync(batch);
+      // Its failure is taken by settle(); until then it must not count as unhandled.
+      report.catch(() => {});
+      committing = { written: batch.length, report };
+      if (resumed) for (const { entry } of batch) stored.add(entry.id);
+      batch = [];
+      batchIds.clear();
+    };
     const addSkip = (skip: SkippedLine) => {
       if (skippedCount++ < MAX_REPORTED_SKIPS) skipped.push(skip);
     };
     /** A well-formed entry that is not stored: its children will hang under its nearest kept ancestor. */
-    const skipEntry = (skip: SkippedLine, id: string | undefined, parentId: string | null | undefined) => {
+    const skipEntry = async (skip: SkippedLine, id: string | undefined, parentId: string | null | undefined) => {
       addSkip(skip);
-      if (id === undefined || parentId === undefined || batchIds.has(id) || this.store.hasEntry(target!.sessionId, id)) return;
+      if (id === undefined || parentId === undefined || batchIds.has(id)) return;
+      await settle(); // what was sent is then stored, and seen
+      if (this.store.hasEntry(target!.sessionId, id)) return;
       orphans.add(id, parentId, skip);
     };
 
-    const handle = (parsed: ParsedLine) => {
+    const handle = async (parsed: ParsedLine) => {
       if (!target && parsed.kind === "skip") firstUnreadable ??= { line: lineNumber, reason: parsed.reason };
       if (parsed.kind === "header") {
         const { header } = parsed;
@@ -207,7 +228,7 @@ export class SessionImporter {
         if (batchIds.has(parsed.entry.id)) addSkip({ line: lineNumber, reason: `duplicate entry id "${parsed.entry.id}"` });
       } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
         const reason = `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)`;
-        skipEntry({ line: lineNumber, reason }, parsed.entry.id, parsed.entry.parentId);
+        await skipEntry({ line: lineNumber, reason }, parsed.entry.id, parsed.entry.parentId);
       } else if (parsed.kind === "entry") {
         let { entry, json } = parsed;
         const parentId = entry.parentId === null ? null : orphans.keptAncestor(entry.parentId);
@@ -224,16 +245,17 @@ export class SessionImporter {
         }
         if (entry.type === "compaction" && format.checksCompactions === true && entry.parentId !== null) {
           // The context it replaced must be readable from the store: what is pending goes first.
-          if (batch.length > 0) writeBatch();
+          if (batch.length > 0) await writeBatch();
+          await settle();
           entry = withRetention(entry, target!.path(entry.parentId));
           json = undefined;
         }
         orphans.kept(entry.id);
         batchIds.add(entry.id);
         batch.push({ line: lineNumber, entry, json, tokens: null });
-        if (batch.length >= this.batchSize) writeBatch();
+        if (batch.length >= this.batchSize) await writeBatch();
       } else if (parsed.kind === "skip" && target) {
-        skipEntry({ line: lineNumber, reason: parsed.reason }, parsed.id, parsed.parentId);
+        await skipEntry({ line: lineNumber, reason: parsed.reason }, parsed.id, parsed.parentId);
       } else if (parsed.kind === "skip") {
         addSkip({ line: lineNumber, reason: parsed.reason });
       }
@@ -245,15 +267,16 @@ export class SessionImporter {
         const parsed = parser.parse(text, lineNumber);
         if (isLineList(parsed)) {
           if (text.trim().length > 0) nonBlankLines++;
-          for (const each of parsed) handle(each);
+          for (const each of parsed) await handle(each);
         } else {
           if (parsed.kind !== "blank") nonBlankLines++;
-          handle(parsed);
+          await handle(parsed);
         }
       }
-      if (parser.end) for (const each of parser.end()) handle(each);
+      if (parser.end) for (const each of parser.end()) await handle(each);
       if (!target) throw noHeader(format, nonBlankLines, firstUnreadable);
-      if (batch.length > 0) writeBatch();
+      if (batch.length > 0) await writeBatch();
+      await settle();
       signal?.throwIfAborted();
       for (const entry of rerootedEntries) {
         // The parent exists now: it came later in the file, so the entry could not hang under it.
@@ -264,6 +287,7 @@ export class SessionImporter {
           });
         }
       }
+      await target.searchWritten();
       // An update that added nothing leaves the leaf where it is (the user may have moved it here).
       const session = target.finish(undefined, resumed && added === 0 ? undefined : parser.leafId?.());
       if (skippedCount > MAX_REPORTED_SKIPS) {
@@ -286,7 +310,9 @@ export class SessionImporter {
         ignoredLines,
       };
     } catch (error) {
-      // Nothing half-imported may remain.
+      // The batch sent is answered first (committed or not), then nothing half-imported may remain.
+      await committing?.report.catch(() => {});
+      await target?.searchWritten().catch(() => {});
       try {
         target?.abort();
       } catch (abortError) {

@@ -243,8 +243,10 @@ export class SessionService implements SessionsApi {
     // Small entries are counted right here when the counter can (encoding loaded on this thread)
     // and stored with their counts in the same transaction; others are counted after the write.
     const tokens = request.tokens ?? this.countNow(request.entries);
-    // Synchronous store write first: appends apply in arrival order whatever the counts cost.
-    const outcome = this.store.append(tokens ? { ...request, tokens } : request);
+    // The store write is started first: appends to a session apply in arrival order whatever the
+    // counts cost (on SQLite it is written before this awaits anything; on PostgreSQL its commit
+    // is awaited on the event loop, and later appends to the session queue behind it).
+    const outcome = await this.store.appendAsync(tokens ? { ...request, tokens } : request);
     if (outcome.status === "stale") return outcome;
     // Their counts are written with the next write, not in a transaction of their own (token-ledger.ts).
     const entries = await this.tokens.withCounts(request.sessionId, outcome.entries, true);

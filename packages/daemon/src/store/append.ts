@@ -58,6 +58,9 @@ interface KnownLeaf extends PathColumns {
   seq: number;
 }
 
+/** An inserted entry's path columns and its seq (read once its transaction has answered). */
+type InsertedColumns = PathColumns & { readonly seq: number };
+
 /** Sessions whose leaf is remembered (the most recently appended to). */
 const KNOWN_LEAVES = 256;
 
@@ -71,6 +74,8 @@ export class Appender {
     /** Runs the append in one IMMEDIATE transaction (store/write-lock.ts). */
     private readonly write: WriteRunner,
     private readonly expectations?: LeafExpectations,
+    /** The engine's write whose commit is awaited on the event loop (StoreEngine.writeAsync). */
+    private readonly writeAsync?: <T>(work: () => T, lockKey: string) => Promise<T>,
   ) {}
 
   private readonly knownLeaves = new Map<string, KnownLeaf>();
@@ -79,13 +84,73 @@ export class Appender {
     const known = this.expectedLeaf(request);
     if (known) {
       try {
-        return this.remember(request.sessionId, settled(this.write(() => this.appendInTransaction(request, known), request.sessionId)));
+        const outcome = this.write(() => this.appendInTransaction(request, known), request.sessionId);
+        return this.remember(request.sessionId, settled(outcome), this.lastInserted);
       } catch (error) {
         this.knownLeaves.delete(request.sessionId);
         if (!this.expectations!.isMiss(error)) throw error;
       }
     }
-    return this.remember(request.sessionId, settled(this.write(() => this.appendInTransaction(request), request.sessionId)));
+    const outcome = this.write(() => this.appendInTransaction(request), request.sessionId);
+    return this.remember(request.sessionId, settled(outcome), this.lastInserted);
+  }
+
+  /**
+   * The same append, for an engine that can commit it without blocking the thread
+   * (StoreEngine.writeAsync): a one-round-trip append sends everything at once and awaits
+   * its answer on the event loop, so the thread serves others meanwhile. Appends to one session
+   * apply in the order they were asked: one asked while another to the same session awaits its
+   * commit starts after it. Everything else is `append`, and without waiting, as on SQLite,
+   * where this settles with the outcome `append` gives at once.
+   */
+  appendAsync(request: AppendRequest): Promise<AppendOutcome> {
+    const { sessionId } = request;
+    if (!this.writeAsync) return this.appendNow(request);
+    const before = this.committing.get(sessionId);
+    const mine = before ? before.then(() => this.appendNow(request)) : this.appendNow(request);
+    const tail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.committing.set(sessionId, tail);
+    void tail.then(() => {
+      if (this.committing.get(sessionId) === tail) this.committing.delete(sessionId);
+    });
+    return mine;
+  }
+
+  /** Sessions with an append awaiting its commit (or waiting for one), and when the last of them is done. */
+  private readonly committing = new Map<string, Promise<void>>();
+
+  private appendNow(request: AppendRequest): Promise<AppendOutcome> {
+    const known = this.writeAsync ? this.expectedLeaf(request) : undefined;
+    if (!known) {
+      try {
+        return Promise.resolve(this.append(request));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.appendCommittedLater(request, known);
+  }
+
+  private async appendCommittedLater(request: AppendRequest, known: KnownLeaf): Promise<AppendOutcome> {
+    const { sessionId } = request;
+    // Until it is answered, an append made meanwhile (not queued: a compaction's) reads the leaf.
+    this.knownLeaves.delete(sessionId);
+    let last: InsertedColumns | undefined;
+    try {
+      const outcome = await this.writeAsync!(() => {
+        const made = this.appendInTransaction(request, known);
+        last = this.lastInserted;
+        return made;
+      }, sessionId);
+      // Remembered only if no other append remembered a leaf of the session meanwhile (it is newer).
+      return this.knownLeaves.has(sessionId) ? settled(outcome) : this.remember(sessionId, settled(outcome), last);
+    } catch (error) {
+      if (!this.expectations!.isMiss(error)) throw error;
+    }
+    return this.append(request);
   }
 
   /** The leaf a one-round-trip append may expect, when the request is one that can be made so. */
@@ -96,10 +161,10 @@ export class Appender {
     return this.knownLeaves.get(request.sessionId);
   }
 
-  private remember(sessionId: string, outcome: AppendOutcome): AppendOutcome {
+  private remember(sessionId: string, outcome: AppendOutcome, inserted: InsertedColumns | undefined): AppendOutcome {
     if (!this.expectations) return outcome;
     this.knownLeaves.delete(sessionId);
-    const last = outcome.status === "appended" ? this.lastInserted : undefined;
+    const last = outcome.status === "appended" ? inserted : undefined;
     if (last && last.id === outcome.leafId) {
       this.knownLeaves.set(sessionId, { ...last, seq: last.seq });
       if (this.knownLeaves.size > KNOWN_LEAVES) this.knownLeaves.delete(this.knownLeaves.keys().next().value!);
@@ -108,7 +173,7 @@ export class Appender {
   }
 
   /** The last entry the latest append inserted (its path columns, for the next append to expect). */
-  private lastInserted: (PathColumns & { readonly seq: number }) | undefined;
+  private lastInserted: InsertedColumns | undefined;
 
   /**
    * The append. With `known`, nothing is read first: the leaf is expected to be `known`, and ids

@@ -5,7 +5,9 @@
  * the engine's transactions; what cannot be written portably (schema and migrations, full-text
  * search, `json_each`/`INDEXED BY` statements, checkpoints, owner liveness) is the engine's.
  *
- * Synchronous on both engines (docs/design.md, "the store contract stays synchronous").
+ * Synchronous on both engines (docs/design.md, "One store contract, two engines"), but for
+ * `writeAsync`: PostgreSQL's commit of an append or an import batch awaited on the event loop
+ * (docs/design.md, "One client's network is not the others'").
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
@@ -55,6 +57,15 @@ export interface LeafExpectations {
   isMiss(error: unknown): boolean;
 }
 
+export interface WriteAsyncOptions {
+  /**
+   * The search rows of the entries `work` inserts are written in a transaction of their own once
+   * this one has committed (the server indexes while the caller writes on): only for a session
+   * nobody sees until `searchWritten` has settled (a fresh import).
+   */
+  searchApart?: boolean;
+}
+
 export interface StoreEngine {
   readonly kind: EngineKind;
   /** Where the data is, for messages and logs: the file path, or the URL with its password redacted. */
@@ -88,6 +99,24 @@ export interface StoreEngine {
   /** Entries of a session without a stored count below `beforeSeq`, newest first. */
   uncountedEntries(sessionId: string, beforeSeq: number, limit: number): EntryRow[];
   readonly owners: StoreOwners;
+  /**
+   * A write of one session whose commit is awaited on the event loop instead of blocking the
+   * thread (docs/design.md, "One client's network is not the others'"): `work` runs at once (what
+   * it reads is waited for, what it writes is sent), and the promise settles with its result once
+   * the server has committed. PostgreSQL only: SQLite's writes wait for no network.
+   */
+  readonly writeAsync?: <T>(work: () => T, lockKey: string, options?: WriteAsyncOptions) => Promise<T>;
+  /**
+   * Settles once the search rows written apart for `sessionId` (`searchApart`) are committed;
+   * rejects with the first failure among them. Absent where nothing is written apart.
+   */
+  readonly searchWritten?: (sessionId: string) => Promise<void>;
+  /**
+   * Sends, in the open write transaction, the check that `sessionId` is still being imported by
+   * `owner` (any owner when undefined): the transaction fails with an error saying the session
+   * disappeared during its import when it is not. For imports that read nothing first.
+   */
+  readonly expectImport?: (sessionId: string, owner: ProcessOwner | undefined) => void;
   /** Appends in one round trip where the engine can (absent: every append reads first, as on SQLite). */
   readonly leafExpectations?: LeafExpectations;
   readonly isOpen: boolean;

@@ -78,6 +78,43 @@ describe.each(ENGINES)("the store on %s", (engine) => {
     expect(a.searchSessions({ text: "batch", limit: 5, hitsPerSession: 1 }).map((match) => match.sessionId)).toEqual(["s"]);
   });
 
+  // SessionStore.appendAsync: the commit awaited on the event loop on PostgreSQL; written before
+  // it returns on SQLite. Either way appends to one session apply in the order they were asked.
+  it("appendAsync applies one session's appends in order, and on PostgreSQL leaves the thread free while it commits", async () => {
+    const store = stores.open({ ids: sequentialIds() });
+    const message = (content: string) => ({ type: "message" as const, message: { role: "user" as const, content } });
+    store.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+    store.createSession({ id: "t", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
+    store.append({ sessionId: "s", entries: [message("first: reads the leaf")] });
+    const announced: string[] = [];
+    store.onDidAppend((event) => announced.push(...event.entryIds));
+    const before = engine === "postgres" ? (store.engine as PostgresEngine).traffic.roundTrips : 0;
+    const asked = [1, 2, 3, 4, 5].map((n) => store.appendAsync({ sessionId: "s", entries: [message(`async ${n}`)] }));
+    // Written already on SQLite; on PostgreSQL the first is sent and the thread goes on meanwhile.
+    if (engine === "sqlite") expect(store.getSession("s")!.entryCount).toBe(6);
+    const other = store.append({ sessionId: "t", entries: [message("another session, meanwhile")] });
+    expect(other.status).toBe("appended");
+    const outcomes = await Promise.all(asked);
+    if (engine === "postgres") {
+      // One round trip each for the five, one for the other session's first append (it reads the leaf: 2 more).
+      expect((store.engine as PostgresEngine).traffic.roundTrips - before).toBeLessThanOrEqual(5 + 3);
+    }
+    const path = store.path("s");
+    expect(path.map((stored) => stored.entry.message)).toEqual([
+      { role: "user", content: "first: reads the leaf" },
+      ...[1, 2, 3, 4, 5].map((n) => ({ role: "user", content: `async ${n}` })),
+    ]);
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status !== "appended") throw new Error(outcome.status);
+      expect(outcome.entries[0]!.seq).toBe(path[index + 1]!.seq);
+      expect(outcome.leafId).toBe(path[index + 1]!.entry.id);
+    });
+    expect(announced).toEqual(expect.arrayContaining(path.slice(1).map((stored) => stored.entry.id)));
+    // A failure is the promise's, and leaves the order of the rest.
+    await expect(store.appendAsync({ sessionId: "nope", entries: [message("x")] })).rejects.toThrow(/nope/);
+    expect(store.getSession("s")!.entryCount).toBe(6);
+  });
+
   describe("two daemons on one database", () => {
     const message = (content: string) => ({ type: "message" as const, message: { role: "user" as const, content } });
 

@@ -5,10 +5,11 @@
  * first kept entry may be missing (pi does not check either).
  */
 import type { SessionEntry } from "@base-context/protocol";
-import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer.js";
+import { emptyTally, type EntryWriter, type InsertedEntry, type SessionTally } from "./entry-writer.js";
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord, type SessionRow } from "./rows.js";
 import type { ProcessOwner } from "./owner.js";
+import type { StoreEngine } from "./engine.js";
 import type { FinalSessionFields, NewSession, SessionsTable } from "./sessions-table.js";
 
 export interface ImportedEntry {
@@ -28,9 +29,33 @@ export interface ImportBatchReport {
 
 /** Runs a write in one IMMEDIATE transaction (the store's: it also keeps WAL checkpoints in step). */
 type Write = <T>(work: () => T, lockKey?: string) => T;
+/** What the engine offers to write without blocking the thread (StoreEngine.writeAsync, searchWritten). */
+export interface AsyncWrites {
+  writeAsync: NonNullable<StoreEngine["writeAsync"]>;
+  searchWritten?: StoreEngine["searchWritten"];
+  expectImport?: StoreEngine["expectImport"];
+}
+
+/** What a batch wrote: its report, the ids it took and the leaf it left. */
+interface WrittenBatch {
+  report: ImportBatchReport;
+  ids: string[];
+  leafId: string | null;
+}
+
+/**
+ * A fresh import written without blocking the thread keeps what its batches would otherwise read
+ * at their start: nobody else writes a session that is being imported, so the ids taken and the
+ * leaf are those its own batches left. A batch then waits for no answer before its commit.
+ */
+interface SentBatches {
+  ids: Set<string>;
+  leafId: string | null;
+}
 
 export class ImportTarget {
   private last: InsertedEntry | null = null;
+  private readonly sent: SentBatches | undefined;
 
   constructor(
     private readonly writer: EntryWriter,
@@ -45,7 +70,10 @@ export class ImportTarget {
      * (a prefix of the new entries; the next re-import adds the rest).
      */
     readonly resumed = false,
-  ) {}
+    private readonly asyncWrites?: AsyncWrites,
+  ) {
+    if (asyncWrites && !resumed) this.sent = { ids: new Set(), leafId: null };
+  }
 
   /**
    * One transaction per batch; checkpoints keep pace with the import instead of leaving hundreds
@@ -53,6 +81,40 @@ export class ImportTarget {
    */
   insertBatch(batch: readonly ImportedEntry[]): ImportBatchReport {
     return this.write(() => this.insertInTransaction(batch), this.sessionId);
+  }
+
+  /**
+   * `insertBatch`, its commit awaited on the event loop where the engine can (PostgreSQL): the
+   * batch is sent before this returns, and the caller reads the file on while the server writes
+   * it. The next batch is sent only once this one has committed: two batches in flight would reach
+   * the server on two connections, whichever first, and the entries' order (`seq`) must be the
+   * file's. On SQLite it is written at once. A fresh import's search rows are written apart, after
+   * each batch (StoreEngine.writeAsync): `searchWritten` before `finish`.
+   */
+  insertBatchAsync(batch: readonly ImportedEntry[]): Promise<ImportBatchReport> {
+    if (this.asyncWrites) {
+      const sent = this.sent;
+      if (!sent) return this.asyncWrites.writeAsync(() => this.insertInTransaction(batch), this.sessionId);
+      // What the batch takes is noted as it is sent (if it fails, so does the import); a
+      // transaction run again (deadlock) takes it back first.
+      const leafBefore = sent.leafId;
+      let wrote: WrittenBatch | undefined;
+      const work = () => {
+        if (wrote) for (const id of wrote.ids) sent.ids.delete(id);
+        sent.leafId = leafBefore;
+        wrote = this.insertInTransaction(batch, sent);
+        for (const id of wrote.ids) sent.ids.add(id);
+        sent.leafId = wrote.leafId;
+        return wrote.report;
+      };
+      // A fresh import is invisible until finish(): its search rows may follow its entries.
+      return this.asyncWrites.writeAsync(work, this.sessionId, { searchApart: true });
+    }
+    try {
+      return Promise.resolve(this.insertBatch(batch));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -69,6 +131,11 @@ export class ImportTarget {
       if (!this.resumed) this.sessions.finishImport(this.sessionId);
       return toSessionRecord(this.sessions.row(this.sessionId)!);
     }, this.sessionId);
+  }
+
+  /** Settles once the search rows of every batch sent are written (rejects with a failure among them). */
+  searchWritten(): Promise<void> {
+    return this.asyncWrites?.searchWritten?.(this.sessionId) ?? Promise.resolve();
   }
 
   /** Root → `leafId` among the entries written so far (and before, on a re-import). */
@@ -101,12 +168,25 @@ export class ImportTarget {
     return !this.owner || (row.import_owner_pid === this.owner.pid && row.import_owner_start === this.owner.start);
   }
 
-  private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport {
+  private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport;
+  private insertInTransaction(batch: readonly ImportedEntry[], sent: SentBatches): WrittenBatch;
+  private insertInTransaction(batch: readonly ImportedEntry[], sent?: SentBatches): ImportBatchReport | WrittenBatch {
     const report: ImportBatchReport = { skipped: [], rerooted: [] };
-    const row = this.importingRow();
-    const tally = emptyTally(row.leaf_id, row.modified_ms);
-    // Ids taken before this batch, asked at once; and those this batch takes as it goes.
-    const taken = this.writer.existingIds(this.sessionId, batch.map((imported) => imported.entry.id));
+    let tally: SessionTally;
+    let taken: Set<string>;
+    if (sent) {
+      // Nothing read: the session's row is checked on the server (still this import's), and the
+      // row's modification time is kept as the larger of the two there (entry-writer.ts).
+      this.asyncWrites!.expectImport?.(this.sessionId, this.owner);
+      tally = emptyTally(sent.leafId, 0);
+      taken = new Set(batch.map((imported) => imported.entry.id).filter((id) => sent.ids.has(id)));
+    } else {
+      const row = this.importingRow();
+      tally = emptyTally(row.leaf_id, row.modified_ms);
+      // Ids taken before this batch, asked at once; and those this batch takes as it goes.
+      taken = this.writer.existingIds(this.sessionId, batch.map((imported) => imported.entry.id));
+    }
+    const ids: string[] = [];
     for (const { line, entry: fileEntry, json: fileJson, tokens } of batch) {
       if (taken.has(fileEntry.id)) {
         report.skipped.push({ line, reason: `duplicate entry id "${fileEntry.id}"` });
@@ -127,11 +207,12 @@ export class ImportTarget {
         entry.type === "compaction" ? this.writer.firstKeptDepth(this.sessionId, entry.firstKeptEntryId, parent) : null;
       this.last = this.writer.insert(this.sessionId, entry, parent, { tokens, firstKeptDepth, json }, tally);
       taken.add(entry.id);
+      ids.push(entry.id);
       tally.modifiedMs = Math.max(tally.modifiedMs, entryTimeMs(entry) ?? tally.modifiedMs);
     }
     // The leaf of a loaded pi file is its last entry in file order.
     this.writer.applyTally(this.sessionId, tally);
-    return report;
+    return sent ? { report, ids, leafId: tally.leafId } : report;
   }
 
   /** Parent lookup; in a pi file the parent is nearly always the previous line. */
@@ -146,6 +227,7 @@ export class ImportWriter {
     private readonly writer: EntryWriter,
     private readonly sessions: SessionsTable,
     private readonly write: Write,
+    private readonly asyncWrites?: AsyncWrites,
   ) {}
 
   /**
@@ -157,12 +239,12 @@ export class ImportWriter {
       reclaim(session.id);
       this.sessions.insert(session, nowMs);
     }, session.id);
-    return new ImportTarget(this.writer, this.sessions, session.id, this.write, session.importing);
+    return new ImportTarget(this.writer, this.sessions, session.id, this.write, session.importing, false, this.asyncWrites);
   }
 
   /** Appends to the complete session `id` (an incremental re-import); session_not_found when there is none. */
   resume(id: string): ImportTarget {
     this.write(() => this.sessions.require(id), id);
-    return new ImportTarget(this.writer, this.sessions, id, this.write, undefined, true);
+    return new ImportTarget(this.writer, this.sessions, id, this.write, undefined, true, this.asyncWrites);
   }
 }

@@ -262,6 +262,43 @@ describe.each(ENGINES)("SessionStore on %s", (engine) => {
     });
   });
 
+  // insertBatchAsync: on PostgreSQL a fresh import's batches read nothing first (ids and leaf kept
+  // in memory, the session's row checked on the server) and their search rows follow apart.
+  describe("imports written without blocking", () => {
+    const at = (second: number) => `2026-03-01T12:00:${String(second).padStart(2, "0")}.000Z`;
+    const message = (id: string, parentId: string | null, text: string, second: number) => ({
+      line: second,
+      entry: { type: "message" as const, id, parentId, timestamp: at(second), message: { role: "user" as const, content: text } },
+      tokens: null,
+    });
+
+    it("writes batches in order, finds duplicates across them, and searches the entries once finished", async () => {
+      const target = store.beginImport({ id: "imp", cwd: "/p", createdAt: at(0), modifiedMs: 0 });
+      const one = await target.insertBatchAsync([message("a", null, "alpha quartz", 1), message("b", "a", "beta", 2), message("x", "a", "side", 3)]);
+      // Its parent "b" is not the first batch's last entry: it is read. The id "a" is known taken.
+      const two = await target.insertBatchAsync([message("a", null, "again", 4), message("c", "b", "gamma quartz", 5)]);
+      expect(one).toEqual({ skipped: [], rerooted: [] });
+      expect(two).toEqual({ skipped: [{ line: 4, reason: 'duplicate entry id "a"' }], rerooted: [] });
+      await target.searchWritten();
+      const session = target.finish();
+      expect(session).toMatchObject({ entryCount: 4, leafId: "c" });
+      expect(store.path("imp").map((stored) => stored.entry.id)).toEqual(["a", "b", "c"]);
+      const match = store.searchSessions({ text: "quartz", limit: 5, hitsPerSession: 5 }).find((found) => found.sessionId === "imp");
+      expect(match?.hits.map((hit) => hit.entryId).sort()).toEqual(["a", "c"]);
+    });
+
+    it.runIf(engine === "postgres")("fails a batch of an import another daemon took over, writing none of it", async () => {
+      const target = store.beginImport({ id: "taken", cwd: "/p", createdAt: at(0), modifiedMs: 0 });
+      await target.insertBatchAsync([message("a", null, "one", 1)]);
+      // Another daemon found this one dead, removed the half-import and imported the same id anew.
+      const other = open();
+      other.engine.write(() => other.engine.sql.get("DELETE FROM sessions WHERE id = ?").run("taken"), "taken");
+      other.beginImport({ id: "taken", cwd: "/other", createdAt: at(0), modifiedMs: 0 });
+      await expect(target.insertBatchAsync([message("b", null, "two", 2)])).rejects.toThrow(/session "taken" disappeared during its import/);
+      expect(other.engine.sql.get<{ n: number }>("SELECT count(*) AS n FROM entries WHERE session_id = ?").get("taken")).toEqual({ n: 0 });
+    });
+  });
+
   describe("request ids", () => {
     it("replays the first result of a requestId without writing again", () => {
       const request = { id: "req-1", method: "entry/append" };

@@ -166,10 +166,12 @@ export class SessionStore {
     this.sessions = new SessionsTable(this.sql);
     this.writer = new EntryWriter(this.sql, this.ids, this.engine);
     this.requests = new RequestResults(this.sql);
-    const { writer, leafExpectations } = this.engine;
-    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, writer, leafExpectations);
+    const { writer, leafExpectations, writeAsync } = this.engine;
+    this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, writer, leafExpectations, writeAsync);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, write, this.engine.search);
-    this.importer = new ImportWriter(this.writer, this.sessions, write);
+    const { searchWritten, expectImport } = this.engine;
+    const asyncWrites = writeAsync && { writeAsync, ...(searchWritten && { searchWritten }), ...(expectImport && { expectImport }) };
+    this.importer = new ImportWriter(this.writer, this.sessions, write, asyncWrites);
     this.jobs = new CompactionJobs(this.sql, write, this.engine.owners);
     this.housekeeping();
   }
@@ -299,6 +301,28 @@ export class SessionStore {
    */
   append(request: AppendRequest): AppendOutcome {
     const outcome = this.appender.append(request);
+    if (outcome.status === "appended") this.engine.noteWrite();
+    this.announceAppend(request.sessionId, outcome);
+    return outcome;
+  }
+
+  /**
+   * `append`, its commit awaited on the event loop where the engine can (Appender.appendAsync):
+   * on SQLite it is written before this returns, as `append` is.
+   */
+  appendAsync(request: AppendRequest): Promise<AppendOutcome> {
+    if (!this.engine.writeAsync) {
+      try {
+        return Promise.resolve(this.append(request));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.appendAwaited(request);
+  }
+
+  private async appendAwaited(request: AppendRequest): Promise<AppendOutcome> {
+    const outcome = await this.appender.appendAsync(request);
     if (outcome.status === "appended") this.engine.noteWrite();
     this.announceAppend(request.sessionId, outcome);
     return outcome;

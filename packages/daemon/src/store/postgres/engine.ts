@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL engine (docs/storage.md): many daemons on many hosts share one database.
  * Synchronous like SQLite's (docs/design.md): a worker thread owns the `pg` pool and the main
- * thread blocks on each call (sync-postgres.ts). What differs from SQLite is here and in the
+ * thread blocks on each call (sync-postgres.ts), except for the commit of an append or an import
+ * batch, awaited on the event loop (`writeAsync`). What differs from SQLite is here and in the
  * modules it wires: migrations (schema.ts), per-session write locks (pg-write-runner.ts),
  * tsvector search (search.ts), lease-based owners (lease.ts).
  *
@@ -11,17 +12,17 @@
  * by PostgreSQL's identity column) matches (SessionStore.contextPath).
  */
 import { ENTRY_COLUMNS, type EntryRow } from "../rows.js";
-import type { LeafExpectations, SearchIndex, StoreEngine, StoreOwners } from "../engine.js";
+import type { LeafExpectations, SearchIndex, StoreEngine, StoreOwners, WriteAsyncOptions } from "../engine.js";
 import { log } from "../../log.js";
 import type { ProcessOwner } from "../owner.js";
 import type { WriteRunner } from "../write-runner.js";
 import { DaemonLease, leaseIdOf, leaseProbe } from "./lease.js";
 import { PgStatements } from "./pg-statements.js";
-import { createPgWriteRunner } from "./pg-write-runner.js";
-import { migratePostgres, STALE_LEAF_SQLSTATE } from "./schema.js";
+import { createPgWriteRunner, type PgWriteRunner } from "./pg-write-runner.js";
+import { IMPORT_LOST_SQLSTATE, migratePostgres, STALE_LEAF_SQLSTATE } from "./schema.js";
 import { indexedWords, indexEntry, indexSession, searchSessions } from "./search.js";
 import { entryInsertOf } from "./entry-insert.js";
-import { RowBatches } from "./row-batches.js";
+import { RowBatches, type EntryText } from "./row-batches.js";
 import { logTraffic } from "./traffic-log.js";
 import { PostgresError, type PostgresTraffic, SyncPostgres } from "./sync-postgres.js";
 
@@ -40,6 +41,7 @@ const UNCOUNTED_ENTRIES = `
 
 const postgresSearch: SearchIndex = { indexEntry, indexSession, searchSessions };
 const EXPECT_LEAF = "SELECT bc_expect_leaf(?, ?, ?)";
+const EXPECT_IMPORT = "SELECT bc_expect_import(?, ?, ?)";
 /** A miss of a one-round-trip append: the leaf moved, or an entry id or requestId is taken (unique indexes). */
 const MISSES = new Set([STALE_LEAF_SQLSTATE, "23505"]);
 
@@ -51,6 +53,9 @@ export class PostgresEngine implements StoreEngine {
   private readonly batches: RowBatches;
   readonly owners: StoreOwners;
   readonly leafExpectations: LeafExpectations;
+  readonly writeAsync: <T>(work: () => T, lockKey: string, options?: WriteAsyncOptions) => Promise<T>;
+  /** Search rows being written apart (`searchApart`), by session: what `searchWritten` waits for. */
+  private readonly searchWrites = new Map<string, Promise<void>[]>();
   private open = true;
   private lease: DaemonLease;
   /** Every lease this daemon held: what it started under an earlier one is still its own. */
@@ -71,7 +76,8 @@ export class PostgresEngine implements StoreEngine {
         if (words !== undefined) this.batches.indexText(row.sessionId, row.id, words);
       },
     };
-    this.writer = createPgWriteRunner(db);
+    const writer: PgWriteRunner = createPgWriteRunner(db);
+    this.writer = writer;
     this.lease = this.takeLease();
     const probe = leaseProbe(db);
     this.leafExpectations = {
@@ -80,6 +86,15 @@ export class PostgresEngine implements StoreEngine {
       },
       expect: (sessionId, leaf) => void this.sql.get(EXPECT_LEAF).run(sessionId, leaf.id, leaf.seq),
       isMiss: (error) => error instanceof PostgresError && MISSES.has(error.code),
+    };
+    this.writeAsync = <T>(work: () => T, lockKey: string, options?: WriteAsyncOptions): Promise<T> => {
+      const written = options?.searchApart ? this.writeSearchApart(writer, work, lockKey) : writer.runAsync(work, lockKey);
+      return written.catch((error: unknown) => {
+        if (error instanceof PostgresError && error.code === IMPORT_LOST_SQLSTATE) {
+          throw new Error(`session "${lockKey}" disappeared during its import`, { cause: error });
+        }
+        throw error;
+      });
     };
     this.owners = {
       current: () => this.currentLease().owner,
@@ -120,6 +135,73 @@ export class PostgresEngine implements StoreEngine {
     if (this.lease.lost && this.open) this.lease = this.takeLease();
     return this.lease;
   }
+
+  /**
+   * The write with its search rows kept back, then written in a transaction of their own on
+   * another connection once it has committed: the server computes one batch's search vectors
+   * (most of what an import costs it) while the next batch is written. For a session nobody
+   * sees yet (a fresh import): `searchWritten` is awaited before it becomes visible. The search
+   * transactions of a session run one after the other, and a write counts as done only once the
+   * search rows of the write two before it are: the rows waiting to be indexed stay few.
+   */
+  private writeSearchApart<T>(writer: PgWriteRunner, work: () => T, lockKey: string): Promise<T> {
+    let texts: EntryText[] = [];
+    const written = writer.runAsync(() => {
+      this.batches.holdTexts = true;
+      try {
+        const result = work();
+        texts = this.batches.takeTexts();
+        return result;
+      } finally {
+        this.batches.holdTexts = false;
+      }
+    }, lockKey);
+    let pending = this.searchWrites.get(lockKey);
+    if (!pending) this.searchWrites.set(lockKey, (pending = []));
+    const before = pending.at(-1);
+    const indexed = written.then(
+      async () => {
+        await before?.catch(() => {});
+        if (texts.length > 0) await this.sendSearchRows(texts);
+      },
+      () => undefined, // the write failed: its caller hears it, nothing to index
+    );
+    indexed.catch(() => {}); // heard by searchWritten; unheard if the import failed first
+    pending.push(indexed);
+    const twoBefore = pending.at(-3);
+    if (!twoBefore) return written;
+    return written.then(async (result) => {
+      await twoBefore.catch(() => {});
+      return result;
+    });
+  }
+
+  /** The search rows in a write transaction of their own, committed on the event loop. */
+  private sendSearchRows(texts: readonly EntryText[]): Promise<void> {
+    // Called from a promise's callback: no transaction of this thread is open then.
+    this.db.begin("write");
+    try {
+      this.batches.sendTexts(texts);
+    } catch (error) {
+      this.db.rollback();
+      throw error;
+    }
+    return this.db.commitAsync();
+  }
+
+  readonly expectImport = (sessionId: string, owner: ProcessOwner | undefined): void => {
+    this.sql.get(EXPECT_IMPORT).run(sessionId, owner?.pid ?? null, owner?.start ?? null);
+  };
+
+  readonly searchWritten = async (sessionId: string): Promise<void> => {
+    const pending = this.searchWrites.get(sessionId);
+    if (!pending) return;
+    this.searchWrites.delete(sessionId);
+    // Every one settles (none is left running); the first failure is the caller's.
+    const outcomes = await Promise.allSettled(pending);
+    const failed = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+  };
 
   get isOpen(): boolean {
     return this.open;

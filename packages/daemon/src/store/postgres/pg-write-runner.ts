@@ -33,7 +33,20 @@ export function isRetryable(error: unknown): boolean {
   return error instanceof PostgresError && RETRYABLE.has(error.code);
 }
 
-export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
+/** The engine's writer, and the same write with a commit the thread does not block for. */
+export interface PgWriteRunner extends WriteRunner {
+  /**
+   * `work` in a write transaction whose COMMIT is awaited on the event loop (SyncPostgres.commitAsync):
+   * for work that only sends (the one-round-trip append), so the thread blocks for nothing and
+   * serves other requests meanwhile. Deferred work rides along, sent too. Inside an open
+   * transaction it is the ordinary blocking write. A transaction the server rolled back for a
+   * deadlock or a serialization failure is run again, as the ordinary one is; one that failed
+   * with deferred work in it is made again the blocking way (a piece's failure is then its own).
+   */
+  runAsync<T>(work: () => T, lockKey: string): Promise<T>;
+}
+
+export function createPgWriteRunner(db: SyncPostgres): PgWriteRunner {
   const stats = emptyWriteLockStats();
   const deferred = new DeferredWork();
   /** Sessions locked by the open transaction (none when no transaction is open). */
@@ -120,7 +133,75 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
     }
   };
 
-  const runner = (<T>(work: () => T, lockKey?: string): T => run(work, lockKey)) as WriteRunner;
+  /**
+   * A deferred piece in a savepoint, nothing waited for: one that throws here is undone on its
+   * own, as in `inSavepoint`; one the server fails fails the whole transaction (runAsync then
+   * makes it again the blocking way, where each piece's failure is its own).
+   */
+  const sendInSavepoint = (work: () => void): void => {
+    const name = `bc_sp${++savepoints}`;
+    db.send(`SAVEPOINT ${name}`);
+    try {
+      work();
+    } catch (error) {
+      db.send(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    } finally {
+      db.send(`RELEASE SAVEPOINT ${name}`);
+      savepoints--;
+    }
+  };
+
+  /** One attempt: begins, sends (deferred work first), and sends the COMMIT; `committed` is its answer. */
+  const sendAll = <T>(work: () => T, lockKey: string): { result: T; committed: Promise<void>; ran: DeferredBatch } => {
+    db.begin("write");
+    locked = new Set();
+    let ran: DeferredBatch = [];
+    try {
+      record(lock(lockKey));
+      ran = deferred.runAll(sendInSavepoint);
+      stats.deferredAlong += ran.length;
+      const result = work();
+      return { result, committed: db.commitAsync(), ran };
+    } catch (error) {
+      if (db.inTransaction) {
+        try {
+          db.rollback();
+        } catch {
+          // Connection lost: the server rolled the transaction back already.
+        }
+      }
+      deferred.settle(ran, false);
+      throw error;
+    } finally {
+      locked = new Set();
+    }
+  };
+
+  const runAsync = async <T>(work: () => T, lockKey: string): Promise<T> => {
+    if (db.inTransaction) return run(work, lockKey);
+    for (let attempt = 1; ; attempt++) {
+      const before = logTraffic.start(db);
+      const { result, committed, ran } = sendAll(work, lockKey);
+      // What this transaction sent, counted before others' interleave with its wait.
+      const sent = logTraffic.sent(db, before);
+      try {
+        await committed;
+        deferred.settle(ran, true);
+        return result;
+      } catch (error) {
+        deferred.settle(ran, false);
+        if (isRetryable(error) && attempt < ATTEMPTS) continue;
+        // The failure may be a deferred piece's: made again with each piece's failure its own.
+        if (ran.length > 0) return run(work, lockKey);
+        throw error;
+      } finally {
+        logTraffic.end(db, sent, `write (session ${lockKey}), commit on the event loop`);
+      }
+    }
+  };
+
+  const runner = (<T>(work: () => T, lockKey?: string): T => run(work, lockKey)) as PgWriteRunner;
   Object.defineProperties(runner, {
     defer: {
       value: (work: () => void, onDone?: (written: boolean) => void): void => deferred.add(work, onDone),
@@ -132,6 +213,7 @@ export function createPgWriteRunner(db: SyncPostgres): WriteRunner {
       },
     },
     stats: { get: () => stats },
+    runAsync: { value: runAsync },
   });
   return runner;
 }

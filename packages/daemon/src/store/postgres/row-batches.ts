@@ -24,10 +24,19 @@ const INSERT_TEXTS = `
   JOIN entries e ON e.session_id = v.session_id AND e.id = v.id`;
 const INSERT_TEXTS_NAME = "bc_insert_entry_texts";
 
+/** A search row to write: the entry's words (postgres/search.ts). */
+export interface EntryText {
+  sessionId: string;
+  id: string;
+  text: string;
+}
+
 export class RowBatches {
   private entries: EntryInsert[] = [];
-  private texts: { sessionId: string; id: string; text: string }[] = [];
+  private texts: EntryText[] = [];
   private flushing = false;
+  /** Search rows are kept back (`takeTexts`) instead of joining the transaction: written apart. */
+  holdTexts = false;
   /** The batch the buffered entries go out in: their seqs come from its answer. */
   private batch: { sent?: SentStatement } = {};
 
@@ -70,14 +79,26 @@ export class RowBatches {
         this.batch = {};
         this.entries = [];
       }
-      if (this.texts.length > 0) {
+      if (this.texts.length > 0 && !this.holdTexts) {
         const texts = this.texts;
         this.texts = [];
-        this.db.send(INSERT_TEXTS, [texts.map((t) => t.sessionId), texts.map((t) => t.id), texts.map((t) => t.text)], INSERT_TEXTS_NAME);
+        this.sendTexts(texts);
       }
     } finally {
       this.flushing = false;
     }
+  }
+
+  /** The search rows kept back while `holdTexts` was set. */
+  takeTexts(): EntryText[] {
+    const texts = this.texts;
+    this.texts = [];
+    return texts;
+  }
+
+  /** Sends search rows of entries already stored (in the open transaction). */
+  sendTexts(texts: readonly EntryText[]): void {
+    this.db.send(INSERT_TEXTS, [texts.map((t) => t.sessionId), texts.map((t) => t.id), texts.map((t) => t.text)], INSERT_TEXTS_NAME);
   }
 
   private discard(): void {

@@ -59,6 +59,23 @@ describe("PostgreSQL schema migrations", () => {
     ]);
   });
 
+  it("compresses entries' JSON with lz4 where the server has it, and leaves the default where it has not", async () => {
+    const { db } = await postgres.open();
+    let hasLz4 = true;
+    db.begin("write");
+    try {
+      db.query("CREATE TEMP TABLE probe (t TEXT COMPRESSION lz4)");
+    } catch {
+      hasLz4 = false;
+    } finally {
+      db.rollback();
+    }
+    const method = db.query<{ method: string }>(
+      "SELECT attcompression::text AS method FROM pg_attribute WHERE attrelid = 'entries'::regclass AND attname = 'json'",
+    ).rows[0]!.method;
+    expect(method).toBe(hasLz4 ? "l" : "");
+  });
+
   it("names every column of the shared tables as SQLite's final schema does, in the same order", async () => {
     const sqlite = openDatabase(join(folder, "reference.db"));
     const { db } = await postgres.open();

@@ -35,6 +35,8 @@ const MIGRATION_LOCK_KEY = 0;
 
 /** The SQLSTATE of `bc_expect_leaf` when the session's leaf is not the one expected. */
 export const STALE_LEAF_SQLSTATE = "BCL01";
+/** Raised by bc_expect_import: the session is no longer being imported by this daemon. */
+export const IMPORT_LOST_SQLSTATE = "BCI01";
 
 /** The text-search configuration of the full-text index (postgres/search.ts). */
 export const SEARCH_CONFIG = "base_context_search";
@@ -175,7 +177,7 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   {
     description: "the leaf check of a pipelined append",
     script: `
-      -- An append sent in one round trip (postgres/optimistic-appends.ts) assumes the session's
+      -- An append sent in one round trip (postgres/engine.ts, leafExpectations) assumes the session's
       -- leaf is the one it last saw; this checks it on the server, under the session's write
       -- lock, and fails the transaction with ${STALE_LEAF_SQLSTATE} when it is not (the append is
       -- then made again the ordinary way). The leaf's seq tells its row apart from one of another
@@ -190,6 +192,38 @@ export const postgresMigrations: readonly PostgresMigration[] = [
           RAISE EXCEPTION 'the leaf of session % is no longer %', session, leaf USING ERRCODE = '${STALE_LEAF_SQLSTATE}';
         END IF;
         RETURN TRUE;
+      END
+      $$;
+    `,
+  },
+  {
+    description: "imports sent without reading first",
+    script: `
+      -- A fresh import's batches go to the server without reading the session first
+      -- (store/import-writer.ts): this checks, in each batch's transaction under the session's
+      -- write lock, that the session is still being imported by that daemon (another one takes
+      -- over the import of a daemon it finds dead), and fails the transaction when it is not.
+      CREATE FUNCTION bc_expect_import(session TEXT, owner_pid INTEGER, owner_start TEXT) RETURNS BOOLEAN
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NOT EXISTS (
+          SELECT 1 FROM sessions s
+          WHERE s.id = session AND s.import_started_ms IS NOT NULL
+            AND (owner_pid IS NULL OR (s.import_owner_pid = owner_pid AND s.import_owner_start = owner_start))
+        ) THEN
+          RAISE EXCEPTION 'session % is no longer being imported by this daemon', session USING ERRCODE = '${IMPORT_LOST_SQLSTATE}';
+        END IF;
+        RETURN TRUE;
+      END
+      $$;
+
+      -- Entries' JSON is mostly over the size the server compresses: lz4 compresses it several
+      -- times faster than the default (pglz), and as small. Servers built without lz4 keep pglz.
+      DO $$
+      BEGIN
+        EXECUTE 'ALTER TABLE entries ALTER COLUMN json SET COMPRESSION lz4';
+      EXCEPTION WHEN feature_not_supported OR syntax_error OR invalid_parameter_value THEN
+        NULL;
       END
       $$;
     `,

@@ -265,6 +265,40 @@ describe("SyncPostgres", () => {
     ]);
   });
 
+  it("commitAsync: the thread goes on while the server commits; kept results and failures come with the answer", async () => {
+    const { db, url } = await openDatabase();
+    db.exec("CREATE TABLE t (id int PRIMARY KEY)");
+    db.begin("write");
+    db.send("INSERT INTO t VALUES ($1)", [1]);
+    const kept = db.send("SELECT count(*) AS n FROM t", [], undefined, true);
+    // The server is busy with this transaction for half a second before its COMMIT.
+    db.send("SELECT pg_sleep(0.5)");
+    const committed = db.commitAsync();
+    expect(db.inTransaction).toBe(false);
+    // Meanwhile: another transaction on another connection, which does not see the row yet.
+    db.begin("read");
+    expect(db.query("SELECT count(*) AS n FROM t").rows).toEqual([{ n: 0 }]);
+    db.release();
+    await committed;
+    expect(kept.rows).toEqual([{ n: 1 }]);
+    expect(db.query("SELECT count(*) AS n FROM t").rows).toEqual([{ n: 1 }]);
+    // A statement's failure rejects the commit, and nothing of the transaction stays.
+    db.begin("write");
+    db.send("INSERT INTO t VALUES ($1)", [2]);
+    db.send("INSERT INTO t VALUES ($1)", [1]); // unique violation
+    await expect(db.commitAsync()).rejects.toMatchObject({ code: "23505" });
+    expect(db.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }]);
+    // close() lets a commit already sent finish before it ends the connections.
+    db.begin("write");
+    db.send("SELECT pg_sleep(0.2)");
+    db.send("INSERT INTO t VALUES ($1)", [3]);
+    const last = db.commitAsync();
+    await db.close();
+    await expect(last).resolves.toBeUndefined();
+    const check = openMore(url);
+    expect(check.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }, { id: 3 }]);
+  });
+
   it("a sent statement's failure is thrown by the next call that waits; a rollback ends the transaction", async () => {
     const { db } = await openDatabase();
     db.exec("CREATE TABLE t (id int PRIMARY KEY)");

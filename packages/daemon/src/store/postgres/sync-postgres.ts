@@ -3,7 +3,8 @@
  * SQLite (docs/architecture.md#postgresql-behind-a-synchronous-store). A worker thread owns the
  * `pg` Pool (worker/main.ts); each call posts a request to it and blocks the main thread with
  * `Atomics.wait` until the worker has posted the reply on a dedicated port, which is then read
- * with `receiveMessageOnPort`, the way better-sqlite3 blocks the thread on disk I/O.
+ * with `receiveMessageOnPort`, the way better-sqlite3 blocks the thread on disk I/O. One call
+ * does not block: `commitAsync`, whose answer comes on the event loop.
  *
  * - No call can hang the daemon: the wait is bounded (connect timeout + statement timeout + a
  *   margin). A call that runs out of time throws `PostgresUnavailableError` and its connection is
@@ -95,9 +96,16 @@ export class SyncPostgres {
   private nextRequestId = 1;
   private nextTxId = 1;
   private nextSendId = 1;
-  /** Sent statements whose results come back with a later answer, and those that came. */
-  private readonly kept = new Set<number>();
-  private readonly sentResults = new Map<number, QueryResult>();
+  /**
+   * The open transaction's sent statements whose results come back with a later answer, and
+   * those that came: one pair per transaction, so results that a commit not waited for
+   * (`commitAsync`) brings back land in its own transaction's, after another has begun.
+   */
+  private sent: SentResults = newSentResults();
+  /** Answers not waited for (`commitAsync`), by requestId: they come on the event loop. */
+  private readonly awaited = new Map<number, AwaitedAnswer>();
+  /** The commits not waited for that have not settled yet: close() lets them finish first. */
+  private readonly commits = new Set<Promise<void>>();
   private statements = 0;
   private roundTrips = 0;
   private txId: number | undefined;
@@ -178,9 +186,7 @@ export class SyncPostgres {
     if (this.closed) throw new Error("the PostgreSQL connection is closed");
     this.onTransactionEnd?.();
     const txId = this.nextTxId++;
-    // Results of the previous transaction's statements are read right after it, or never.
-    this.sentResults.clear();
-    this.kept.clear();
+    this.sent = newSentResults();
     this.statements++;
     this.ensureWorker().postMessage({ t: "begin", txId, mode } satisfies PgRequest);
     this.txId = txId;
@@ -203,14 +209,15 @@ export class SyncPostgres {
     const sendId = this.nextSendId++;
     const request: PgRequest = { t: "send", txId, sendId, text, params: [...params] };
     if (name !== undefined) request.name = name;
+    const sent = this.sent;
     if (keep) {
       request.keep = true;
-      this.kept.add(sendId);
+      sent.kept.add(sendId);
     }
     this.statements++;
     this.ensureWorker().postMessage(request);
     let result: QueryResult | undefined;
-    const get = (): QueryResult => (result ??= this.sentResult(txId, sendId));
+    const get = (): QueryResult => (result ??= this.sentResult(txId, sendId, sent));
     return {
       get changes() {
         return get().rowCount;
@@ -221,18 +228,18 @@ export class SyncPostgres {
     };
   }
 
-  private sentResult(txId: number, sendId: number): QueryResult {
-    const arrived = this.sentResults.get(sendId);
+  private sentResult(txId: number, sendId: number, sent: SentResults): QueryResult {
+    const arrived = sent.results.get(sendId);
     if (arrived) {
-      this.sentResults.delete(sendId);
-      this.kept.delete(sendId);
+      sent.results.delete(sendId);
+      sent.kept.delete(sendId);
       return arrived;
     }
     if (this.txId !== txId) {
       // Ended without its result: the statement failed (the commit said so) or was rolled back.
       throw new Error("the transaction of this statement ended before its result was read");
     }
-    this.kept.delete(sendId);
+    sent.kept.delete(sendId);
     return this.call({ t: "result", txId, sendId })!;
   }
 
@@ -244,6 +251,70 @@ export class SyncPostgres {
   /** Commits; the transaction is over whether this succeeds or throws. */
   commit(): void {
     this.end("commit");
+  }
+
+  /**
+   * Commits without blocking the thread: what the transaction sent goes out with the COMMIT at
+   * once, and the promise settles on the event loop when the server has answered, the
+   * transaction's kept results with it (a sent statement's result is readable after that). From
+   * the call on, the transaction is over for this thread: another may begin while the server
+   * commits this one, on another pooled connection. Bounded like every call: no answer in time
+   * rejects with PostgresUnavailableError (the worker drops the connection, so the server rolls
+   * it back unless the COMMIT had already been applied, as after any lost answer).
+   */
+  commitAsync(): Promise<void> {
+    const txId = this.txId;
+    if (txId === undefined) return Promise.reject(new Error("cannot commit: no PostgreSQL transaction is open"));
+    if (this.txLost) {
+      this.onTransactionEnd?.();
+      this.txId = undefined;
+      this.txLost = false;
+      return Promise.reject(new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back"));
+    }
+    this.beforeStatement?.();
+    this.txId = undefined;
+    this.statements++;
+    this.roundTrips++;
+    const worker = this.ensureWorker();
+    const requestId = this.nextRequestId++;
+    const sent = this.sent;
+    const answered = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this.awaited.delete(requestId)) return;
+        this.settledAwaited();
+        this.worker?.postMessage({ t: "abandon", requestId } satisfies PgRequest);
+        reject(new PostgresUnavailableError(`PostgreSQL did not answer within ${Math.round(this.waitMs)} ms`));
+      }, this.waitMs);
+      timer.unref();
+      this.awaited.set(requestId, {
+        settle: (reply) => {
+          clearTimeout(timer);
+          if (!reply) return reject(new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction's commit"));
+          for (const result of reply.sent ?? []) if (sent.kept.has(result.sendId)) sent.results.set(result.sendId, result);
+          try {
+            unwrap(reply);
+            resolve();
+          } catch (error) {
+            reject(error as Error);
+          }
+        },
+      });
+      // An answer awaited on the event loop keeps the process alive until it comes.
+      worker.ref();
+      worker.postMessage({ t: "commit", txId, requestId, onEventLoop: true } satisfies PgRequest);
+    });
+    const pending = answered.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.commits.add(pending);
+    void pending.then(() => this.commits.delete(pending));
+    return answered;
+  }
+
+  /** After an awaited answer came (or was given up): the worker no longer keeps the process alive once none is left. */
+  private settledAwaited(): void {
+    if (this.awaited.size === 0) this.worker?.unref();
   }
 
   /** Rolls back; the transaction is over whether this succeeds or throws. */
@@ -318,6 +389,8 @@ export class SyncPostgres {
   /** Ends every connection and the worker. Calls after this throw. */
   async close(): Promise<void> {
     if (this.closed) return;
+    // Commits already sent are answered before the connections end (each is bounded by waitMs).
+    while (this.commits.size > 0) await Promise.all([...this.commits]);
     this.closed = true;
     this.txId = undefined;
     this.listeners.clear();
@@ -333,6 +406,7 @@ export class SyncPostgres {
     const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), CLOSE_WAIT_MS)));
     if ((await Promise.race([exited, timeout])) === "timeout") await worker.terminate();
     clearTimeout(timer);
+    this.failAwaited();
   }
 
   private end(how: "commit" | "rollback"): void {
@@ -370,7 +444,7 @@ export class SyncPostgres {
       replyPort: channel.port2,
     };
     const worker = startPgWorker(data);
-    worker.on("message", (event: PgEvent) => this.onEvent(event));
+    worker.on("message", (event: PgEvent | PgReply) => this.onEvent(event));
     worker.on("error", (error) => log("warn", `the PostgreSQL worker failed: ${error.message}`));
     worker.on("exit", (code) => {
       if (this.worker !== worker) return;
@@ -380,6 +454,7 @@ export class SyncPostgres {
       this.replies?.close();
       this.replies = undefined;
       if (this.txId !== undefined) this.txLost = true;
+      this.failAwaited();
       this.relisten();
       if (!this.closed) this.lostSessionLocks();
     });
@@ -401,7 +476,22 @@ export class SyncPostgres {
     }
   }
 
-  private onEvent(event: PgEvent): void {
+  /** The worker that was to answer them is gone: the commits not waited for fail (the server rolled back what it had not committed). */
+  private failAwaited(): void {
+    const awaited = [...this.awaited.values()];
+    this.awaited.clear();
+    for (const answer of awaited) answer.settle(undefined);
+  }
+
+  private onEvent(event: PgEvent | PgReply): void {
+    if (event.t === "reply") {
+      const answer = this.awaited.get(event.requestId);
+      if (!answer) return; // given up on already
+      this.awaited.delete(event.requestId);
+      this.settledAwaited();
+      answer.settle(event);
+      return;
+    }
     if (event.t === "notification") {
       for (const entry of this.listeners.get(event.channel) ?? []) {
         try {
@@ -450,7 +540,7 @@ export class SyncPostgres {
         const reply = received.message as PgReply;
         // Replies to requests given up on earlier arrive late and are dropped here.
         if (reply.requestId !== requestId) continue;
-        for (const sent of reply.sent ?? []) if (this.kept.has(sent.sendId)) this.sentResults.set(sent.sendId, sent);
+        for (const sent of reply.sent ?? []) if (this.sent.kept.has(sent.sendId)) this.sent.results.set(sent.sendId, sent);
         return unwrap(reply);
       }
       const left = deadline - performance.now();
@@ -462,6 +552,21 @@ export class SyncPostgres {
     // the caller's rollback() ends it.
     throw new PostgresUnavailableError(`PostgreSQL did not answer within ${Math.round(this.waitMs)} ms`);
   }
+}
+
+/** Results of a transaction's statements sent with `keep`: those asked for, and those that came. */
+interface SentResults {
+  readonly kept: Set<number>;
+  readonly results: Map<number, QueryResult>;
+}
+
+function newSentResults(): SentResults {
+  return { kept: new Set(), results: new Map() };
+}
+
+/** A commit whose answer comes on the event loop; `undefined`: the worker stopped first. */
+interface AwaitedAnswer {
+  settle(reply: PgReply | undefined): void;
 }
 
 function unwrap(reply: PgReply): QueryResult | null {

@@ -6,15 +6,25 @@
 import { log } from "../../log.js";
 import type { PostgresTraffic, SyncPostgres } from "./sync-postgres.js";
 
+/** The traffic when a transaction began; `fixed`: what it had sent when it stopped sending (`sent`). */
+type TrafficMark = PostgresTraffic & { at: number; fixed?: PostgresTraffic };
+
 const enabled = (): boolean => process.env.BASE_CONTEXT_LOG === "debug";
 
 export const logTraffic = {
-  start(db: SyncPostgres): (PostgresTraffic & { at: number }) | undefined {
+  start(db: SyncPostgres): TrafficMark | undefined {
     return enabled() ? { ...db.traffic, at: performance.now() } : undefined;
   },
-  end(db: SyncPostgres, before: (PostgresTraffic & { at: number }) | undefined, what: string): void {
+  /**
+   * What was sent since `before`, fixed now: for a transaction whose answer is awaited while other
+   * transactions run, whose traffic must not be counted as its own. `end` then logs these figures.
+   */
+  sent(db: SyncPostgres, before: TrafficMark | undefined): TrafficMark | undefined {
+    return before && { ...before, fixed: db.traffic };
+  },
+  end(db: SyncPostgres, before: TrafficMark | undefined, what: string): void {
     if (!before) return;
-    const { statements, roundTrips } = db.traffic;
+    const { statements, roundTrips } = before.fixed ?? db.traffic;
     const trips = roundTrips - before.roundTrips;
     const ms = (performance.now() - before.at).toFixed(2);
     log("debug", `postgres ${what}: ${trips} round trip${trips === 1 ? "" : "s"}, ${statements - before.statements} statements, ${ms} ms`);

@@ -24,10 +24,12 @@ const listener = new Listener(pg, config, event);
 const sessionLocks = new SessionLocks(pg, config, event);
 let closing = false;
 
-function reply(requestId: number, value: QueryResult | null, error?: PgReply["error"]): void {
+function reply(request: AnsweredRequest, value: QueryResult | null, error?: PgReply["error"]): void {
+  const { requestId } = request;
   const sent = transactions.finished(requestId);
   const message: PgReply = error ? { t: "reply", requestId, error } : { t: "reply", requestId, value };
   if (sent) message.sent = sent;
+  if (request.t === "commit" && request.onEventLoop) return port.postMessage(message);
   data.replyPort.postMessage(message);
   Atomics.add(cell, 0, 1);
   Atomics.notify(cell, 0);
@@ -83,12 +85,12 @@ port.on("message", (request: PgRequest) => {
       return transactions.release(request.txId);
   }
   if (closing) {
-    reply(request.requestId, null, toWire(new Error("the PostgreSQL connection is closed"), data.statementTimeoutMs));
+    reply(request, null, toWire(new Error("the PostgreSQL connection is closed"), data.statementTimeoutMs));
     return;
   }
   transactions.started(request);
   answer(request).then(
-    (value) => reply(request.requestId, value),
-    (error) => reply(request.requestId, null, toWire(error, data.statementTimeoutMs)),
+    (value) => reply(request, value),
+    (error) => reply(request, null, toWire(error, data.statementTimeoutMs)),
   );
 });

@@ -8,7 +8,8 @@
  *   worker adds one to the shared cell and wakes the main thread (it reads the port with
  *   `receiveMessageOnPort`).
  * - worker → main, on `parentPort` (the main thread's event loop): `PgEvent`s, i.e. LISTEN
- *   notifications, "the LISTEN connection came back" and log lines.
+ *   notifications, "the LISTEN connection came back" and log lines; and the `PgReply` to a commit
+ *   sent with `onEventLoop` (one the main thread does not block for).
  *
  * Statements of a transaction are pipelined: `begin` and `send` are written to the connection at
  * once and never waited for; the next answered request of the transaction (a `query`, the
@@ -41,7 +42,8 @@ export type PgRequest =
   | { t: "exec"; requestId: number; script: string; txId?: number }
   /** Opens a transaction on a connection pinned until it ends; not answered (a failure is the next answer's). */
   | { t: "begin"; txId: number; mode: TransactionMode }
-  | { t: "commit"; requestId: number; txId: number }
+  /** `onEventLoop`: answered on `parentPort` (the main thread does not block for it: SyncPostgres.commitAsync). */
+  | { t: "commit"; requestId: number; txId: number; onEventLoop?: boolean }
   | { t: "rollback"; requestId: number; txId: number }
   /** Ends a read transaction without waiting for its COMMIT (nothing it did can fail to commit). */
   | { t: "release"; txId: number }

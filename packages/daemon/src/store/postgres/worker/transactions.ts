@@ -29,6 +29,9 @@ interface Transaction {
   discard: boolean;
 }
 
+/** Connections of the pool (LISTEN and the session locks have one each besides). */
+const POOL_SIZE = 8;
+
 const LOST = "the connection to PostgreSQL was lost during the transaction; it was rolled back";
 
 /** Closing the socket fails a stuck query; its connection is then discarded. */
@@ -68,7 +71,10 @@ export class Transactions {
   private readonly inProgress = new Map<number, { client?: Client; txId?: number; abandoned: boolean }>();
 
   constructor(pgModule: typeof pg, config: Config) {
-    this.pool = new pgModule.Pool({ ...config, pipeline: true, max: 4, idleTimeoutMillis: 30_000, allowExitOnIdle: true } as Config);
+    // Room for the main thread's transaction beside the commits it does not wait for
+    // (SyncPostgres.commitAsync): each holds a connection until the server answers.
+    const options = { ...config, pipeline: true, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true };
+    this.pool = new pgModule.Pool(options as Config);
     // An idle pooled connection that breaks (server restart) is dropped by the pool; this only keeps
     // the 'error' event from being fatal.
     this.pool.on("error", () => {});
