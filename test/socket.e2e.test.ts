@@ -357,7 +357,7 @@ describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () =
   // round trip, its p99 rose by 27-33 ms here: several appends were served during each build, so
   // the whole distribution moved.) Measured within one run, in rounds that alternate "alone" and "beside the
   // appender", so the machine's load weighs on both sides alike; compared at the 95th percentile
-  // of 300 builds a side, where a stall of the machine (the suite runs other files beside this
+  // of 200 builds a side, where a stall of the machine (the suite runs other files beside this
   // one) lands on one side or the other as a few samples, not as the p99 itself. The bench
   // (bench/results/postgres.md) measures the p99 on a quiet machine, against 10 ms.
   it("one client appending in a loop raises another's context/build latency by less than 10 ms", async () => {
@@ -394,7 +394,7 @@ describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () =
       await builds(10, []);
       // Round 0 is not counted: the first time the appender's commits and the builds' reads run
       // side by side, the daemon opens more connections to the server (each a few round trips).
-      for (let round = 0; round <= 12; round++) {
+      for (let round = 0; round <= 8; round++) {
         const counted = round > 0;
         await builds(25, counted ? alone : []);
         let appending = true;
