@@ -87,18 +87,25 @@ export function createPgWriteRunner(db: SyncPostgres): PgWriteRunner {
     }
   };
 
-  const once = <T>(work: () => T, lockKey: string | undefined, isFlush: boolean): T => {
+  /**
+   * Begins, takes the session's lock, runs the deferred work (each piece through `savepoint`) and
+   * `work`, then `end` (the commit). A failure rolls back and gives the deferred pieces back.
+   */
+  const transaction = <T, R>(
+    work: () => T,
+    lockKey: string | undefined,
+    savepoint: (piece: () => void) => void,
+    end: (result: T, ran: DeferredBatch) => R,
+    countDeferred: boolean,
+  ): R => {
     db.begin("write");
     locked = new Set();
     let ran: DeferredBatch = [];
     try {
       record(lock(lockKey));
-      ran = deferred.runAll(inSavepoint);
-      if (!isFlush) stats.deferredAlong += ran.length;
-      const result = work();
-      db.commit();
-      deferred.settle(ran, true);
-      return result;
+      ran = deferred.runAll(savepoint);
+      if (countDeferred) stats.deferredAlong += ran.length;
+      return end(work(), ran);
     } catch (error) {
       if (db.inTransaction) {
         try {
@@ -113,6 +120,19 @@ export function createPgWriteRunner(db: SyncPostgres): PgWriteRunner {
       locked = new Set();
     }
   };
+
+  const once = <T>(work: () => T, lockKey: string | undefined, isFlush: boolean): T =>
+    transaction(
+      work,
+      lockKey,
+      inSavepoint,
+      (result, ran) => {
+        db.commit();
+        deferred.settle(ran, true);
+        return result;
+      },
+      !isFlush,
+    );
 
   const run = <T>(work: () => T, lockKey: string | undefined, isFlush = false): T => {
     if (db.inTransaction) {
@@ -153,30 +173,8 @@ export function createPgWriteRunner(db: SyncPostgres): PgWriteRunner {
   };
 
   /** One attempt: begins, sends (deferred work first), and sends the COMMIT; `committed` is its answer. */
-  const sendAll = <T>(work: () => T, lockKey: string): { result: T; committed: Promise<void>; ran: DeferredBatch } => {
-    db.begin("write");
-    locked = new Set();
-    let ran: DeferredBatch = [];
-    try {
-      record(lock(lockKey));
-      ran = deferred.runAll(sendInSavepoint);
-      stats.deferredAlong += ran.length;
-      const result = work();
-      return { result, committed: db.commitAsync(), ran };
-    } catch (error) {
-      if (db.inTransaction) {
-        try {
-          db.rollback();
-        } catch {
-          // Connection lost: the server rolled the transaction back already.
-        }
-      }
-      deferred.settle(ran, false);
-      throw error;
-    } finally {
-      locked = new Set();
-    }
-  };
+  const sendAll = <T>(work: () => T, lockKey: string): { result: T; committed: Promise<void>; ran: DeferredBatch } =>
+    transaction(work, lockKey, sendInSavepoint, (result, ran) => ({ result, committed: db.commitAsync(), ran }), true);
 
   const runAsync = async <T>(work: () => T, lockKey: string): Promise<T> => {
     if (db.inTransaction) return run(work, lockKey);
