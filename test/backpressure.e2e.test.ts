@@ -6,14 +6,14 @@
  * the stall). The absolute figures are `pnpm bench bounded`'s (bench/bounded.mjs).
  */
 import type { ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { constants, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { frame, INITIALIZE, spawnRawSocketDaemon, spawnRawStdio } from "./support/raw-daemon.js";
 import { recordScore } from "./adversarial/scoreboard.js";
-import { peakRssBytes, whenSettled } from "./support/proc-stats.js";
+import { cpuTicks, peakRssBytes, rssBytes, TICKS_PER_SECOND, whenSettled } from "./support/proc-stats.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
 
@@ -26,6 +26,7 @@ afterEach(() => {
 });
 afterAll(() => dirs.cleanup());
 
+const { O_NONBLOCK } = constants;
 const REQUESTS = 250;
 const REPLY_CHARS = 3 * 1024 * 1024;
 /**
@@ -137,7 +138,22 @@ const STALLED = /is not reading its replies \(\d+ KiB of output waiting/;
 async function floodUnread(pid: number, output: Writable, reader: LeanReader, sessionId: string, stderr: () => string): Promise<number> {
   reader.stream.pause();
   for (let i = 0; i < REQUESTS; i++) send(output, { jsonrpc: "2.0", id: 1000 + i, method: "session/path", params: { sessionId } });
-  await waitFor(() => STALLED.test(stderr()) || undefined, { timeoutMs: 120_000, message: "the daemon's output queue full" });
+  const started = Date.now();
+  const ticksBefore = cpuTicks(pid);
+  try {
+    await waitFor(() => STALLED.test(stderr()) || undefined, { timeoutMs: 120_000, message: "the daemon's output queue full" });
+  } catch (error) {
+    // What the daemon was doing: alive or not, how much CPU the flood took, what it said last.
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      alive = false;
+    }
+    const cpu = alive ? `${(cpuTicks(pid) - ticksBefore) / TICKS_PER_SECOND} CPU-s` : "";
+    const state = alive ? `alive, ${cpu} in ${Date.now() - started} ms, RSS ${Math.round(rssBytes(pid) / 2 ** 20)} MB` : "exited";
+    throw new Error(`${(error as Error).message}; the daemon: ${state}; replies read: ${reader.replies.size}; its last log lines:\n${stderr().slice(-3000)}`);
+  }
   await whenSettled(pid, { windowMs: 1000, maxTicks: 5, timeoutMs: 60_000 });
   return peakRssBytes(pid);
 }
@@ -167,6 +183,29 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
     expect(peak).toBeLessThan(MAX_RSS);
     await readAll(reader);
     recordScore({ area: "backpressure (stdio)", scenario: "250 unread 3 MB replies", tried: REQUESTS, survived: REQUESTS, lost: 0 });
+  });
+
+  it("over stdio: the protocol's own descriptor stays non-blocking once it has moved off fd 1", async () => {
+    // Node clients spawn the daemon with a socket for stdio; the daemon moves the protocol to a
+    // copy of it that a helper process sends back (protocol-output.ts). Every copy of a descriptor
+    // shares its blocking mode: when the helper got the socket as its own stdout, its start and
+    // its exit made the socket blocking, and a reply to a client that was not reading then
+    // blocked the whole daemon in write(2) (it hung in this file's stdio test, under load).
+    const daemon = spawnRawStdio(home());
+    running.push(daemon.process);
+    const pid = daemon.process.pid!;
+    const protocolSocket = readlinkSync(`/proc/${pid}/fd/1`); // "socket:[inode]", before the move
+    expect(protocolSocket).toMatch(/^socket:/);
+    daemon.process.stdout!.removeAllListeners("data");
+    const reader = new LeanReader(daemon.process.stdout!);
+    expect((await call(daemon.process.stdin!, reader, 0, "initialize", INITIALIZE)).result).toBeDefined();
+    await waitFor(() => /protocol on its own descriptor/.test(daemon.stderr()) || undefined, { timeoutMs: 20_000, message: "the protocol moved off fd 1" });
+    // The helper has exited (its exit was the second change of mode).
+    await waitFor(() => readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim() === "" || undefined, { message: "the helper exited" });
+    const copies = readdirSync(`/proc/${pid}/fd`).filter((fd) => fd !== "1" && readlinkSync(`/proc/${pid}/fd/${fd}`) === protocolSocket);
+    expect(copies).toHaveLength(1);
+    const flags = Number.parseInt(/^flags:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/fdinfo/${copies[0]}`, "utf8"))![1]!, 8);
+    expect(flags & O_NONBLOCK, `flags ${flags.toString(8)}`).toBe(O_NONBLOCK);
   });
 
   it("over a socket: one stalled client holds bounded memory while another is served", async () => {

@@ -9,9 +9,7 @@ import {
   CompactionDidStart,
   CompactionRun,
   connect,
-  ContextBuild,
   EntryAppend,
-  EntryAppendMany,
   EntryDidAppend,
   ErrorCodes,
   SessionCreate,
@@ -43,8 +41,7 @@ import {
   waitForPlugin,
   writePlugin,
 } from "./support/plugins.js";
-import { postgresTarget, startDelayProxy } from "../scripts/lib/delay-proxy.mjs";
-import { onPostgres, storeEnvFor, storeUrlFor } from "./support/engine.js";
+import { storeEnvFor } from "./support/engine.js";
 import { TEST_NODE } from "./support/test-node.js";
 
 const SAMPLE = join(import.meta.dirname, "..", "examples", "sessions", "refactor-auth.jsonl");
@@ -344,87 +341,4 @@ return { compaction: { summary: "compacted by ${version}", firstKeptEntryId: p.f
     );
     expect(summary).toBe("compacted by v2");
   });
-});
-
-// The PostgreSQL engine's property (docs/design.md, "One client's network is not the others'"): on
-// SQLite the store does no network I/O, and what an append costs the others is its CPU, which
-// this does not measure.
-describe.runIf(onPostgres)("serve --socket on PostgreSQL across a network", () => {
-  // What one client's writes cost the others: on PostgreSQL through a proxy that delays every
-  // packet by 1 ms each way (a server across a network). An append's commit is awaited on the
-  // event loop, so the daemon's thread does not wait for the appender's network: another client's
-  // context/build latency rises by less than 10 ms. (When every append blocked the thread for its
-  // round trip, its p99 rose by 27-33 ms here: several appends were served during each build, so
-  // the whole distribution moved.) Measured within one run, in rounds that alternate "alone" and "beside the
-  // appender", so the machine's load weighs on both sides alike; compared at the 95th percentile
-  // of 200 builds a side, where a stall of the machine (the suite runs other files beside this
-  // one) lands on one side or the other as a few samples, not as the p99 itself. The bench
-  // (bench/results/postgres.md) measures the p99 on a quiet machine, against 10 ms.
-  it("one client appending in a loop raises another's context/build latency by less than 10 ms", async () => {
-    const home = dirs.make("bc-socket-neighbours-");
-    const env: Record<string, string> = {};
-    let stopProxy = async () => {};
-    {
-      const url = storeUrlFor(home)!;
-      const proxy = await startDelayProxy(postgresTarget(url), 1);
-      stopProxy = () => proxy.stop();
-      env.BASE_CONTEXT_STORE_URL = proxy.url(url);
-    }
-    try {
-      const daemon = await startSocketDaemon({ home, env });
-      const a = await connectClient(daemon, "appender");
-      const b = await connectClient(daemon, "reader");
-      const { session: read } = await b.client.request(SessionCreate, { cwd: "/project", name: "read" });
-      // Replies of about a megabyte, which leave the daemon in several socket writes.
-      const text = (i: number) => `${i} ${"lorem ipsum dolor sit amet ".repeat(80)}`;
-      const turns = Array.from({ length: 500 }, (_, i) => (i % 2 === 0 ? userEntry(text(i)) : assistant(text(i))));
-      await b.client.request(EntryAppendMany, { sessionId: read.id, entries: turns });
-      const { session: written } = await a.client.request(SessionCreate, { cwd: "/project", name: "written" });
-      const builds = async (count: number, into: number[]) => {
-        for (let i = 0; i < count; i++) {
-          const started = performance.now();
-          await b.client.request(ContextBuild, { sessionId: read.id });
-          into.push(performance.now() - started);
-        }
-      };
-      const alone: number[] = [];
-      const beside: number[] = [];
-      let appended = 0;
-      const appends: number[] = [];
-      await builds(10, []);
-      // Round 0 is not counted: the first time the appender's commits and the builds' reads run
-      // side by side, the daemon opens more connections to the server (each a few round trips).
-      for (let round = 0; round <= 8; round++) {
-        const counted = round > 0;
-        await builds(25, counted ? alone : []);
-        let appending = true;
-        const appender = (async () => {
-          const entry = () => userEntry(`${"x".repeat(1000)} ${appended++}`);
-          while (appending) {
-            const started = performance.now();
-            await a.client.request(EntryAppend, { sessionId: written.id, entry: entry() });
-            appends.push(performance.now() - started);
-          }
-        })();
-        await builds(25, counted ? beside : []);
-        appending = false;
-        await appender;
-      }
-      const percentile = (values: number[], p: number) => [...values].sort((x, y) => x - y)[Math.ceil((values.length * p) / 100) - 1]!;
-      const p95 = (values: number[]) => percentile(values, 95);
-      const p99 = (values: number[]) => percentile(values, 99);
-      const raised = p95(beside) - p95(alone);
-      // The appender did append all along (the comparison means nothing otherwise).
-      expect(appended).toBeGreaterThan(50);
-      const why =
-        `context/build p95 ${p95(alone).toFixed(2)} ms alone, ${p95(beside).toFixed(2)} ms beside ${appended} appends ` +
-        `(p99 ${p99(alone).toFixed(2)} / ${p99(beside).toFixed(2)} ms; the appends' p99 ${p99(appends).toFixed(2)} ms)`;
-      // On a machine already busy (the suite runs other files beside this one), what the appender's
-      // own CPU costs the builds grows with it: the bound is 10 ms or a quarter of a build's time
-      // alone, whichever is larger (idle, a build takes about 20 ms here: 10 ms).
-      expect(raised, why).toBeLessThan(Math.max(10, p95(alone) / 4));
-    } finally {
-      await stopProxy();
-    }
-  }, 120_000);
 });

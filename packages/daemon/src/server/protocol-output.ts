@@ -40,9 +40,15 @@ function helperTimeoutMs(): number {
   const set = Number(process.env.BASE_CONTEXT_FD1_HELPER_TIMEOUT_MS);
   return Number.isFinite(set) && set >= 0 ? set : 10_000;
 }
-/** Sends its inherited fd 1 back to its parent; the parent receives a new descriptor to the same socket. */
+/**
+ * Sends the socket it inherited as its fd 4 back to its parent; the parent receives a new
+ * descriptor to the same socket. Not as the helper's own stdout: a descriptor shares its blocking
+ * mode with every copy of it, and a child's descriptors 0-2 are made blocking when it starts
+ * (libuv) and put back as they were found when Node exits. The daemon's copy then turned
+ * blocking, and its first write to a client that was not reading blocked the whole daemon.
+ */
 const SOCKET_HELPER = `const { Socket } = require("node:net");
-process.send("fd1", new Socket({ fd: 1, readable: false, writable: true }), () => process.disconnect());`;
+process.send("fd1", new Socket({ fd: 4, readable: false, writable: true }), () => process.disconnect());`;
 
 /**
  * As bigint stats on purpose: plain stats go through a buffer Node shares with its module
@@ -62,7 +68,7 @@ async function receiveSocketCopy(): Promise<Socket> {
   // the `initialize` reply, and most daemons never need the helper (stdio over pipes).
   const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
-    const helper = spawn(process.execPath, ["-e", SOCKET_HELPER], { stdio: ["ignore", "inherit", "ignore", "ipc"], env: {} });
+    const helper = spawn(process.execPath, ["-e", SOCKET_HELPER], { stdio: ["ignore", "ignore", "ignore", "ipc", 1], env: {} });
     const timer = setTimeout(() => {
       helper.kill("SIGKILL");
       reject(new Error(`the helper process did not answer within ${helperTimeoutMs()} ms`));
