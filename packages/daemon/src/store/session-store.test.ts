@@ -297,6 +297,33 @@ describe.each(ENGINES)("SessionStore on %s", (engine) => {
       await expect(target.insertBatchAsync([message("b", null, "two", 2)])).rejects.toThrow(/session "taken" disappeared during its import/);
       expect(other.engine.sql.get<{ n: number }>("SELECT count(*) AS n FROM entries WHERE session_id = ?").get("taken")).toEqual({ n: 0 });
     });
+
+    it.runIf(engine === "postgres")("fails an import whose search rows the server refuses; its abort leaves nothing", async () => {
+      // Search rows are written apart, after their batch has committed: their failure is the import's.
+      refuseOnServer(store, "entries_fts", "INSERT", "NEW.session_id = 'refused'", "search row refused");
+      const target = store.beginImport({ id: "refused", cwd: "/p", createdAt: at(0), modifiedMs: 0 });
+      await target.insertBatchAsync([message("a", null, "one", 1)]);
+      await expect(target.searchWritten()).rejects.toThrow(/search row refused/);
+      target.abort();
+      expect(store.getSession("refused")).toBeUndefined();
+      expect(store.engine.sql.get<{ n: number }>("SELECT count(*) AS n FROM entries WHERE session_id = ?").get("refused")).toEqual({ n: 0 });
+    });
+  });
+
+  it.runIf(engine === "postgres")("makes an append again the blocking way when a token count riding along its awaited commit fails", async () => {
+    // The counts an append carries (setTokensSoon) are sent in savepoints without waiting; one the
+    // server refuses fails the whole commit, so the append is made again with each count on its own.
+    const first = appendOne(store, "s", user("counted later"));
+    refuseOnServer(store, "entries", "UPDATE", "NEW.tokens = 4242", "count refused");
+    const stored: boolean[] = [];
+    store.setTokensSoon("s", [{ id: first.id, tokens: 4242 }], (written) => stored.push(written));
+    const outcome = await store.appendAsync({ sessionId: "s", entries: [user("appended anyway")] });
+    expect(outcome.status).toBe("appended");
+    expect(stored).toEqual([false]);
+    expect(store.path("s").map((entry) => [entry.entry.id, entry.tokens])).toEqual([
+      [first.id, null],
+      [outcome.status === "appended" ? outcome.leafId : "", null],
+    ]);
   });
 
   describe("request ids", () => {
@@ -436,3 +463,13 @@ describe.each(ENGINES)("SessionStore on %s", (engine) => {
     });
   });
 });
+
+/** A trigger on the test's PostgreSQL database that fails `operation` on `table` when `when` holds. */
+function refuseOnServer(store: SessionStore, table: string, operation: "INSERT" | "UPDATE", when: string, message: string): void {
+  const name = `bc_test_refuse_${table}_${operation.toLowerCase()}`;
+  store.engine.write(() => {
+    const body = `BEGIN IF ${when} THEN RAISE EXCEPTION '${message}'; END IF; RETURN NEW; END`;
+    store.engine.sql.get(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ ${body} $$`).run();
+    store.engine.sql.get(`CREATE OR REPLACE TRIGGER ${name} BEFORE ${operation} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`).run();
+  });
+}
