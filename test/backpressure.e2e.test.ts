@@ -202,7 +202,15 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
     await waitFor(() => /protocol on its own descriptor/.test(daemon.stderr()) || undefined, { timeoutMs: 20_000, message: "the protocol moved off fd 1" });
     // The helper has exited (its exit was the second change of mode).
     await waitFor(() => readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim() === "" || undefined, { message: "the helper exited" });
-    const copies = readdirSync(`/proc/${pid}/fd`).filter((fd) => fd !== "1" && readlinkSync(`/proc/${pid}/fd/${fd}`) === protocolSocket);
+    // Descriptors come and go meanwhile (the daemon's own files and pipes): one gone is not a copy.
+    const linkOf = (fd: string) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return undefined;
+      }
+    };
+    const copies = readdirSync(`/proc/${pid}/fd`).filter((fd) => fd !== "1" && linkOf(fd) === protocolSocket);
     expect(copies).toHaveLength(1);
     const flags = Number.parseInt(/^flags:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/fdinfo/${copies[0]}`, "utf8"))![1]!, 8);
     expect(flags & O_NONBLOCK, `flags ${flags.toString(8)}`).toBe(O_NONBLOCK);
