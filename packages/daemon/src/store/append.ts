@@ -103,9 +103,9 @@ export class Appender {
    * commit starts after it. Everything else is `append`, and without waiting, as on SQLite,
    * where this settles with the outcome `append` gives at once.
    */
-  appendAsync(request: AppendRequest): Promise<AppendOutcome> {
+  async appendAsync(request: AppendRequest): Promise<AppendOutcome> {
     const { sessionId } = request;
-    if (!this.writeAsync) return this.appendNow(request);
+    if (!this.writeAsync) return this.append(request);
     const before = this.committing.get(sessionId);
     const mine = before ? before.then(() => this.appendNow(request)) : this.appendNow(request);
     const tail = mine.then(
@@ -122,16 +122,10 @@ export class Appender {
   /** Sessions with an append awaiting its commit (or waiting for one), and when the last of them is done. */
   private readonly committing = new Map<string, Promise<void>>();
 
-  private appendNow(request: AppendRequest): Promise<AppendOutcome> {
-    const known = this.writeAsync ? this.expectedLeaf(request) : undefined;
-    if (!known) {
-      try {
-        return Promise.resolve(this.append(request));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    return this.appendCommittedLater(request, known);
+  /** Runs at once up to its commit (an async function's body runs synchronously until it awaits). */
+  private async appendNow(request: AppendRequest): Promise<AppendOutcome> {
+    const known = this.expectedLeaf(request);
+    return known ? this.appendCommittedLater(request, known) : this.append(request);
   }
 
   private async appendCommittedLater(request: AppendRequest, known: KnownLeaf): Promise<AppendOutcome> {

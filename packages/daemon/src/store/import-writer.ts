@@ -91,12 +91,13 @@ export class ImportTarget {
    * file's. On SQLite it is written at once. A fresh import's search rows are written apart, after
    * each batch (StoreEngine.writeAsync): `searchWritten` before `finish`.
    */
-  insertBatchAsync(batch: readonly ImportedEntry[]): Promise<ImportBatchReport> {
+  async insertBatchAsync(batch: readonly ImportedEntry[]): Promise<ImportBatchReport> {
     if (this.asyncWrites) {
       const sent = this.sent;
       if (!sent) return this.asyncWrites.writeAsync(() => this.insertInTransaction(batch), this.sessionId);
       // What the batch takes is noted as it is sent (if it fails, so does the import); a
-      // transaction run again (deadlock) takes it back first.
+      // transaction made again takes it back first (after a deadlock, or when a token count that
+      // rode along failed the commit: PgWriteRunner.runAsync then runs `work` the blocking way).
       const leafBefore = sent.leafId;
       let wrote: WrittenBatch | undefined;
       const work = () => {
@@ -110,11 +111,7 @@ export class ImportTarget {
       // A fresh import is invisible until finish(): its search rows may follow its entries.
       return this.asyncWrites.writeAsync(work, this.sessionId, { searchApart: true });
     }
-    try {
-      return Promise.resolve(this.insertBatch(batch));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.insertBatch(batch);
   }
 
   /**

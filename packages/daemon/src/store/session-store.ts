@@ -300,31 +300,23 @@ export class SessionStore {
    * counts the request carried, else tokens null.
    */
   append(request: AppendRequest): AppendOutcome {
-    const outcome = this.appender.append(request);
-    if (outcome.status === "appended") this.engine.noteWrite();
-    this.announceAppend(request.sessionId, outcome);
-    return outcome;
+    return this.appended(request.sessionId, this.appender.append(request));
   }
 
   /**
    * `append`, its commit awaited on the event loop where the engine can (Appender.appendAsync):
-   * on SQLite it is written before this returns, as `append` is.
+   * on SQLite it is written before this returns, as `append` is (an async function's body runs
+   * synchronously until it awaits).
    */
-  appendAsync(request: AppendRequest): Promise<AppendOutcome> {
-    if (!this.engine.writeAsync) {
-      try {
-        return Promise.resolve(this.append(request));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    return this.appendAwaited(request);
+  async appendAsync(request: AppendRequest): Promise<AppendOutcome> {
+    if (!this.engine.writeAsync) return this.append(request);
+    return this.appended(request.sessionId, await this.appender.appendAsync(request));
   }
 
-  private async appendAwaited(request: AppendRequest): Promise<AppendOutcome> {
-    const outcome = await this.appender.appendAsync(request);
+  /** After an append has committed: the engine hears of the write, the other clients of the entries. */
+  private appended(sessionId: string, outcome: AppendOutcome): AppendOutcome {
     if (outcome.status === "appended") this.engine.noteWrite();
-    this.announceAppend(request.sessionId, outcome);
+    this.announceAppend(sessionId, outcome);
     return outcome;
   }
 
