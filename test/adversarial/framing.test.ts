@@ -251,6 +251,10 @@ describe("framing fuzzer over a socket", () => {
         });
         acknowledged.push((reply.result as { entry: { id: string } }).entry.id);
       };
+      // Two appends: on PostgreSQL the first reads the session (the worker's connection), the next
+      // is committed on the daemon's own (store/postgres/event-loop-commits.ts). Both are then
+      // open, and counted before the fuzzer's.
+      await appendOne();
       await appendOne();
       const fdsBefore = await openSockets(daemon.process.pid!);
 

@@ -11,7 +11,7 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
-import type { EntryRow, InsertedRow } from "./rows.js";
+import type { EntryRow, InsertedRow, SessionTally } from "./rows.js";
 import type { SearchQuery, SessionMatch } from "./search.js";
 import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-runner.js";
@@ -92,6 +92,12 @@ export interface StoreEngine {
    * read when `seq` is (see InsertedRow).
    */
   insertReturningSeq(insertSql: string, params: Record<string, unknown>): { readonly seq: number };
+  /**
+   * Takes the session row's tally of entries inserted in the open transaction and not sent yet,
+   * to write it with them (PostgreSQL: the one statement of row-batches.ts); false when it does
+   * not, and the caller runs its UPDATE. Absent on SQLite, where every statement is a call.
+   */
+  tallyWithEntries?(sessionId: string, tally: Readonly<SessionTally>): boolean;
   /** The stored JSON of the entries with these seqs (any order; missing ones left out). */
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[];
   /** Which of `ids` the session has (PostgreSQL: one statement; SQLite: a lookup each, as cheap there). */

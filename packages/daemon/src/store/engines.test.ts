@@ -50,17 +50,21 @@ describe.each(ENGINES)("the store on %s", (engine) => {
     const a = stores.open({ ids: sequentialIds() });
     const bIds = sequentialIds();
     const b = stores.open({ ids: { ...bIds, entryId: () => `b${bIds.entryId()}` } });
-    const trips = (store: typeof a, work: () => unknown): number => {
-      const before = (store.engine as PostgresEngine).traffic.roundTrips;
+    const traffic = (store: typeof a, work: () => unknown) => {
+      const before = { ...(store.engine as PostgresEngine).traffic };
       work();
-      return (store.engine as PostgresEngine).traffic.roundTrips - before;
+      const after = (store.engine as PostgresEngine).traffic;
+      return { roundTrips: after.roundTrips - before.roundTrips, statements: after.statements - before.statements };
     };
     const message = (content: string) => ({ type: "message" as const, message: { role: "user" as const, content } });
     a.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
     a.append({ sessionId: "s", entries: [message("first: reads the leaf")] });
-    expect(trips(a, () => a.append({ sessionId: "s", entries: [message("one round trip")], request: { id: "r", method: "entry/append" } }))).toBe(1);
+    // BEGIN, the session's lock, one statement for the leaf check, the entries, their search rows
+    // and the session row (bc_write_entries), the requestId's result, COMMIT.
+    const one = { sessionId: "s", entries: [message("one round trip")], request: { id: "r", method: "entry/append" } };
+    expect(traffic(a, () => a.append(one))).toEqual({ roundTrips: 1, statements: 5 });
     const batch = Array.from({ length: 200 }, (_, i) => message(`batch ${i}`));
-    expect(trips(a, () => a.append({ sessionId: "s", entries: batch }))).toBe(1);
+    expect(traffic(a, () => a.append({ sessionId: "s", entries: batch }))).toEqual({ roundTrips: 1, statements: 4 });
     // Another daemon appends: a's expected leaf is stale, the server says so, a appends the ordinary way.
     b.append({ sessionId: "s", entries: [message("b moves the leaf")] });
     const after = a.append({ sessionId: "s", entries: [message("a after b")] });

@@ -6,7 +6,7 @@
 import type { SessionEntry } from "@base-context/protocol";
 import type { IdSource } from "../ids.js";
 import { ancestorAtDepth, pathRows } from "./paths.js";
-import { toStoredEntry, type StoredEntry } from "./rows.js";
+import { toStoredEntry, type SessionTally, type StoredEntry } from "./rows.js";
 import {
   firstMessageText,
   messageRole,
@@ -31,6 +31,7 @@ const UPSERT_LABEL = `
   INSERT INTO labels (session_id, target_id, label, label_entry_id) VALUES (?, ?, ?, ?)
   ON CONFLICT (session_id, target_id) DO UPDATE SET label = excluded.label, label_entry_id = excluded.label_entry_id`;
 const DELETE_LABEL = "DELETE FROM labels WHERE session_id = ? AND target_id = ?";
+// PostgreSQL's bc_write_entries (postgres/schema.ts) applies the same tally: keep the two alike.
 const UPDATE_SESSION = `
   UPDATE sessions SET
     leaf_id = @leafId,
@@ -42,15 +43,6 @@ const UPDATE_SESSION = `
 
 /** How many fresh ids to try before giving up: 8 hex chars collide only in huge sessions. */
 const FRESH_ID_ATTEMPTS = 32;
-
-/** What a batch of inserts changes on the session row, applied once at the end. */
-export interface SessionTally {
-  added: number;
-  leafId: string | null;
-  modifiedMs: number;
-  name: string | null;
-  firstMessage: string | null;
-}
 
 export function emptyTally(leafId: string | null, modifiedMs: number): SessionTally {
   return { added: 0, leafId, modifiedMs, name: null, firstMessage: null };
@@ -74,7 +66,7 @@ export class EntryWriter {
     private readonly sql: SqlStatements,
     private readonly ids: Pick<IdSource, "entryId">,
     /** Search indexing and the INSERT that returns the new row's seq (store/engine.ts). */
-    private readonly engine: Pick<StoreEngine, "search" | "insertReturningSeq" | "existingEntryIds">,
+    private readonly engine: Pick<StoreEngine, "search" | "insertReturningSeq" | "existingEntryIds" | "tallyWithEntries">,
   ) {}
 
   pathColumns(sessionId: string, entryId: string): PathColumns | undefined {
@@ -154,6 +146,7 @@ export class EntryWriter {
   }
 
   applyTally(sessionId: string, tally: SessionTally): void {
+    if (this.engine.tallyWithEntries?.(sessionId, tally)) return;
     this.sql.get(UPDATE_SESSION).run({ sessionId, ...tally });
   }
 }

@@ -8,9 +8,9 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { entryNotFound } from "../errors.js";
 import type { IdSource } from "../ids.js";
-import { emptyTally, type EntryWriter, type SessionTally } from "./entry-writer.js";
+import { emptyTally, type EntryWriter } from "./entry-writer.js";
 import { firstMessageText, sessionInfoName, type PathColumns } from "./path-columns.js";
-import { toSessionRecord, type SessionRecord } from "./rows.js";
+import { toSessionRecord, type SessionRecord, type SessionTally } from "./rows.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
 import type { SearchIndex } from "./engine.js";
 import type { SqlStatements } from "./statements.js";

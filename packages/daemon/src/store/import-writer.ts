@@ -5,9 +5,9 @@
  * first kept entry may be missing (pi does not check either).
  */
 import type { SessionEntry } from "@base-context/protocol";
-import { emptyTally, type EntryWriter, type InsertedEntry, type SessionTally } from "./entry-writer.js";
+import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer.js";
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
-import { toSessionRecord, type SessionRecord, type SessionRow } from "./rows.js";
+import { toSessionRecord, type SessionRecord, type SessionRow, type SessionTally } from "./rows.js";
 import type { ProcessOwner } from "./owner.js";
 import type { StoreEngine } from "./engine.js";
 import type { FinalSessionFields, NewSession, SessionsTable } from "./sessions-table.js";

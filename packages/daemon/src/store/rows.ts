@@ -90,6 +90,15 @@ export const SESSION_COLUMNS =
  * pipelined with the rest of the transaction, and reading `seq` before the transaction's next
  * answer waits for it (one round trip); after the commit it costs nothing.
  */
+/** What a batch of inserts changes on the session row, applied once at the end (EntryWriter.applyTally). */
+export interface SessionTally {
+  added: number;
+  leafId: string | null;
+  modifiedMs: number;
+  name: string | null;
+  firstMessage: string | null;
+}
+
 export interface InsertedRow {
   readonly sessionId: string;
   readonly id: string;

@@ -11,7 +11,7 @@
  * database in one snapshot, and reuses cached rows only when their identity (seq, never reused
  * by PostgreSQL's identity column) matches (SessionStore.contextPath).
  */
-import { ENTRY_COLUMNS, type EntryRow } from "../rows.js";
+import { ENTRY_COLUMNS, type EntryRow, type SessionTally } from "../rows.js";
 import type { LeafExpectations, SearchIndex, StoreEngine, StoreOwners, WriteAsyncOptions } from "../engine.js";
 import { log } from "../../log.js";
 import type { ProcessOwner } from "../owner.js";
@@ -40,7 +40,6 @@ const UNCOUNTED_ENTRIES = `
   WHERE session_id = ? AND tokens IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`;
 
 const postgresSearch: SearchIndex = { indexEntry, indexSession, searchSessions };
-const EXPECT_LEAF = "SELECT bc_expect_leaf(?, ?, ?)";
 const EXPECT_IMPORT = "SELECT bc_expect_import(?, ?, ?)";
 /** A miss of a one-round-trip append: the leaf moved, or an entry id or requestId is taken (unique indexes). */
 const MISSES = new Set([STALE_LEAF_SQLSTATE, "23505"]);
@@ -84,7 +83,8 @@ export class PostgresEngine implements StoreEngine {
       get usable() {
         return !db.inTransaction;
       },
-      expect: (sessionId, leaf) => void this.sql.get(EXPECT_LEAF).run(sessionId, leaf.id, leaf.seq),
+      // Sent with the append's entries, in the one statement that writes them (row-batches.ts).
+      expect: (sessionId, leaf) => this.batches.expectLeaf(sessionId, leaf),
       isMiss: (error) => error instanceof PostgresError && MISSES.has(error.code),
     };
     this.writeAsync = <T>(work: () => T, lockKey: string, options?: WriteAsyncOptions): Promise<T> => {
@@ -249,6 +249,10 @@ export class PostgresEngine implements StoreEngine {
   insertReturningSeq(insertSql: string, params: Record<string, unknown>): { readonly seq: number } {
     if (this.db.inTransaction) return this.batches.insertEntry(entryInsertOf(params));
     return { seq: this.sql.get<number>(`${insertSql} RETURNING seq`).pluck().get(params)! };
+  }
+
+  tallyWithEntries(sessionId: string, tally: Readonly<SessionTally>): boolean {
+    return this.db.inTransaction && this.batches.tallyWithEntries(sessionId, tally);
   }
 
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {

@@ -1,28 +1,35 @@
 /**
- * Entry rows and their search rows written as a few multi-row statements instead of two
- * statements an entry: inside a transaction, `EntryWriter.insert` (through the engine) and the
- * search index add rows here, and they go to the server as one `INSERT … SELECT FROM unnest(…)`
- * each, just before the transaction's next other statement (or its commit), so the order of
- * everything the transaction does is kept. A batch of entries (appendMany, an import batch)
- * is then two statements whatever its size. Each entry's `seq` comes back with the batch
- * (`RETURNING id, seq`) and is read lazily (InsertedRow).
+ * What a write transaction writes of entries, sent as one statement instead of four an entry:
+ * inside a transaction, `EntryWriter.insert` (through the engine) and the search index add rows
+ * here, the session row's tally joins them (`tallyWithEntries`), and so does the check of an
+ * append sent without reading first (`expectLeaf`). They go to the server as one call of
+ * `bc_write_entries` (postgres/schema.ts), just before the transaction's next other statement
+ * (or its commit), so the order of everything the transaction does is kept. An append is then
+ * one statement besides its lock, and a batch of entries (appendMany, an import batch) one
+ * whatever its size. Each entry's `seq` comes back with the call (`id, seq` rows) and is read
+ * lazily (InsertedRow).
  */
+import type { SessionTally } from "../rows.js";
 import { ENTRY_COLUMN_ORDER, type EntryInsert } from "./entry-insert.js";
 import type { SentStatement, SyncPostgres } from "./sync-postgres.js";
 import { SEARCH_CONFIG } from "./schema.js";
 
-const INSERT_ENTRIES = `
-  INSERT INTO entries (${ENTRY_COLUMN_ORDER.map(([column]) => column).join(", ")})
-  SELECT * FROM unnest(${ENTRY_COLUMN_ORDER.map(([, type], index) => `CAST($${index + 1} AS ${type}[])`).join(", ")})
-  RETURNING id, seq`;
-const INSERT_ENTRIES_NAME = "bc_insert_entries";
-// The seq is the entry's, found by its id (the unique index), as postgres/search.ts does for one.
+/** bc_write_entries' parameters: the expectation (3), the entries' columns, the search rows (3), the tally (6). */
+const WRITE_ENTRIES = `
+  SELECT id, seq FROM bc_write_entries($1, $2, CAST($3 AS BIGINT),
+    ${ENTRY_COLUMN_ORDER.map(([, type], index) => `CAST($${index + 4} AS ${type}[])`).join(", ")},
+    ${[0, 1, 2].map((index) => `CAST($${ENTRY_COLUMN_ORDER.length + 4 + index} AS TEXT[])`).join(", ")},
+    ${["TEXT", "TEXT", "INTEGER", "BIGINT", "TEXT", "TEXT"].map((type, index) => `CAST($${ENTRY_COLUMN_ORDER.length + 7 + index} AS ${type})`).join(", ")})`;
+const WRITE_ENTRIES_NAME = "bc_write_entries";
+// Search rows of entries already sent (imports write them apart): the seq found by the entry's id.
 const INSERT_TEXTS = `
   INSERT INTO entries_fts (seq, session_id, vector)
   SELECT e.seq, e.session_id, to_tsvector('${SEARCH_CONFIG}', v.text)
   FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS TEXT[]), CAST($3 AS TEXT[])) AS v(session_id, id, text)
   JOIN entries e ON e.session_id = v.session_id AND e.id = v.id`;
 const INSERT_TEXTS_NAME = "bc_insert_entry_texts";
+const EXPECT_LEAF = "SELECT bc_expect_leaf($1, $2, $3)";
+const EXPECT_LEAF_NAME = "bc_expect_leaf";
 
 /** A search row to write: the entry's words (postgres/search.ts). */
 export interface EntryText {
@@ -31,9 +38,18 @@ export interface EntryText {
   text: string;
 }
 
+/** The leaf an append sent without reading first expects (LeafExpectations.expect). */
+interface ExpectedLeaf {
+  sessionId: string;
+  id: string;
+  seq: number;
+}
+
 export class RowBatches {
   private entries: EntryInsert[] = [];
   private texts: EntryText[] = [];
+  private expected: ExpectedLeaf | undefined;
+  private tally: { sessionId: string; tally: SessionTally } | undefined;
   private flushing = false;
   /** Search rows are kept back (`takeTexts`) instead of joining the transaction: written apart. */
   holdTexts = false;
@@ -68,25 +84,63 @@ export class RowBatches {
     this.texts.push({ sessionId, id, text });
   }
 
-  /** Sends what is buffered: the entries first (the search rows join them). */
+  /**
+   * The check that `leaf` is still the session's leaf, sent with the entries that follow (they
+   * are written only if it holds). What was buffered before it goes first, to keep the order.
+   */
+  expectLeaf(sessionId: string, leaf: { id: string; seq: number }): void {
+    this.flush();
+    this.expected = { sessionId, id: leaf.id, seq: leaf.seq };
+  }
+
+  /** Takes the session row's tally, written after the buffered entries; false when none is buffered. */
+  tallyWithEntries(sessionId: string, tally: Readonly<SessionTally>): boolean {
+    if (this.entries.length === 0 || this.tally) return false;
+    this.tally = { sessionId, tally: { ...tally } };
+    return true;
+  }
+
+  /** Sends what is buffered: one call when there are entries, else the check or the search rows alone. */
   flush(): void {
-    if (this.flushing || (this.entries.length === 0 && this.texts.length === 0)) return;
+    if (this.flushing) return;
     this.flushing = true;
     try {
+      const texts = this.holdTexts ? [] : this.texts;
+      if (!this.holdTexts) this.texts = [];
       if (this.entries.length > 0) {
-        const columns = ENTRY_COLUMN_ORDER.map(([column]) => this.entries.map((row) => row[column]));
-        this.batch.sent = this.db.send(INSERT_ENTRIES, columns, INSERT_ENTRIES_NAME, true);
+        this.batch.sent = this.db.send(WRITE_ENTRIES, this.writeParams(texts), WRITE_ENTRIES_NAME, true);
         this.batch = {};
         this.entries = [];
+      } else {
+        const expected = this.expected;
+        if (expected) this.db.send(EXPECT_LEAF, [expected.sessionId, expected.id, expected.seq], EXPECT_LEAF_NAME);
+        if (texts.length > 0) this.sendTexts(texts);
       }
-      if (this.texts.length > 0 && !this.holdTexts) {
-        const texts = this.texts;
-        this.texts = [];
-        this.sendTexts(texts);
-      }
+      this.expected = undefined;
+      this.tally = undefined;
     } finally {
       this.flushing = false;
     }
+  }
+
+  private writeParams(texts: readonly EntryText[]): unknown[] {
+    const expected = this.expected;
+    const tally = this.tally;
+    return [
+      expected?.sessionId ?? null,
+      expected?.id ?? null,
+      expected?.seq ?? null,
+      ...ENTRY_COLUMN_ORDER.map(([column]) => this.entries.map((row) => row[column])),
+      texts.map((text) => text.sessionId),
+      texts.map((text) => text.id),
+      texts.map((text) => text.text),
+      tally?.sessionId ?? null,
+      tally?.tally.leafId ?? null,
+      tally?.tally.added ?? null,
+      tally?.tally.modifiedMs ?? null,
+      tally?.tally.name ?? null,
+      tally?.tally.firstMessage ?? null,
+    ];
   }
 
   /** The search rows kept back while `holdTexts` was set. */
@@ -104,6 +158,8 @@ export class RowBatches {
   private discard(): void {
     this.entries = [];
     this.texts = [];
+    this.expected = undefined;
+    this.tally = undefined;
     this.batch = {};
   }
 }

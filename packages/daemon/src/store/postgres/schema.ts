@@ -228,6 +228,57 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       $$;
     `,
   },
+  {
+    description: "entries written by one statement",
+    script: `
+      -- What a write transaction buffered of an append or an import batch (postgres/row-batches.ts),
+      -- written by one statement instead of four: the server plans and runs one call, and the
+      -- statements inside it run on cached plans. In order: the check that the session's leaf is
+      -- still the one expected (an append sent without reading first; skipped when expect_session
+      -- is NULL), the entries (their ids and seqs are returned), the search rows (of entries of
+      -- this transaction) and the session row's tally (EntryWriter.applyTally's UPDATE; skipped
+      -- when tally_session is NULL). Each statement of a VOLATILE function takes a new snapshot:
+      -- after the session's write lock, taken by the transaction before this call, every one
+      -- sees what other daemons committed before it.
+      CREATE FUNCTION bc_write_entries(
+        expect_session TEXT, expect_leaf TEXT, expect_seq BIGINT,
+        e_session_id TEXT[], e_id TEXT[], e_parent_id TEXT[], e_type TEXT[], e_role TEXT[], e_depth INTEGER[],
+        e_compaction_id TEXT[], e_first_kept_depth INTEGER[], e_model_change_id TEXT[], e_model_entry_id TEXT[],
+        e_thinking_change_id TEXT[], e_tokens INTEGER[], e_json TEXT[],
+        t_session_id TEXT[], t_id TEXT[], t_text TEXT[],
+        tally_session TEXT, tally_leaf TEXT, tally_added INTEGER, tally_modified_ms BIGINT, tally_name TEXT,
+        tally_first_message TEXT
+      ) RETURNS TABLE (id TEXT, seq BIGINT)
+      LANGUAGE plpgsql AS $$
+      #variable_conflict use_column
+      BEGIN
+        IF expect_session IS NOT NULL THEN
+          PERFORM bc_expect_leaf(expect_session, expect_leaf, expect_seq);
+        END IF;
+        RETURN QUERY
+          INSERT INTO entries AS e (session_id, id, parent_id, type, role, depth, compaction_id, first_kept_depth,
+                                    model_change_id, model_entry_id, thinking_change_id, tokens, json)
+          SELECT * FROM unnest(e_session_id, e_id, e_parent_id, e_type, e_role, e_depth, e_compaction_id,
+                               e_first_kept_depth, e_model_change_id, e_model_entry_id, e_thinking_change_id,
+                               e_tokens, e_json)
+          RETURNING e.id, e.seq;
+        INSERT INTO entries_fts (seq, session_id, vector)
+          SELECT e.seq, e.session_id, to_tsvector('${SEARCH_CONFIG}', t.text)
+          FROM unnest(t_session_id, t_id, t_text) AS t(session_id, id, text)
+          JOIN entries e ON e.session_id = t.session_id AND e.id = t.id;
+        IF tally_session IS NOT NULL THEN
+          UPDATE sessions SET
+            leaf_id = tally_leaf,
+            entry_count = entry_count + tally_added,
+            modified_ms = GREATEST(modified_ms, tally_modified_ms),
+            name = coalesce(tally_name, name),
+            first_message = coalesce(first_message, tally_first_message)
+          WHERE sessions.id = tally_session;
+        END IF;
+      END
+      $$;
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = postgresMigrations.length;

@@ -299,6 +299,41 @@ describe("SyncPostgres", () => {
     expect(check.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }, { id: 3 }]);
   });
 
+  // The worker is private; stopping it stands for a crash of the thread (as in the test below).
+  const workerOf = (db: SyncPostgres) => (db as unknown as { worker: import("node:worker_threads").Worker }).worker;
+
+  it("commitAsync of a transaction that waited for nothing is made on this thread's own connection, beside the worker", async () => {
+    const applicationName = "bc-event-loop-commits";
+    const { db, url } = await openDatabase({ applicationName });
+    const admin = openMore(url);
+    db.exec("CREATE TABLE t (id int PRIMARY KEY)");
+    db.begin("write");
+    db.send("INSERT INTO t VALUES ($1)", [1]);
+    const kept = db.send("SELECT count(*) AS n FROM t", [], undefined, true);
+    db.send("SELECT pg_sleep(0.3)");
+    const committed = db.commitAsync();
+    // The worker stops while the server commits: this commit never went through it.
+    await workerOf(db).terminate();
+    await expect(committed).resolves.toBeUndefined();
+    expect(kept.rows).toEqual([{ n: 1 }]);
+    // A transaction that waited for an answer is the worker's until its end, commit included: a
+    // worker that stops takes that commit with it.
+    db.begin("write");
+    db.send("INSERT INTO t VALUES ($1)", [2]);
+    expect(db.query<{ n: number }>("SELECT count(*) AS n FROM t").rows).toEqual([{ n: 2 }]);
+    db.send("SELECT pg_sleep(0.3)");
+    const lost = db.commitAsync();
+    await workerOf(db).terminate();
+    await expect(lost).rejects.toThrow(PostgresUnavailableError);
+    expect(admin.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }]);
+    // close() ends this thread's connections too.
+    const connections = () =>
+      admin.query<{ n: number }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1", [applicationName]).rows[0]!.n;
+    expect(connections()).toBeGreaterThan(0);
+    await db.close();
+    await expect.poll(connections, { timeout: 5000 }).toBe(0);
+  });
+
   it("a sent statement's failure is thrown by the next call that waits; a rollback ends the transaction", async () => {
     const { db } = await openDatabase();
     db.exec("CREATE TABLE t (id int PRIMARY KEY)");
@@ -391,9 +426,7 @@ describe("SyncPostgres", () => {
     db.listen("news", got, { onReconnect: reconnected });
     db.begin("write");
     db.query("INSERT INTO t VALUES (1)");
-    // The worker is private; stopping it stands for a crash of the thread.
-    const worker = (db as unknown as { worker: import("node:worker_threads").Worker }).worker;
-    await worker.terminate();
+    await workerOf(db).terminate();
     await back;
     expect(() => db.query("INSERT INTO t VALUES (2)")).toThrow(PostgresUnavailableError);
     expect(db.inTransaction).toBe(true);

@@ -4,7 +4,8 @@
  * `pg` Pool (worker/main.ts); each call posts a request to it and blocks the main thread with
  * `Atomics.wait` until the worker has posted the reply on a dedicated port, which is then read
  * with `receiveMessageOnPort`, the way better-sqlite3 blocks the thread on disk I/O. One call
- * does not block: `commitAsync`, whose answer comes on the event loop.
+ * does not block: `commitAsync`, whose answer comes on the event loop (for a transaction that
+ * waited for nothing, sent by this thread itself: event-loop-commits.ts).
  *
  * - No call can hang the daemon: the wait is bounded (connect timeout + statement timeout + a
  *   margin). A call that runs out of time throws `PostgresUnavailableError` and its connection is
@@ -24,7 +25,9 @@ import type { MessagePort, Worker } from "node:worker_threads";
 import { StoreUnavailableError } from "../../errors.js";
 import { workerThreads } from "../../lazy-node.js";
 import { log } from "../../log.js";
+import { EventLoopCommits } from "./event-loop-commits.js";
 import { startPgWorker } from "./worker-start.js";
+import { valuesSize } from "./worker/values-size.js";
 import type { PgEvent, PgReply, PgRequest, PgWireError, PgWorkerData, QueryResult } from "./worker/messages.js";
 
 export interface SyncPostgresOptions {
@@ -84,6 +87,8 @@ export interface PostgresTraffic {
 const DEFAULTS = { connectTimeoutMs: 5000, statementTimeoutMs: 30_000, applicationName: "base-context" };
 /** How much longer than the worker's own timeouts the main thread waits before giving up on it. */
 const WAIT_MARGIN_MS = 2000;
+/** The most characters of values a commit made on this thread sends (SyncPostgres.takeQueued). */
+const EVENT_LOOP_COMMIT_MAX_CHARS = 64 * 1024;
 /** How long close() waits for the worker to end its connections before stopping it. */
 const CLOSE_WAIT_MS = 5000;
 
@@ -102,6 +107,9 @@ export class SyncPostgres {
    * (`commitAsync`) brings back land in its own transaction's, after another has begun.
    */
   private sent: SentResults = newSentResults();
+  /** Requests not posted yet (`post`). */
+  private outgoing: PgRequest[] = [];
+  private eventLoopCommitsMade: EventLoopCommits | undefined;
   /** Answers not waited for (`commitAsync`), by requestId: they come on the event loop. */
   private readonly awaited = new Map<number, AwaitedAnswer>();
   /** The commits not waited for that have not settled yet: close() lets them finish first. */
@@ -188,7 +196,8 @@ export class SyncPostgres {
     const txId = this.nextTxId++;
     this.sent = newSentResults();
     this.statements++;
-    this.ensureWorker().postMessage({ t: "begin", txId, mode } satisfies PgRequest);
+    this.ensureWorker();
+    this.post({ t: "begin", txId, mode });
     this.txId = txId;
     this.txLost = false;
   }
@@ -215,7 +224,8 @@ export class SyncPostgres {
       sent.kept.add(sendId);
     }
     this.statements++;
-    this.ensureWorker().postMessage(request);
+    this.ensureWorker();
+    this.post(request);
     let result: QueryResult | undefined;
     const get = (): QueryResult => (result ??= this.sentResult(txId, sendId, sent));
     return {
@@ -258,9 +268,11 @@ export class SyncPostgres {
    * once, and the promise settles on the event loop when the server has answered, the
    * transaction's kept results with it (a sent statement's result is readable after that). From
    * the call on, the transaction is over for this thread: another may begin while the server
-   * commits this one, on another pooled connection. Bounded like every call: no answer in time
-   * rejects with PostgresUnavailableError (the worker drops the connection, so the server rolls
-   * it back unless the COMMIT had already been applied, as after any lost answer).
+   * commits this one, on another pooled connection. A transaction none of whose requests has
+   * been posted yet, and which is small, is sent by this thread on its own connections
+   * (`takeQueued`, EventLoopCommits); any other is committed by the worker. Bounded like every
+   * call: no answer in time rejects with PostgresUnavailableError (the connection is dropped, so
+   * the server rolls it back unless the COMMIT had already been applied, as after any lost answer).
    */
   commitAsync(): Promise<void> {
     const txId = this.txId;
@@ -275,18 +287,20 @@ export class SyncPostgres {
     this.txId = undefined;
     this.statements++;
     this.roundTrips++;
-    const worker = this.ensureWorker();
     const requestId = this.nextRequestId++;
     const sent = this.sent;
+    const queued = this.takeQueued(txId);
     const answered = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.awaited.delete(requestId)) return;
         this.settledAwaited();
-        this.worker?.postMessage({ t: "abandon", requestId } satisfies PgRequest);
+        if (queued) this.eventLoopCommits.abandon(requestId);
+        else this.post({ t: "abandon", requestId }, true);
         reject(new PostgresUnavailableError(`PostgreSQL did not answer within ${Math.round(this.waitMs)} ms`));
       }, this.waitMs);
       timer.unref();
       this.awaited.set(requestId, {
+        viaWorker: !queued,
         settle: (reply) => {
           clearTimeout(timer);
           if (!reply) return reject(new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction's commit"));
@@ -299,9 +313,14 @@ export class SyncPostgres {
           }
         },
       });
+      const commit = { t: "commit", txId, requestId, onEventLoop: true } as const;
+      if (queued) {
+        void this.eventLoopCommits.commit(queued, commit).then((reply) => this.onEvent(reply));
+        return;
+      }
       // An answer awaited on the event loop keeps the process alive until it comes.
-      worker.ref();
-      worker.postMessage({ t: "commit", txId, requestId, onEventLoop: true } satisfies PgRequest);
+      this.ensureWorker().ref();
+      this.post(commit);
     });
     const pending = answered.then(
       () => undefined,
@@ -310,6 +329,11 @@ export class SyncPostgres {
     this.commits.add(pending);
     void pending.then(() => this.commits.delete(pending));
     return answered;
+  }
+
+  /** This thread's own connections for commits awaited on the event loop, opened on the first one. */
+  private get eventLoopCommits(): EventLoopCommits {
+    return (this.eventLoopCommitsMade ??= new EventLoopCommits({ url: this.url, ...this.settings }));
   }
 
   /** After an awaited answer came (or was given up): the worker no longer keeps the process alive once none is left. */
@@ -332,7 +356,7 @@ export class SyncPostgres {
     this.txId = undefined;
     this.txLost = false;
     this.statements++;
-    this.worker?.postMessage({ t: "release", txId } satisfies PgRequest);
+    this.post({ t: "release", txId });
   }
 
   /**
@@ -354,7 +378,7 @@ export class SyncPostgres {
       dispose: () => {
         if (!listeners.delete(entry) || listeners.size > 0 || this.listeners.get(channel) !== listeners) return;
         this.listeners.delete(channel);
-        if (!this.closed && this.worker) this.worker.postMessage({ t: "unlisten", channel } satisfies PgRequest);
+        if (!this.closed) this.post({ t: "unlisten", channel });
       },
     };
   }
@@ -394,9 +418,11 @@ export class SyncPostgres {
     this.closed = true;
     this.txId = undefined;
     this.listeners.clear();
+    this.postOutgoing();
     const worker = this.worker;
     this.worker = undefined;
     this.replies?.close();
+    await this.eventLoopCommitsMade?.close();
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
     // An awaited close() settles even when nothing else keeps the event loop running.
@@ -426,6 +452,48 @@ export class SyncPostgres {
 
   private assertTransactionAlive(): void {
     if (this.txLost) throw new PostgresUnavailableError("the PostgreSQL worker stopped during the transaction; it was rolled back");
+  }
+
+  /**
+   * Requests made in one synchronous run of this thread (a transaction's begin, statements and
+   * commit) go to the worker as one message, posted at the end of the run (a microtask), or at
+   * once with `now` (before anything is waited for): the worker then handles them in one turn
+   * and writes them to the server together (worker/transactions.ts), and neither thread pays a
+   * message and a wake-up per statement. Order is kept: what is queued goes out before `now`'s.
+   */
+  private post(request: PgRequest, now = false): void {
+    this.outgoing.push(request);
+    if (now) this.postOutgoing();
+    else if (this.outgoing.length === 1) queueMicrotask(() => this.postOutgoing());
+  }
+
+  /**
+   * The open transaction's requests, taken out of the queue, when none of them has been posted
+   * yet (its begin is still queued, and nothing of it was waited for) and they are small:
+   * commitAsync then makes the commit on this thread (EventLoopCommits). A large one (an import
+   * batch) goes to the worker, which turns its values into the wire format while this thread
+   * reads on.
+   */
+  private takeQueued(txId: number): PgRequest[] | undefined {
+    const at = this.outgoing.findIndex((request) => request.t === "begin" && request.txId === txId);
+    if (at < 0) return undefined;
+    const mine = this.outgoing.slice(at);
+    let size = 0;
+    for (const request of mine) {
+      if ((request.t !== "begin" && request.t !== "send") || request.txId !== txId) return undefined;
+      if (request.t === "send") size += valuesSize(request.params);
+    }
+    if (size > EVENT_LOOP_COMMIT_MAX_CHARS) return undefined;
+    this.outgoing = this.outgoing.slice(0, at);
+    return mine;
+  }
+
+  /** Posts what is queued. Without a worker it is dropped: it belonged to transactions that died with the last one. */
+  private postOutgoing(): void {
+    const requests = this.outgoing;
+    if (requests.length === 0) return;
+    this.outgoing = [];
+    this.worker?.postMessage(requests.length === 1 ? requests[0] : requests);
   }
 
   private ensureWorker(): Worker {
@@ -478,9 +546,11 @@ export class SyncPostgres {
 
   /** The worker that was to answer them is gone: the commits not waited for fail (the server rolled back what it had not committed). */
   private failAwaited(): void {
-    const awaited = [...this.awaited.values()];
-    this.awaited.clear();
-    for (const answer of awaited) answer.settle(undefined);
+    for (const [requestId, answer] of [...this.awaited]) {
+      if (!answer.viaWorker) continue;
+      this.awaited.delete(requestId);
+      answer.settle(undefined);
+    }
   }
 
   private onEvent(event: PgEvent | PgReply): void {
@@ -526,12 +596,12 @@ export class SyncPostgres {
   /** Posts a request and blocks until its reply (or until the bounded wait runs out). */
   private call(request: Request): QueryResult | null {
     if (this.closed) throw new Error("the PostgreSQL connection is closed");
-    const worker = this.ensureWorker();
+    this.ensureWorker();
     const replies = this.replies!;
     this.roundTrips++;
     const { receiveMessageOnPort } = workerThreads();
     const requestId = this.nextRequestId++;
-    worker.postMessage({ ...request, requestId } as PgRequest);
+    this.post({ ...request, requestId } as PgRequest, true);
     const deadline = performance.now() + this.waitMs;
     for (;;) {
       // The worker posts a reply, then bumps the cell: a reply posted after `seen` was read wakes the wait.
@@ -547,7 +617,7 @@ export class SyncPostgres {
       if (left <= 0) break;
       Atomics.wait(this.cell, 0, seen, left);
     }
-    worker.postMessage({ t: "abandon", requestId } satisfies PgRequest);
+    this.post({ t: "abandon", requestId }, true);
     // The worker drops the connection the request ran on: an open transaction is then lost, and
     // the caller's rollback() ends it.
     throw new PostgresUnavailableError(`PostgreSQL did not answer within ${Math.round(this.waitMs)} ms`);
@@ -566,6 +636,8 @@ function newSentResults(): SentResults {
 
 /** A commit whose answer comes on the event loop; `undefined`: the worker stopped first. */
 interface AwaitedAnswer {
+  /** Answered by the worker (false: by this thread's own connections, EventLoopCommits). */
+  viaWorker: boolean;
   settle(reply: PgReply | undefined): void;
 }
 

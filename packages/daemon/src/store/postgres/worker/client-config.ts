@@ -31,7 +31,10 @@ function typeParsers(pgModule: Pg) {
   };
 }
 
-export function clientConfig(pgModule: Pg, data: PgWorkerData) {
+/** What the connections are made with: the worker's and the main thread's (../event-loop-commits.ts). */
+export type ClientSettings = Pick<PgWorkerData, "url" | "applicationName" | "connectTimeoutMs" | "statementTimeoutMs">;
+
+export function clientConfig(pgModule: Pg, data: ClientSettings) {
   return {
     connectionString: data.url,
     application_name: data.applicationName,

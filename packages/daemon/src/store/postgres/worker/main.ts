@@ -19,7 +19,9 @@ const cell = new Int32Array(data.signal);
 const config = clientConfig(pg, data);
 const event = (message: PgEvent): void => port.postMessage(message);
 
-const transactions = new Transactions(pg, config);
+// Room for the main thread's transaction beside the commits it does not wait for that it could
+// not make itself (SyncPostgres.commitAsync): each holds a connection until the server answers.
+const transactions = new Transactions(pg, config, 8);
 const listener = new Listener(pg, config, event);
 const sessionLocks = new SessionLocks(pg, config, event);
 let closing = false;
@@ -69,7 +71,20 @@ async function close(): Promise<void> {
 process.on("uncaughtException", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error.stack ?? error}` }));
 process.on("unhandledRejection", (error) => event({ t: "log", level: "warn", message: `PostgreSQL worker: ${error}` }));
 
-port.on("message", (request: PgRequest) => {
+// Several requests come as one message when the main thread made them in one run (a transaction's
+// begin, statements and commit): handled in one turn, their statements leave in one write.
+port.on("message", (message: PgRequest | PgRequest[]) => {
+  for (const request of Array.isArray(message) ? message : [message]) {
+    // As if each had come alone: one that throws does not keep the others from being handled.
+    try {
+      handle(request);
+    } catch (error) {
+      event({ t: "log", level: "warn", message: `PostgreSQL worker: ${(error as Error).stack ?? error}` });
+    }
+  }
+});
+
+function handle(request: PgRequest): void {
   switch (request.t) {
     case "abandon":
       return transactions.abandon(request.requestId);
@@ -93,4 +108,4 @@ port.on("message", (request: PgRequest) => {
     (value) => reply(request, value),
     (error) => reply(request, null, toWire(error, data.statementTimeoutMs)),
   );
-});
+}

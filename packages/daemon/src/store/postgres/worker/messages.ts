@@ -2,8 +2,10 @@
  * What the daemon's main thread (../sync-postgres.ts) and the PostgreSQL worker say to each other
  * (the workers' one envelope, ../../../worker-messages.ts). Types only.
  *
- * - main → worker (`worker.postMessage`): the `PgRequest`s. One that carries a `requestId` is
- *   answered on the reply port; `begin`, `send`, `abandon`, `unlisten` and `close` are not.
+ * - main → worker (`worker.postMessage`): the `PgRequest`s, one per message or several in an
+ *   array (those the main thread made in one synchronous run, handled in order in one turn). One
+ *   that carries a `requestId` is answered on the reply port; `begin`, `send`, `abandon`,
+ *   `unlisten` and `close` are not.
  * - worker → main, on the reply port: a `PgReply` for each answered request, after which the
  *   worker adds one to the shared cell and wakes the main thread (it reads the port with
  *   `receiveMessageOnPort`).

@@ -1,11 +1,13 @@
 /**
- * The worker's pooled connections and the transactions pinned to them. Pooled connections run in
+ * Pooled connections and the transactions pinned to them: the worker's, and the main thread's
+ * for the commits it makes itself (../event-loop-commits.ts). Pooled connections run in
  * `pg`'s pipeline mode: the statements of a transaction are written to the server one after the
  * other without waiting for each answer, so a transaction costs one round trip per answer the
  * main thread waits for (messages.ts), not one per statement.
  */
 import type pg from "pg";
 import { isConnectionError, sqlState, Unavailable, Usage } from "./errors.js";
+import { valuesSize } from "./values-size.js";
 import type { AnsweredRequest, PgRequest, QueryResult, SentResult, Statement } from "./messages.js";
 
 type Client = pg.PoolClient;
@@ -29,14 +31,45 @@ interface Transaction {
   discard: boolean;
 }
 
-/** Connections of the pool (LISTEN and the session locks have one each besides). */
-const POOL_SIZE = 8;
-
 const LOST = "the connection to PostgreSQL was lost during the transaction; it was rolled back";
+
+interface ClientSocket {
+  destroy(): void;
+  cork(): void;
+  uncork(): void;
+  readonly writableCorked: number;
+}
+
+function socketOf(client: Client | undefined): ClientSocket | undefined {
+  return (client as unknown as { connection?: { stream?: ClientSocket } } | undefined)?.connection?.stream;
+}
 
 /** Closing the socket fails a stuck query; its connection is then discarded. */
 function destroySocket(client: Client | undefined): void {
-  (client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy();
+  socketOf(client)?.destroy();
+}
+
+/** The most characters of values a statement has for it to wait in a corked socket (see `submit`). */
+const CORKED_MAX_CHARS = 64 * 1024;
+
+/**
+ * Runs `statement` on `client`. The driver writes each statement as four messages; what is
+ * written to one connection in one turn of the event loop (a transaction's statements, which
+ * come in one message: ../sync-postgres.ts) leaves in one system call, as one packet: the
+ * socket is corked until the turn's microtasks are done. Only small statements are held so: a
+ * large one (an import batch) is written at once, as holding it costs more CPU than the system
+ * calls it would save.
+ */
+function submit(client: Client, statement: string | pg.QueryConfig): Promise<pg.QueryResult> {
+  const socket = socketOf(client);
+  const small = typeof statement === "string" || valuesSize(statement.values ?? []) <= CORKED_MAX_CHARS;
+  if (socket && small && socket.writableCorked === 0) {
+    socket.cork();
+    process.nextTick(() => socket.uncork());
+  } else if (socket && !small) {
+    socket.uncork();
+  }
+  return typeof statement === "string" ? client.query(statement) : client.query(statement);
 }
 
 /** A pooled connection that has already seen its end (e.g. the server's FATAL on shutdown). */
@@ -70,10 +103,9 @@ export class Transactions {
   /** Answered requests in progress, and the connection each runs on (to drop it on `abandon`). */
   private readonly inProgress = new Map<number, { client?: Client; txId?: number; abandoned: boolean }>();
 
-  constructor(pgModule: typeof pg, config: Config) {
-    // Room for the main thread's transaction beside the commits it does not wait for
-    // (SyncPostgres.commitAsync): each holds a connection until the server answers.
-    const options = { ...config, pipeline: true, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true };
+  /** `poolSize`: connections of the pool (LISTEN and the session locks have one each besides). */
+  constructor(pgModule: typeof pg, config: Config, poolSize: number) {
+    const options = { ...config, pipeline: true, max: poolSize, idleTimeoutMillis: 30_000, allowExitOnIdle: true };
     this.pool = new pgModule.Pool(options as Config);
     // An idle pooled connection that breaks (server restart) is dropped by the pool; this only keeps
     // the 'error' event from being fatal.
@@ -108,7 +140,7 @@ export class Transactions {
   }
 
   query(request: Extract<PgRequest, { t: "query" }>): Promise<QueryResult> {
-    const work = (client: Client) => client.query(statementConfig(request)).then(toResult);
+    const work = (client: Client) => submit(client, statementConfig(request)).then(toResult);
     if (request.txId !== undefined) return this.inside(request.requestId, request.txId, work);
     const run = () => this.outside(request.requestId, work);
     return run().catch((error) => {
@@ -120,7 +152,7 @@ export class Transactions {
   }
 
   exec(request: Extract<PgRequest, { t: "exec" }>): Promise<null> {
-    const work = (client: Client) => client.query(request.script).then(() => null);
+    const work = (client: Client) => submit(client, request.script).then(() => null);
     return request.txId !== undefined ? this.inside(request.requestId, request.txId, work) : this.outside(request.requestId, work);
   }
 
@@ -139,7 +171,7 @@ export class Transactions {
     };
     tx.ready = this.acquire().then((client) => {
       tx.client = client;
-      this.track(tx, client.query(sql));
+      this.track(tx, submit(client, sql));
       return client;
     });
     // A failure to connect is reported by the transaction's next answer.
@@ -153,7 +185,7 @@ export class Transactions {
     if (!tx) return; // ended already: its end reported what it had to
     tx.ready.then((client) => {
       if (tx.lost || tx.client !== client) return;
-      const query = client.query(statementConfig(request)).then(toResult);
+      const query = submit(client, statementConfig(request)).then(toResult);
       tx.results.set(request.sendId, query);
       this.track(tx, query, request.keep ? (result) => tx.kept.push({ sendId: request.sendId, ...result }) : undefined);
     }, () => {});
@@ -176,7 +208,7 @@ export class Transactions {
     let result: pg.QueryResult;
     try {
       // A rollback does not report what failed before it: that is why it is rolled back.
-      result = await this.inside(request.requestId, request.txId, (client) => client.query(command), request.t === "commit");
+      result = await this.inside(request.requestId, request.txId, (client) => submit(client, command), request.t === "commit");
     } catch (error) {
       // The server rolled it back when the connection went: a rollback has nothing left to do.
       if (request.t === "rollback" && (tx.lost || isConnectionError(error))) return null;
@@ -203,7 +235,7 @@ export class Transactions {
     tx.ready.then(
       (client) => {
         if (tx.lost || tx.client !== client) return;
-        client.query("COMMIT").then(
+        submit(client, "COMMIT").then(
           () => release(client, tx.discard),
           () => release(client, true),
         );

@@ -1,0 +1,66 @@
+/**
+ * Commits awaited on the event loop (SyncPostgres.commitAsync) made by the main thread itself
+ * when nothing of their transaction was waited for, nor posted yet: its begin, statements and
+ * COMMIT go to the server from here, on connections of this thread, instead of through the
+ * worker, which would cost a message and a thread wake-up each way on the append's path. The
+ * worker's own code for transactions runs them (worker/transactions.ts): the same pipelining,
+ * errors, timeouts and `abandon`. `pg` is loaded on the first such commit.
+ */
+import { createRequire } from "node:module";
+import type pg from "pg";
+import { clientConfig, type ClientSettings } from "./worker/client-config.js";
+import { toWire } from "./worker/errors.js";
+import type { PgReply, PgRequest } from "./worker/messages.js";
+import { Transactions } from "./worker/transactions.js";
+
+/** This thread's connections (the worker has its own): how many such commits are in flight at once. */
+const POOL_SIZE = 4;
+
+type Commit = Extract<PgRequest, { t: "commit" }>;
+
+export class EventLoopCommits {
+  private transactions: Transactions | undefined;
+
+  constructor(private readonly settings: ClientSettings) {}
+
+  /**
+   * Runs `requests` (the transaction's begin and its sent statements) and `commit`; resolves with
+   * the commit's reply as the worker would have posted it (its kept results, or its error).
+   */
+  commit(requests: readonly PgRequest[], commit: Commit): Promise<PgReply> {
+    const transactions = (this.transactions ??= this.open());
+    for (const request of requests) {
+      if (request.t === "begin") transactions.begin(request);
+      else if (request.t === "send") transactions.send(request);
+      else throw new Error(`a "${request.t}" request cannot be part of a commit made on the event loop`);
+    }
+    transactions.started(commit);
+    const reply = (answer: Pick<PgReply, "value" | "error">): PgReply => {
+      const message: PgReply = { t: "reply", requestId: commit.requestId, ...answer };
+      const sent = transactions.finished(commit.requestId);
+      if (sent) message.sent = sent;
+      return message;
+    };
+    return transactions.end(commit).then(
+      (value) => reply({ value }),
+      (error: unknown) => reply({ error: toWire(error, this.settings.statementTimeoutMs) }),
+    );
+  }
+
+  /** Given up waiting for `requestId`: its connection is dropped (the server rolls back what it had not committed). */
+  abandon(requestId: number): void {
+    this.transactions?.abandon(requestId);
+  }
+
+  /** Ends the connections (the caller lets the commits in flight settle first). */
+  async close(): Promise<void> {
+    const transactions = this.transactions;
+    this.transactions = undefined;
+    await transactions?.close();
+  }
+
+  private open(): Transactions {
+    const pgModule = createRequire(import.meta.url)("pg") as typeof pg;
+    return new Transactions(pgModule, clientConfig(pgModule, this.settings), POOL_SIZE);
+  }
+}

@@ -1,0 +1,10 @@
+/** About how many characters statement values take on the wire: strings by length, arrays by their elements. */
+export function valuesSize(values: readonly unknown[]): number {
+  let size = 0;
+  for (const value of values) {
+    if (typeof value === "string") size += value.length;
+    else if (Array.isArray(value)) size += valuesSize(value) + 2;
+    else size += 8;
+  }
+  return size;
+}
