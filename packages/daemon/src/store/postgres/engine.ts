@@ -251,8 +251,9 @@ export class PostgresEngine implements StoreEngine {
     return { seq: this.sql.get<number>(`${insertSql} RETURNING seq`).pluck().get(params)! };
   }
 
+  /** Entries are buffered only inside a transaction (insertReturningSeq): without them, false. */
   tallyWithEntries(sessionId: string, tally: Readonly<SessionTally>): boolean {
-    return this.db.inTransaction && this.batches.tallyWithEntries(sessionId, tally);
+    return this.batches.tallyWithEntries(sessionId, tally);
   }
 
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import type pg from "pg";
 import { clientConfig, type ClientSettings } from "./worker/client-config.js";
 import { toWire } from "./worker/errors.js";
-import type { PgReply, PgRequest } from "./worker/messages.js";
+import type { PgReply, PgRequest, TransactionRequest } from "./worker/messages.js";
 import { Transactions } from "./worker/transactions.js";
 
 /** This thread's connections (the worker has its own): how many such commits are in flight at once. */
@@ -27,23 +27,32 @@ export class EventLoopCommits {
    * Runs `requests` (the transaction's begin and its sent statements) and `commit`; resolves with
    * the commit's reply as the worker would have posted it (its kept results, or its error).
    */
-  commit(requests: readonly PgRequest[], commit: Commit): Promise<PgReply> {
-    const transactions = (this.transactions ??= this.open());
+  commit(requests: readonly TransactionRequest[], commit: Commit): Promise<PgReply> {
+    const failed = (error: unknown): PgReply => ({
+      t: "reply",
+      requestId: commit.requestId,
+      error: toWire(error, this.settings.statementTimeoutMs),
+    });
+    let transactions: Transactions;
+    try {
+      transactions = this.transactions ??= this.open();
+    } catch (error) {
+      // `pg` could not be loaded: the commit fails as any other would, with nothing sent.
+      return Promise.resolve(failed(error));
+    }
     for (const request of requests) {
       if (request.t === "begin") transactions.begin(request);
-      else if (request.t === "send") transactions.send(request);
-      else throw new Error(`a "${request.t}" request cannot be part of a commit made on the event loop`);
+      else transactions.send(request);
     }
     transactions.started(commit);
-    const reply = (answer: Pick<PgReply, "value" | "error">): PgReply => {
-      const message: PgReply = { t: "reply", requestId: commit.requestId, ...answer };
+    const answered = (answer: PgReply): PgReply => {
       const sent = transactions.finished(commit.requestId);
-      if (sent) message.sent = sent;
-      return message;
+      if (sent) answer.sent = sent;
+      return answer;
     };
     return transactions.end(commit).then(
-      (value) => reply({ value }),
-      (error: unknown) => reply({ error: toWire(error, this.settings.statementTimeoutMs) }),
+      (value) => answered({ t: "reply", requestId: commit.requestId, value }),
+      (error: unknown) => answered(failed(error)),
     );
   }
 

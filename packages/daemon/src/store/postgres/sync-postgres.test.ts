@@ -325,6 +325,14 @@ describe("SyncPostgres", () => {
     const lost = db.commitAsync();
     await workerOf(db).terminate();
     await expect(lost).rejects.toThrow(PostgresUnavailableError);
+    // So is a large one (an import batch's size), even when it waited for nothing.
+    db.begin("write");
+    db.send("INSERT INTO t VALUES ($1)", [3]);
+    db.send("SELECT length($1) AS n", ["x".repeat(100_000)]);
+    db.send("SELECT pg_sleep(0.3)");
+    const large = db.commitAsync();
+    await workerOf(db).terminate();
+    await expect(large).rejects.toThrow(PostgresUnavailableError);
     expect(admin.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }]);
     // close() ends this thread's connections too.
     const connections = () =>

@@ -28,7 +28,7 @@ import { log } from "../../log.js";
 import { EventLoopCommits } from "./event-loop-commits.js";
 import { startPgWorker } from "./worker-start.js";
 import { valuesSize } from "./worker/values-size.js";
-import type { PgEvent, PgReply, PgRequest, PgWireError, PgWorkerData, QueryResult } from "./worker/messages.js";
+import type { PgEvent, PgReply, PgRequest, PgWireError, PgWorkerData, QueryResult, TransactionRequest } from "./worker/messages.js";
 
 export interface SyncPostgresOptions {
   /** How long connecting may take (default 5000 ms). */
@@ -474,14 +474,15 @@ export class SyncPostgres {
    * batch) goes to the worker, which turns its values into the wire format while this thread
    * reads on.
    */
-  private takeQueued(txId: number): PgRequest[] | undefined {
+  private takeQueued(txId: number): TransactionRequest[] | undefined {
     const at = this.outgoing.findIndex((request) => request.t === "begin" && request.txId === txId);
     if (at < 0) return undefined;
-    const mine = this.outgoing.slice(at);
+    const mine: TransactionRequest[] = [];
     let size = 0;
-    for (const request of mine) {
+    for (const request of this.outgoing.slice(at)) {
       if ((request.t !== "begin" && request.t !== "send") || request.txId !== txId) return undefined;
       if (request.t === "send") size += valuesSize(request.params);
+      mine.push(request);
     }
     if (size > EVENT_LOOP_COMMIT_MAX_CHARS) return undefined;
     this.outgoing = this.outgoing.slice(0, at);

@@ -21,7 +21,8 @@ const event = (message: PgEvent): void => port.postMessage(message);
 
 // Room for the main thread's transaction beside the commits it does not wait for that it could
 // not make itself (SyncPostgres.commitAsync): each holds a connection until the server answers.
-const transactions = new Transactions(pg, config, 8);
+const POOL_SIZE = 8;
+const transactions = new Transactions(pg, config, POOL_SIZE);
 const listener = new Listener(pg, config, event);
 const sessionLocks = new SessionLocks(pg, config, event);
 let closing = false;

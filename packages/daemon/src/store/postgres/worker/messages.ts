@@ -58,6 +58,9 @@ export type PgRequest =
   | { t: "abandon"; requestId: number }
   | { t: "close" };
 
+/** What a transaction sends before its commit: its begin and its statements not waited for. */
+export type TransactionRequest = Extract<PgRequest, { t: "begin" | "send" }>;
+
 /** A request that is answered. */
 export type AnsweredRequest = Extract<PgRequest, { requestId: number }>;
 
