@@ -227,3 +227,33 @@ describe("Router.deferUntil (handlers registered after the initialize reply)", (
     expect(await router.dispatch("test/echo", { n: 1 }, new CancellationTokenSource().token, peer)).toEqual({ n: 1 });
   });
 });
+
+describe("Router.requestsDone (what shutdown waits for)", () => {
+  it("settles once the requests in flight at the call are answered, failed ones included, not the lifecycle's", async () => {
+    const router = new Router();
+    let release = () => {};
+    router.handle(Wait, () => new Promise<null>((resolve) => (release = () => resolve(null))));
+    router.handle(Fail, () => {
+      throw new Error("no");
+    });
+    const Lifecycle = request("test/lifecycle", z.object({}), z.null());
+    router.handle(Lifecycle, async () => {
+      await router.requestsDone();
+      return null;
+    }, { lifecycle: true });
+    const token = new CancellationTokenSource().token;
+    const order: string[] = [];
+    const waiting = router.dispatch("test/wait", {}, token, peer).then(() => order.push("request"));
+    const failed = router.dispatch("test/fail", {}, token, peer).catch(() => order.push("failed request"));
+    // A lifecycle request waiting for the others is not waited for by itself.
+    const lifecycle = router.dispatch("test/lifecycle", {}, token, peer).then(() => order.push("lifecycle"));
+    await failed;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual(["failed request"]);
+    release();
+    await Promise.all([waiting, lifecycle]);
+    expect(order).toEqual(["failed request", "request", "lifecycle"]);
+    // Nothing in flight: at once.
+    await router.requestsDone();
+  });
+});

@@ -178,17 +178,34 @@ export class Router {
       notify: (decl, params) => peer.sendNotification(decl.method, params),
     };
     this.activity.begin();
+    // Called at once (an async function's body runs until it awaits): a synchronous handler's work
+    // is done in arrival order, as before; a throw becomes the promise's rejection.
+    const running = (async () => entry.impl(parsed.data, ctx))();
+    if (!entry.lifecycle) this.running.add(running);
     try {
       // Work that finished despite a late cancel is reported as done: if it wrote something, the
       // client must learn it did (a cancelled reply would claim nothing was written).
-      const result = await entry.impl(parsed.data, ctx);
+      const result = await running;
       return result ?? null;
     } catch (error) {
       throw toResponseError(method, error);
     } finally {
+      this.running.delete(running);
       this.activity.end(!entry.lifecycle);
       cancellation.dispose();
     }
+  }
+
+  /** This router's requests in flight (not the lifecycle's): `requestsDone` waits for them. */
+  private readonly running = new Set<Promise<unknown>>();
+
+  /**
+   * Settles once every request of this router in flight at the call (not the lifecycle's) has
+   * been answered: `shutdown` is answered after the work sent before it, so the client's `exit`
+   * that follows never ends the daemon under a request still running.
+   */
+  async requestsDone(): Promise<void> {
+    await Promise.allSettled([...this.running]);
   }
 }
 

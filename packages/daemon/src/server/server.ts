@@ -129,8 +129,10 @@ export function startServer(options: ServerOptions): RunningServer {
     state = "running";
     return { serverInfo: options.serverInfo, protocolVersion: PROTOCOL_VERSION, capabilities: options.capabilities };
   }, { lifecycle: true });
-  router.handle(Shutdown, () => {
+  router.handle(Shutdown, async () => {
+    // Requests sent after this one are refused; those sent before are answered first.
     state = "shutdown";
+    await router.requestsDone();
     return null;
   }, { lifecycle: true });
 
