@@ -12,9 +12,11 @@ import {
   ContextBuild,
   EntryAppend,
   ErrorCodes,
+  Exit,
   SessionBranch,
   SessionCreate,
   SessionGet,
+  Shutdown,
   type CompactionEntry,
   type CompactionProgress,
   type EntryInput,
@@ -25,7 +27,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { appendAll, assistant, rpcError, toolResult, user } from "./fixtures/e2e.js";
-import { useDaemon } from "./support/daemon.js";
+import { startDaemon, useDaemon } from "./support/daemon.js";
 import { defaultSummary, reply, useFakeOpenAI, type FakeReply } from "./support/fake-openai.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { waitFor } from "./support/wait.js";
@@ -307,6 +309,52 @@ describe("the session moving on during summarization", () => {
     expect(await entryCount(sessionId)).toBe(RENAME_TURN.length);
     const { jobs } = await d.client.request(CompactionStatusRequest, { sessionId });
     expect(jobs[0]!.state).toBe("cancelled");
+  });
+
+  it("is cancelled by shutdown, which waits for an append sent before it: the model call is not waited for", async () => {
+    const home = dirs.make("bc-compaction-shutdown-");
+    const settings = {
+      compaction: { reserveTokens: RESERVE, keepRecentTokens: 1 },
+      // A model that would hang for a minute: shutdown must not wait for it.
+      summarizer: { provider: "openai", baseURL: fake.baseURL, model: MODEL, maxRetries: 0, timeoutMs: 60_000 },
+    };
+    const own = await startDaemon({ home, settings, env: { OPENAI_API_KEY: "test-key" } });
+    try {
+      const sessionId = (await own.client.request(SessionCreate, { cwd: dirs.make("bc-compaction-project-") })).session.id;
+      await appendAll(own.client, sessionId, RENAME_TURN);
+      fake.setHandler(() => reply.hang());
+      const order: string[] = [];
+      const running = rpcError(own.client.request(CompactionRun, { sessionId })).then((error) => {
+        order.push("compaction");
+        return error;
+      });
+      await waitFor(() => fake.chatRequests().length === 1);
+      const appending = own.client.request(EntryAppend, { sessionId, entry: user("sent before shutdown") }).then((answer) => {
+        order.push("append");
+        return answer;
+      });
+      await own.client.request(Shutdown, {});
+      order.push("shutdown");
+
+      expect((await running).code).toBe(ErrorCodes.RequestCancelled);
+      const appended = await appending;
+      expect(order.slice(-1)).toEqual(["shutdown"]);
+      await waitFor(() => fake.chatRequests()[0]!.disconnected, { message: "the model request was not aborted" });
+      await own.client.notify(Exit, {});
+      expect(await own.exited).toBe(0);
+
+      // Stored: the append, no compaction; the job ended cancelled (not left running, nor interrupted).
+      const after = await startDaemon({ home, settings, env: { OPENAI_API_KEY: "test-key" } });
+      try {
+        expect((await after.client.request(SessionGet, { sessionId })).leafId).toBe(appended.entry.id);
+        const { jobs } = await after.client.request(CompactionStatusRequest, { sessionId });
+        expect(jobs[0]!.state).toBe("cancelled");
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -36,7 +36,8 @@ export const AREA_INTROS = {
 export const METHOD_SUMMARIES = {
   initialize: "Starts a connection: the client's info and project, the daemon's info and capabilities.",
   initialized: "The client got the `initialize` reply; requests may follow.",
-  shutdown: "Ends the connection's work: answered once the requests sent before it are; only `exit` is accepted afterwards.",
+  shutdown:
+    "Ends the connection's work: answered once the requests sent before it are, those waiting on a model (`compaction/run`, `turn/end`, `tree/navigate`, `summarize/*`) cancelled first (-32800, as `$/cancelRequest`); only `exit` is accepted afterwards.",
   exit: "Ends the connection (and a stdio daemon: exit code 0 after `shutdown`, else 1).",
   "log/message": "A warning or error the daemon logged, for the client to show.",
   "session/create": "Creates an empty session.",

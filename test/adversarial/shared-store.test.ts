@@ -86,15 +86,20 @@ describe("three daemons appending while a fourth compacts and is killed", { time
     let appending = true;
     let failures = 0;
     const appendedBy = writers.map(() => 0);
+    // What each writer is doing, for the message of a wait that times out.
+    const sentAt = writers.map(() => 0);
+    const lastFailure = writers.map((): string | undefined => undefined);
     const writing = writers.map(async (writer, w) => {
       for (let index = 0; appending; index++) {
         const sessionId = sessions[index % 2]!;
         try {
+          sentAt[w] = Date.now();
           const { entry } = await writer.client.request(EntryAppend, { sessionId, entry: user(`writer ${w} #${index} ${"z".repeat(200)}`) });
           acknowledged.get(sessionId)!.push(entry.id);
           appendedBy[w]!++;
         } catch (error) {
           failures++;
+          lastFailure[w] = (error as Error).message;
           // The test ended (failed) and closed the daemons: a closed connection refuses at once,
           // and looping on that would never yield to the event loop again.
           if (/closed|disposed/i.test((error as Error).message)) return;
@@ -104,7 +109,17 @@ describe("three daemons appending while a fourth compacts and is killed", { time
     /** Waits until every writer has made OVERLAP more appends than it had at the call. */
     const appendsGoOn = async (what: string) => {
       const before = [...appendedBy];
-      await waitFor(() => appendedBy.every((count, w) => count >= before[w]! + OVERLAP), { timeoutMs: 30_000, message: what });
+      try {
+        await waitFor(() => appendedBy.every((count, w) => count >= before[w]! + OVERLAP), { timeoutMs: 30_000, message: what });
+      } catch (error) {
+        const now = Date.now();
+        const states = writers.map(
+          (writer, w) =>
+            `writer ${w}: ${before[w]} -> ${appendedBy[w]} appends, current one sent ${now - sentAt[w]!} ms ago` +
+            `${lastFailure[w] ? `, last failure: ${lastFailure[w]}` : ""}, stderr: ${writer.stderr().slice(-2000) || "(none)"}`,
+        );
+        throw new Error(`${(error as Error).message}; ${failures} failed appends\n${states.join("\n")}`);
+      }
     };
 
     // 1. A compaction that completes while the appends go on: its model answers only once every
@@ -118,6 +133,8 @@ describe("three daemons appending while a fourth compacts and is killed", { time
     });
     let chats = fake.chatRequests().length;
     const committing = doomed.client.request(CompactionRun, { sessionId: committedSession });
+    // Should a wait below fail, closing the daemons cancels it: not an unhandled rejection besides.
+    committing.catch(() => undefined);
     await waitFor(() => fake.chatRequests().length > chats, { timeoutMs: 20_000, message: "the first compaction asked the model" });
     await appendsGoOn("the writers appended while the first compaction was summarizing");
     answer();

@@ -228,7 +228,7 @@ describe("Router.deferUntil (handlers registered after the initialize reply)", (
   });
 });
 
-describe("Router.requestsDone (what shutdown waits for)", () => {
+describe("Router.finishRequests (what shutdown waits for)", () => {
   it("settles once the requests in flight at the call are answered, failed ones included, not the lifecycle's", async () => {
     const router = new Router();
     let release = () => {};
@@ -238,7 +238,7 @@ describe("Router.requestsDone (what shutdown waits for)", () => {
     });
     const Lifecycle = request("test/lifecycle", z.object({}), z.null());
     router.handle(Lifecycle, async () => {
-      await router.requestsDone();
+      await router.finishRequests();
       return null;
     }, { lifecycle: true });
     const token = new CancellationTokenSource().token;
@@ -254,6 +254,42 @@ describe("Router.requestsDone (what shutdown waits for)", () => {
     await Promise.all([waiting, lifecycle]);
     expect(order).toEqual(["failed request", "request", "lifecycle"]);
     // Nothing in flight: at once.
-    await router.requestsDone();
+    await router.finishRequests();
+  });
+
+  it("cancels the requests registered cancelOnShutdown (their signal aborts, before or after they look at it) and waits for the others", async () => {
+    const router = new Router();
+    const Model = request("test/model", z.object({ lookLate: z.boolean() }), z.null());
+    router.handle(Model, async (params, ctx) => {
+      if (params.lookLate) await new Promise((resolve) => setTimeout(resolve, 10));
+      const { signal } = ctx;
+      if (signal.aborted) throw signal.reason;
+      return new Promise<null>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    }, { cancelOnShutdown: true });
+    let stored = false;
+    let release = () => {};
+    // Storage work: its signal is never aborted by shutdown.
+    router.handle(Wait, (_params, ctx) => new Promise<null>((resolve, reject) => {
+      ctx.signal.addEventListener("abort", () => reject(new Error("storage work cancelled")));
+      release = () => {
+        stored = true;
+        resolve(null);
+      };
+    }));
+    const token = new CancellationTokenSource().token;
+    const early = router.dispatch("test/model", { lookLate: false }, token, peer);
+    const late = router.dispatch("test/model", { lookLate: true }, token, peer);
+    const storing = router.dispatch("test/wait", {}, token, peer);
+    await new Promise((resolve) => setImmediate(resolve));
+    let finished = false;
+    const finishing = router.finishRequests().then(() => (finished = true));
+    await expect(early).rejects.toMatchObject({ code: ErrorCodes.RequestCancelled });
+    await expect(late).rejects.toMatchObject({ code: ErrorCodes.RequestCancelled });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(finished).toBe(false);
+    release();
+    await finishing;
+    await storing;
+    expect(stored).toBe(true);
   });
 });

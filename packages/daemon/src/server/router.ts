@@ -37,6 +37,20 @@ interface Entry {
   impl: Impl<z.ZodType, z.ZodType>;
   /** `initialize`, `shutdown`: not counted as requests served (RequestActivity.served). */
   lifecycle: boolean;
+  /** Cancelled by `finishRequests` (shutdown): see HandleOptions. */
+  cancelOnShutdown: boolean;
+}
+
+export interface HandleOptions {
+  /** The server's own `initialize`/`shutdown`, not a request the daemon serves. */
+  lifecycle?: boolean;
+  /**
+   * Work that waits on a model (a compaction, a summary): `shutdown` cancels it, as a
+   * `$/cancelRequest` would, instead of waiting for an answer that may take minutes or never
+   * come. Storage work (appends, imports) is finished instead, so that what a client sent before
+   * `shutdown` is stored.
+   */
+  cancelOnShutdown?: boolean;
 }
 
 export interface Peer {
@@ -129,14 +143,14 @@ export class Router {
     );
   }
 
-  /** `options.lifecycle`: the server's own `initialize`/`shutdown`, not a request the daemon serves. */
-  handle<P extends z.ZodType, R extends z.ZodType>(
-    decl: RequestDecl<string, P, R>,
-    impl: Impl<P, R>,
-    options: { lifecycle?: boolean } = {},
-  ): void {
+  handle<P extends z.ZodType, R extends z.ZodType>(decl: RequestDecl<string, P, R>, impl: Impl<P, R>, options: HandleOptions = {}): void {
     if (this.table.has(decl.method)) throw new Error(`${decl.method} is handled twice`);
-    this.table.set(decl.method, { decl, impl: impl as Impl<z.ZodType, z.ZodType>, lifecycle: options.lifecycle === true });
+    this.table.set(decl.method, {
+      decl,
+      impl: impl as Impl<z.ZodType, z.ZodType>,
+      lifecycle: options.lifecycle === true,
+      cancelOnShutdown: options.cancelOnShutdown === true,
+    });
   }
 
   async dispatch(method: string, rawParams: unknown, token: CancellationToken, peer: Peer): Promise<unknown> {
@@ -181,7 +195,7 @@ export class Router {
     // Called at once (an async function's body runs until it awaits): a synchronous handler's work
     // is done in arrival order, as before; a throw becomes the promise's rejection.
     const running = (async () => entry.impl(parsed.data, ctx))();
-    if (!entry.lifecycle) this.running.add(running);
+    if (!entry.lifecycle) this.running.set(running, entry.cancelOnShutdown ? cancellation : undefined);
     try {
       // Work that finished despite a late cancel is reported as done: if it wrote something, the
       // client must learn it did (a cancelled reply would claim nothing was written).
@@ -196,24 +210,33 @@ export class Router {
     }
   }
 
-  /** This router's requests in flight (not the lifecycle's): `requestsDone` waits for them. */
-  private readonly running = new Set<Promise<unknown>>();
+  /**
+   * This router's requests in flight (not the lifecycle's), with the cancellation of those
+   * `finishRequests` cancels.
+   */
+  private readonly running = new Map<Promise<unknown>, Cancellation | undefined>();
 
   /**
-   * Settles once every request of this router in flight at the call (not the lifecycle's) has
-   * been answered: `shutdown` is answered after the work sent before it, so the client's `exit`
-   * that follows never ends the daemon under a request still running.
+   * Cancels the requests in flight registered `cancelOnShutdown`, then settles once every request
+   * of this router in flight at the call (not the lifecycle's) has been answered: `shutdown` is
+   * answered after the work sent before it, so the client's `exit` that follows never ends the
+   * daemon under a request still running.
    */
-  async requestsDone(): Promise<void> {
-    await Promise.allSettled([...this.running]);
+  async finishRequests(): Promise<void> {
+    for (const cancellation of this.running.values()) cancellation?.cancel();
+    await Promise.allSettled([...this.running.keys()]);
   }
 }
 
-/** The request's AbortSignal, aborted when the client sends `$/cancelRequest`; created on demand. */
+/**
+ * The request's AbortSignal, aborted when the client sends `$/cancelRequest` or the server
+ * cancels the request (`cancel`, at shutdown); created on demand.
+ */
 class Cancellation {
   private controller: AbortController | undefined;
   private subscription: { dispose(): void } | undefined;
   private disposed = false;
+  private cancelled = false;
 
   constructor(private readonly token: CancellationToken) {}
 
@@ -222,9 +245,14 @@ class Cancellation {
       const controller = new AbortController();
       this.controller = controller;
       if (!this.disposed) this.subscription = this.token.onCancellationRequested(() => controller.abort(new CancelledError()));
-      if (this.token.isCancellationRequested) controller.abort(new CancelledError());
+      if (this.cancelled || this.token.isCancellationRequested) controller.abort(new CancelledError());
     }
     return this.controller.signal;
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    if (this.controller && !this.controller.signal.aborted) this.controller.abort(new CancelledError());
   }
 
   dispose(): void {

@@ -130,9 +130,10 @@ export function startServer(options: ServerOptions): RunningServer {
     return { serverInfo: options.serverInfo, protocolVersion: PROTOCOL_VERSION, capabilities: options.capabilities };
   }, { lifecycle: true });
   router.handle(Shutdown, async () => {
-    // Requests sent after this one are refused; those sent before are answered first.
+    // Requests sent after this one are refused; those sent before are answered first (those
+    // waiting on a model cancelled: Router.finishRequests).
     state = "shutdown";
-    await router.requestsDone();
+    await router.finishRequests();
     return null;
   }, { lifecycle: true });
 

@@ -15,9 +15,10 @@ export function registerHandlers(router: Router, daemon: Daemon, peer: Peer): { 
   router.handle(ContextBuild, (p) => daemon.context.build(p));
   router.handle(ContextUsage, (p) => daemon.context.usage(p));
   router.handle(CompactionPrepare, (p) => daemon.compaction.prepare(p.sessionId, p.settings));
-  router.handle(CompactionRun, (p, ctx) => daemon.compaction.run(p, ctx));
+  // Work that waits on a model is cancelled by `shutdown` (Router.finishRequests), storage work finished.
+  router.handle(CompactionRun, (p, ctx) => daemon.compaction.run(p, ctx), { cancelOnShutdown: true });
   router.handle(CompactionStatusRequest, (p) => daemon.compaction.status(p));
-  router.handle(TurnEnd, (p, ctx) => daemon.turns.end(p, ctx));
+  router.handle(TurnEnd, (p, ctx) => daemon.turns.end(p, ctx), { cancelOnShutdown: true });
   registerTreeHandlers(router, daemon.tree);
   registerSummarizeHandlers(router, daemon);
   registerStatusHandler(router, daemon);

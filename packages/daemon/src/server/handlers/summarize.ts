@@ -19,6 +19,7 @@ export function registerSummarizeHandlers(router: Router, daemon: Daemon): void 
   });
   router.handle(SummarizeCompaction, (params, ctx) =>
     summarizeCompactionStateless({ ...deps, hooks: daemon.plugins.compactHooks() }, params, requestOf(ctx, params.workDoneToken)),
+    { cancelOnShutdown: true },
   );
   router.handle(SummarizeBranch, (params, ctx) =>
     summarizeBranchStateless(
@@ -26,5 +27,6 @@ export function registerSummarizeHandlers(router: Router, daemon: Daemon): void 
       params,
       requestOf(ctx, params.workDoneToken),
     ),
+    { cancelOnShutdown: true },
   );
 }

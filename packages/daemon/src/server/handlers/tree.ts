@@ -11,5 +11,6 @@ export function registerTreeHandlers(router: Router, tree: TreeService): void {
       progress: (value) => ctx.progress(params.workDoneToken, value),
       onNavigated: (event) => ctx.notify(TreeDidNavigate, event),
     }),
+    { cancelOnShutdown: true },
   );
 }
