@@ -76,6 +76,56 @@ describe("PostgreSQL schema migrations", () => {
     expect(method).toBe(hasLz4 ? "l" : "");
   });
 
+  it("bc_write_entries writes the search rows of the entries it inserts, and of those an earlier call of the transaction inserted", async () => {
+    const { db } = await postgres.open();
+    db.query("INSERT INTO sessions (id, cwd, created_at, modified_ms) VALUES ('s', '/p', '2026-01-01T00:00:00Z', 0)");
+    const write = (ids: string[], texts: { id: string; text: string }[], tally?: { leaf: string; added: number }) =>
+      db.query<{ id: string; seq: string }>(
+        `SELECT id, seq FROM bc_write_entries(NULL, NULL, NULL,
+           $1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::INTEGER[], $7::TEXT[], $8::INTEGER[], $9::TEXT[],
+           $10::TEXT[], $11::TEXT[], $12::INTEGER[], $13::TEXT[], $14::TEXT[], $15::TEXT[], $16::TEXT[],
+           $17, $18, $19, $20, NULL, NULL)`,
+        [
+          ids.map(() => "s"),
+          ids,
+          ids.map(() => null),
+          ids.map(() => "message"),
+          ids.map(() => "user"),
+          ids.map((_, index) => index),
+          ...[0, 1, 2, 3, 4].map(() => ids.map(() => null)),
+          ids.map(() => 1),
+          ids.map((id) => JSON.stringify({ type: "message", id })),
+          texts.map(() => "s"),
+          texts.map((text) => text.id),
+          texts.map((text) => text.text),
+          tally ? "s" : null,
+          tally?.leaf ?? null,
+          tally?.added ?? null,
+          tally ? 5 : null,
+        ],
+      ).rows;
+    db.begin("write");
+    const first = write(["a", "b"], [{ id: "a", text: "alpha apples" }]);
+    // A search row for "b" (sent by the first call) rides with the entry "c" of the second, and its own.
+    const second = write(["c"], [{ id: "b", text: "bravo bananas" }, { id: "c", text: "charlie cherries" }, { id: "gone", text: "never stored" }], {
+      leaf: "c",
+      added: 3,
+    });
+    db.commit();
+    expect(first.map((row) => row.id)).toEqual(["a", "b"]);
+    expect(second.map((row) => row.id)).toEqual(["c"]);
+    const seqs = new Map([...first, ...second].map((row) => [row.id, Number(row.seq)]));
+    expect([...seqs.values()].every((seq) => Number.isInteger(seq) && seq > 0)).toBe(true);
+    const indexed = db.query<{ seq: string; words: string }>("SELECT seq, vector::text AS words FROM entries_fts ORDER BY seq").rows;
+    expect(indexed.map((row) => Number(row.seq))).toEqual([seqs.get("a"), seqs.get("b"), seqs.get("c")]);
+    expect(indexed.map((row) => row.words)).toEqual([
+      expect.stringContaining("alpha"),
+      expect.stringContaining("bravo"),
+      expect.stringContaining("cherri"),
+    ]);
+    expect(db.query("SELECT leaf_id, entry_count FROM sessions WHERE id = 's'").rows).toEqual([{ leaf_id: "c", entry_count: 3 }]);
+  });
+
   it("names every column of the shared tables as SQLite's final schema does, in the same order", async () => {
     const sqlite = openDatabase(join(folder, "reference.db"));
     const { db } = await postgres.open();

@@ -237,7 +237,10 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       -- still the one expected (an append sent without reading first; skipped when expect_session
       -- is NULL), the entries (their ids and seqs are returned), the search rows (of entries of
       -- this transaction) and the session row's tally (EntryWriter.applyTally's UPDATE; skipped
-      -- when tally_session is NULL). Each statement of a VOLATILE function takes a new snapshot:
+      -- when tally_session is NULL). A search row takes its entry's seq from what the insert
+      -- returned; only one of an entry sent by an earlier call of the transaction is looked up in
+      -- entries (looking every one up cost an append more server time than the rest of its search
+      -- row: docs/storage.md). Each statement of a VOLATILE function takes a new snapshot:
       -- after the session's write lock, taken by the transaction before this call, every one
       -- sees what other daemons committed before it.
       CREATE FUNCTION bc_write_entries(
@@ -251,21 +254,42 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       ) RETURNS TABLE (id TEXT, seq BIGINT)
       LANGUAGE plpgsql AS $$
       #variable_conflict use_column
+      DECLARE
+        new_session_ids TEXT[];
+        new_ids TEXT[];
+        new_seqs BIGINT[];
+        indexed INTEGER;
       BEGIN
         IF expect_session IS NOT NULL THEN
           PERFORM bc_expect_leaf(expect_session, expect_leaf, expect_seq);
         END IF;
-        RETURN QUERY
+        WITH inserted AS (
           INSERT INTO entries AS e (session_id, id, parent_id, type, role, depth, compaction_id, first_kept_depth,
                                     model_change_id, model_entry_id, thinking_change_id, tokens, json)
           SELECT * FROM unnest(e_session_id, e_id, e_parent_id, e_type, e_role, e_depth, e_compaction_id,
                                e_first_kept_depth, e_model_change_id, e_model_entry_id, e_thinking_change_id,
                                e_tokens, e_json)
-          RETURNING e.id, e.seq;
+          RETURNING e.session_id, e.id, e.seq
+        )
+        SELECT array_agg(i.session_id ORDER BY i.seq), array_agg(i.id ORDER BY i.seq), array_agg(i.seq ORDER BY i.seq)
+          INTO new_session_ids, new_ids, new_seqs
+          FROM inserted i;
         INSERT INTO entries_fts (seq, session_id, vector)
-          SELECT e.seq, e.session_id, to_tsvector('${SEARCH_CONFIG}', t.text)
+          SELECT n.seq, n.session_id, to_tsvector('${SEARCH_CONFIG}', t.text)
           FROM unnest(t_session_id, t_id, t_text) AS t(session_id, id, text)
-          JOIN entries e ON e.session_id = t.session_id AND e.id = t.id;
+          JOIN unnest(new_session_ids, new_ids, new_seqs) AS n(session_id, id, seq)
+            ON n.session_id = t.session_id AND n.id = t.id;
+        GET DIAGNOSTICS indexed = ROW_COUNT;
+        IF indexed < coalesce(cardinality(t_id), 0) THEN
+          INSERT INTO entries_fts (seq, session_id, vector)
+            SELECT e.seq, e.session_id, to_tsvector('${SEARCH_CONFIG}', t.text)
+            FROM unnest(t_session_id, t_id, t_text) AS t(session_id, id, text)
+            JOIN entries e ON e.session_id = t.session_id AND e.id = t.id
+            WHERE NOT EXISTS (
+              SELECT 1 FROM unnest(new_session_ids, new_ids) AS n(session_id, id)
+              WHERE n.session_id = t.session_id AND n.id = t.id
+            );
+        END IF;
         IF tally_session IS NOT NULL THEN
           UPDATE sessions SET
             leaf_id = tally_leaf,
@@ -275,6 +299,7 @@ export const postgresMigrations: readonly PostgresMigration[] = [
             first_message = coalesce(first_message, tally_first_message)
           WHERE sessions.id = tally_session;
         END IF;
+        RETURN QUERY SELECT * FROM unnest(new_ids, new_seqs);
       END
       $$;
     `,
