@@ -105,7 +105,7 @@ export class CompactionService {
     if (requestId !== undefined) {
       const committed = this.committedResult(sessionId, requestId);
       if (committed) return committed;
-      const joined = this.inFlight.get(sessionId, requestId);
+      const joined = this.inFlight.get(sessionId, requestId, ctx.signal);
       if (joined) return joined;
     }
 

@@ -50,7 +50,7 @@ export class TurnEndService {
 
     const stored = this.storedAnswer(sessionId, requestId);
     if (stored) return stored;
-    const joined = this.inFlight.get(sessionId, requestId);
+    const joined = this.inFlight.get(sessionId, requestId, ctx.signal);
     if (joined) return joined;
     return this.inFlight.track(sessionId, requestId, this.run(params, requestId, ctx));
   }
