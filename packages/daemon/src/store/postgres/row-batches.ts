@@ -10,6 +10,7 @@
  * lazily (InsertedRow).
  */
 import type { SessionTally } from "../rows.js";
+import { textArrayValue } from "./binary-arrays.js";
 import { ENTRY_COLUMN_ORDER, type EntryInsert } from "./entry-insert.js";
 import type { SentStatement, SyncPostgres } from "./sync-postgres.js";
 import { SEARCH_CONFIG } from "./schema.js";
@@ -130,10 +131,11 @@ export class RowBatches {
       expected?.sessionId ?? null,
       expected?.id ?? null,
       expected?.seq ?? null,
-      ...ENTRY_COLUMN_ORDER.map(([column]) => this.entries.map((row) => row[column])),
-      texts.map((text) => text.sessionId),
-      texts.map((text) => text.id),
-      texts.map((text) => text.text),
+      ...ENTRY_COLUMN_ORDER.map(([column, type]) => {
+        const values = this.entries.map((row) => row[column]);
+        return type === "TEXT" ? textArrayValue(values as (string | null)[]) : values;
+      }),
+      ...textsValues(texts),
       tally?.sessionId ?? null,
       tally?.tally.leafId ?? null,
       tally?.tally.added ?? null,
@@ -152,7 +154,7 @@ export class RowBatches {
 
   /** Sends search rows of entries already stored (in the open transaction). */
   sendTexts(texts: readonly EntryText[]): void {
-    this.db.send(INSERT_TEXTS, [texts.map((t) => t.sessionId), texts.map((t) => t.id), texts.map((t) => t.text)], INSERT_TEXTS_NAME);
+    this.db.send(INSERT_TEXTS, textsValues(texts), INSERT_TEXTS_NAME);
   }
 
   private discard(): void {
@@ -162,4 +164,13 @@ export class RowBatches {
     this.tally = undefined;
     this.batch = {};
   }
+}
+
+/** The search rows as the three `text[]` values the statements take (session ids, entry ids, words). */
+function textsValues(texts: readonly EntryText[]): Buffer[] {
+  return [
+    textArrayValue(texts.map((text) => text.sessionId)),
+    textArrayValue(texts.map((text) => text.id)),
+    textArrayValue(texts.map((text) => text.text)),
+  ];
 }
