@@ -308,6 +308,29 @@ describe.each(ENGINES)("SessionStore on %s", (engine) => {
       expect(store.getSession("refused")).toBeUndefined();
       expect(store.engine.sql.get<{ n: number }>("SELECT count(*) AS n FROM entries WHERE session_id = ?").get("refused")).toEqual({ n: 0 });
     });
+
+    it.runIf(engine === "postgres")("writes the search rows of two of its batches at once, never of three", async () => {
+      // Each search row (one a batch) notes how many search transactions are running, its own
+      // included, and then makes its transaction last a while.
+      store.engine.write(() => {
+        const sql = store.engine.sql;
+        sql.get("CREATE TABLE bc_test_search_running (running BIGINT)").run();
+        const body = `BEGIN
+          INSERT INTO bc_test_search_running SELECT count(*) FROM pg_stat_activity
+          WHERE state = 'active' AND query LIKE '%INSERT INTO entries_fts%';
+          PERFORM pg_sleep(0.3);
+          RETURN NEW;
+        END`;
+        sql.get(`CREATE FUNCTION bc_test_search_running() RETURNS trigger LANGUAGE plpgsql AS $$ ${body} $$`).run();
+        sql.get("CREATE TRIGGER bc_test_search_running BEFORE INSERT ON entries_fts FOR EACH ROW EXECUTE FUNCTION bc_test_search_running()").run();
+      });
+      const target = store.beginImport({ id: "overlap", cwd: "/p", createdAt: at(0), modifiedMs: 0 });
+      for (let batch = 1; batch <= 5; batch++) await target.insertBatchAsync([message(`e${batch}`, null, `words of batch ${batch}`, batch)]);
+      await target.searchWritten();
+      const running = store.engine.sql.get<{ running: string }>("SELECT running FROM bc_test_search_running").all().map((row) => Number(row.running));
+      expect(running).toHaveLength(5);
+      expect(Math.max(...running)).toBe(2);
+    });
   });
 
   it.runIf(engine === "postgres")("makes an append again the blocking way when a token count riding along its awaited commit fails", async () => {

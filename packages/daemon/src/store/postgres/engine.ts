@@ -41,6 +41,8 @@ const UNCOUNTED_ENTRIES = `
 
 const postgresSearch: SearchIndex = { indexEntry, indexSession, searchSessions };
 const EXPECT_IMPORT = "SELECT bc_expect_import(?, ?, ?)";
+/** Search transactions of one session's writes running at once (writeSearchApart), each on a connection of its own. */
+const SEARCH_WRITES_AT_ONCE = 2;
 /** A miss of a one-round-trip append: the leaf moved, or an entry id or requestId is taken (unique indexes). */
 const MISSES = new Set([STALE_LEAF_SQLSTATE, "23505"]);
 
@@ -140,9 +142,11 @@ export class PostgresEngine implements StoreEngine {
    * The write with its search rows kept back, then written in a transaction of their own on
    * another connection once it has committed: the server computes one batch's search vectors
    * (most of what an import costs it) while the next batch is written. For a session nobody
-   * sees yet (a fresh import): `searchWritten` is awaited before it becomes visible. The search
-   * transactions of a session run one after the other, and a write counts as done only once the
-   * search rows of the write two before it are: the rows waiting to be indexed stay few.
+   * sees yet (a fresh import): `searchWritten` is awaited before it becomes visible. Up to
+   * SEARCH_WRITES_AT_ONCE search transactions of a session run at once (computing the vectors
+   * takes the server longer than writing the entries: one at a time, they set the import's pace),
+   * and a write counts as done only once the search rows of the write SEARCH_WRITES_AT_ONCE + 1
+   * before it are: the rows waiting to be indexed stay few.
    */
   private writeSearchApart<T>(writer: PgWriteRunner, work: () => T, lockKey: string): Promise<T> {
     let texts: EntryText[] = [];
@@ -158,7 +162,7 @@ export class PostgresEngine implements StoreEngine {
     }, lockKey);
     let pending = this.searchWrites.get(lockKey);
     if (!pending) this.searchWrites.set(lockKey, (pending = []));
-    const before = pending.at(-1);
+    const before = pending.at(-SEARCH_WRITES_AT_ONCE);
     const indexed = written.then(
       async () => {
         await before?.catch(() => {});
@@ -168,10 +172,10 @@ export class PostgresEngine implements StoreEngine {
     );
     indexed.catch(() => {}); // heard by searchWritten; unheard if the import failed first
     pending.push(indexed);
-    const twoBefore = pending.at(-3);
-    if (!twoBefore) return written;
+    const farBefore = pending.at(-(SEARCH_WRITES_AT_ONCE + 2));
+    if (!farBefore) return written;
     return written.then(async (result) => {
-      await twoBefore.catch(() => {});
+      await farBefore.catch(() => {});
       return result;
     });
   }
