@@ -15,15 +15,9 @@ const TEXT_OID = 25;
  * the worker copies only its bytes.
  */
 export function textArrayValue(values: readonly (string | null | undefined)[]): Buffer {
-  if (values.length === 0) {
-    // No dimensions: how PostgreSQL itself writes an empty array.
-    const empty = Buffer.allocUnsafeSlow(12);
-    empty.writeInt32BE(0, 0);
-    empty.writeInt32BE(0, 4);
-    empty.writeInt32BE(TEXT_OID, 8);
-    return empty;
-  }
-  let size = 20;
+  // An empty array has no dimensions (as PostgreSQL writes one), so no size and lower bound either.
+  const dimensions = values.length > 0 ? 1 : 0;
+  let size = 12 + 8 * dimensions;
   let hasNull = 0;
   for (const value of values) {
     if (value == null) hasNull = 1;
@@ -31,16 +25,16 @@ export function textArrayValue(values: readonly (string | null | undefined)[]): 
     size += 4;
   }
   const buffer = Buffer.allocUnsafeSlow(size);
-  buffer.writeInt32BE(1, 0); // dimensions
-  buffer.writeInt32BE(hasNull, 4);
-  buffer.writeInt32BE(TEXT_OID, 8);
-  buffer.writeInt32BE(values.length, 12);
-  buffer.writeInt32BE(1, 16); // lower bound
-  let offset = 20;
+  let offset = buffer.writeInt32BE(dimensions, 0);
+  offset = buffer.writeInt32BE(hasNull, offset);
+  offset = buffer.writeInt32BE(TEXT_OID, offset);
+  if (dimensions > 0) {
+    offset = buffer.writeInt32BE(values.length, offset);
+    offset = buffer.writeInt32BE(1, offset); // lower bound
+  }
   for (const value of values) {
     if (value == null) {
-      buffer.writeInt32BE(-1, offset);
-      offset += 4;
+      offset = buffer.writeInt32BE(-1, offset);
       continue;
     }
     const written = buffer.write(value, offset + 4, "utf8");
