@@ -77,7 +77,7 @@ export class PostgresEngine implements StoreEngine {
         if (words !== undefined) this.batches.indexText(row.sessionId, row.id, words);
       },
     };
-    const writer: PgWriteRunner = createPgWriteRunner(db);
+    const writer: PgWriteRunner = createPgWriteRunner(db, (sessionId) => this.batches.lockSession(sessionId));
     this.writer = writer;
     this.lease = this.takeLease();
     const probe = leaseProbe(db);

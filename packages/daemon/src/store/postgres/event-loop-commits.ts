@@ -28,18 +28,9 @@ export class EventLoopCommits {
    * the commit's reply as the worker would have posted it (its kept results, or its error).
    */
   commit(requests: readonly TransactionRequest[], commit: Commit): Promise<PgReply> {
-    const failed = (error: unknown): PgReply => ({
-      t: "reply",
-      requestId: commit.requestId,
-      error: toWire(error, this.settings.statementTimeoutMs),
-    });
-    let transactions: Transactions;
-    try {
-      transactions = this.transactions ??= this.open();
-    } catch (error) {
-      // `pg` could not be loaded: the commit fails as any other would, with nothing sent.
-      return Promise.resolve(failed(error));
-    }
+    const failed = (error: unknown): PgReply => this.failed(commit, error);
+    const transactions = this.connections();
+    if (!(transactions instanceof Transactions)) return Promise.resolve(failed(transactions.error));
     for (const request of requests) {
       if (request.t === "begin") transactions.begin(request);
       else transactions.send(request);
@@ -56,6 +47,31 @@ export class EventLoopCommits {
     );
   }
 
+  /**
+   * Runs the one statement of a write transaction that sent nothing else, alone (see
+   * SyncPostgres.commitAsync): the server makes it a transaction of its own. Answered as its
+   * commit would be, with the statement's rows when it asked to keep them.
+   */
+  commitAlone(statement: Extract<TransactionRequest, { t: "send" }>, commit: Commit): Promise<PgReply> {
+    const transactions = this.connections();
+    if (!(transactions instanceof Transactions)) return Promise.resolve(this.failed(commit, transactions.error));
+    transactions.started(commit);
+    const { text, params, name } = statement;
+    const query = name === undefined ? { text, params } : { text, params, name };
+    return transactions.query({ t: "query", requestId: commit.requestId, ...query }).then(
+      (result): PgReply => {
+        transactions.finished(commit.requestId);
+        const reply: PgReply = { t: "reply", requestId: commit.requestId, value: null };
+        if (statement.keep) reply.sent = [{ sendId: statement.sendId, ...result }];
+        return reply;
+      },
+      (error: unknown) => {
+        transactions.finished(commit.requestId);
+        return this.failed(commit, error);
+      },
+    );
+  }
+
   /** Given up waiting for `requestId`: its connection is dropped (the server rolls back what it had not committed). */
   abandon(requestId: number): void {
     this.transactions?.abandon(requestId);
@@ -66,6 +82,19 @@ export class EventLoopCommits {
     const transactions = this.transactions;
     this.transactions = undefined;
     await transactions?.close();
+  }
+
+  /** This thread's connections, opened on the first commit; `pg` that could not be loaded is that commit's error. */
+  private connections(): Transactions | { error: unknown } {
+    try {
+      return (this.transactions ??= this.open());
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  private failed(commit: Commit, error: unknown): PgReply {
+    return { t: "reply", requestId: commit.requestId, error: toWire(error, this.settings.statementTimeoutMs) };
   }
 
   private open(): Transactions {

@@ -3,12 +3,14 @@
  * logic is the same as on SQLite; what makes it safe across daemons is here:
  *
  * - A write transaction (READ COMMITTED) takes `pg_advisory_xact_lock` on the session it names
- *   (`lockKey`) before its work runs, so writers of one session run one at a time, across hosts,
- *   and each statement after the lock sees every commit made before it: an append reads the leaf
- *   another daemon just moved, a conditional leaf move compares with the current leaf, a
- *   requestId retried on another daemon finds the first one's stored result. Writers of
- *   different sessions do not wait for each other (SQLite has one writer at a time). A nested
- *   write that names another session takes that session's lock too, inside the same transaction.
+ *   (`lockKey`) before its work runs (sent with its first statement: RowBatches.lockSession puts
+ *   it in the call that writes entries when that comes first), so writers of one session run one
+ *   at a time, across hosts, and each statement after the lock sees every commit made before it:
+ *   an append reads the leaf another daemon just moved, a conditional leaf move compares with the
+ *   current leaf, a requestId retried on another daemon finds the first one's stored result.
+ *   Writers of different sessions do not wait for each other (SQLite has one writer at a time).
+ *   A nested write that names another session takes that session's lock too, inside the same
+ *   transaction.
  * - Nested writes (and each piece of deferred work) run in a savepoint, as better-sqlite3's nested
  *   transactions do, so one that throws is undone on its own.
  * - A transaction that met a deadlock (40P01) or a serialization failure (40001) was rolled back
@@ -18,13 +20,8 @@
  */
 import { PostgresError, type SyncPostgres } from "./sync-postgres.js";
 import { DeferredWork, emptyWriteLockStats, recordLockWait, type DeferredBatch, type WriteRunner } from "../write-runner.js";
-import { MIGRATION_LOCK_SPACE } from "./schema.js";
 import { logTraffic } from "./traffic-log.js";
 
-/** Key space (first key of the two-key advisory lock) of per-session write locks (leases use +1). */
-export const SESSION_LOCK_SPACE = MIGRATION_LOCK_SPACE + 2;
-const LOCK_SESSION = "SELECT pg_advisory_xact_lock($1, hashtext($2))";
-const LOCK_SESSION_NAME = "bc_lock_session";
 /** Runs of a transaction the server rolled back for a deadlock or a serialization failure. */
 const ATTEMPTS = 5;
 const RETRYABLE = new Set(["40P01", "40001"]);
@@ -46,7 +43,11 @@ export interface PgWriteRunner extends WriteRunner {
   runAsync<T>(work: () => T, lockKey: string): Promise<T>;
 }
 
-export function createPgWriteRunner(db: SyncPostgres): PgWriteRunner {
+/**
+ * @param lockSession takes the session's write lock in the open transaction, before any statement
+ *   of it that follows (RowBatches.lockSession).
+ */
+export function createPgWriteRunner(db: SyncPostgres, lockSession: (key: string) => void): PgWriteRunner {
   const stats = emptyWriteLockStats();
   const deferred = new DeferredWork();
   /** Sessions locked by the open transaction (none when no transaction is open). */
@@ -59,7 +60,7 @@ export function createPgWriteRunner(db: SyncPostgres): PgWriteRunner {
   const lock = (key: string | undefined): number => {
     if (key === undefined || locked.has(key)) return 0;
     // Pipelined: the wait for the lock is part of the transaction's next answer, not measured apart.
-    db.send(LOCK_SESSION, [SESSION_LOCK_SPACE, key], LOCK_SESSION_NAME);
+    lockSession(key);
     locked.add(key);
     return 0;
   };

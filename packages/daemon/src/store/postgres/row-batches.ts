@@ -4,8 +4,10 @@
  * here, the session row's tally joins them (`tallyWithEntries`), and so does the check of an
  * append sent without reading first (`expectLeaf`). They go to the server as one call of
  * `bc_write_entries` (postgres/schema.ts), just before the transaction's next other statement
- * (or its commit), so the order of everything the transaction does is kept. An append is then
- * one statement besides its lock, and a batch of entries (appendMany, an import batch) one
+ * (or its commit), so the order of everything the transaction does is kept. The session's write
+ * lock (`lockSession`, taken by every write transaction before its work) goes out the same way,
+ * in that call when it is the transaction's first statement, else alone just before the first.
+ * An append is then one statement, and a batch of entries (appendMany, an import batch) one
  * whatever its size. Each entry's `seq` comes back with the call (`id, seq` rows) and is read
  * lazily (InsertedRow).
  */
@@ -13,15 +15,20 @@ import type { SessionTally } from "../rows.js";
 import { textArrayValue } from "./binary-arrays.js";
 import { ENTRY_COLUMN_ORDER, type EntryInsert } from "./entry-insert.js";
 import type { SentStatement, SyncPostgres } from "./sync-postgres.js";
-import { SEARCH_CONFIG } from "./schema.js";
+import { SEARCH_CONFIG, SESSION_LOCK_SPACE } from "./schema.js";
 
-/** bc_write_entries' parameters: the expectation (3), the entries' columns, the search rows (3), the tally (6). */
+/**
+ * bc_write_entries' parameters: the session to lock (1), the expectation (3), the entries'
+ * columns, the search rows (3), the tally (6).
+ */
 const WRITE_ENTRIES = `
-  SELECT id, seq FROM bc_write_entries($1, $2, CAST($3 AS BIGINT),
-    ${ENTRY_COLUMN_ORDER.map(([, type], index) => `CAST($${index + 4} AS ${type}[])`).join(", ")},
-    ${[0, 1, 2].map((index) => `CAST($${ENTRY_COLUMN_ORDER.length + 4 + index} AS TEXT[])`).join(", ")},
-    ${["TEXT", "TEXT", "INTEGER", "BIGINT", "TEXT", "TEXT"].map((type, index) => `CAST($${ENTRY_COLUMN_ORDER.length + 7 + index} AS ${type})`).join(", ")})`;
+  SELECT id, seq FROM bc_write_entries($1, $2, $3, CAST($4 AS BIGINT),
+    ${ENTRY_COLUMN_ORDER.map(([, type], index) => `CAST($${index + 5} AS ${type}[])`).join(", ")},
+    ${[0, 1, 2].map((index) => `CAST($${ENTRY_COLUMN_ORDER.length + 5 + index} AS TEXT[])`).join(", ")},
+    ${["TEXT", "TEXT", "INTEGER", "BIGINT", "TEXT", "TEXT"].map((type, index) => `CAST($${ENTRY_COLUMN_ORDER.length + 8 + index} AS ${type})`).join(", ")})`;
 const WRITE_ENTRIES_NAME = "bc_write_entries";
+const LOCK_SESSION = "SELECT pg_advisory_xact_lock($1, hashtext($2))";
+const LOCK_SESSION_NAME = "bc_lock_session";
 // Search rows of entries already sent (imports write them apart): the seq found by the entry's id.
 const INSERT_TEXTS = `
   INSERT INTO entries_fts (seq, session_id, vector)
@@ -50,6 +57,8 @@ export class RowBatches {
   private entries: EntryInsert[] = [];
   private texts: EntryText[] = [];
   private expected: ExpectedLeaf | undefined;
+  /** The session whose write lock goes out with the next statement. */
+  private lock: string | undefined;
   private tally: { sessionId: string; tally: SessionTally } | undefined;
   private flushing = false;
   /** Search rows are kept back (`takeTexts`) instead of joining the transaction: written apart. */
@@ -80,6 +89,16 @@ export class RowBatches {
     };
   }
 
+  /**
+   * Takes `sessionId`'s write lock (`pg_advisory_xact_lock`) before the transaction's next
+   * statement: in it when that is the call that writes entries, else alone just before it. What
+   * was buffered before goes first, to keep the order.
+   */
+  lockSession(sessionId: string): void {
+    if (this.lock !== undefined || this.entries.length > 0 || this.expected) this.flush();
+    this.lock = sessionId;
+  }
+
   /** Adds a search row for an entry inserted in this transaction (before or in this batch). */
   indexText(sessionId: string, id: string, text: string): void {
     this.texts.push({ sessionId, id, text });
@@ -90,7 +109,7 @@ export class RowBatches {
    * are written only if it holds). What was buffered before it goes first, to keep the order.
    */
   expectLeaf(sessionId: string, leaf: { id: string; seq: number }): void {
-    this.flush();
+    if (this.entries.length > 0 || this.expected) this.flush();
     this.expected = { sessionId, id: leaf.id, seq: leaf.seq };
   }
 
@@ -101,7 +120,7 @@ export class RowBatches {
     return true;
   }
 
-  /** Sends what is buffered: one call when there are entries, else the check or the search rows alone. */
+  /** Sends what is buffered: one call when there are entries, else the lock, the check or the search rows alone. */
   flush(): void {
     if (this.flushing) return;
     this.flushing = true;
@@ -113,10 +132,12 @@ export class RowBatches {
         this.batch = {};
         this.entries = [];
       } else {
+        if (this.lock !== undefined) this.db.send(LOCK_SESSION, [SESSION_LOCK_SPACE, this.lock], LOCK_SESSION_NAME);
         const expected = this.expected;
         if (expected) this.db.send(EXPECT_LEAF, [expected.sessionId, expected.id, expected.seq], EXPECT_LEAF_NAME);
         if (texts.length > 0) this.sendTexts(texts);
       }
+      this.lock = undefined;
       this.expected = undefined;
       this.tally = undefined;
     } finally {
@@ -128,6 +149,7 @@ export class RowBatches {
     const expected = this.expected;
     const tally = this.tally;
     return [
+      this.lock ?? null,
       expected?.sessionId ?? null,
       expected?.id ?? null,
       expected?.seq ?? null,
@@ -160,6 +182,7 @@ export class RowBatches {
   private discard(): void {
     this.entries = [];
     this.texts = [];
+    this.lock = undefined;
     this.expected = undefined;
     this.tally = undefined;
     this.batch = {};

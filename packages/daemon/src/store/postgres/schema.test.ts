@@ -11,6 +11,8 @@ import {
   PostgresTooNewError,
   postgresMigrations,
   postgresSchemaVersion,
+  SESSION_LOCK_SPACE,
+  STALE_LEAF_SQLSTATE,
 } from "./schema.js";
 import { usePostgresDatabases } from "./test-support.js";
 import { tempDirs } from "../../../../../test/support/temp-dir.js";
@@ -81,7 +83,7 @@ describe("PostgreSQL schema migrations", () => {
     db.query("INSERT INTO sessions (id, cwd, created_at, modified_ms) VALUES ('s', '/p', '2026-01-01T00:00:00Z', 0)");
     const write = (ids: string[], texts: { id: string; text: string }[], tally?: { leaf: string; added: number }) =>
       db.query<{ id: string; seq: string }>(
-        `SELECT id, seq FROM bc_write_entries(NULL, NULL, NULL,
+        `SELECT id, seq FROM bc_write_entries(NULL, NULL, NULL, NULL,
            $1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::INTEGER[], $7::TEXT[], $8::INTEGER[], $9::TEXT[],
            $10::TEXT[], $11::TEXT[], $12::INTEGER[], $13::TEXT[], $14::TEXT[], $15::TEXT[], $16::TEXT[],
            $17, $18, $19, $20, NULL, NULL)`,
@@ -124,6 +126,40 @@ describe("PostgreSQL schema migrations", () => {
       expect.stringContaining("cherri"),
     ]);
     expect(db.query("SELECT leaf_id, entry_count FROM sessions WHERE id = 's'").rows).toEqual([{ leaf_id: "c", entry_count: 3 }]);
+  });
+
+  it("bc_write_entries given a session takes its write lock before it reads or writes anything", async () => {
+    const { db, url } = await postgres.open();
+    db.query("INSERT INTO sessions (id, cwd, created_at, modified_ms, leaf_id) VALUES ('s', '/p', '2026-01-01T00:00:00Z', 0, 'root')");
+    const rootSeq = db.query<{ seq: number }>("INSERT INTO entries (session_id, id, type, depth, json) VALUES ('s', 'root', 'message', 0, '{}') RETURNING seq")
+      .rows[0]!.seq;
+    const holder = postgres.connect(url);
+    holder.begin("write");
+    holder.query("SELECT pg_advisory_xact_lock($1, hashtext('s'))", [SESSION_LOCK_SPACE]);
+    // An append expecting the leaf 'root', as one statement of its own: this thread is free while it waits.
+    db.begin("write");
+    const written = db.send(
+      `SELECT id, seq FROM bc_write_entries('s', 's', 'root', $1,
+         ARRAY['s'], ARRAY['a'], ARRAY['root'], ARRAY['message'], ARRAY['user'], ARRAY[1], ARRAY[NULL], ARRAY[NULL]::INTEGER[],
+         ARRAY[NULL], ARRAY[NULL], ARRAY[NULL], ARRAY[1], ARRAY['{"type":"message","id":"a"}'],
+         ARRAY['s'], ARRAY['a'], ARRAY['alpha'], 's', 'a', 1, 5, NULL, NULL)`,
+      [rootSeq],
+      undefined,
+      true,
+    );
+    const committed = db.commitAsync();
+    const waiting = () => holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").rows[0]!.n;
+    const deadline = Date.now() + 10_000;
+    while (waiting() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(waiting()).toBe(1);
+    // Meanwhile the holder moves the leaf: the append, checked once it has the lock, sees that.
+    holder.query("INSERT INTO entries (session_id, id, parent_id, type, depth, json) VALUES ('s', 'other', 'root', 'message', 1, '{}')");
+    holder.query("UPDATE sessions SET leaf_id = 'other' WHERE id = 's'");
+    holder.commit();
+    await expect(committed).rejects.toMatchObject({ code: STALE_LEAF_SQLSTATE });
+    expect(() => written.rows).toThrow(/ended before its result was read/);
+    expect(db.query("SELECT id FROM entries ORDER BY seq").rows).toEqual([{ id: "root" }, { id: "other" }]);
+    expect(db.query("SELECT count(*)::int AS n FROM entries_fts").rows).toEqual([{ n: 0 }]);
   });
 
   it("names every column of the shared tables as SQLite's final schema does, in the same order", async () => {

@@ -32,6 +32,8 @@ export interface PostgresMigration {
  */
 export const MIGRATION_LOCK_SPACE = 1_112_818_688; // an arbitrary key of this project's own
 const MIGRATION_LOCK_KEY = 0;
+/** Key space (first key of the two-key advisory lock) of per-session write locks (leases use +1). */
+export const SESSION_LOCK_SPACE = MIGRATION_LOCK_SPACE + 2;
 
 /** The SQLSTATE of `bc_expect_leaf` when the session's leaf is not the one expected. */
 export const STALE_LEAF_SQLSTATE = "BCL01";
@@ -243,8 +245,35 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       -- row: docs/storage.md). Each statement of a VOLATILE function takes a new snapshot:
       -- after the session's write lock, taken by the transaction before this call, every one
       -- sees what other daemons committed before it.
-      CREATE FUNCTION bc_write_entries(
-        expect_session TEXT, expect_leaf TEXT, expect_seq BIGINT,
+${writeEntriesFunction(false)}    `,
+  },
+  {
+    description: "an append in one statement",
+    script: `
+      -- bc_write_entries takes the session's write lock itself when given lock_session (the lock
+      -- a write transaction takes before its first statement: postgres/row-batches.ts), so a
+      -- transaction that writes entries and nothing else is one statement, which the daemon
+      -- sends without BEGIN and COMMIT (sync-postgres.ts, commitAsync): the server runs it as a
+      -- transaction of its own, as it runs any statement sent outside a transaction block.
+      -- Taken first in the call, the lock still comes before all the call reads: each statement
+      -- of a VOLATILE function takes a new snapshot.
+      DROP FUNCTION bc_write_entries(TEXT, TEXT, BIGINT, TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], INTEGER[], TEXT[],
+        INTEGER[], TEXT[], TEXT[], TEXT[], INTEGER[], TEXT[], TEXT[], TEXT[], TEXT[], TEXT, TEXT, INTEGER, BIGINT, TEXT, TEXT);
+${writeEntriesFunction(true)}    `,
+  },
+];
+
+/**
+ * bc_write_entries as migration 6 made it and as migration 7 makes it again, with the session's
+ * write lock taken first (`withLock`: the `lock_session` parameter): one text for both.
+ */
+function writeEntriesFunction(withLock: boolean): string {
+  const lockParameter = withLock ? "lock_session TEXT,\n        " : "";
+  const lockStep = withLock
+    ? `IF lock_session IS NOT NULL THEN\n          PERFORM pg_advisory_xact_lock(${SESSION_LOCK_SPACE}, hashtext(lock_session));\n        END IF;\n        `
+    : "";
+  return `      CREATE FUNCTION bc_write_entries(
+        ${lockParameter}expect_session TEXT, expect_leaf TEXT, expect_seq BIGINT,
         e_session_id TEXT[], e_id TEXT[], e_parent_id TEXT[], e_type TEXT[], e_role TEXT[], e_depth INTEGER[],
         e_compaction_id TEXT[], e_first_kept_depth INTEGER[], e_model_change_id TEXT[], e_model_entry_id TEXT[],
         e_thinking_change_id TEXT[], e_tokens INTEGER[], e_json TEXT[],
@@ -260,7 +289,7 @@ export const postgresMigrations: readonly PostgresMigration[] = [
         new_seqs BIGINT[];
         indexed INTEGER;
       BEGIN
-        IF expect_session IS NOT NULL THEN
+        ${lockStep}IF expect_session IS NOT NULL THEN
           PERFORM bc_expect_leaf(expect_session, expect_leaf, expect_seq);
         END IF;
         WITH inserted AS (
@@ -302,9 +331,8 @@ export const postgresMigrations: readonly PostgresMigration[] = [
         RETURN QUERY SELECT * FROM unnest(new_ids, new_seqs);
       END
       $$;
-    `,
-  },
-];
+`;
+}
 
 export const POSTGRES_SCHEMA_VERSION = postgresMigrations.length;
 

@@ -299,6 +299,42 @@ describe("SyncPostgres", () => {
     expect(check.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }, { id: 3 }]);
   });
 
+  it("commitAsync sends a write transaction of one statement alone: one statement, a transaction of its own, at READ COMMITTED", async () => {
+    const { db } = await openDatabase();
+    db.exec("CREATE TABLE t (id int PRIMARY KEY)");
+    // Whatever the server's default, the statement runs at the level a write transaction begins with.
+    const name = db.query<{ name: string }>("SELECT current_database() AS name").rows[0]!.name;
+    db.exec(`ALTER DATABASE "${name}" SET default_transaction_isolation = 'serializable'`);
+    const insert = "INSERT INTO t VALUES ($1) RETURNING current_setting('transaction_isolation') AS level";
+    // What the connection that answered last ran last (the backends keep it while idle).
+    const lastRun = () =>
+      db.query<{ query: string }>(
+        "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle' ORDER BY state_change DESC LIMIT 1",
+      ).rows[0]?.query;
+    const before = db.traffic;
+    db.begin("write");
+    const sent = db.send(insert, [1], undefined, true);
+    await db.commitAsync();
+    const sentAlone = { statements: db.traffic.statements - before.statements, roundTrips: db.traffic.roundTrips - before.roundTrips };
+    expect(sentAlone).toEqual({ statements: 1, roundTrips: 1 });
+    expect(sent.rows).toEqual([{ level: "read committed" }]);
+    expect(lastRun()).toBe(insert);
+    // Two statements keep their BEGIN and COMMIT.
+    const beforeTwo = db.traffic;
+    db.begin("write");
+    db.send("SELECT 1");
+    const second = db.send(insert, [2], undefined, true);
+    await db.commitAsync();
+    expect(db.traffic.statements - beforeTwo.statements).toBe(4);
+    expect(second.rows).toEqual([{ level: "read committed" }]);
+    expect(lastRun()).toBe("COMMIT");
+    // A lone statement that fails writes nothing and rejects the commit with the server's error.
+    db.begin("write");
+    db.send("INSERT INTO t VALUES ($1), ($2)", [3, 1]);
+    await expect(db.commitAsync()).rejects.toMatchObject({ code: "23505" });
+    expect(db.query("SELECT id FROM t ORDER BY id").rows).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
   // The worker is private; stopping it stands for a crash of the thread (as in the test below).
   const workerOf = (db: SyncPostgres) => (db as unknown as { worker: import("node:worker_threads").Worker }).worker;
 

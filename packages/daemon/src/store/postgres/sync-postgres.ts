@@ -270,7 +270,8 @@ export class SyncPostgres {
    * the call on, the transaction is over for this thread: another may begin while the server
    * commits this one, on another pooled connection. A transaction none of whose requests has
    * been posted yet, and which is small, is sent by this thread on its own connections
-   * (`takeQueued`, EventLoopCommits); any other is committed by the worker. Bounded like every
+   * (`takeQueued`, EventLoopCommits); any other is committed by the worker. Of the former, one
+   * that is a single statement (`loneStatement`: an append) goes without BEGIN and COMMIT. Bounded like every
    * call: no answer in time rejects with PostgresUnavailableError (the connection is dropped, so
    * the server rolls it back unless the COMMIT had already been applied, as after any lost answer).
    */
@@ -285,11 +286,13 @@ export class SyncPostgres {
     }
     this.beforeStatement?.();
     this.txId = undefined;
-    this.statements++;
     this.roundTrips++;
     const requestId = this.nextRequestId++;
     const sent = this.sent;
     const queued = this.takeQueued(txId);
+    const alone = queued && loneStatement(queued);
+    // A COMMIT is sent; a lone statement goes without it and without the BEGIN counted when it was queued.
+    this.statements += alone ? -1 : 1;
     const answered = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.awaited.delete(requestId)) return;
@@ -315,7 +318,8 @@ export class SyncPostgres {
       });
       const commit = { t: "commit", txId, requestId, onEventLoop: true } as const;
       if (queued) {
-        void this.eventLoopCommits.commit(queued, commit).then((reply) => this.onEvent(reply));
+        const made = alone ? this.eventLoopCommits.commitAlone(alone, commit) : this.eventLoopCommits.commit(queued, commit);
+        void made.then((reply) => this.onEvent(reply));
         return;
       }
       // An answer awaited on the event loop keeps the process alive until it comes.
@@ -629,6 +633,18 @@ export class SyncPostgres {
 interface SentResults {
   readonly kept: Set<number>;
   readonly results: Map<number, QueryResult>;
+}
+
+/**
+ * The statement of a write transaction that is that statement and nothing else (its begin, one
+ * send). Sent alone, the server runs it as a transaction of its own: the same work at the same
+ * isolation (READ COMMITTED, the default of this daemon's connections: worker/transactions.ts),
+ * without a BEGIN and a COMMIT to run and answer.
+ */
+function loneStatement(queued: readonly TransactionRequest[]): Extract<TransactionRequest, { t: "send" }> | undefined {
+  const [begin, statement, ...more] = queued;
+  if (begin?.t !== "begin" || begin.mode !== "write" || statement?.t !== "send" || more.length > 0) return undefined;
+  return statement;
 }
 
 function newSentResults(): SentResults {

@@ -26,7 +26,8 @@ export const logTraffic = {
     if (!before) return;
     const { statements, roundTrips } = before.fixed ?? db.traffic;
     const trips = roundTrips - before.roundTrips;
+    const sent = statements - before.statements;
     const ms = (performance.now() - before.at).toFixed(2);
-    log("debug", `postgres ${what}: ${trips} round trip${trips === 1 ? "" : "s"}, ${statements - before.statements} statements, ${ms} ms`);
+    log("debug", `postgres ${what}: ${trips} round trip${trips === 1 ? "" : "s"}, ${sent} statement${sent === 1 ? "" : "s"}, ${ms} ms`);
   },
 };

@@ -110,6 +110,12 @@ export class Transactions {
     // An idle pooled connection that breaks (server restart) is dropped by the pool; this only keeps
     // the 'error' event from being fatal.
     this.pool.on("error", () => {});
+    // A write transaction begins READ COMMITTED; one sent as its lone statement, without BEGIN
+    // (../sync-postgres.ts), runs at the connection's default: made the same, whatever the
+    // server's. Written before anything else on the connection (pipelined: not waited for).
+    this.pool.on("connect", (client) => {
+      client.query("SET default_transaction_isolation = 'read committed'").catch(() => {});
+    });
   }
 
   started(request: AnsweredRequest): void {
