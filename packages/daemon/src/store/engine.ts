@@ -11,7 +11,7 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
-import type { EntryRow, InsertedRow, SessionTally } from "./rows.js";
+import type { EntryRow, InsertedRow, RequestResultRow, SessionTally } from "./rows.js";
 import type { SearchQuery, SessionMatch } from "./search.js";
 import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-runner.js";
@@ -98,6 +98,12 @@ export interface StoreEngine {
    * not, and the caller runs its UPDATE. Absent on SQLite, where every statement is a call.
    */
   tallyWithEntries?(sessionId: string, tally: Readonly<SessionTally>): boolean;
+  /**
+   * Takes a request's first result, stored in the open transaction, to write it with the entries
+   * inserted and not sent yet (PostgreSQL: the same statement); false when it does not, and the
+   * caller runs its INSERT. Absent on SQLite.
+   */
+  requestResultWithEntries?(row: RequestResultRow): boolean;
   /** The stored JSON of the entries with these seqs (any order; missing ones left out). */
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[];
   /** Which of `ids` the session has (PostgreSQL: one statement; SQLite: a lookup each, as cheap there). */

@@ -59,16 +59,18 @@ describe.each(ENGINES)("the store on %s", (engine) => {
     const message = (content: string) => ({ type: "message" as const, message: { role: "user" as const, content } });
     a.createSession({ id: "s", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
     a.append({ sessionId: "s", entries: [message("first: reads the leaf")] });
-    // BEGIN, one statement for the session's lock, the leaf check, the entries, their search rows
-    // and the session row (bc_write_entries), the requestId's result, COMMIT.
+    // BEGIN, one statement for the session's lock, the leaf check, the entries, their search rows,
+    // the session row and the requestId's result (bc_write_entries), COMMIT.
     const one = { sessionId: "s", entries: [message("one round trip")], request: { id: "r", method: "entry/append" } };
-    expect(traffic(a, () => a.append(one))).toEqual({ roundTrips: 1, statements: 4 });
+    expect(traffic(a, () => a.append(one))).toEqual({ roundTrips: 1, statements: 3 });
     const batch = Array.from({ length: 200 }, (_, i) => message(`batch ${i}`));
     expect(traffic(a, () => a.append({ sessionId: "s", entries: batch }))).toEqual({ roundTrips: 1, statements: 3 });
     // Committed on the event loop (the daemon's entry/append), that one statement goes alone.
     let alone: Promise<unknown> = Promise.resolve();
-    expect(traffic(a, () => (alone = a.appendAsync({ sessionId: "s", entries: [message("one statement")] })))).toEqual({ roundTrips: 1, statements: 1 });
+    const asyncOne = { sessionId: "s", entries: [message("one statement")], request: { id: "r2", method: "entry/append" } };
+    expect(traffic(a, () => (alone = a.appendAsync(asyncOne)))).toEqual({ roundTrips: 1, statements: 1 });
     expect(await alone).toMatchObject({ status: "appended" });
+    expect(a.append({ ...asyncOne, entries: [message("retried")] })).toMatchObject({ status: "replayed" });
     // Another daemon appends: a's expected leaf is stale, the server says so, a appends the ordinary way.
     b.append({ sessionId: "s", entries: [message("b moves the leaf")] });
     const after = a.append({ sessionId: "s", entries: [message("a after b")] });

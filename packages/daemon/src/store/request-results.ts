@@ -4,6 +4,7 @@
  * transaction as what the request wrote, so "result stored" and "entries written" never disagree.
  */
 import { AppError } from "../errors.js";
+import type { StoreEngine } from "./engine.js";
 import type { SqlStatements } from "./statements.js";
 
 export interface StoredRequestResult {
@@ -16,7 +17,10 @@ const INSERT = "INSERT INTO request_results (session_id, request_id, method, res
 const PRUNE = "DELETE FROM request_results WHERE created_ms < ?";
 
 export class RequestResults {
-  constructor(private readonly sql: SqlStatements) {}
+  constructor(
+    private readonly sql: SqlStatements,
+    private readonly engine?: Pick<StoreEngine, "requestResultWithEntries">,
+  ) {}
 
   /**
    * The stored result of `requestId`, if any. A requestId first used by another method is an
@@ -36,7 +40,9 @@ export class RequestResults {
   }
 
   save(sessionId: string, requestId: string, method: string, result: unknown, nowMs: number): void {
-    this.sql.get(INSERT).run(sessionId, requestId, method, JSON.stringify(result), nowMs);
+    const row = { sessionId, requestId, method, result: JSON.stringify(result), createdMs: nowMs };
+    if (this.engine?.requestResultWithEntries?.(row)) return;
+    this.sql.get(INSERT).run(row.sessionId, row.requestId, row.method, row.result, row.createdMs);
   }
 
   /** Retries come within minutes; results older than `olderThanMs` are dropped so the table stays small. */

@@ -99,6 +99,15 @@ export interface SessionTally {
   firstMessage: string | null;
 }
 
+/** A row of request_results: a request's first result (RequestResults), its JSON as stored. */
+export interface RequestResultRow {
+  sessionId: string;
+  requestId: string;
+  method: string;
+  result: string;
+  createdMs: number;
+}
+
 export interface InsertedRow {
   readonly sessionId: string;
   readonly id: string;

@@ -165,7 +165,7 @@ export class SessionStore {
     const write = <T>(work: () => T, lockKey?: string): T => this.write(work, lockKey);
     this.sessions = new SessionsTable(this.sql);
     this.writer = new EntryWriter(this.sql, this.ids, this.engine);
-    this.requests = new RequestResults(this.sql);
+    this.requests = new RequestResults(this.sql, this.engine);
     const { writer, leafExpectations, writeAsync } = this.engine;
     this.appender = new Appender(this.sql, this.writer, this.sessions, this.requests, this.ids, writer, leafExpectations, writeAsync);
     this.forker = new Forker(this.sql, this.writer, this.sessions, this.ids, write, this.engine.search);

@@ -11,7 +11,7 @@
  * database in one snapshot, and reuses cached rows only when their identity (seq, never reused
  * by PostgreSQL's identity column) matches (SessionStore.contextPath).
  */
-import { ENTRY_COLUMNS, type EntryRow, type SessionTally } from "../rows.js";
+import { ENTRY_COLUMNS, type EntryRow, type RequestResultRow, type SessionTally } from "../rows.js";
 import type { LeafExpectations, SearchIndex, StoreEngine, StoreOwners, WriteAsyncOptions } from "../engine.js";
 import { log } from "../../log.js";
 import type { ProcessOwner } from "../owner.js";
@@ -258,6 +258,11 @@ export class PostgresEngine implements StoreEngine {
   /** Entries are buffered only inside a transaction (insertReturningSeq): without them, false. */
   tallyWithEntries(sessionId: string, tally: Readonly<SessionTally>): boolean {
     return this.batches.tallyWithEntries(sessionId, tally);
+  }
+
+  /** The same rule as the tally's. */
+  requestResultWithEntries(row: RequestResultRow): boolean {
+    return this.batches.requestResultWithEntries(row);
   }
 
   entryJsonBySeq(sessionId: string, seqs: readonly number[]): { seq: number; json: string }[] {

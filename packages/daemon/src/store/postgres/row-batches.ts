@@ -3,7 +3,8 @@
  * inside a transaction, `EntryWriter.insert` (through the engine) and the search index add rows
  * here, the session row's tally joins them (`tallyWithEntries`), and so does the check of an
  * append sent without reading first (`expectLeaf`). They go to the server as one call of
- * `bc_write_entries` (postgres/schema.ts), just before the transaction's next other statement
+ * `bc_write_entries` (postgres/schema.ts), with a request's first result when one is stored
+ * with them (`requestResultWithEntries`), just before the transaction's next other statement
  * (or its commit), so the order of everything the transaction does is kept. The session's write
  * lock (`lockSession`, taken by every write transaction before its work) goes out the same way,
  * in that call when it is the transaction's first statement, else alone just before the first.
@@ -11,7 +12,7 @@
  * whatever its size. Each entry's `seq` comes back with the call (`id, seq` rows) and is read
  * lazily (InsertedRow).
  */
-import type { SessionTally } from "../rows.js";
+import type { RequestResultRow, SessionTally } from "../rows.js";
 import { textArrayValue } from "./binary-arrays.js";
 import { ENTRY_COLUMN_ORDER, type EntryInsert } from "./entry-insert.js";
 import type { SentStatement, SyncPostgres } from "./sync-postgres.js";
@@ -19,13 +20,13 @@ import { SEARCH_CONFIG, SESSION_LOCK_SPACE } from "./schema.js";
 
 /**
  * bc_write_entries' parameters: the session to lock (1), the expectation (3), the entries'
- * columns, the search rows (3), the tally (6).
+ * columns, the search rows (3), the tally (6), the request's result (5).
  */
 const WRITE_ENTRIES = `
   SELECT id, seq FROM bc_write_entries($1, $2, $3, CAST($4 AS BIGINT),
     ${ENTRY_COLUMN_ORDER.map(([, type], index) => `CAST($${index + 5} AS ${type}[])`).join(", ")},
     ${[0, 1, 2].map((index) => `CAST($${ENTRY_COLUMN_ORDER.length + 5 + index} AS TEXT[])`).join(", ")},
-    ${["TEXT", "TEXT", "INTEGER", "BIGINT", "TEXT", "TEXT"].map((type, index) => `CAST($${ENTRY_COLUMN_ORDER.length + 8 + index} AS ${type})`).join(", ")})`;
+    ${["TEXT", "TEXT", "INTEGER", "BIGINT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"].map((type, index) => `CAST($${ENTRY_COLUMN_ORDER.length + 8 + index} AS ${type})`).join(", ")})`;
 const WRITE_ENTRIES_NAME = "bc_write_entries";
 const LOCK_SESSION = "SELECT pg_advisory_xact_lock($1, hashtext($2))";
 const LOCK_SESSION_NAME = "bc_lock_session";
@@ -60,6 +61,7 @@ export class RowBatches {
   /** The session whose write lock goes out with the next statement. */
   private lock: string | undefined;
   private tally: { sessionId: string; tally: SessionTally } | undefined;
+  private request: RequestResultRow | undefined;
   private flushing = false;
   /** Search rows are kept back (`takeTexts`) instead of joining the transaction: written apart. */
   holdTexts = false;
@@ -120,6 +122,13 @@ export class RowBatches {
     return true;
   }
 
+  /** Takes a request's first result, written with the buffered entries; false when none is buffered. */
+  requestResultWithEntries(row: RequestResultRow): boolean {
+    if (this.entries.length === 0 || this.request) return false;
+    this.request = { ...row };
+    return true;
+  }
+
   /** Sends what is buffered: one call when there are entries, else the lock, the check or the search rows alone. */
   flush(): void {
     if (this.flushing) return;
@@ -140,6 +149,7 @@ export class RowBatches {
       this.lock = undefined;
       this.expected = undefined;
       this.tally = undefined;
+      this.request = undefined;
     } finally {
       this.flushing = false;
     }
@@ -148,6 +158,7 @@ export class RowBatches {
   private writeParams(texts: readonly EntryText[]): unknown[] {
     const expected = this.expected;
     const tally = this.tally;
+    const request = this.request;
     return [
       this.lock ?? null,
       expected?.sessionId ?? null,
@@ -164,6 +175,11 @@ export class RowBatches {
       tally?.tally.modifiedMs ?? null,
       tally?.tally.name ?? null,
       tally?.tally.firstMessage ?? null,
+      request?.sessionId ?? null,
+      request?.requestId ?? null,
+      request?.method ?? null,
+      request?.result ?? null,
+      request?.createdMs ?? null,
     ];
   }
 
@@ -185,6 +201,7 @@ export class RowBatches {
     this.lock = undefined;
     this.expected = undefined;
     this.tally = undefined;
+    this.request = undefined;
     this.batch = {};
   }
 }

@@ -86,7 +86,7 @@ describe("PostgreSQL schema migrations", () => {
         `SELECT id, seq FROM bc_write_entries(NULL, NULL, NULL, NULL,
            $1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::INTEGER[], $7::TEXT[], $8::INTEGER[], $9::TEXT[],
            $10::TEXT[], $11::TEXT[], $12::INTEGER[], $13::TEXT[], $14::TEXT[], $15::TEXT[], $16::TEXT[],
-           $17, $18, $19, $20, NULL, NULL)`,
+           $17, $18, $19, $20, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
         [
           ids.map(() => "s"),
           ids,
@@ -142,7 +142,7 @@ describe("PostgreSQL schema migrations", () => {
       `SELECT id, seq FROM bc_write_entries('s', 's', 'root', $1,
          ARRAY['s'], ARRAY['a'], ARRAY['root'], ARRAY['message'], ARRAY['user'], ARRAY[1], ARRAY[NULL], ARRAY[NULL]::INTEGER[],
          ARRAY[NULL], ARRAY[NULL], ARRAY[NULL], ARRAY[1], ARRAY['{"type":"message","id":"a"}'],
-         ARRAY['s'], ARRAY['a'], ARRAY['alpha'], 's', 'a', 1, 5, NULL, NULL)`,
+         ARRAY['s'], ARRAY['a'], ARRAY['alpha'], 's', 'a', 1, 5, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
       [rootSeq],
       undefined,
       true,
@@ -160,6 +160,26 @@ describe("PostgreSQL schema migrations", () => {
     expect(() => written.rows).toThrow(/ended before its result was read/);
     expect(db.query("SELECT id FROM entries ORDER BY seq").rows).toEqual([{ id: "root" }, { id: "other" }]);
     expect(db.query("SELECT count(*)::int AS n FROM entries_fts").rows).toEqual([{ n: 0 }]);
+  });
+
+  it("bc_write_entries stores a request's result with the entries, and writes nothing when that requestId is taken", async () => {
+    const { db } = await postgres.open();
+    db.query("INSERT INTO sessions (id, cwd, created_at, modified_ms) VALUES ('s', '/p', '2026-01-01T00:00:00Z', 0)");
+    const write = (id: string, requestId: string) =>
+      db.query<{ id: string }>(
+        `SELECT id FROM bc_write_entries(NULL, NULL, NULL, NULL,
+           ARRAY['s'], ARRAY[$1], ARRAY[NULL], ARRAY['message'], ARRAY['user'], ARRAY[0], ARRAY[NULL], ARRAY[NULL]::INTEGER[],
+           ARRAY[NULL], ARRAY[NULL], ARRAY[NULL], ARRAY[1], ARRAY['{}'], ARRAY[]::TEXT[], ARRAY[]::TEXT[], ARRAY[]::TEXT[],
+           's', $1, 1, 5, NULL, NULL, 's', $2, 'entry/append', $3, 7)`,
+        [id, requestId, JSON.stringify({ entryIds: [id] })],
+      ).rows;
+    expect(write("a", "r1")).toEqual([{ id: "a" }]);
+    expect(db.query("SELECT session_id, request_id, method, result, created_ms FROM request_results").rows).toEqual([
+      { session_id: "s", request_id: "r1", method: "entry/append", result: '{"entryIds":["a"]}', created_ms: 7 },
+    ]);
+    expect(() => write("b", "r1")).toThrow(expect.objectContaining({ code: "23505" }));
+    expect(db.query("SELECT id FROM entries ORDER BY seq").rows).toEqual([{ id: "a" }]);
+    expect(db.query("SELECT leaf_id, entry_count FROM sessions").rows).toEqual([{ leaf_id: "a", entry_count: 1 }]);
   });
 
   it("names every column of the shared tables as SQLite's final schema does, in the same order", async () => {

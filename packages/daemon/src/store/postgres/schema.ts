@@ -251,10 +251,12 @@ ${writeEntriesFunction(false)}    `,
     description: "an append in one statement",
     script: `
       -- bc_write_entries takes the session's write lock itself when given lock_session (the lock
-      -- a write transaction takes before its first statement: postgres/row-batches.ts), so a
-      -- transaction that writes entries and nothing else is one statement, which the daemon
-      -- sends without BEGIN and COMMIT (sync-postgres.ts, commitAsync): the server runs it as a
-      -- transaction of its own, as it runs any statement sent outside a transaction block.
+      -- a write transaction takes before its first statement: postgres/row-batches.ts), and
+      -- stores a request's first result with the entries when given one (request_results'
+      -- INSERT: store/request-results.ts), so a transaction that writes entries and nothing
+      -- else is one statement, which the daemon sends without BEGIN and COMMIT
+      -- (sync-postgres.ts, commitAsync): the server runs it as a transaction of its own, as it
+      -- runs any statement sent outside a transaction block.
       -- Taken first in the call, the lock still comes before all the call reads: each statement
       -- of a VOLATILE function takes a new snapshot.
       DROP FUNCTION bc_write_entries(TEXT, TEXT, BIGINT, TEXT[], TEXT[], TEXT[], TEXT[], TEXT[], INTEGER[], TEXT[],
@@ -264,13 +266,21 @@ ${writeEntriesFunction(true)}    `,
 ];
 
 /**
- * bc_write_entries as migration 6 made it and as migration 7 makes it again, with the session's
- * write lock taken first (`withLock`: the `lock_session` parameter): one text for both.
+ * bc_write_entries as migration 6 made it and as migration 7 makes it again (`oneStatement`), with
+ * the session's write lock taken first (`lock_session`) and a request's first result stored last
+ * (`r_…`), so that an append, requestId or not, is one statement: one text for both.
  */
-function writeEntriesFunction(withLock: boolean): string {
-  const lockParameter = withLock ? "lock_session TEXT,\n        " : "";
-  const lockStep = withLock
+function writeEntriesFunction(oneStatement: boolean): string {
+  const lockParameter = oneStatement ? "lock_session TEXT,\n        " : "";
+  const lockStep = oneStatement
     ? `IF lock_session IS NOT NULL THEN\n          PERFORM pg_advisory_xact_lock(${SESSION_LOCK_SPACE}, hashtext(lock_session));\n        END IF;\n        `
+    : "";
+  const requestParameters = oneStatement ? ",\n        r_session TEXT, r_request_id TEXT, r_method TEXT, r_result TEXT, r_created_ms BIGINT" : "";
+  const requestStep = oneStatement
+    ? "IF r_request_id IS NOT NULL THEN\n" +
+      "          INSERT INTO request_results (session_id, request_id, method, result, created_ms)\n" +
+      "            VALUES (r_session, r_request_id, r_method, r_result, r_created_ms);\n" +
+      "        END IF;\n        "
     : "";
   return `      CREATE FUNCTION bc_write_entries(
         ${lockParameter}expect_session TEXT, expect_leaf TEXT, expect_seq BIGINT,
@@ -279,7 +289,7 @@ function writeEntriesFunction(withLock: boolean): string {
         e_thinking_change_id TEXT[], e_tokens INTEGER[], e_json TEXT[],
         t_session_id TEXT[], t_id TEXT[], t_text TEXT[],
         tally_session TEXT, tally_leaf TEXT, tally_added INTEGER, tally_modified_ms BIGINT, tally_name TEXT,
-        tally_first_message TEXT
+        tally_first_message TEXT${requestParameters}
       ) RETURNS TABLE (id TEXT, seq BIGINT)
       LANGUAGE plpgsql AS $$
       #variable_conflict use_column
@@ -328,7 +338,7 @@ function writeEntriesFunction(withLock: boolean): string {
             first_message = coalesce(first_message, tally_first_message)
           WHERE sessions.id = tally_session;
         END IF;
-        RETURN QUERY SELECT * FROM unnest(new_ids, new_seqs);
+        ${requestStep}RETURN QUERY SELECT * FROM unnest(new_ids, new_seqs);
       END
       $$;
 `;
