@@ -271,9 +271,10 @@ export class SyncPostgres {
    * commits this one, on another pooled connection. A transaction none of whose requests has
    * been posted yet, and which is small, is sent by this thread on its own connections
    * (`takeQueued`, EventLoopCommits); any other is committed by the worker. Of the former, one
-   * that is a single statement (`loneStatement`: an append) goes without BEGIN and COMMIT. Bounded like every
-   * call: no answer in time rejects with PostgresUnavailableError (the connection is dropped, so
-   * the server rolls it back unless the COMMIT had already been applied, as after any lost answer).
+   * that is a single statement (`loneStatement`: an append) goes without BEGIN and COMMIT.
+   * Bounded like every call: no answer in time rejects with PostgresUnavailableError (the
+   * connection is dropped, so the server rolls it back unless the COMMIT had already been
+   * applied, as after any lost answer).
    */
   commitAsync(): Promise<void> {
     const txId = this.txId;
