@@ -28,9 +28,8 @@ export class EventLoopCommits {
    * the commit's reply as the worker would have posted it (its kept results, or its error).
    */
   commit(requests: readonly TransactionRequest[], commit: Commit): Promise<PgReply> {
-    const failed = (error: unknown): PgReply => this.failed(commit, error);
     const transactions = this.connections();
-    if (!(transactions instanceof Transactions)) return Promise.resolve(failed(transactions.error));
+    if (!(transactions instanceof Transactions)) return Promise.resolve(this.failed(commit, transactions.error));
     for (const request of requests) {
       if (request.t === "begin") transactions.begin(request);
       else transactions.send(request);
@@ -43,7 +42,7 @@ export class EventLoopCommits {
     };
     return transactions.end(commit).then(
       (value) => answered({ t: "reply", requestId: commit.requestId, value }),
-      (error: unknown) => answered(failed(error)),
+      (error: unknown) => answered(this.failed(commit, error)),
     );
   }
 

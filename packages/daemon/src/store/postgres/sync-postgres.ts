@@ -643,8 +643,8 @@ interface SentResults {
  * without a BEGIN and a COMMIT to run and answer.
  */
 function loneStatement(queued: readonly TransactionRequest[]): Extract<TransactionRequest, { t: "send" }> | undefined {
-  const [begin, statement, ...more] = queued;
-  if (begin?.t !== "begin" || begin.mode !== "write" || statement?.t !== "send" || more.length > 0) return undefined;
+  const [begin, statement] = queued;
+  if (queued.length !== 2 || begin?.t !== "begin" || begin.mode !== "write" || statement?.t !== "send") return undefined;
   return statement;
 }
 
