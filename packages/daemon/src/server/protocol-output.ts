@@ -104,7 +104,13 @@ function pointFd1Away(): Fd1Target {
   } catch {
     fd = openSync("/dev/null", constants.O_WRONLY);
   }
-  if (fd !== 1) throw new Error(`fd 1 could not be reopened (got ${fd})`);
+  if (fd !== 1) {
+    // Another thread opened a file between the close and the open and took number 1 (a socket's
+    // fd 1 is pointed away once the daemon runs: its workers load modules meanwhile). Ours goes;
+    // fd 1 is that file's now, so it counts as not guarded (plugins run in child processes).
+    closeSync(fd);
+    throw new Error(`fd 1 could not be reopened: another file took its number (got ${fd})`);
+  }
   return canReopenStderr ? "stderr" : "/dev/null";
 }
 
@@ -119,6 +125,13 @@ let stayedBecause: string | undefined;
 function stayOnFd1(error: unknown): Fd1Target {
   stayedBecause = (error as Error).message;
   log("warn", `the protocol stays on file descriptor 1: ${stayedBecause}; plugins will run in child processes, not in the daemon`);
+  return "unchanged";
+}
+
+/** The protocol has its own descriptor but fd 1 could not be pointed away: treated as fd 1 unmoved. */
+function unguarded(error: unknown): Fd1Target {
+  stayedBecause = (error as Error).message;
+  log("warn", `the protocol has its own descriptor, but ${stayedBecause}; plugins will run in child processes, not in the daemon`);
   return "unchanged";
 }
 
@@ -152,14 +165,20 @@ function claimSocket(): Claim {
       .then(async (copy) => {
         copy.pause(); // nothing is ever read from it
         let fd1: Fd1Target = "unchanged";
+        let failed: unknown;
         await stream.switchBetweenWrites(() => {
           // Everything written so far has been handed to the OS: fd 1's handle can go (libuv
           // leaves descriptors 0-2 open when it closes their handles), then fd 1 is pointed away.
+          // The protocol goes on on the copy whether or not that succeeds.
           direct.destroy();
-          fd1 = pointFd1Away();
+          try {
+            fd1 = pointFd1Away();
+          } catch (error) {
+            failed = error;
+          }
           return copy;
         });
-        return logClaimed(fd1);
+        return failed === undefined ? logClaimed(fd1) : unguarded(failed);
       })
       // Never rejects: what waits for it (the plugin host) runs either way, as without /proc.
       .catch((error: unknown) => stayOnFd1(error)));
