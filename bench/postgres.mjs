@@ -2,7 +2,9 @@
 // compacted 10k-entry session, first on SQLite, then on a PostgreSQL server (a throwaway cluster
 // this bench starts and stops) reached through a TCP proxy that delays every packet each way by
 // BENCH_PG_DELAY_MS (default 1 ms: scripts/lib/delay-proxy.mjs), as a server across a network
-// would; then the 100k-entry pi file imported over loopback (no proxy: the import's own speed);
+// would, and after the appends a bare `pg` client's SELECT 1 and one-row INSERT through the same
+// proxy (what the network and the server's commit cost without the daemon); then the 100k-entry
+// pi file imported over loopback (no proxy: the import's own speed);
 // then one `serve --socket` daemon through the proxy, another client's context/build alone and
 // while a client appends in a loop; then four daemons appending to one server through the proxy.
 // SQLite's own rows with targets are in the daemon, compaction and contention areas; the SQLite
@@ -10,7 +12,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { postgresTarget, startDelayProxy } from "../scripts/lib/delay-proxy.mjs";
-import { daemonMain } from "./lib/dist.mjs";
+import { daemonMain, requireFromDaemon } from "./lib/dist.mjs";
 import { progress, report } from "./lib/report.mjs";
 import { median, percentile, since, timeRuns } from "./lib/stats.mjs";
 
@@ -90,9 +92,47 @@ async function measureEngine(label, env, targets = {}) {
     const appends = await timeRuns(APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId, entry: oneKilobyte("timed", i) }));
     report({ name: `${label}: entry/append 1 KB, p50 of ${APPENDS}`, value: median(appends), unit: "ms", digits: 3, target: targets.appendP50 });
     report({ name: `${label}: entry/append 1 KB, p99`, value: percentile(appends, 99), unit: "ms", digits: 3, target: targets.appendP99 });
+    return { appendP50: median(appends) };
   } finally {
     await daemon.stop();
     home.remove();
+  }
+}
+
+/**
+ * What the network and the server cost an append on their own, measured just after the daemon's
+ * appends on the same server through the same proxy (once the daemon has stopped): a bare `pg`
+ * client's `SELECT 1` (one round trip) and its one-row INSERT of the same 1 KB text, sent alone
+ * (the server commits it, flushing its WAL, as it does an append). An append cannot be faster
+ * than that INSERT plus the client's hop to the daemon; what it adds to the INSERT is the daemon's
+ * share. After the appends, not in rounds between them: in rounds the appends themselves came out
+ * 1–2 ms slower (two runs), so the target row would no longer measure appends alone.
+ */
+async function serverFloor(storeUrl, label, appendP50) {
+  const { Client } = requireFromDaemon("pg");
+  const client = new Client({ connectionString: storeUrl });
+  await client.connect();
+  try {
+    progress(`${label}: the same server through the same proxy, from a bare pg client`);
+    await client.query("CREATE TABLE bench_floor (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body TEXT NOT NULL)");
+    const select = () => client.query({ name: "bench_floor_select", text: "SELECT 1" });
+    const body = (i) => oneKilobyte("floor", i).message.content;
+    const insert = (i) => client.query({ name: "bench_floor_insert", text: "INSERT INTO bench_floor (body) VALUES ($1)", values: [body(i)] });
+    await timeRuns(WARM_UP_APPENDS, insert);
+    const inserts = await timeRuns(APPENDS, insert);
+    const selects = await timeRuns(APPENDS, select);
+    report({ name: `${label}: bare pg client, SELECT 1, p50 of ${APPENDS}`, value: median(selects), unit: "ms", digits: 3 });
+    report({ name: `${label}: bare pg client, one-row INSERT of 1 KB, p50 of ${APPENDS}`, value: median(inserts), unit: "ms", digits: 3 });
+    report({
+      name: `${label}: what an append adds to that INSERT, p50`,
+      value: appendP50 - median(inserts),
+      unit: "ms",
+      digits: 3,
+      note: "the client's hop to the daemon, the daemon, the entry's indexes",
+    });
+    await client.query("DROP TABLE bench_floor");
+  } finally {
+    await client.end();
   }
 }
 
@@ -222,7 +262,9 @@ const proxy = await startDelayProxy(postgresTarget(cluster.url), DELAY_MS);
 const proxied = proxy.url(cluster.url);
 const viaProxy = `PostgreSQL, ${DELAY_MS} ms proxy`;
 try {
-  await measureEngine(viaProxy, { BASE_CONTEXT_STORE_URL: proxied }, { appendP50: { max: 4 }, appendP99: { max: 15 } });
+  const targets = { appendP50: { max: 4 }, appendP99: { max: 15 } };
+  const { appendP50 } = await measureEngine(viaProxy, { BASE_CONTEXT_STORE_URL: proxied }, targets);
+  await serverFloor(proxied, viaProxy, appendP50);
   await importPiFile("SQLite", {});
   await importPiFile("PostgreSQL, loopback", { BASE_CONTEXT_STORE_URL: cluster.url }, { min: 5000 });
   await socketNeighbours("SQLite", {});
