@@ -77,9 +77,10 @@ module.exports = {
       severity: "error",
       comment:
         "The store (SQL) is reached through sessions/ only: SessionService and the SessionRecords it hands out. " +
-        "Exception: daemon.ts, the wiring, creates the SessionStore it hands to SessionService (and secures the home " +
-        "folder before anything opens it). Test code may open a store to set up and inspect what it tests.",
-      from: { pathNot: [`${DAEMON}(store|sessions)/`, `${DAEMON}daemon\\.ts$`, TEST_CODE] },
+        "Exceptions: daemon.ts, the wiring, creates the SessionStore it hands to SessionService (and secures the home " +
+        "folder before anything opens it); cli/worker-main.ts, the one worker entry, runs the store's threads (the " +
+        "checkpointer, the PostgreSQL bridge). Test code may open a store to set up and inspect what it tests.",
+      from: { pathNot: [`${DAEMON}(store|sessions)/`, `${DAEMON}daemon\\.ts$`, `${DAEMON}cli/worker-main\\.ts$`, TEST_CODE] },
       to: { path: `${DAEMON}store/` },
     },
     {
