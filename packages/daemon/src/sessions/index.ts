@@ -8,7 +8,8 @@ export {
 } from "./service.js";
 export type { ContextPath } from "./context-path.js";
 export type { CountedEntry } from "./token-ledger.js";
-export type { ImportOptions, ImportResult, SkippedLine } from "./import.js";
+export type { ImportOptions, ImportResult } from "./import.js";
+export type { SkippedLine } from "./import-gaps.js";
 export type { SessionsApi } from "./api.js";
 export { piSessionMessages } from "./pi-messages.js";
 export type { SessionRecords } from "./session-records.js";

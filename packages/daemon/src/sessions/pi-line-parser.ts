@@ -35,7 +35,7 @@ export class PiLineParser implements LineParser {
   constructor(private readonly ids: Pick<IdSource, "entryId">) {}
 
   parse(text: string, lineNumber: number): ParsedLine {
-    const read = parseJsonLine(text, lineNumber);
+    const read = parseJsonLine(text, lineNumber, "id");
     if (read.kind !== "json") return read;
     const { value } = read;
     // pi counts every line that parses, objects or not (v1 compactions point at lines by that count).

@@ -48,7 +48,7 @@ export class ClaudeCodeLineParser implements LineParser {
   constructor(private readonly ids: Pick<IdSource, "now">) {}
 
   parse(text: string, lineNumber: number): ParseOutcome {
-    const read = readJsonLine(text, lineNumber);
+    const read = readJsonLine(text, lineNumber, "uuid");
     if (read.kind !== "object") return read;
     const { value } = read;
     const deepAt = tooDeepAt(value, MAX_PARAMS_DEPTH);
