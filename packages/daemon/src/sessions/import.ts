@@ -21,7 +21,7 @@ import { fileLines, stringLines, type FileLimits } from "./line-source.js";
 import { firstLines } from "./formats/detect.js";
 import type { ParsedLine, SessionFormat } from "./formats/format.js";
 import { detectFormat, knownFormatNames, sessionFormat } from "./formats/registry.js";
-import { piFormat } from "./formats/pi.js";
+import { piFormat } from "./formats/pi/format.js";
 import { ImportGaps, type SkippedLine } from "./import-gaps.js";
 
 export interface ImportSource {

@@ -5,7 +5,7 @@
  */
 import type { ImportFormat, SessionEntry } from "@base-context/protocol";
 import type { IdSource } from "../../ids.js";
-import type { PiHeader } from "../pi-format.js";
+import type { PiHeader } from "./pi/lines.js";
 
 export type ParsedLine =
   | { kind: "blank" }

@@ -1,5 +1,5 @@
 /** The first step of every agent format's line parser: one line of a JSONL file as JSON. */
-import { isJsonObject, type JsonObject } from "../pi-format.js";
+import { isJsonObject, type JsonObject } from "./pi/lines.js";
 
 type Unreadable = { kind: "skip"; reason: string; unreadable: { lostId?: string } };
 export type JsonValueLine = { kind: "blank" } | Unreadable | { kind: "json"; value: unknown };

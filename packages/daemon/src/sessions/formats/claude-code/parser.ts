@@ -9,7 +9,7 @@
 import type { AgentMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import type { IdSource } from "../../../ids.js";
-import { isJsonObject, PI_SESSION_VERSION, type JsonObject } from "../../pi-format.js";
+import { isJsonObject, PI_SESSION_VERSION, type JsonObject } from "../pi/lines.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
 import { readJsonLine } from "../json-line.js";
 import { API, assistantBlocks, PROVIDER, stopReason, textOf, toolResultMessage, usageOf, userBlock } from "./content.js";
