@@ -217,6 +217,21 @@ export class SessionStore {
     return this.read(() => this.engine.search.searchSessions(this.sql, query));
   }
 
+  /**
+   * Each complete session's version: a string that changes when the session is appended to,
+   * renamed or its leaf moves. With `since` (the `changeStamp` of the last call), undefined when
+   * nothing committed since then (read without touching the sessions table where the engine can).
+   */
+  sessionVersions(since?: string): { stamp: string | undefined; versions: Map<string, string> } | undefined {
+    const stamp = this.engine.changeStamp?.();
+    if (since !== undefined && stamp !== undefined && stamp === since) return undefined;
+    const versions = new Map<string, string>();
+    for (const row of this.read(() => this.sessions.versions())) {
+      versions.set(row.id, `${row.modifiedMs}:${row.entryCount}:${row.leafId ?? ""}:${row.name ?? ""}`);
+    }
+    return { stamp, versions };
+  }
+
   /** False when there was no such session. */
   deleteSession(sessionId: string): boolean {
     return this.write(() => this.sessions.get(sessionId) !== undefined && this.sessions.delete(sessionId), sessionId);

@@ -84,6 +84,13 @@ export interface StoreEngine {
   noteWrite(): void;
   /** A read transaction: the statements in `work` see one snapshot while others write. */
   read<T>(work: () => T): T;
+  /**
+   * A value that changes whenever a transaction that changed rows committed, by this daemon or
+   * any other process (SQLite: its connection's `total_changes()` and the file's
+   * `data_version`), so a watcher reads the sessions table only after a change. Absent where
+   * there is no such cheap value (PostgreSQL): the watcher reads the table each time.
+   */
+  changeStamp?(): string;
   readonly search: SearchIndex;
   /**
    * Runs an INSERT (named parameters) into a table keyed by `seq` and returns the new row's seq.

@@ -25,6 +25,7 @@ export interface SqliteEngineOptions {
 
 const ENTRIES_BY_SEQ = "SELECT seq, json FROM entries WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))";
 const TOTAL_CHANGES = "SELECT total_changes()";
+const CHANGE_STAMP = "SELECT total_changes() || ':' || data_version FROM pragma_data_version";
 // The partial index entries_uncounted holds the rows with tokens NULL only.
 const UNCOUNTED_ENTRIES = `
   SELECT ${ENTRY_COLUMNS} FROM entries INDEXED BY entries_uncounted
@@ -123,6 +124,10 @@ export class SqliteEngine implements StoreEngine {
       this.db.close();
     }
     await this.checkpointer?.close();
+  }
+
+  changeStamp(): string {
+    return this.sql.get<string>(CHANGE_STAMP).pluck().get()!;
   }
 
   private totalChanges(): number {

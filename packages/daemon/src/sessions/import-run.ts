@@ -21,7 +21,8 @@ import { fileLines, stringLines, type FileLimits } from "./line-source.js";
 import { firstLines } from "./formats/detect.js";
 import type { ParsedLine, SessionFormat } from "./formats/format.js";
 import { detectFormat, knownFormatNames, sessionFormat } from "./formats/registry.js";
-import { piFormat } from "./formats/pi.js";
+import { piFormat } from "./formats/pi/format.js";
+import { ImportGaps, type SkippedLine } from "./import-gaps.js";
 
 export interface ImportSource {
   /** Undefined: detected from the first lines (pi's when none matches). */
@@ -32,11 +33,6 @@ export interface ImportSource {
   cwd?: string | undefined;
   /** A fresh session id instead of the header's. */
   newId?: boolean | undefined;
-}
-
-export interface SkippedLine {
-  line: number;
-  reason: string;
 }
 
 export interface ImportResult {
@@ -152,6 +148,9 @@ export class SessionImporter {
     /** Ids in `batch` (not yet stored): a refused line with the id of a kept entry must not redirect its children. */
     const batchIds = new Set<string>();
     const orphans = new SkippedParents();
+    const gaps = new ImportGaps();
+    /** The last entry read (stored now or before): where the history goes on over an unreadable line. */
+    let lastEntryId: string | null = null;
     let target: ImportTarget | undefined;
     /** On a re-import: the ids stored (read once, then added to as batches are written). */
     let stored: Set<string> = new Set();
@@ -200,6 +199,19 @@ export class SessionImporter {
       orphans.add(id, parentId, skip);
     };
 
+    /** Whether `id` is an entry of this file read before (in the batch, stored now or by an earlier import). */
+    const known = async (id: string) => {
+      if (id === lastEntryId || batchIds.has(id) || stored.has(id)) return true;
+      await settle(); // what was sent is then stored, and seen
+      return this.store.hasEntry(target!.sessionId, id);
+    };
+    /** The parent an entry read after an unreadable line gets: the history bridged over the gap. */
+    const bridged = async (parentId: string | null): Promise<string | null> => {
+      if (parentId === null || !gaps.open || (await known(parentId))) return parentId;
+      const bridge = gaps.parentFor(parentId, lineNumber);
+      return bridge === undefined ? parentId : bridge;
+    };
+
     const handle = async (parsed: ParsedLine) => {
       if (!target && parsed.kind === "skip") firstUnreadable ??= { line: lineNumber, reason: parsed.reason };
       if (parsed.kind === "header") {
@@ -226,12 +238,14 @@ export class SessionImporter {
       } else if (parsed.kind === "entry" && resumed && this.storedBefore(stored, batchIds, parsed.entry.id)) {
         // Stored by an earlier import of this file: recognised by its id, not a duplicate.
         if (batchIds.has(parsed.entry.id)) addSkip({ line: lineNumber, reason: `duplicate entry id "${parsed.entry.id}"` });
+        lastEntryId = parsed.entry.id;
       } else if (parsed.kind === "entry" && this.tooLarge(parsed.json ?? parsed.entry)) {
         const reason = `the entry is larger than the largest accepted (${this.maxEntryBytes!()} bytes, setting limits.maxEntryBytes)`;
         await skipEntry({ line: lineNumber, reason }, parsed.entry.id, parsed.entry.parentId);
       } else if (parsed.kind === "entry") {
         let { entry, json } = parsed;
-        const parentId = entry.parentId === null ? null : orphans.keptAncestor(entry.parentId);
+        const parentId = await bridged(entry.parentId === null ? null : orphans.keptAncestor(entry.parentId));
+        gaps.continued(parentId, lineNumber);
         if (parentId !== entry.parentId) {
           entry = { ...entry, parentId };
           json = undefined;
@@ -252,8 +266,13 @@ export class SessionImporter {
         }
         orphans.kept(entry.id);
         batchIds.add(entry.id);
+        lastEntryId = entry.id;
         batch.push({ line: lineNumber, entry, json, tokens: null });
         if (batch.length >= this.batchSize) await writeBatch();
+      } else if (parsed.kind === "skip" && target && parsed.unreadable) {
+        const skip = { line: lineNumber, reason: parsed.reason };
+        addSkip(skip);
+        gaps.unreadable(skip, lastEntryId, parsed.unreadable.lostId);
       } else if (parsed.kind === "skip" && target) {
         await skipEntry({ line: lineNumber, reason: parsed.reason }, parsed.id, parsed.parentId);
       } else if (parsed.kind === "skip") {
@@ -293,6 +312,8 @@ export class SessionImporter {
       if (skippedCount > MAX_REPORTED_SKIPS) {
         skipped.push({ line: lineNumber, reason: `${skippedCount - MAX_REPORTED_SKIPS} more skipped lines are not listed` });
       }
+      const bridgedGaps = gaps.summary();
+      if (bridgedGaps !== undefined) log("warn", `import of session "${session.id}": ${bridgedGaps}`);
       if (rerooted > 0) {
         log(
           "warn",

@@ -1,7 +1,7 @@
 /** pi's JSONL session files (docs/design.md#pi-session-files): the default format. */
-import { isHeader, isJsonObject } from "../pi-format.js";
-import { PiLineParser } from "../pi-line-parser.js";
-import type { SessionFormat } from "./format.js";
+import { isHeader, isJsonObject } from "./lines.js";
+import { PiLineParser } from "./parser.js";
+import type { SessionFormat } from "../format.js";
 
 export const piFormat: SessionFormat = {
   name: "pi-jsonl",

@@ -3,7 +3,7 @@
  * per-line migrations of older versions. Pure: no I/O, no store.
  */
 import { EntryType, SessionEntry } from "@base-context/protocol";
-import type { SessionRecord } from "../store/index.js";
+import type { SessionRecord } from "../../../store/index.js";
 
 export const PI_SESSION_VERSION = 3;
 
