@@ -226,9 +226,11 @@ const worker = build({
 /** What bin/base-context.js runs for `serve`: the loader that compiles the daemon's bundle with its code cache. */
 const loader = build({
   ...common,
-  entryPoints: { "serve-loader": join(daemon, "src", "cli", "code-cache.ts") },
+  entryPoints: { serve: join(daemon, "src", "cli", "serve-loader.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
+  // The daemon's bundle beside it, which it compiles itself.
+  external: [...common.external, "./daemon.cjs"],
   plugins: [daemonSources({ importThroughLoader: false })],
 });
 
