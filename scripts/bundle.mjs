@@ -35,7 +35,7 @@ function withTwinUrl(path, text) {
 }
 
 /**
- * zod's `z.locales` (error messages in 40-odd languages) is half of zod's code and a fifth of its
+ * zod's `z.locales` (error messages in 40-odd languages) is much of zod's code and of its
  * start-up: nothing here uses it (zod's default English messages come from their own module), so
  * the bundles leave it out.
  */

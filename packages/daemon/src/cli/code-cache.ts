@@ -1,7 +1,7 @@
 /**
  * Runs the daemon's CommonJS bundle with V8's code cache (docs/architecture.md#start-path-and-bundles).
  *
- * Compiling the bundle is a quarter of a daemon's start. V8 can skip it: `script.createCachedData()`
+ * Compiling the bundle is a large part of a daemon's start. V8 can skip it: `script.createCachedData()`
  * serialises the compiled code (every function compiled so far, so made after the start it should
  * speed up), and a later `new vm.Script(source, { cachedData })` deserialises it instead of
  * parsing. Node 20 offers nothing of the kind for ES modules, hence the daemon's CommonJS bundle.

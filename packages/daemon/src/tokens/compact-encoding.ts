@@ -2,11 +2,12 @@
  * An encoding's ranks in a compact form, and exact counting with it.
  *
  * gpt-tokenizer keeps an encoding as a Map from 200,000 token strings to ranks (plus the array it
- * was built from, a decoder and a sorted list of the tokens that are not UTF-8): ~80 MB of RSS per
- * thread that loads it (bench/memory.mjs). Counting needs none of that but "is this byte sequence
- * a token, and of which rank". Here the tokens' bytes sit end to end in one Uint8Array, with
- * their offsets in a Uint32Array (index = rank), and an open-addressing hash table (Int32Array of
- * ranks, keyed by an FNV-1a hash of the bytes) answers the lookup: about 5 MB for o200k_base.
+ * was built from, a decoder and a sorted list of the tokens that are not UTF-8): tens of MB of RSS
+ * per thread that loads it (bench/memory.mjs). Counting needs none of that but "is this byte
+ * sequence a token, and of which rank". Here the tokens' bytes sit end to end in one Uint8Array,
+ * with their offsets in a Uint32Array (index = rank), and an open-addressing hash table
+ * (Int32Array of ranks, keyed by an FNV-1a hash of the bytes) answers the lookup: a small fraction
+ * of that memory (bench/results/tokens.md).
  *
  * The ranks are read straight from the bytes of gpt-tokenizer's rank-list module (`parseRankList`)
  * rather than by running it: running it makes 200,000 strings (tens of MB of heap that a thread
@@ -311,7 +312,7 @@ export function createCompactCount(tables: CompactTables, splitRegex: RegExp, lo
   const cache = new Map<string, number>();
   // Sticky: each piece starts where the previous one ended (the pre-tokenizer's alternatives cover
   // every character), so `test` and `lastIndex` find the pieces without allocating match arrays,
-  // which cost a quarter of the time in garbage collection.
+  // whose garbage collection cost much of the time.
   const pieces = new RegExp(splitRegex.source, splitRegex.flags.replace("g", "") + "y");
   const count = (text: string): number => {
     let total = 0;

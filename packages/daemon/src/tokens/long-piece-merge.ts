@@ -4,8 +4,8 @@
  * gpt-tokenizer (like js-tiktoken) merges a piece by rescanning every adjacent pair for the lowest
  * rank after each merge and splicing arrays: O(n²) in the piece length. Ordinary text splits into
  * short pieces, but a run the pre-tokenizer keeps whole — 100,000 `=`, a long run of spaces, of
- * lowercase letters, of CJK characters — took seconds for 100 k characters, and a 10 MB one would
- * never finish. This is the same algorithm (always merge the lowest-ranked pair, the leftmost one
+ * lowercase letters, of CJK characters — took time in the square of its length, and a long
+ * enough one would never finish. This is the same algorithm (always merge the lowest-ranked pair, the leftmost one
  * on ties) with a binary heap and a linked list of parts, so it yields identical tokens.
  */
 
