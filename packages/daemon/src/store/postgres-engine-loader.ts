@@ -1,4 +1,4 @@
-/** Opens the PostgreSQL engine (store/postgres/engine.ts) for openStore. */
+/** Opens the PostgreSQL engine (store/postgres/postgres-engine.ts) for openStore. */
 import type { StoreEngine } from "./store-engine.js";
 import { PostgresEngine } from "./postgres/postgres-engine.js";
 import type { StoreLocation } from "./store-location.js";

@@ -134,7 +134,7 @@ export interface AppendedEntries {
 export class SessionStore {
   /** The database file (SQLite), or the server's URL with its password redacted (PostgreSQL). */
   readonly databasePath: string;
-  /** The engine under the store (store/engine.ts). */
+  /** The engine under the store (store/store-engine.ts). */
   readonly engine: StoreEngine;
   private readonly sql: SqlStatements;
   private readonly sessions: SessionsTable;
@@ -145,7 +145,7 @@ export class SessionStore {
   private readonly importer: ImportWriter;
   private readonly ids: IdSource;
   private readonly appendListeners = new Set<(event: AppendedEntries) => void>();
-  /** Compaction jobs (store/jobs.ts). */
+  /** Compaction jobs (store/compaction-jobs.ts). */
   readonly jobs: CompactionJobs;
   /** Writes deferred counts that no other write has carried yet (`setTokensSoon`). */
   private deferredFlush: NodeJS.Timeout | undefined;
@@ -212,7 +212,7 @@ export class SessionStore {
     return this.sessions.list(query);
   }
 
-  /** Full-text search over what sessions say (store/search.ts), in one read transaction. */
+  /** Full-text search over what sessions say (store/sqlite/search.ts), in one read transaction. */
   searchSessions(query: SearchQuery): SessionMatch[] {
     return this.read(() => this.engine.search.searchSessions(this.sql, query));
   }
@@ -391,7 +391,7 @@ export class SessionStore {
   /**
    * Stores counts computed after the fact, with the next write of this store (an append, usually)
    * or within `DEFERRED_WRITE_MS`, whichever comes first, instead of taking the write lock for
-   * them alone (store/write-lock.ts). Until then the row's count is NULL: a reader elsewhere counts
+   * them alone (store/sqlite/write-lock.ts). Until then the row's count is NULL: a reader elsewhere counts
    * it itself, as after a crash. `onDone(true)` once stored; `onDone(false)` if that failed (the
    * session is gone, say): the count stays missing and is computed again when read.
    */
@@ -430,7 +430,7 @@ export class SessionStore {
     }
   }
 
-  /** Transactions begun and how long they waited for the write lock (store/write-lock.ts). */
+  /** Transactions begun and how long they waited for the write lock (store/sqlite/write-lock.ts). */
   writeLockStats(): Readonly<WriteLockStats> {
     return this.engine.writer.stats;
   }

@@ -18,7 +18,7 @@ import type { WriteRunner } from "./write-runner.js";
 
 export type EngineKind = "sqlite" | "postgres";
 
-/** Full-text search: SQLite's FTS5 (store/search.ts) or PostgreSQL's tsvector (store/postgres/search.ts). */
+/** Full-text search: SQLite's FTS5 (store/sqlite/search.ts) or PostgreSQL's tsvector (store/postgres/search.ts). */
 export interface SearchIndex {
   /** Indexes one entry (inside the caller's write transaction). */
   indexEntry(sql: SqlStatements, row: InsertedRow, entry: SessionEntry): void;
@@ -43,7 +43,7 @@ export interface StoreOwners {
 
 /**
  * An engine's way to append in one round trip when the session's leaf is the one this daemon last
- * saw (PostgreSQL: postgres/engine.ts; docs/design.md). The append then reads nothing
+ * saw (PostgreSQL: postgres/postgres-engine.ts; docs/design.md). The append then reads nothing
  * before writing: the check that the leaf is still that one goes to the server with the writes,
  * under the session's write lock, and fails the transaction when it is not; so does an entry id
  * or requestId already taken (the unique indexes). Such a miss is made again the ordinary way.

@@ -1,6 +1,6 @@
 /**
  * Schema and migrations on PostgreSQL: the same tables and column names as the SQLite schema
- * (store/schema.ts), so the store's portable SQL runs on both. The `schema_version` table holds
+ * (store/sqlite/schema.ts), so the store's portable SQL runs on both. The `schema_version` table holds
  * how many steps ran; a step is never edited once released — a change is a new step at the end.
  *
  * Types: `seq` is a BIGINT identity (insertion order, as SQLite's rowid), times in ms are BIGINT,

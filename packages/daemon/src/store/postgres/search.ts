@@ -1,5 +1,5 @@
 /**
- * Full-text search on PostgreSQL: what store/search.ts does on SQLite, on a tsvector table
+ * Full-text search on PostgreSQL: what store/sqlite/search.ts does on SQLite, on a tsvector table
  * (`entries_fts`, keyed by entries.seq, GIN-indexed; postgres/schema.ts). The same text is
  * indexed (store/search-text.ts), every word typed must appear as a prefix of a stemmed word
  * ("theme" finds "themes", "THEMING" finds "theme"), sessions whose name contains the text come

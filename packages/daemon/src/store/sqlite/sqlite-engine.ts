@@ -1,7 +1,7 @@
 /**
  * The SQLite engine (the default): one database file, better-sqlite3, WAL. Several daemon
  * processes on one machine share the file; BEGIN IMMEDIATE serialises every writer
- * (store/write-lock.ts), and PASSIVE checkpoints run in a worker (store/checkpointer.ts).
+ * (write-lock.ts), and PASSIVE checkpoints run in a worker (checkpointer.ts).
  */
 import type { Statement, Transaction } from "better-sqlite3";
 import { log } from "../../log.js";
