@@ -25,7 +25,7 @@ import {
 } from "./rows.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
-import type { SearchQuery, SessionMatch } from "./sqlite/search.js";
+import type { SearchQuery, SessionMatch } from "./store-engine.js";
 import { SqliteEngine } from "./sqlite/sqlite-engine.js";
 import type { SqlStatements } from "./statements.js";
 import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats } from "./write-runner.js";

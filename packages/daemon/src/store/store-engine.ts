@@ -12,11 +12,34 @@
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
 import type { EntryRow, InsertedRow, RequestResultRow, SessionTally } from "./rows.js";
-import type { SearchQuery, SessionMatch } from "./sqlite/search.js";
 import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-runner.js";
 
 export type EngineKind = "sqlite" | "postgres";
+
+export interface SearchQuery {
+  text: string;
+  cwd?: string | undefined;
+  limit: number;
+  /** Hits listed per session. */
+  hitsPerSession: number;
+}
+
+export interface SearchHitRow {
+  seq: number;
+  entryId: string;
+  json: string;
+  score: number;
+}
+
+export interface SessionMatch {
+  sessionId: string;
+  /** bm25 of the best hit (lower is better), or -Infinity when only the name matched. */
+  score: number;
+  hitCount: number;
+  nameMatches: boolean;
+  hits: SearchHitRow[];
+}
 
 /** Full-text search: SQLite's FTS5 (store/sqlite/search.ts) or PostgreSQL's tsvector (store/postgres/search.ts). */
 export interface SearchIndex {
