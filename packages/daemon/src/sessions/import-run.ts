@@ -21,7 +21,7 @@ import {
   type SessionStore,
 } from "../store/index.js";
 import { fileLines, stringLines, type FileLimits } from "./line-source.js";
-import type { LineParser, ParsedLine, SessionFormat } from "./formats/format.js";
+import type { LineParser, ParsedLine, SessionFileHeader, SessionFormat } from "./formats/format.js";
 import { piFormat } from "./formats/pi/format.js";
 import { ImportGaps, type SkippedLine } from "./import-gaps.js";
 import { SkippedParents } from "./import-skipped-parents.js";
@@ -61,7 +61,6 @@ export interface ImportRunOptions {
 }
 
 type Entry = Extract<ParsedLine, { kind: "entry" }>;
-type FileHeader = Extract<ParsedLine, { kind: "header" }>["header"];
 
 export class ImportRun {
   private readonly parser: LineParser;
@@ -144,7 +143,7 @@ export class ImportRun {
   }
 
   /** The session the file holds: created, or (an incremental format's file imported before) resumed. */
-  private begin(header: FileHeader): void {
+  private begin(header: SessionFileHeader): void {
     const id = this.source.newId ? this.ids.sessionId() : header.id;
     if (this.format.incremental && this.store.getSession(id) !== undefined) {
       this.target = this.store.resumeImport(id);
