@@ -64,7 +64,7 @@ export interface SessionFormat {
    */
   readonly incremental: boolean;
   /**
-   * True when the file holds compactions another agent summarized on its own (Claude Code's):
+   * True when the file holds compactions another agent summarized on its own (Claude Code's, Codex's):
    * each is checked at import against the context it replaced, and the report stored in its
    * `details.retention`, as the daemon's own summaries have it (docs/retention.md).
    */
