@@ -20,7 +20,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "../store/index.js";
-import { fileLines, stringLines, type FileLimits } from "./line-source.js";
+import { fileLines, stringLines, type FileLimits, type LongLine } from "./line-source.js";
 import type { LineParser, ParsedLine, SessionFileHeader, SessionFormat } from "./formats/format.js";
 import { piFormat } from "./formats/pi/format.js";
 import { ImportGaps, type SkippedLine } from "./import-gaps.js";
@@ -109,9 +109,9 @@ export class ImportRun {
       const { path, content } = this.source;
       for await (const text of path !== undefined ? fileLines(path, fileLimits) : stringLines(content ?? "")) {
         this.lineNumber++;
-        const parsed = this.parser.parse(text, this.lineNumber);
+        const parsed = typeof text === "string" ? this.parser.parse(text, this.lineNumber) : longLine(text, fileLimits);
         if (isLineList(parsed)) {
-          if (text.trim().length > 0) this.nonBlankLines++;
+          this.nonBlankLines++;
           for (const each of parsed) await this.handle(each);
         } else {
           if (parsed.kind !== "blank") this.nonBlankLines++;
@@ -348,6 +348,12 @@ function withRetention(entry: CompactionEntry, path: readonly SessionEntry[]): C
   const keptFrom = path.findIndex((each) => each.id === entry.firstKeptEntryId);
   const retention = checkRetention(entry.summary, contextProbes(keptFrom >= 0 ? path.slice(0, keptFrom) : path));
   return { ...entry, details: detailsWithRetention(entry.details, retention) };
+}
+
+/** A line too long to read is skipped like any line that cannot be read: the history is bridged over it. */
+function longLine(line: LongLine, limits: FileLimits | undefined): ParsedLine {
+  const reason = `longer than limits.maxImportLineBytes (${line.bytes} bytes, the limit is ${limits?.maxLineBytes ?? "unset"}): not read`;
+  return { kind: "skip", reason, unreadable: {} };
 }
 
 function isLineList(parsed: ParsedLine | readonly ParsedLine[]): parsed is readonly ParsedLine[] {
