@@ -321,6 +321,13 @@ async function sharedDaemonStory(recorder, { daemonMain, env, socketPath }) {
     await agentRpc.request(P.EntryAppend, { sessionId: session.id, entry: user("Run the tests.", 60) }, { example: false });
     // A round trip on the editor's connection: the notification sent before its reply has arrived.
     await editorRpc.request(P.SessionGet, { sessionId: session.id }, { example: false });
+    // The editor's session list: told of the rename by the daemon's next look at the store.
+    await editorRpc.request(P.SessionWatch, {});
+    await agentRpc.request(P.SessionRename, { sessionId: session.id, name: "Run the tests" }, { example: false });
+    for (let waited = 0; !recorder.exchanges.some((e) => e.method === P.SessionDidChange.method); waited += 50) {
+      if (waited > 20_000) throw new Error("no session/didChange within 20 s");
+      await sleep(50);
+    }
     for (const { client, socket } of [editor, agent]) {
       await client.shutdown();
       client.dispose();

@@ -139,6 +139,7 @@ export class Daemon {
   async dispose(): Promise<void> {
     // Workers first: a plugin call still running must not outlive the store it would write to.
     await this.plugins.dispose();
+    this.sessions.stopWatching();
     this.settings.dispose();
     await this.counter.dispose();
     await this.store.close();

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError, CancelledError } from "../errors.js";
 import { SessionStore } from "../store/index.js";
 import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
-import type { ImportLimits } from "./import.js";
+import type { ImportLimits } from "./import-run.js";
 import { SessionService } from "./service.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 

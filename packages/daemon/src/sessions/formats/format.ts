@@ -5,7 +5,7 @@
  */
 import type { ImportFormat, SessionEntry } from "@base-context/protocol";
 import type { IdSource } from "../../ids.js";
-import type { PiHeader } from "../pi-format.js";
+import type { PiHeader } from "./pi/lines.js";
 
 export type ParsedLine =
   | { kind: "blank" }
@@ -18,9 +18,11 @@ export type ParsedLine =
   | { kind: "entry"; entry: SessionEntry; json?: string }
   /**
    * `id`/`parentId`: those of a skipped line that names them (a well-formed entry refused), so the
-   * importer can hang that entry's children under its nearest kept ancestor.
+   * importer can hang that entry's children under its nearest kept ancestor. `unreadable`: the line
+   * could not be read at all (not JSON), so an entry after it may name it as its parent and the
+   * import bridges the history over it (import-gaps.ts); `lostId`, the id its text still shows.
    */
-  | { kind: "skip"; reason: string; id?: string; parentId?: string | null }
+  | { kind: "skip"; reason: string; id?: string; parentId?: string | null; unreadable?: { lostId?: string } }
   /** A line the format holds that is not conversation (metadata, progress): skipped on purpose and counted by `what`. */
   | { kind: "ignored"; what: string }
   /** A line whose content went into other output (a title, a compaction held back for its summary). */

@@ -9,7 +9,7 @@
 import type { AgentMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import type { IdSource } from "../../../ids.js";
-import { isJsonObject, PI_SESSION_VERSION, type JsonObject } from "../../pi-format.js";
+import { isJsonObject, PI_SESSION_VERSION, type JsonObject } from "../pi/lines.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
 import { readJsonLine } from "../json-line.js";
 import { API, assistantBlocks, PROVIDER, stopReason, textOf, toolResultMessage, usageOf, userBlock } from "./content.js";
@@ -48,7 +48,7 @@ export class ClaudeCodeLineParser implements LineParser {
   constructor(private readonly ids: Pick<IdSource, "now">) {}
 
   parse(text: string, lineNumber: number): ParseOutcome {
-    const read = readJsonLine(text, lineNumber);
+    const read = readJsonLine(text, lineNumber, "uuid");
     if (read.kind !== "object") return read;
     const { value } = read;
     const deepAt = tooDeepAt(value, MAX_PARAMS_DEPTH);

@@ -3,7 +3,7 @@
  * one `{timestamp, type, payload}` object per line, the first a `session_meta`
  * (docs/import-formats.md#codex-codex-jsonl).
  */
-import { isJsonObject } from "../../pi-format.js";
+import { isJsonObject } from "../pi/lines.js";
 import { CodexLineParser } from "./parser.js";
 import type { SessionFormat } from "../format.js";
 

@@ -55,7 +55,7 @@ describe("importing Codex rollouts", () => {
     expect(result.format).toBe("codex-jsonl");
     expect(result.session).toMatchObject({ id: "7f9f9a2e-1b3c-4f5d-8e7a-000000000001", cwd: "/home/dev/shop" });
     expect(result.skippedLines).toEqual([
-      { line: 22, reason: expect.stringMatching(/^invalid JSON/) },
+      { line: 22, reason: expect.stringMatching(/^invalid JSON.*; bridged: the next entry \(line 24\) follows "cx21"/), bridgedTo: "cx21" },
       { line: 25, reason: "not a JSON object" },
     ]);
     expect(result.ignoredLines).toMatchObject({ event_msg: 3, 'line type "world_state"': 1, "turn_context (nothing changed)": 1 });

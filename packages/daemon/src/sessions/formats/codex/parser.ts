@@ -8,7 +8,7 @@
  */
 import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
-import { PI_SESSION_VERSION } from "../../pi-format.js";
+import { PI_SESSION_VERSION } from "../pi/lines.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
 import { readJsonLine } from "../json-line.js";
 import {

@@ -1,0 +1,233 @@
+/**
+ * WAL checkpoints and search-index merges off the append path.
+ *
+ * SQLite's automatic checkpoint runs inside the COMMIT that crosses the threshold and stalls that
+ * append for the whole copy, so the store turns it off (`wal_autocheckpoint=0`) and a worker thread with
+ * its own connection runs PASSIVE checkpoints shortly after writes. PASSIVE never takes the write
+ * lock, so appends (in this process or another one) go on while pages are copied back.
+ *
+ * The search index (FTS5) is the same story: its automatic merging runs inside the transaction
+ * that wrote the index, and does work in proportion to the whole index's depth — on a database
+ * holding a 100k-entry session an append now and then paid for it, which set the p99 of appends
+ * (bench/results/daemon.md). So the worker sets the index's `automerge` to 0
+ * (a setting stored in the database; every connection follows it) and merges the index itself
+ * in small steps (`'merge'`, `MERGE_PAGES` pages each, its own short write transaction) when the
+ * database has been idle for `mergeIdleMs` — no write from this process nor, by
+ * `PRAGMA data_version`, from any other — and stops at the next write. FTS5's crisis merge (a
+ * level holding 16 segments is merged at once) still bounds the index's shape during a long burst
+ * of writes with no idle moment; those merges are small (docs/architecture.md, "Search, export
+ * order and the command line").
+ *
+ * The worker is started by the first write, not with the store: a daemon that starts to answer a
+ * `context/build` (or a CLI command that only reads) never pays for a thread it does not need.
+ */
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
+import { workerThreads } from "../../lazy-node.js";
+import { log } from "../../log.js";
+
+/** Pages one merge step of the search index writes at most (a step holds the write lock briefly). */
+const MERGE_PAGES = 64;
+/** Pause between two merge steps, leaving the write lock to whoever wants it. */
+const MERGE_PAUSE_MS = 20;
+
+export interface CheckpointerOptions {
+  /** Wait this long after a write before checkpointing, so a burst of appends costs one checkpoint. */
+  delayMs?: number;
+  /** Merge the search index only after the database has been idle this long (default 500 ms). */
+  mergeIdleMs?: number;
+  /** Called when the worker is gone for good, so the caller can fall back to SQLite's own checkpoints. */
+  onFailure?: (error: Error) => void;
+}
+
+/**
+ * The worker's code. Kept as source text (run with `eval`) so it works both from the built
+ * `dist/` and from the TypeScript sources under vitest; `require` in an eval worker resolves
+ * from the current directory, hence the absolute module path passed in `workerData`.
+ */
+const workerSource = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.sqliteModule);
+const db = new Database(workerData.databasePath, { fileMustExist: true });
+const hasIndex = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'entries_fts_config'").get() !== undefined;
+const dataVersion = db.prepare("PRAGMA data_version").pluck();
+const totalChanges = db.prepare("SELECT total_changes()").pluck();
+const merge = hasIndex ? db.prepare("INSERT INTO entries_fts (entries_fts, rank) VALUES ('merge', ${MERGE_PAGES})") : undefined;
+let timer;
+let mergeTimer;
+let seenVersion;
+let merged = 0;
+function report(of, error) {
+  parentPort.postMessage({ t: "done", of, error, merged });
+  merged = 0;
+}
+function automergeOff() {
+  if (!hasIndex) return;
+  const current = db.prepare("SELECT v FROM entries_fts_config WHERE k = 'automerge'").pluck().get();
+  if (current !== 0) db.prepare("INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)").run();
+}
+function checkpoint() {
+  timer = undefined;
+  let error;
+  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch (e) { error = String(e && e.message || e); }
+  report("checkpoint", error);
+  waitForIdle();
+}
+function waitForIdle() {
+  if (merge === undefined) return;
+  if (mergeTimer !== undefined) clearTimeout(mergeTimer);
+  seenVersion = dataVersion.get();
+  mergeTimer = setTimeout(mergeStep, workerData.mergeIdleMs);
+}
+// One step while nobody wrote since the last look; on until a step finds nothing to merge.
+function mergeStep() {
+  mergeTimer = undefined;
+  let error;
+  try {
+    const version = dataVersion.get();
+    if (version !== seenVersion) return waitForIdle();
+    const before = totalChanges.get();
+    merge.run();
+    // The 'merge' command changes fewer than two rows when it found nothing to merge.
+    if (totalChanges.get() - before >= 2) {
+      merged++;
+      seenVersion = version;
+      mergeTimer = setTimeout(mergeStep, ${MERGE_PAUSE_MS});
+      return;
+    }
+    if (merged === 0) return;
+    db.pragma("wal_checkpoint(PASSIVE)");
+  } catch (e) {
+    error = String(e && e.message || e);
+  }
+  report("merge", error);
+}
+try { automergeOff(); } catch (e) { report("merge", "turning off the search index's automerge: " + String(e && e.message || e)); }
+parentPort.on("message", (message) => {
+  if (message.t === "write") {
+    if (mergeTimer !== undefined) { clearTimeout(mergeTimer); mergeTimer = undefined; }
+    if (timer === undefined) timer = setTimeout(checkpoint, workerData.delayMs);
+  } else if (message.t === "close") {
+    if (timer !== undefined) clearTimeout(timer);
+    if (mergeTimer !== undefined) clearTimeout(mergeTimer);
+    db.close();
+    parentPort.close();
+  }
+});
+`;
+
+/** Messages in the envelope of every worker (../worker-messages.ts). */
+type ToCheckpointer = { t: "write" } | { t: "close" };
+interface DoneMessage {
+  t: "done";
+  /** What ended: a checkpoint (the answer to a "write") or merging the search index while idle. */
+  of: "checkpoint" | "merge";
+  error?: string;
+  /** Merge steps of the search index run since the last message. */
+  merged: number;
+}
+
+export class WalCheckpointer {
+  private worker: Worker | undefined;
+  private inFlight = false;
+  private writtenSinceSignal = false;
+  private merged = 0;
+  private closed = false;
+
+  constructor(
+    private readonly databasePath: string,
+    private readonly options: CheckpointerOptions = {},
+  ) {}
+
+  private start(): Worker {
+    const sqliteModule = createRequire(import.meta.url).resolve("better-sqlite3");
+    const { Worker } = workerThreads();
+    const worker = new Worker(workerSource, {
+      eval: true,
+      workerData: {
+        sqliteModule,
+        databasePath: this.databasePath,
+        delayMs: this.options.delayMs ?? 100,
+        mergeIdleMs: this.options.mergeIdleMs ?? 500,
+      },
+      // Never let the worker write to the protocol stream (stdout) or interleave with logs. The
+      // streams are deliberately not read: a reader would keep the process alive despite unref(),
+      // and the worker reports through messages and its "error" event, never by printing.
+      stdout: true,
+      stderr: true,
+    });
+    worker.on("message", (message: DoneMessage) => this.onDone(message));
+    worker.on("error", (error) => this.fail(error));
+    worker.on("exit", (code) => {
+      if (!this.closed) this.fail(new Error(`checkpoint worker exited with code ${code}`));
+    });
+    // A checkpointer must never be the reason the daemon stays alive.
+    worker.unref();
+    return worker;
+  }
+
+  /** Tell the worker something was written. Cheap: at most one message per checkpoint cycle. */
+  noteWrite(): void {
+    if (this.closed) return;
+    if (this.inFlight) {
+      this.writtenSinceSignal = true;
+      return;
+    }
+    if (!this.worker) {
+      try {
+        this.worker = this.start();
+      } catch (error) {
+        // Called after a commit: the write stands, SQLite's own checkpoints take over.
+        this.fail(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+    }
+    this.inFlight = true;
+    this.worker.postMessage({ t: "write" } satisfies ToCheckpointer);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    // Keep the process alive until the worker has closed its connection: an awaited close()
+    // must settle even when nothing else is left on the event loop.
+    worker.ref();
+    worker.postMessage({ t: "close" } satisfies ToCheckpointer);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), 2000)));
+    if ((await Promise.race([exited, timeout])) === "timeout") await worker.terminate();
+    clearTimeout(timer);
+  }
+
+  /** No checkpoint is waiting for the worker (tests read it). */
+  get idle(): boolean {
+    return this.worker !== undefined && !this.inFlight;
+  }
+
+  /** Merge steps of the search index the worker has run (tests read it). */
+  get mergeSteps(): number {
+    return this.merged;
+  }
+
+  private onDone(message: DoneMessage): void {
+    if (message.error) log("debug", `WAL checkpoint worker: ${message.error}`);
+    this.merged += message.merged;
+    // Merging while idle answers no "write": one may still be in flight.
+    if (message.of === "merge") return;
+    this.inFlight = false;
+    if (this.writtenSinceSignal) {
+      this.writtenSinceSignal = false;
+      this.noteWrite();
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    log("warn", `WAL checkpoint worker stopped (${error.message}); falling back to SQLite's automatic checkpoints`);
+    this.options.onFailure?.(error);
+  }
+}
