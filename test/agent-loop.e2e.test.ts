@@ -30,10 +30,10 @@ import { storeEnvFor } from "./support/engine.js";
 const LOOP_MAIN = fileURLToPath(new URL("../examples/agent-loop/dist/main.js", import.meta.url));
 const AGENT_MODEL = "fake-agent";
 const SUMMARIZER_MODEL = "fake-summarizer";
-/** The agent's window; with RESERVE the daemon compacts above 1 800 tokens, keeping ~600. */
+/** The agent's window; with RESERVE the daemon compacts above 1 800 tokens, keeping at least 400 (a cut never keeps less with a window). */
 const WINDOW = 3_000;
 const RESERVE = 1_200;
-const KEEP = 600;
+const KEEP = 400;
 const SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:";
 const OVERFLOW_ERROR = "This model's maximum context length is 3000 tokens. However, your messages resulted in 3412 tokens.";
 
@@ -71,7 +71,8 @@ function daemonHome(): string {
   writeFileSync(
     join(home, "settings.json"),
     JSON.stringify({
-      compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP },
+      // Summaries only: the prune rung (which would hide the notes at this window) has tests of its own.
+      compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP, prune: { enabled: false } },
       summarizer: { provider: "openai", baseURL: fake.baseURL, model: SUMMARIZER_MODEL, fallback: false, maxRetries: 0, timeoutMs: 60_000 },
     }),
   );
@@ -299,7 +300,10 @@ describe("the agent loop writes the daemon's summaries with its own model", () =
   }, async () => {
     // Only compaction settings: the daemon is told nothing about a summarizer.
     const home = dirs.make("bc-agent-loop-own-model-");
-    writeFileSync(join(home, "settings.json"), JSON.stringify({ compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP } }));
+    writeFileSync(
+      join(home, "settings.json"),
+      JSON.stringify({ compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP, prune: { enabled: false } } }),
+    );
     const d = await startDaemon({ home, env: { OPENAI_API_KEY: "test-key" }, initialize: false });
     try {
       const script: FakeReply[] = [
@@ -471,13 +475,14 @@ describe("the agent loop command", () => {
     ],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--window", "10", "hi"], "Unknown option '--window'"],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL], "give at least one prompt"],
-    // Smaller than the daemon's reserve (compaction.reserveTokens): the threshold would be negative.
+    // Smaller than the reserve the user set (compaction.reserveTokens): the threshold would be negative.
     [
       ["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--context-window", "300", "hi"],
       "--context-window 300 is too small: the daemon keeps 16384 tokens",
     ],
   ])("rejects %j with a clear message and exit code 2", async (args, message) => {
     const home = dirs.make("bc-agent-loop-usage-");
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ compaction: { reserveTokens: 16_384 } }));
     const run = await runLoopCli(args, home);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");

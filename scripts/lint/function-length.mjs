@@ -25,7 +25,6 @@ export const MAX_FUNCTION_LINES = 100;
  * so the list only shrinks.
  */
 const BEING_SPLIT = new Map([
-  ["packages/daemon/src/sessions/import-run.ts:importAs", "the import run as its own object (issue 45)"],
   ["examples/pi-extension/base-context/index.ts:baseContext", "the pi extension's owner (issue 42)"],
 ]);
 

@@ -4,7 +4,7 @@
  * OpenAI-compatible endpoint with two workspace tools, and logs every turn to stderr (the model's
  * answers go to stdout).
  */
-import { CompactionDidStart, SettingsGet } from "@base-context/protocol";
+import { CompactionDidStart, ContextUsage, SettingsGet } from "@base-context/protocol";
 import OpenAI from "openai";
 import { createInterface } from "node:readline";
 import { parseCli, USAGE, UsageError, type CliOptions } from "./args.js";
@@ -111,10 +111,12 @@ async function main(argv: string[]): Promise<number> {
       ),
     );
     await client.initialize({ clientInfo: { name: "agent-loop" }, projectDir: options.cwd });
-    const { settings } = await client.request(SettingsGet, { projectDir: options.cwd });
+    const { settings, sources } = await client.request(SettingsGet, { projectDir: options.cwd });
     const automatic = settings.compaction.enabled && settings.context.mode === "on";
-    // The threshold is the window less the reserve: a window no larger than the reserve cannot hold a turn.
-    if (automatic && options.contextWindow <= settings.compaction.reserveTokens) {
+    // The threshold is the window less the reserve: a window no larger than a reserve the user set
+    // cannot hold a turn (one left unset is capped at a quarter of the window by the daemon).
+    const reserveSet = sources["compaction.reserveTokens"] !== "default";
+    if (automatic && reserveSet && options.contextWindow <= settings.compaction.reserveTokens) {
       process.stderr.write(
         `agent-loop: --context-window ${options.contextWindow} is too small: the daemon keeps ${settings.compaction.reserveTokens} tokens ` +
           "of the window free for the reply and the summary (compaction.reserveTokens); give a larger window\nRun with --help for usage.\n",
@@ -131,10 +133,13 @@ async function main(argv: string[]): Promise<number> {
     log(
       `[session] ${sessionId} (${created ? "new" : `continued, ${entryCount} entries`}); model ${options.model}, context window ${options.contextWindow} tokens`,
     );
+    // The sizes as the daemon applies them to this window, and settings of the user's that cannot fit it.
+    const applied = await client.request(ContextUsage, { sessionId, contextWindow: options.contextWindow });
     const compacts = automatic
-      ? `compacts above ${options.contextWindow - settings.compaction.reserveTokens} tokens, keeps ~${settings.compaction.keepRecentTokens}`
+      ? `compacts above ${applied.threshold} tokens, keeps ~${applied.settings.keepRecentTokens}`
       : "automatic compaction is off";
     log(`[daemon] ${compacts}; summarizer: ${summarizerText(settings.summarizer, options.model)}`);
+    if (applied.reason?.includes("cannot fit")) log(`[daemon] warning: ${applied.reason}`);
     client.onNotification(CompactionDidStart, (params) => {
       if (params.sessionId === sessionId) log(`[compaction] ${params.reason} compaction started…`);
     });
