@@ -275,6 +275,15 @@ export class SessionStore {
     return this.importer.begin(importing, timeMs(this.ids.now()), (id) => this.reclaimImport(id));
   }
 
+  /**
+   * True while another process imports the session `sessionId` for the first time: its row is a
+   * half-import whose process is alive. (One whose process is gone is reclaimed by the next import.)
+   */
+  importInProgress(sessionId: string): boolean {
+    const row = this.sessions.row(sessionId);
+    return row !== undefined && row.import_started_ms !== null && !this.isAbandonedImport(row, timeMs(this.ids.now()));
+  }
+
   /** Appends what is new in a file to the complete session `sessionId` (an incremental re-import). */
   resumeImport(sessionId: string): ImportTarget {
     return this.importer.resume(sessionId);
