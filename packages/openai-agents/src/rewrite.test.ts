@@ -84,7 +84,8 @@ describe("planRewrite", () => {
     );
     const plan = planRewrite(historyView(path), 3, []);
     expect(plan.branchTo).toBe("o1");
-    expect(plan.entries).toEqual([expect.objectContaining({ type: "prune", hidden: [expect.objectContaining({ entryId: "o1" })], tokensSaved: 480 })]);
+    const hidden = [expect.objectContaining({ entryId: "o1" })];
+    expect(plan.entries).toEqual([expect.objectContaining({ type: "prune", hidden, tokensSaved: 480 })]);
   });
 
   it("stores a provider's compaction item in a compaction that keeps nothing, from an anchor of no content", () => {
