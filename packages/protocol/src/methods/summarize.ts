@@ -129,7 +129,7 @@ export const SummarizeBranch = request(
     replaceInstructions: z.boolean().optional(),
     /**
      * The agent model's window: the summary reads up to `contextWindow − branchSummary.reserveTokens`
-     * tokens (128,000 assumed when absent).
+     * tokens (128,000 assumed when absent; a reserve left unset is capped at a quarter of the window).
      */
     contextWindow: z.number().int().positive().optional(),
     /** Passed through to plugins' `preparation`. */
