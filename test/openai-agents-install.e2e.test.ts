@@ -50,6 +50,18 @@ function userEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** The example's environment, as its README runs it (from examples/openai-agents), with a home of its own. */
+function exampleEnv(home: string, fake: FakeOpenAI, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return userEnv({
+    ...storeEnvFor(home),
+    BASE_CONTEXT_HOME: home,
+    OPENAI_API_KEY: "test",
+    OPENAI_BASE_URL: fake.baseURL,
+    BASE_CONTEXT_DAEMON: "../../packages/daemon/bin/base-context.js",
+    ...extra,
+  });
+}
+
 function runProgram(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
   const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
@@ -80,15 +92,7 @@ describe("@base-context/openai-agents as its READMEs say", () => {
   it.each([22, 24] as const)("runs the example under Node %i, compacting within a few turns of an 8000-token window", async (major) => {
     const home = dirs.make("bc-agents-example-");
     // As the README says: from examples/openai-agents, `BASE_CONTEXT_DAEMON=../../packages/daemon/bin/base-context.js node main.mjs`.
-    const env = userEnv({
-      ...storeEnvFor(home),
-      BASE_CONTEXT_HOME: home,
-      OPENAI_API_KEY: "test",
-      OPENAI_BASE_URL: fake.baseURL,
-      MODEL: "fake-agent",
-      CONTEXT_WINDOW: "8000",
-      BASE_CONTEXT_DAEMON: "../../packages/daemon/bin/base-context.js",
-    });
+    const env = exampleEnv(home, fake, { MODEL: "fake-agent", CONTEXT_WINDOW: "8000" });
     const result = await runProgram(nodes[major], ["main.mjs", "10"], { cwd: EXAMPLE, env });
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trim().split("\n");
@@ -111,14 +115,7 @@ describe("@base-context/openai-agents as its READMEs say", () => {
     "under Node 24 with the switch off, the example says which command to run, with no stack trace",
     async () => {
       const home = dirs.make("bc-agents-example-abi-");
-      const env = userEnv({
-        ...storeEnvFor(home),
-        BASE_CONTEXT_HOME: home,
-        OPENAI_API_KEY: "test",
-        OPENAI_BASE_URL: fake.baseURL,
-        BASE_CONTEXT_DAEMON: "../../packages/daemon/bin/base-context.js",
-        BASE_CONTEXT_REEXEC: "off",
-      });
+      const env = exampleEnv(home, fake, { BASE_CONTEXT_REEXEC: "off" });
       const result = await runProgram(nodes[24], ["main.mjs", "1"], { cwd: EXAMPLE, env });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/^BaseContextError: the daemon refused session\/create: .*better-sqlite3's native addon was built for Node \d+/m);

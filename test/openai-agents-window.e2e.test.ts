@@ -9,9 +9,8 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentReply, isAgentRequest, runScenario, type ScenarioEvent, type UsageReport } from "./support/agents-sdk.js";
+import { agentReply, isAgentRequest, runScenario, scenarioEnv, type ScenarioEvent, type UsageReport } from "./support/agents-sdk.js";
 import { DAEMON_MAIN } from "./support/daemon.js";
-import { storeEnvFor } from "./support/engine.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
 import { ensureNode } from "./support/other-node.js";
 import { requestTokens } from "./support/request-tokens.js";
@@ -37,19 +36,12 @@ describe("an Agents SDK session with a small window, default settings", () => {
     dirs.cleanup();
   });
 
-  function scenarioEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-    const home = dirs.make("bc-agents-window-");
-    return {
-      ...process.env,
-      ...storeEnvFor(home),
-      BASE_CONTEXT_HOME: home,
-      OPENAI_BASE_URL: fake.baseURL,
-      OPENAI_API_KEY: "",
+  /** A home of its own, the window, the test's daemon spawned over stdio. */
+  const windowEnv = () =>
+    scenarioEnv(dirs.make("bc-agents-window-"), fake.baseURL, {
       CONTEXT_WINDOW: String(WINDOW),
       BASE_CONTEXT_DAEMON_COMMAND: JSON.stringify([TEST_NODE, DAEMON_MAIN, "serve"]),
-      ...extra,
-    };
-  }
+    });
 
   const compactedTurns = (events: ScenarioEvent[]) =>
     events
@@ -63,7 +55,7 @@ describe("an Agents SDK session with a small window, default settings", () => {
     async (report) => {
       usageReport = report;
       const first = fake.requests.length;
-      const { events, code, stderr } = await runScenario(["window", String(TURNS)], scenarioEnv(), node24);
+      const { events, code, stderr } = await runScenario(["window", String(TURNS)], windowEnv(), node24);
       expect(code, stderr).toBe(0);
       expect(events.filter((event) => event.event === "turn")).toHaveLength(TURNS);
 
@@ -90,7 +82,7 @@ describe("an Agents SDK session with a small window, default settings", () => {
 
   it("uses the session's compaction option for the threshold, and fails with errors of its own", async () => {
     usageReport = "counted";
-    const { events, code, stderr } = await runScenario(["options"], scenarioEnv(), node24);
+    const { events, code, stderr } = await runScenario(["options"], windowEnv(), node24);
     expect(code, stderr).toBe(0);
     // { contextWindow: 20000, compaction: { reserveTokens: 2000 } }: the threshold is 18,000 (it was the daemon's 20,000 − 16,384).
     const tuned = events.find((event) => event.event === "tuned")!;
@@ -123,7 +115,7 @@ describe("an Agents SDK session with a small window, default settings", () => {
       return agentReply(request.body);
     });
     try {
-      const { events, code, stderr } = await runScenario(["kill"], scenarioEnv(), node24, (child) => {
+      const { events, code, stderr } = await runScenario(["kill"], windowEnv(), node24, (child) => {
         child.stdout!.once("data", () => {
           // The scenario's first event comes once the session opened: its daemon is its child by then.
           daemonPid = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)[0]);

@@ -8,9 +8,8 @@
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CompactionStatusRequest, SessionTree } from "@base-context/protocol";
-import { agentReply, isAgentRequest, runScenario, SUMMARY_MARK, unpaired } from "./support/agents-sdk.js";
+import { agentReply, isAgentRequest, runScenario, scenarioEnv, SUMMARY_MARK, unpaired } from "./support/agents-sdk.js";
 import { DAEMON_MAIN, startDaemon } from "./support/daemon.js";
-import { storeEnvFor } from "./support/engine.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
 import { ensureNode } from "./support/other-node.js";
 import { spawnRawSocketDaemon } from "./support/raw-daemon.js";
@@ -34,16 +33,7 @@ describe("OpenAI Agents SDK sessions in Base Context", () => {
     dirs.cleanup();
   });
 
-  function scenarioEnv(home: string, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    return {
-      ...process.env,
-      ...storeEnvFor(home),
-      BASE_CONTEXT_HOME: home,
-      OPENAI_BASE_URL: fake.baseURL,
-      OPENAI_API_KEY: "",
-      ...extra,
-    };
-  }
+  const scenarioEnvOf = (home: string, extra: NodeJS.ProcessEnv) => scenarioEnv(home, fake.baseURL, extra);
 
   // 31 turns: the last one does not compact, so the forced compaction after it has turns to summarize
   // (right after a compaction only the kept part is left, which a forced run keeps too).
@@ -53,7 +43,7 @@ describe("OpenAI Agents SDK sessions in Base Context", () => {
     const first = fake.requests.length;
     const { events, code, stderr } = await runScenario(
       ["long", "31"],
-      scenarioEnv(home, { BASE_CONTEXT_DAEMON_COMMAND: JSON.stringify([TEST_NODE, DAEMON_MAIN, "serve"]) }),
+      scenarioEnvOf(home, { BASE_CONTEXT_DAEMON_COMMAND: JSON.stringify([TEST_NODE, DAEMON_MAIN, "serve"]) }),
       node24,
     );
     expect(code, stderr).toBe(0);
@@ -136,7 +126,7 @@ describe("OpenAI Agents SDK sessions in Base Context", () => {
       return agentReply(request.body);
     });
     try {
-      const { events, code, stderr } = await runScenario(["kill"], scenarioEnv(home, { BASE_CONTEXT_SOCKET: socketDaemon.path }), node24);
+      const { events, code, stderr } = await runScenario(["kill"], scenarioEnvOf(home, { BASE_CONTEXT_SOCKET: socketDaemon.path }), node24);
       expect(code, stderr).toBe(0);
       expect(killed).toBe(true);
       const error = events.find((event) => event.event === "error");

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { storeEnvFor } from "./engine.js";
 import { defaultSummary, reply, type FakeChatRequestBody, type FakeReply, type RecordedRequest } from "./fake-openai.js";
 import { requestTokens } from "./request-tokens.js";
 
@@ -40,6 +41,11 @@ export function agentReply(body: FakeChatRequestBody | undefined, usageReport: U
     ],
     { usage },
   );
+}
+
+/** The scenario's environment: a home of its own, the fake as the OpenAI endpoint, no key. */
+export function scenarioEnv(home: string, baseURL: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...storeEnvFor(home), BASE_CONTEXT_HOME: home, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "", ...extra };
 }
 
 export interface ScenarioRun {
