@@ -45,6 +45,8 @@ const notOnOtherNodes = [
   "test/pi-extension.e2e.test.ts",
   "test/pi-extension-tui.e2e.test.ts",
   "test/openai-agents.e2e.test.ts",
+  "test/openai-agents-window.e2e.test.ts",
+  "test/openai-agents-install.e2e.test.ts",
   "test/python-client.e2e.test.ts",
   "test/readme-from-a-clone.e2e.test.ts",
   "test/demo.e2e.test.ts",
