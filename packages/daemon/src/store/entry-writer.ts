@@ -5,7 +5,7 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { IdSource } from "../ids.js";
-import { ancestorAtDepth, pathRows } from "./paths.js";
+import { ancestorAtDepth, pathRows } from "./path-walk.js";
 import { toStoredEntry, type SessionTally, type StoredEntry } from "./rows.js";
 import {
   firstMessageText,
@@ -14,7 +14,7 @@ import {
   sessionInfoName,
   type PathColumns,
 } from "./path-columns.js";
-import type { StoreEngine } from "./engine.js";
+import type { StoreEngine } from "./store-engine.js";
 import type { SqlStatements } from "./statements.js";
 
 const SELECT_PATH_COLUMNS = `

@@ -9,7 +9,7 @@ import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord, type SessionRow, type SessionTally } from "./rows.js";
 import type { ProcessOwner } from "./owner.js";
-import type { StoreEngine } from "./engine.js";
+import type { StoreEngine } from "./store-engine.js";
 import type { FinalSessionFields, NewSession, SessionsTable } from "./sessions-table.js";
 
 export interface ImportedEntry {

@@ -7,13 +7,13 @@ import { log } from "../log.js";
 import { defaultIds, type IdSource } from "../ids.js";
 import { defaultDatabasePath } from "../paths.js";
 import { Appender, timeMs, type AppendOutcome, type AppendRequest } from "./append.js";
-import type { StoreEngine } from "./engine.js";
+import type { StoreEngine } from "./store-engine.js";
 import { EntryWriter } from "./entry-writer.js";
 import { Forker } from "./fork.js";
-import { CompactionJobs } from "./jobs.js";
+import { CompactionJobs } from "./compaction-jobs.js";
 import { ImportWriter, type ImportTarget } from "./import-writer.js";
 import type { OwnerProbe } from "./owner.js";
-import { pathRows } from "./paths.js";
+import { pathRows } from "./path-walk.js";
 import {
   ENTRY_COLUMNS,
   toSessionRecord,
@@ -25,8 +25,8 @@ import {
 } from "./rows.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
-import type { SearchQuery, SessionMatch } from "./search.js";
-import { SqliteEngine } from "./sqlite-engine.js";
+import type { SearchQuery, SessionMatch } from "./sqlite/search.js";
+import { SqliteEngine } from "./sqlite/sqlite-engine.js";
 import type { SqlStatements } from "./statements.js";
 import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats } from "./write-runner.js";
 

@@ -10,7 +10,7 @@
  * whole), no `raw`/`expand`.
  */
 import type { Statement } from "better-sqlite3";
-import type { Db } from "./open-sqlite.js";
+import type { Db } from "./sqlite/open-database.js";
 
 export interface SqlStatement<Row = unknown> {
   /** The first row, or undefined. */

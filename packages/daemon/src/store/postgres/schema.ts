@@ -7,7 +7,7 @@
  * and JSON is TEXT holding the exact text that was appended (jsonb would reorder keys and lose
  * the byte-stable export).
  */
-import { DatabaseTooNewError } from "../schema.js";
+import { DatabaseTooNewError } from "../sqlite/schema.js";
 
 /** What migrations need of a connection (`SyncPostgres` has it). */
 export interface MigrationConnection {

@@ -12,12 +12,12 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { InsertedRow } from "../rows.js";
-import { SEARCHABLE_TYPES, type SearchHitRow, type SearchQuery, type SessionMatch } from "../search.js";
+import { SEARCHABLE_TYPES, type SearchHitRow, type SearchQuery, type SessionMatch } from "../sqlite/search.js";
 import { searchText } from "../search-text.js";
 import { SEARCH_CONFIG } from "./schema.js";
 
-export type { SearchHitRow, SearchQuery, SessionMatch } from "../search.js";
-export { SEARCHABLE_TYPES } from "../search.js";
+export type { SearchHitRow, SearchQuery, SessionMatch } from "../sqlite/search.js";
+export { SEARCHABLE_TYPES } from "../sqlite/search.js";
 
 /** The statements this module runs (positional `?` parameters): the store's SqlStatements. */
 export interface SearchStatements {

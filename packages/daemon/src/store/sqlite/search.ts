@@ -5,9 +5,9 @@
  * (EntryWriter.insert, on append, import and fork) and removed by a trigger when entries go.
  */
 import type { SessionEntry } from "@base-context/protocol";
-import type { InsertedRow } from "./rows.js";
-import type { SqlStatements } from "./statements.js";
-import { searchText } from "./search-text.js";
+import type { InsertedRow } from "../rows.js";
+import type { SqlStatements } from "../statements.js";
+import { searchText } from "../search-text.js";
 
 const INSERT_TEXT = "INSERT INTO entries_fts (rowid, text) VALUES (?, ?)";
 

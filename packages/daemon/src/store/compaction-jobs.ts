@@ -5,7 +5,7 @@
  */
 import type { CompactionJobState, CompactionReason } from "@base-context/protocol";
 import type { z } from "zod";
-import type { StoreOwners } from "./engine.js";
+import type { StoreOwners } from "./store-engine.js";
 import type { SqlStatements } from "./statements.js";
 
 export type JobState = CompactionJobState;

@@ -13,9 +13,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { exportUsers, type ExportUse } from "./support/export-users.js";
+import { exportUsers, type ExportUse } from "../support/export-users.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const PACKAGES = {
   "@base-context/protocol": "packages/protocol/src/index.ts",
   "@base-context/core": "packages/core/src/index.ts",

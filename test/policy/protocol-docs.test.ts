@@ -9,9 +9,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { tempDirs } from "./support/temp-dir.js";
+import { tempDirs } from "../support/temp-dir.js";
 
-const ROOT = join(import.meta.dirname, "..");
+const ROOT = join(import.meta.dirname, "..", "..");
 const DOCS = join(ROOT, "docs");
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());

@@ -4,16 +4,16 @@
  * (store/write-lock.ts), and PASSIVE checkpoints run in a worker (store/checkpointer.ts).
  */
 import type { Statement, Transaction } from "better-sqlite3";
-import { log } from "../log.js";
+import { log } from "../../log.js";
 import { WalCheckpointer } from "./checkpointer.js";
-import { openDatabase, type Db } from "./open-sqlite.js";
-import type { SearchIndex, StoreEngine, StoreOwners } from "./engine.js";
-import { currentOwner, isOwnerAlive, isThisProcess, systemProbe, type OwnerProbe, type ProcessOwner } from "./owner.js";
-import { ENTRY_COLUMNS, type EntryRow } from "./rows.js";
+import { openDatabase, type Db } from "./open-database.js";
+import type { SearchIndex, StoreEngine, StoreOwners } from "../store-engine.js";
+import { currentOwner, isOwnerAlive, isThisProcess, systemProbe, type OwnerProbe, type ProcessOwner } from "../owner.js";
+import { ENTRY_COLUMNS, type EntryRow } from "../rows.js";
 import { indexEntry, indexSession, searchSessions } from "./search.js";
-import { Statements } from "./statements.js";
+import { Statements } from "../statements.js";
 import { createWriteRunner } from "./write-lock.js";
-import type { WriteRunner } from "./write-runner.js";
+import type { WriteRunner } from "../write-runner.js";
 
 export interface SqliteEngineOptions {
   path: string;

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const ROOT = join(import.meta.dirname, "..");
+const ROOT = join(import.meta.dirname, "..", "..");
 const STORE = join(ROOT, "node_modules", ".pnpm");
 const BUILD_SCRIPTS = ["preinstall", "install", "postinstall"] as const;
 

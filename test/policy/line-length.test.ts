@@ -7,9 +7,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { tempDirs } from "./support/temp-dir.js";
+import { tempDirs } from "../support/temp-dir.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SCRIPT = join(ROOT, "scripts/lint/line-length.mjs");
 const WRAP = join(ROOT, "scripts/lint/wrap-long-lines.mjs");
 const dirs = tempDirs();

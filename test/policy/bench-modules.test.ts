@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const ROOT = join(import.meta.dirname, "..");
+const ROOT = join(import.meta.dirname, "..", "..");
 const DAEMON_SRC = join(ROOT, "packages", "daemon", "src");
 /** What the daemon's tsconfig.json leaves out of dist/. */
 const NOT_SHIPPED = /(\.test\.ts$|(^|\/)test-support\.ts$|(^|\/)fixtures\/|(^|\/)fixtures\.ts$)/;

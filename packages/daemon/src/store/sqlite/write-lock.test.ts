@@ -8,8 +8,8 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWriteRunner } from "./write-lock.js";
-import { holdLock } from "./test-support.js";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
+import { holdLock } from "../test-support.js";
+import { tempDirs } from "../../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
 

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WalCheckpointer } from "./checkpointer.js";
-import { openDatabase, type Db } from "./open-sqlite.js";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
+import { openDatabase, type Db } from "./open-database.js";
+import { tempDirs } from "../../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
 
-const openAndLeave = fileURLToPath(new URL("./fixtures/open-and-leave.mjs", import.meta.url));
+const openAndLeave = fileURLToPath(new URL("../fixtures/open-and-leave.mjs", import.meta.url));
 
 describe("checkpoint worker", () => {
   let folder: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SqliteAddonError, sqliteAddonError } from "./sqlite-addon.js";
+import { SqliteAddonError, sqliteAddonError } from "./addon.js";
 
 const NODE_24 = { version: "v24.22.3", execPath: "/opt/node-24/bin/node" };
 

@@ -7,11 +7,11 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { queryJsonSync } from "./support/postgres.js";
-import { runCli } from "./support/run-cli.js";
-import { tempDirs } from "./support/temp-dir.js";
+import { queryJsonSync } from "../support/postgres.js";
+import { runCli } from "../support/run-cli.js";
+import { tempDirs } from "../support/temp-dir.js";
 
-const SCRIPT = join(import.meta.dirname, "..", "scripts", "local-postgres.mjs");
+const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "local-postgres.mjs");
 const dirs = tempDirs();
 /** initdb, server starts and stops, each a process that takes seconds on a busy machine. */
 const SEVERAL_SERVER_STARTS_MS = 180_000;

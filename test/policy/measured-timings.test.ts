@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const script = join(root, "scripts", "lint", "measured-timings.mjs");
 const { measuredTimings } = (await import(script)) as { measuredTimings(root: string): string[] };
 

@@ -1,12 +1,12 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "./open-sqlite.js";
+import { openDatabase } from "./open-database.js";
 import { DatabaseTooNewError, migrate, migrations, migrationSearchText, SCHEMA_VERSION, schemaVersion } from "./schema.js";
-import { searchText } from "./search-text.js";
-import { SessionStore } from "./session-store.js";
-import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
+import { searchText } from "../search-text.js";
+import { SessionStore } from "../session-store.js";
+import { sequentialIds } from "../../sessions/fixtures/test-helpers.js";
+import { tempDirs } from "../../../../../test/support/temp-dir.js";
 
 const dirs = tempDirs();
 

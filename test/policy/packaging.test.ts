@@ -12,10 +12,10 @@ import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDirs } from "./support/temp-dir.js";
+import { tempDirs } from "../support/temp-dir.js";
 
 const run = promisify(execFile);
-const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const PACKAGES = ["protocol", "core", "daemon", "plugin-sdk"] as const;
 type PackageName = (typeof PACKAGES)[number];
 

@@ -12,7 +12,7 @@
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
 import type { EntryRow, InsertedRow, RequestResultRow, SessionTally } from "./rows.js";
-import type { SearchQuery, SessionMatch } from "./search.js";
+import type { SearchQuery, SessionMatch } from "./sqlite/search.js";
 import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-runner.js";
 

@@ -4,9 +4,9 @@
  */
 import Database from "better-sqlite3";
 import { dirname } from "node:path";
-import { createDatabaseFolder, secureDatabaseFiles, withPrivateUmask } from "./permissions.js";
+import { createDatabaseFolder, secureDatabaseFiles, withPrivateUmask } from "../permissions.js";
 import { migrate } from "./schema.js";
-import { sqliteAddonError } from "./sqlite-addon.js";
+import { sqliteAddonError } from "./addon.js";
 
 export type Db = Database.Database;
 

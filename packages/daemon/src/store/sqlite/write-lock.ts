@@ -27,7 +27,7 @@
  * daemon logs at debug level on close, and tests read to count BEGINs).
  */
 import type { Database } from "better-sqlite3";
-import { DeferredWork, emptyWriteLockStats, recordLockWait, type DeferredBatch, type WriteRunner } from "./write-runner.js";
+import { DeferredWork, emptyWriteLockStats, recordLockWait, type DeferredBatch, type WriteRunner } from "../write-runner.js";
 
 const FIRST_PAUSE_MS = 0.1;
 const LONGEST_PAUSE_MS = 4;

@@ -12,7 +12,7 @@
  * by PostgreSQL's identity column) matches (SessionStore.contextPath).
  */
 import { ENTRY_COLUMNS, type EntryRow, type RequestResultRow, type SessionTally } from "../rows.js";
-import type { LeafExpectations, SearchIndex, StoreEngine, StoreOwners, WriteAsyncOptions } from "../engine.js";
+import type { LeafExpectations, SearchIndex, StoreEngine, StoreOwners, WriteAsyncOptions } from "../store-engine.js";
 import { log } from "../../log.js";
 import type { ProcessOwner } from "../owner.js";
 import type { WriteRunner } from "../write-runner.js";

@@ -17,7 +17,7 @@ import {
 } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import { describeChain, type Summarizer } from "../summarizer/index.js";
-import type { CompactHookContext, CompactHooks } from "./hooks.js";
+import type { CompactHookContext, CompactHooks } from "../hooks/compact-hooks.js";
 import { compactHookEvent } from "./hook-event.js";
 import { retainCompactionSummary } from "./retention.js";
 import { effectiveCompactionSettings } from "./settings.js";

@@ -23,8 +23,8 @@
  */
 import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
-import { workerThreads } from "../lazy-node.js";
-import { log } from "../log.js";
+import { workerThreads } from "../../lazy-node.js";
+import { log } from "../../log.js";
 
 /** Pages one merge step of the search index writes at most (a step holds the write lock briefly). */
 const MERGE_PAGES = 64;

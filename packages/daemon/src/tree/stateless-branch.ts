@@ -10,7 +10,7 @@ import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
 import { describeChain } from "../summarizer/index.js";
 import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
-import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "./hooks.js";
+import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "../hooks/tree-hooks.js";
 
 export type SummarizeBranchParams = ValidParamsOf<typeof SummarizeBranch>;
 
