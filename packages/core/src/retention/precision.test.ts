@@ -126,16 +126,68 @@ describe("errors: seen by their first line, fixed by a later success or the assi
     expect(probeMessages([...failing, say("All tests now compile without errors and the build succeeds!")]).errors[0]!.resolved).toBe(true);
   });
 
-  it("a cancelled or refused call is no error; a grep of a missing file is an answer, not a failure", () => {
+  it("a cancelled call is no error; a grep of a missing file is an answer, not a failure", () => {
     const probes = probeMessages([
       bash("a", "npm test"),
       result("a", "bash", "Debugger attached.\nCommand aborted", true),
       bash("b", 'grep -A 3 "a\\|b" packages/tui/src/wrap-ansi.ts'),
       result("b", "bash", "grep: packages/tui/src/wrap-ansi.ts: No such file or directory\n\nCommand exited with code 2", true),
-      say("", [["c", "edit", { path: "a.ts", oldText: "x", newText: "y" }]]),
-      result("c", "edit", "The user doesn't want to proceed with this tool use.", true),
     ]);
     expect(probes.errors).toEqual([]);
+  });
+
+  it("a call the user refused stands, by its first sentences, until the work goes on", () => {
+    const refused =
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string " +
+      "was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+    const calls = [say("", [["c", "bash", { command: "git merge --abort" }]]), result("c", "bash", refused, true)];
+    const standing = probeMessages(calls).errors;
+    expect(standing).toEqual([
+      { text: "The user doesn't want to proceed with this tool use. The tool use was rejected", index: 1, detail: "git merge --abort" },
+    ]);
+    const later = probeMessages([...calls, bash("d", "git status"), result("d", "bash", "On branch main")]).errors;
+    expect(later[0]!.resolved).toBe(true);
+  });
+
+  it("a command that says nothing but its exit status is a check that answered no, not an error", () => {
+    const probes = probeMessages([bash("a", "sudo wg show wg0 2>/dev/null"), result("a", "bash", "Exit code 1", true)]);
+    expect(probes.errors).toEqual([]);
+  });
+
+  it("the error a person reads: not the location line above it, not the harness's exit note", () => {
+    const output = "Exit code 1\n/Users/me/project/[eval]:1\n^^^\nthe module could not be loaded from here";
+    const probes = probeMessages([bash("a", "node -e 'x'"), result("a", "bash", output, true)]);
+    expect(probes.errors.map((e) => e.text)).toEqual(["the module could not be loaded from here"]);
+  });
+
+  it("a command failing again for another reason supersedes its first failure", () => {
+    const probes = probeMessages([
+      bash("a", "npm run build"),
+      result("a", "bash", "error: cannot find module 'x'\nExit code 1", true),
+      bash("b", "npm run build"),
+      result("b", "bash", "error TS2304: Cannot find name 'y'\nExit code 1", true),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([
+      ["error: cannot find module 'x'", true],
+      ["error TS2304: Cannot find name 'y'", false],
+    ]);
+  });
+
+  it("another approach to the same goal fixes a failure: a later success of the same program and subcommand", () => {
+    const probes = probeMessages([
+      bash("a", "git push 2>&1"),
+      result("a", "bash", "fatal: The current branch x has no upstream branch.", true),
+      bash("b", "git push --set-upstream origin x"),
+      result("b", "bash", "branch 'x' set up to track 'origin/x'."),
+      bash("c", "python3 a.py"),
+      result("c", "bash", "Traceback (most recent call last):\nValueError: bad input", true),
+      bash("d", "python3 b.py"),
+      result("d", "bash", "ok"),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([
+      ["fatal: The current branch x has no upstream branch.", true],
+      ["ValueError: bad input", false],
+    ]);
   });
 });
 

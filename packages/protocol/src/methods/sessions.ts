@@ -144,8 +144,12 @@ export const SessionImport = request(
   () => z.object({
     session: SessionHeader,
     entryCount: z.number().int(),
-    /** Lines that could not be read (1-based line numbers and why); pi skips them too. */
-    skippedLines: z.array(z.object({ line: z.number().int(), reason: z.string() })).optional(),
+    /**
+     * Lines that could not be read (1-based line numbers and why); pi skips them too. The history
+     * is never cut at one: an entry whose parent was an unreadable line hangs under the last entry
+     * read before it (`bridgedTo`, which the reason names too).
+     */
+    skippedLines: z.array(z.object({ line: z.number().int(), reason: z.string(), bridgedTo: z.string().optional() })).optional(),
     /** The format read (the one given, or the one detected). */
     format: ImportFormat.optional(),
     /**

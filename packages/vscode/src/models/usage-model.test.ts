@@ -7,6 +7,7 @@ const usage = (tokens: number, extra: Partial<Usage> = {}): Usage => ({
   trailingTokens: tokens,
   threshold: 183_616,
   shouldCompact: false,
+  settings: { reserveTokens: 16_384, keepRecentTokens: 20_000 },
   ...extra,
 });
 
@@ -16,7 +17,7 @@ describe("usageStatus", () => {
     expect(status).toMatchObject({ text: "$(dashboard) 48.2k/200k · 24%", severity: "normal" });
     expect(status.tooltip).toContain("**Fix the login bug**");
     expect(status.tooltip).toContain("48,213 of 200,000 tokens (24%)");
-    expect(status.tooltip).toContain("Compaction threshold: 183,616 tokens");
+    expect(status.tooltip).toContain("Compaction threshold: 183,616 tokens (the window less `compaction.reserveTokens`, 16,384 here).");
     expect(status.tooltip).not.toContain("Last usage the model reported");
   });
 
@@ -36,7 +37,7 @@ describe("usageStatus", () => {
     expect(usageStatus(usage(250_000), 200_000, "s")).toMatchObject({ text: "$(error) 250k/200k · 125%", severity: "error" });
     const off = usageStatus(usage(1_000, { reason: "compaction.enabled is false" }), 200_000, "s");
     expect(off.severity).toBe("normal");
-    expect(off.tooltip).toContain("No compaction at a threshold: compaction.enabled is false.");
+    expect(off.tooltip).toContain("The daemon notes: compaction.enabled is false.");
   });
 
   it("shows counts under a thousand as they are, and millions short", () => {

@@ -28,13 +28,14 @@ export function usageStatus(usage: Usage, contextWindow: number, sessionTitle: s
     `${formatCount(usage.tokens)} of ${formatCount(contextWindow)} tokens (${percent}%): what the model sees now, estimated as the ` +
       "compaction threshold is (the model's last reported usage plus what came after it).",
     "",
-    `Compaction threshold: ${formatCount(usage.threshold)} tokens (the window less \`compaction.reserveTokens\`).`,
+    `Compaction threshold: ${formatCount(usage.threshold)} tokens (the window less \`compaction.reserveTokens\`, ` +
+      `${formatCount(usage.settings.reserveTokens)} here).`,
   ];
   if (usage.usageTokens !== null) {
     lines.push("", `Last usage the model reported: ${formatCount(usage.usageTokens)}, then ${formatCount(usage.trailingTokens)} tokens after it.`);
   }
   if (usage.shouldCompact) lines.push("", `**Past the threshold: compact now**${usage.reason ? ` (${usage.reason})` : ""}.`);
-  else if (usage.reason) lines.push("", `No compaction at a threshold: ${usage.reason}.`);
+  else if (usage.reason) lines.push("", `The daemon notes: ${usage.reason}.`);
   if (over) lines.push("", "**Over the window**: the model cannot take this context as it is.");
   lines.push("", "Click to see what the model sees. The window is the setting `baseContext.contextWindow`.");
   return { text: `${icon} ${shortCount(usage.tokens)}/${shortCount(contextWindow)} · ${percent}%`, tooltip: lines.join("\n"), severity };

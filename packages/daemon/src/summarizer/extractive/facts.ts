@@ -7,6 +7,7 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
+  answerText,
   clip,
   constraintSentences,
   extractCodeSpans,
@@ -20,14 +21,16 @@ import {
   junkKind,
   OrderedSet,
   ownSentences,
+  parseSummaryParts,
+  ownWords,
   readMessages,
   readRequest,
   sentences,
   type MessageReader,
 } from "@base-context/core";
-import { ActionLog, type Action, type ErrorFact } from "./action-log.js";
+import { ActionLog, type Action, type ErrorFact, type FileChange } from "./action-log.js";
 
-export type { Action, ErrorFact };
+export type { Action, ErrorFact, FileChange };
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */
 export interface Noted {
@@ -51,7 +54,21 @@ export interface Facts {
   readonly plans: Noted[];
   readonly question?: Noted;
   readonly actions: Map<string, Action>;
-  readonly errors: ErrorFact[];
+  readonly errors: readonly ErrorFact[];
+  /** The failures still standing: the latest per action. */
+  readonly standingErrors: ErrorFact[];
+  /** The user's answers to the agent's questions (`"question"="answer"`), in order. */
+  readonly answers: Noted[];
+  /** What says work was finished: assistant sentences ("Closed X", "X is committed") and commands that succeeded (`bd close X`). */
+  readonly completions: Noted[];
+  /** Files shell commands moved or removed. */
+  readonly fileChanges: readonly FileChange[];
+  /** The keys of the actions that succeeded (core `actionKeys`). */
+  readonly succeededKeys: ReadonlySet<string>;
+  /** The latest user message got a finished answer. */
+  readonly answered: boolean;
+  /** A split turn follows the range (summarized apart): the work goes on there. */
+  readonly followedByTurn?: boolean;
   readonly paths: OrderedSet;
   readonly codeSpans: OrderedSet;
   readonly identifiers: OrderedSet;
@@ -75,6 +92,10 @@ const FAILURE_WORDS = /\b(?:fail(?:s|ed|ure|ures)?|errors?|throws?|still|crash(?
 /** A user message that takes back what the assistant just did or decided. */
 const CORRECTION =
   /^(?:no\b|nope\b|wait\b|actually\b|hmm\b|not\s+(?:that|like that)\b|revert\b|undo\b|rather\b)|\b(?:doesn't look right|does not look right|that's wrong|that is wrong|no,\s+we want|no,\s+(?:use|keep|put|do)\b|not what i (?:asked|meant|want))/i;
+/** A sentence saying work was finished ("spotter-gqc.6 is closed", "Committed the fix"); not one saying it is not yet. */
+const COMPLETION =
+  /\b(?:closed|completed?|done|committed|merged|pushed|finished|resolved|implemented|fixed|written|created|added|released|published|shipped)\b/i;
+const NOT_YET = /\b(?:not|n't|yet|still|needs?|remaining|pending|todo|to do|will|going to|next)\b/i;
 const MIN_SENTENCE_WORDS = 4;
 const CHECKMARKS = /^[✓✔✅☑️\s]+/;
 
@@ -156,6 +177,8 @@ class FactCollector implements MessageReader {
   private lastActionIndex = -1;
   readonly statements: Noted[] = [];
   readonly notes: Noted[] = [];
+  readonly answers: Noted[] = [];
+  readonly completions: Noted[] = [];
   readonly embeddedSummaries: string[] = [];
   private readonly seenSentences = new OrderedSet();
   private readonly names = new ExactNames();
@@ -163,17 +186,23 @@ class FactCollector implements MessageReader {
   private readonly log = new ActionLog();
   private readonly turn = new TurnState();
 
-  constructor(private readonly messageCount: number) {}
+  constructor(
+    private readonly messageCount: number,
+    carriedBlockers: readonly string[] = [],
+  ) {
+    this.log.carry(carriedBlockers, -1);
+  }
 
   user(text: string, index: number): void {
     if (isSummaryText(text)) {
-      this.embeddedSummaries.push(unwrapSummary(text));
+      this.summary(unwrapSummary(text), index);
       return;
     }
     if (text.trim().length === 0) return;
     this.turn.answered = false;
     this.turn.lastUserIndex = index;
-    this.names.note(text, true);
+    // The names the user typed, not those of what they pasted (a stack trace's frames, a log).
+    this.names.note(ownWords(text), true);
     if (CORRECTION.test(text.trim())) this.correction(text, index);
     for (const sentence of constraintSentences(text)) {
       if (this.seenSentences.add(sentence)) this.constraints.push({ text: clip(sentence, 300), index });
@@ -233,6 +262,9 @@ class FactCollector implements MessageReader {
       this.log.saidFixed(sentence, index);
       if (sentence.endsWith("?") || !isProse(sentence)) continue;
       const clean = sentence.replace(CHECKMARKS, "");
+      if (COMPLETION.test(clean) && !NOT_YET.test(clean) && !isPlanSentence(clean)) {
+        this.completions.push({ text: clip(clean, 300), index });
+      }
       if (isPlanSentence(clean)) plans.push({ text: clip(clean, 240), index });
       if (DECISION.test(clean) && !FAILURE_WORDS.test(clean) && !isPlanSentence(clean)) {
         if (this.seenSentences.add(clean)) this.decisions.add({ text: clip(clean, 280), index });
@@ -245,7 +277,15 @@ class FactCollector implements MessageReader {
   }
 
   toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
-    this.log.toolResult(message, index);
+    const human = this.log.toolResult(message, index);
+    if (!human) return;
+    // The human's words in a tool's result (a refusal's reason, answers to the agent's questions) are theirs.
+    for (const typed of human.typed) this.user(typed, index);
+    for (const answer of human.answers) {
+      this.answers.push({ text: answerText(answer), index });
+      this.turn.lastUserIndex = index;
+      if (readRequest(answer.answer) === "yes") this.user(answer.answer, index);
+    }
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
@@ -257,15 +297,22 @@ class FactCollector implements MessageReader {
   custom(customType: string, text: string, index: number): void {
     // What the agent's harness injected (reminders, command echoes) is not a note about the work.
     if (isInjectedText(customType)) return;
-    if (isSummaryText(text)) this.embeddedSummaries.push(unwrapSummary(text));
+    if (isSummaryText(text)) this.summary(unwrapSummary(text), index);
     else if (text.trim().length > 0) {
       const line = firstLine(text, 200);
       if (junkKind(line) === undefined) this.notes.push({ text: `${customType}: ${line}`, index });
     }
   }
 
-  summary(summary: string): void {
+  /** The split turn after the range resolves its failures (and says nothing else about it). */
+  settleWith(turn: readonly ContextMessage[]): void {
+    this.log.settleWith(turn, this.messageCount);
+  }
+
+  /** A summary inside the range (a branch that crossed a compaction): its blockers stand from here until resolved. */
+  summary(summary: string, index: number): void {
     this.embeddedSummaries.push(summary);
+    this.log.carry(parseSummaryParts(summary).blocked, index);
   }
 
   facts(): Facts {
@@ -283,6 +330,12 @@ class FactCollector implements MessageReader {
       ...(question ? { question } : {}),
       actions: this.log.actions,
       errors: this.log.errors,
+      standingErrors: this.log.failures.standing(),
+      answers: this.answers,
+      completions: [...this.completions, ...this.log.completingCommands].sort((a, b) => a.index - b.index),
+      fileChanges: this.log.fileChanges,
+      succeededKeys: this.log.succeededKeys,
+      answered: turn.answered,
       paths: names.paths,
       codeSpans: names.codeSpans,
       identifiers: names.identifiers,
@@ -301,14 +354,22 @@ export function firstRequest(facts: Facts): Noted | undefined {
   return facts.requests.find((r) => r.text.length > 0);
 }
 
-/** `followedByTurn`: a split turn follows (its user message first), so the range's last question was answered and its plans overtaken. */
-export function collectFacts(messages: readonly ContextMessage[], options: { followedByTurn?: boolean } = {}): Facts {
-  const collector = new FactCollector(messages.length);
+/**
+ * `followingTurn`: the split turn that follows (its user message first): the range's last
+ * question was answered there and its plans overtaken, and what the turn fixed is fixed.
+ * `carriedBlockers`: a previous summary's blockers, which stand until the messages show them
+ * resolved (their failures are tracked from before the first).
+ */
+export function collectFacts(
+  messages: readonly ContextMessage[],
+  options: { followingTurn?: readonly ContextMessage[]; carriedBlockers?: readonly string[] } = {},
+): Facts {
+  const collector = new FactCollector(messages.length, options.carriedBlockers);
   readMessages(messages, collector);
-  const facts = collector.facts();
-  if (!options.followedByTurn) return facts;
-  const { question: _answered, ...rest } = facts;
-  return { ...rest, plans: [] };
+  if (!options.followingTurn) return collector.facts();
+  collector.settleWith(options.followingTurn);
+  const { question: _answered, ...rest } = collector.facts();
+  return { ...rest, plans: [], followedByTurn: true };
 }
 
 function unwrapSummary(text: string): string {

@@ -34,12 +34,16 @@ export class ExtractiveSummarizer implements Summarizer {
 export function extractiveSummary(
   request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens" | "followingTurn">,
 ): string {
-  const facts = collectFacts(request.messages, { followedByTurn: request.followingTurn !== undefined });
-  const earlier = [request.previousSummary, ...facts.embeddedSummaries].filter(
-    (s): s is string => typeof s === "string" && s.trim().length > 0,
-  );
   // The previous summary belongs to the history; a turn prefix only describes its own messages.
-  const previous = request.kind === "turnPrefix" || earlier.length === 0 ? emptySummary() : mergeParsed(earlier.map(parseSummary));
+  const updates = request.kind !== "turnPrefix" && typeof request.previousSummary === "string" && request.previousSummary.trim().length > 0;
+  const parsed = updates ? parseSummary(request.previousSummary!) : emptySummary();
+  // Its blockers are tracked from before the first message, so the messages can resolve them.
+  const facts = collectFacts(request.messages, {
+    ...(request.followingTurn ? { followingTurn: request.followingTurn } : {}),
+    carriedBlockers: parsed.blocked,
+  });
+  const embedded = request.kind === "turnPrefix" ? [] : facts.embeddedSummaries.filter((s) => s.trim().length > 0).map(parseSummary);
+  const previous = embedded.length > 0 ? mergeParsed([parsed, ...embedded]) : parsed;
   const turnRequest = request.followingTurn && turnRequestOf(request.followingTurn);
   const blocks = composeBlocks({
     kind: request.kind,

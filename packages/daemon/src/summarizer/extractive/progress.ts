@@ -90,11 +90,18 @@ export function actionItems(facts: Facts, s: Scorer): Item[] {
   return items;
 }
 
+/** Files shell commands moved or removed: the file lists hold where they are now, Done says what happened. */
+export function fileChangeItems(facts: Facts, s: Scorer): Item[] {
+  return facts.fileChanges.map((change) =>
+    s.noted({ text: change.to !== undefined ? `Moved ${code(change.path)} to ${code(change.to)}` : `Removed ${code(change.path)}`, index: change.index }, 55),
+  );
+}
+
 /** Failures that a later run of the same action fixed: the latest few, the rest counted. */
 export function fixedItems(facts: Facts, s: Scorer): Item[] {
   const fixed = facts.errors
     .filter((e) => e.resolved)
-    .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then succeeded`, index: e.resolvedIndex ?? e.index, what: e.what }))
+    .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then ${fixedHow(e)}`, index: e.resolvedIndex ?? e.index, what: e.what }))
     .sort((a, b) => a.index - b.index);
   // Each error line stays (a successor may meet it again); the oldest beyond the cap are named by command.
   return latestAndRest(
@@ -110,9 +117,13 @@ export function fixedItems(facts: Facts, s: Scorer): Item[] {
   );
 }
 
+function fixedHow(error: ErrorFact): string {
+  if (error.resolvedHow === "failed differently") return "failed differently";
+  if (error.resolvedHow === "said fixed") return "was fixed";
+  return "succeeded";
+}
+
+/** The failures still standing: the latest per action (repeated failures of one command are one blocker). */
 export function unresolvedErrors(facts: Facts): ErrorFact[] {
-  // The latest failure per action: repeated failures of one command are one blocker.
-  const latest = new Map<string, ErrorFact>();
-  for (const error of facts.errors) if (!error.resolved) latest.set(error.actionKey, error);
-  return [...latest.values()].sort((a, b) => a.index - b.index);
+  return facts.standingErrors;
 }

@@ -68,7 +68,7 @@ describe("Claude Code transcripts (claude-code-jsonl)", () => {
     expect(result.session.cwd).toBe("/home/dev/shop");
     expect(result.session.createdAt).toBe("2026-03-01T10:00:04.000Z");
     expect(result.ignoredLines).toEqual({ "file-history-snapshot": 1, progress: 2, "queue-operation": 1, "system turn_duration": 1, "x-future-metadata": 1 });
-    expect(result.skippedLines).toEqual([{ line: 33, reason: expect.stringMatching(/^invalid JSON/) }]);
+    expect(result.skippedLines).toEqual([{ line: 33, reason: expect.stringMatching(/^invalid JSON.*; bridged/), bridgedTo: u(32) }]);
     // The title line names the session first; the later custom title renames it.
     expect(result.session.name).toBe("Parser fix");
     const entries = byId(SESSION);

@@ -5,7 +5,7 @@
  */
 import type { ContextMessage, SessionEntry } from "@base-context/protocol";
 import { entryToContextMessage } from "@base-context/core";
-import { PiLineParser } from "./pi-line-parser.js";
+import { PiLineParser } from "./parser.js";
 
 export function piSessionMessages(text: string): ContextMessage[] {
   let next = 0;

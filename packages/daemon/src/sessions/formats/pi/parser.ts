@@ -4,23 +4,22 @@
  * first parsed line must be the header (pi refuses the file otherwise).
  */
 import type { SessionEntry } from "@base-context/protocol";
-import { AppError } from "../errors.js";
-import type { IdSource } from "../ids.js";
-import type { LineParser, ParsedLine } from "./formats/format.js";
-import { parseJsonLine } from "./formats/json-line.js";
+import { AppError } from "../../../errors.js";
+import type { IdSource } from "../../../ids.js";
+import type { LineParser, ParsedLine } from "../format.js";
+import { isJsonObject, parseJsonLine } from "../json-line.js";
 import { MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import {
   entryProblem,
   importPruneLine,
   isHeader,
-  isJsonObject,
   migrateV1Line,
   migrateV2Line,
   readHeader,
   type PiHeader,
-} from "./pi-format.js";
+} from "./lines.js";
 
-export type { ParsedLine } from "./formats/format.js";
+export type { ParsedLine } from "../format.js";
 
 export class PiLineParser implements LineParser {
   private header: PiHeader | undefined;
@@ -35,7 +34,7 @@ export class PiLineParser implements LineParser {
   constructor(private readonly ids: Pick<IdSource, "entryId">) {}
 
   parse(text: string, lineNumber: number): ParsedLine {
-    const read = parseJsonLine(text, lineNumber);
+    const read = parseJsonLine(text, lineNumber, "id");
     if (read.kind !== "json") return read;
     const { value } = read;
     // pi counts every line that parses, objects or not (v1 compactions point at lines by that count).

@@ -1,7 +1,8 @@
 /** pi's JSONL session files (docs/design.md#pi-session-files): the default format. */
-import { isHeader, isJsonObject } from "../pi-format.js";
-import { PiLineParser } from "../pi-line-parser.js";
-import type { SessionFormat } from "./format.js";
+import { isJsonObject } from "../json-line.js";
+import { isHeader } from "./lines.js";
+import { PiLineParser } from "./parser.js";
+import type { SessionFormat } from "../format.js";
 
 export const piFormat: SessionFormat = {
   name: "pi-jsonl",
