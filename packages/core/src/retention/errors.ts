@@ -149,6 +149,8 @@ export function errorLine(text: string): string {
     lines.find((l) => STRONG_ERROR.test(l) && !DETAIL_LINE.test(l)) ??
     lines.find((l) => DIAGNOSTIC.test(l)) ??
     lines.find((l) => WEAK_ERROR.test(l)) ??
+    // Nothing names an error: the output is ordinary (a listing); the exit status is what says it failed.
+    lines.find((l) => EXIT_NOTE.test(l.trim())) ??
     lines.find(readsAsMessage) ??
     lines.find((l) => l.trim().length > 0) ??
     "";

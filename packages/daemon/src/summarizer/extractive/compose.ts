@@ -12,7 +12,7 @@
  */
 import type { SummaryKind } from "../types.js";
 import { carryPrevious, type Carried } from "./carry.js";
-import { firstRequest, type Facts } from "./facts.js";
+import { openingWords, type Facts } from "./facts.js";
 import { goalParts } from "./goal.js";
 import { cap, chronological, dedupe, latestPerShape, Scorer } from "./items.js";
 import type { ParsedSummary } from "./previous.js";
@@ -125,7 +125,7 @@ function structuredBlocks(input: ComposeInput, s: Scorer): Block[] {
 
 function turnPrefixBlocks(input: ComposeInput, s: Scorer): Block[] {
   const { facts } = input;
-  const request = firstRequest(facts);
+  const request = openingWords(facts);
   const progress: Item[] = chronological([
     ...actionItems(facts, s),
     ...fileChangeItems(facts, s),
