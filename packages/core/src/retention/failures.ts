@@ -31,6 +31,8 @@ export interface Failure {
   readonly carried?: boolean;
   /** The user refused the call: it stands until the work goes on, and the user is the one to ask. */
   readonly refused?: boolean;
+  /** A look-up that failed (lookups.ts): the agent learned something; it stands until the work goes on. */
+  readonly lookup?: boolean;
   resolved: boolean;
   /** Where it stopped standing, and how. */
   resolvedIndex?: number;

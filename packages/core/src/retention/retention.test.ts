@@ -259,6 +259,32 @@ describe("junk", () => {
   });
 
   it.each([
+    ["defp expand_control_for(line, expand_groups) do", "code"],
+    ["_ -> nil", "code"],
+    ["{:ok, result} -> result", "code"],
+    ["end", "code"],
+    ['{:lazy_html, ">= 0.1.0", only: :test},', "code"],
+    ["@spec setup() :: :ok", "code"],
+    ["fn main() {", "code"],
+    ["│   ├── print-mode.ts # Already here", "tree"],
+    ["+-- src/index.ts", "tree"],
+    ["at Object.<anonymous> (/srv/app/index.js:3:14)", "stack frame"],
+    ["lib/spotter_web/controllers/otel_trace_helpers.ex:57:13", "stack frame"],
+  ])("%s is %s", (line, kind) => {
+    expect(junkKind(line)).toBe(kind);
+  });
+
+  it.each([
+    "For each test, report: ✅ Full access | ⚠️ Partial/read-only | ❌ Denied",
+    "Request: no, dimGray should be that, no need for linkGray,",
+    "what should we do",
+    "import the data from the old file first",
+    "Current task: Implement spotter-gqc",
+  ])("%s is prose, not code", (line) => {
+    expect(junkKind(line)).toBeUndefined();
+  });
+
+  it.each([
     "Modified `src/auth/middleware.ts` (edit ×2)",
     "`pnpm test` (exit 1): `TypeError: cannot read property 'amount' of undefined`",
     "Use `jose`, not `jsonwebtoken`.",
