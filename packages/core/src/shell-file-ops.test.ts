@@ -76,13 +76,13 @@ describe("file tracking of shell and patch calls", () => {
       "/usr/local/share/app/a.conf",
       "/usr/local/share/app/b.conf",
     ]);
-    expect(shellCallFileOps("Bash", { command: "echo 'x' | sudo tee -a /etc/hosts >/dev/null; touch notes.md" })?.written).toEqual([
+    expect(shellCallFileOps("Bash", { command: "echo 'x' | sudo tee -a /etc/hosts >/dev/null; touch todo.txt" })?.written).toEqual([
       "/etc/hosts",
-      "notes.md",
+      "todo.txt",
     ]);
-    expect(shellCallFileOps("Bash", { command: "git mv src/main-new.ts src/main.ts && mv notes.md docs" })?.moved).toEqual([
+    expect(shellCallFileOps("Bash", { command: "git mv src/main-new.ts src/main.ts && mv todo.txt archive" })?.moved).toEqual([
       { from: "src/main-new.ts", to: "src/main.ts" },
-      { from: "notes.md", to: "docs/notes.md" },
+      { from: "todo.txt", to: "archive/todo.txt" },
     ]);
     expect(shellCallFileOps("Bash", { command: "rm -f transcripts/.gitignore && git rm -r --cached old/" })?.removed).toEqual([
       "transcripts/.gitignore",

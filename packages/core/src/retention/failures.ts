@@ -65,9 +65,12 @@ export class FailureTracker {
     }
   }
 
-  /** A success of an action known by `keys` (and any later success). */
-  succeeded(keys: readonly string[], index: number): void {
-    for (const key of new Set([...keys, ANY_LATER_SUCCESS])) {
+  /**
+   * A success of an action known by `keys`, and (`action`: a tool or command that worked, not an
+   * answer of the model's) the work going on: what stands only until then stops standing.
+   */
+  succeeded(keys: readonly string[], index: number, action = true): void {
+    for (const key of new Set(action ? [...keys, ANY_LATER_SUCCESS] : keys)) {
       for (const failure of this.byKey.get(key) ?? []) this.resolve(failure, index, "succeeded");
     }
   }
