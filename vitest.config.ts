@@ -52,7 +52,7 @@ const notOnOtherNodes = [
 ];
 /**
  * The packages' own tests run in shared processes (`isolate: false`: one process per worker runs
- * file after file), which takes a third less CPU than a fresh process and module graph per file.
+ * file after file), which takes less CPU than a fresh process and module graph per file.
  * These files check what loading a module does (which schemas it builds, which thread loads an
  * encoding, watches started by the first read), so each gets a fresh process.
  */

@@ -318,7 +318,14 @@ describe("context/usage", () => {
     await appendAll(d.client, sessionId, [user("one two three"), assistant("four five")]);
     const { tokens } = await build(sessionId);
     const usage = await d.client.request(ContextUsage, { sessionId, contextWindow: 128_000 });
-    expect(usage).toEqual({ tokens, usageTokens: null, trailingTokens: tokens, threshold: 128_000 - 16_384, shouldCompact: false });
+    expect(usage).toEqual({
+      tokens,
+      usageTokens: null,
+      trailingTokens: tokens,
+      threshold: 128_000 - 16_384,
+      shouldCompact: false,
+      settings: { reserveTokens: 16_384, keepRecentTokens: 20_000 },
+    });
   });
 
   it("uses the last assistant usage plus the counts of entries after it, and says when to compact", async () => {
@@ -333,9 +340,11 @@ describe("context/usage", () => {
       trailingTokens: trailing,
       threshold: 200_000 - 16_384,
       shouldCompact: false,
+      settings: { reserveTokens: 16_384, keepRecentTokens: 20_000 },
     });
-    const tight = await d.client.request(ContextUsage, { sessionId, contextWindow: 32_000 });
-    expect(tight).toMatchObject({ tokens: 20_500 + trailing, threshold: 32_000 - 16_384, shouldCompact: true });
+    // The default reserve, capped at a quarter of a 24k window.
+    const tight = await d.client.request(ContextUsage, { sessionId, contextWindow: 24_000 });
+    expect(tight).toMatchObject({ tokens: 20_500 + trailing, threshold: 24_000 - 6_000, shouldCompact: true });
     expect(tight.reason).toEqual(expect.any(String));
   });
 

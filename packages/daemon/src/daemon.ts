@@ -120,6 +120,7 @@ export class Daemon {
    */
   readonly sessionSettings: SessionSettings = {
     forSession: (sessionId) => this.settings.get(this.store.requireSession(sessionId).cwd).settings,
+    sourcesFor: (sessionId) => this.settings.get(this.store.requireSession(sessionId).cwd).sources,
   };
 
   /**

@@ -15,12 +15,12 @@ import { addFileOpsFromDetails, addFileOpsFromPrevious, computeFileLists, create
 import type { CountedEntry } from "../types.js";
 import { planFrom, planTailPrune, prunedOutputs, withPlan, withPrunedCounts, type PrunePlan } from "../prune.js";
 import { estimateContextTokens } from "../usage.js";
-import { findCutPoint, type CutPoint } from "./cut-point.js";
+import { findCutPoint, type CutOptions, type CutPoint } from "./cut-point.js";
 
 export type PrepareCompactionResult = { preparation: CompactionPreparation } | { nothing: string };
 
 /** Pruning alongside the summary (docs/compaction-rungs.md); absent: no new pruning. */
-export interface PrepareCompactionOptions {
+export interface PrepareCompactionOptions extends CutOptions {
   /** Tool results above this many tokens in the kept tail are hidden in the same step. */
   readonly pruneMinTokens?: number;
 }
@@ -75,8 +75,9 @@ function splitAt(
   rangeStart: number,
   counted: readonly CountedEntry[],
   settings: CompactionSettings,
+  cutOptions: CutOptions,
 ): Split | undefined {
-  const cut = findCutPoint(counted, rangeStart, path.length, settings.keepRecentTokens);
+  const cut = findCutPoint(counted, rangeStart, path.length, settings.keepRecentTokens, cutOptions);
   if (!cut) return undefined;
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
   const history = collectMessages(path, rangeStart, historyEnd);
@@ -112,11 +113,11 @@ export function prepareCompaction(
     options.pruneMinTokens !== undefined ? planTailPrune(path, options.pruneMinTokens, rangeStart) : undefined;
   let split =
     tailPlan && tailPlan.hidden.length > 0
-      ? splitAt(path, rangeStart, withPrunedCounts(path, withPlan(hidden, tailPlan)), settings)
+      ? splitAt(path, rangeStart, withPrunedCounts(path, withPlan(hidden, tailPlan)), settings, options)
       : undefined;
   // When the stubs make everything fit in the kept part there is nothing left to summarize: a
   // summary was asked for, so cut as without this step's pruning (the kept tail is still pruned).
-  if (!split || isEmptySplit(split)) split = splitAt(path, rangeStart, withPrunedCounts(path, hidden), settings);
+  if (!split || isEmptySplit(split)) split = splitAt(path, rangeStart, withPrunedCounts(path, hidden), settings, options);
   if (!split) return { nothing: NothingToCompact.noCutPoint };
   const { cut, history, turnPrefix } = split;
   if (isEmptySplit(split)) return { nothing: NothingToCompact.nothingToSummarize };

@@ -155,7 +155,8 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
   io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n`);
   if (shown.retention) {
     const lost = lostLine(shown.retention);
-    const by = shown.summarizedBy === "claude-code" ? " (Claude Code's summary)" : "";
+    const agent = shown.summarizedBy === "claude-code" ? "Claude Code" : shown.summarizedBy === "codex" ? "Codex" : undefined;
+    const by = agent !== undefined ? ` (${agent}'s summary)` : "";
     io.stdout.write(
       `${style.dim(`compaction ${shown.compactionId}${by}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`,
     );

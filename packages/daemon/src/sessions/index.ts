@@ -8,7 +8,8 @@ export {
 } from "./service.js";
 export type { ContextPath } from "./context-path.js";
 export type { CountedEntry } from "./token-ledger.js";
-export type { ImportOptions, ImportResult } from "./import-run.js";
+export type { ImportOptions } from "./import.js";
+export type { ImportResult } from "./import-run.js";
 export type { SkippedLine } from "./import-gaps.js";
 export type { SessionsApi } from "./api.js";
 export { piSessionMessages } from "./formats/pi/messages.js";

@@ -28,7 +28,7 @@ import { ContextPathCache, type ContextPathCacheLimits } from "./context-path-ca
 import { toContextPath, type ContextPath } from "./context-path.js";
 import { jsonBytes } from "./entry-size.js";
 import { exportToPath, exportToString } from "./export.js";
-import { SessionImporter, type ImportOptions } from "./import-run.js";
+import { SessionImporter, type ImportOptions } from "./import.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { TokenBackfill, type TokenBackfillOptions } from "./token-backfill.js";
 import { TokenLedger, type CountedEntry } from "./token-ledger.js";

@@ -94,7 +94,7 @@ export interface StoreEngine {
   readonly search: SearchIndex;
   /**
    * Runs an INSERT (named parameters) into a table keyed by `seq` and returns the new row's seq.
-   * SQLite: the statement's last insert rowid (`RETURNING` costs twice as much there, on the
+   * SQLite: the statement's last insert rowid (`RETURNING` costs more there, on the
    * entries table); PostgreSQL: `RETURNING seq`, sent without waiting inside a transaction and
    * read when `seq` is (see InsertedRow).
    */

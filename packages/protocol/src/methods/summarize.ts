@@ -9,7 +9,8 @@ import { z } from "zod";
 import { IdString, PathString, ProgressToken } from "../limits.js";
 import { request } from "../declare.js";
 import { SessionEntry } from "../entries.js";
-import { CompactionSettings, FileOps, RetentionReport } from "./compaction.js";
+import { FileOps, RetentionReport } from "./compaction.js";
+import { CompactionSettings } from "./settings.js";
 import { ContextMessage } from "./context.js";
 
 // Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
@@ -101,6 +102,15 @@ export const SummarizeCompaction = request(
       branchEntries: z.array(SessionEntry).optional(),
       /** Overrides of the project's `compaction.*` settings (`reserveTokens` bounds the summary's length). */
       settings: CompactionSettings.partial().optional(),
+      contextWindow: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(
+          "The agent model's window: a reserveTokens not set is capped at a quarter of it, which bounds the summary; " +
+            "a reserve and kept part that cannot fit it are reported in message.",
+        ),
       ...Origin,
     }),
   () => SummarizeResult,

@@ -15,7 +15,7 @@ export function registerHandlers(router: Router, daemon: Daemon, peer: Peer): { 
   const watch = registerSessionWatch(router, daemon.sessions, peer);
   router.handle(ContextBuild, (p) => daemon.context.build(p));
   router.handle(ContextUsage, (p) => daemon.context.usage(p));
-  router.handle(CompactionPrepare, (p) => daemon.compaction.prepare(p.sessionId, p.settings));
+  router.handle(CompactionPrepare, (p) => daemon.compaction.prepare(p.sessionId, p.settings, p.contextWindow));
   // Work that waits on a model is cancelled by `shutdown` (Router.finishRequests), storage work finished.
   router.handle(CompactionRun, (p, ctx) => daemon.compaction.run(p, ctx), { cancelOnShutdown: true });
   router.handle(CompactionStatusRequest, (p) => daemon.compaction.status(p));

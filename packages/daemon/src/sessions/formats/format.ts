@@ -5,7 +5,6 @@
  */
 import type { ImportFormat, SessionEntry } from "@base-context/protocol";
 import type { IdSource } from "../../ids.js";
-import type { PiHeader } from "./pi/lines.js";
 
 export type ParsedLine =
   | { kind: "blank" }
@@ -13,7 +12,7 @@ export type ParsedLine =
    * The session the file holds. pi's files start with it; other formats name the session on
    * every line, and their parsers emit it once, before the first entry.
    */
-  | { kind: "header"; header: PiHeader }
+  | { kind: "header"; header: SessionFileHeader }
   /** `json`: the line itself, when the entry is exactly the line (nothing migrated): stored as is. */
   | { kind: "entry"; entry: SessionEntry; json?: string }
   /**
@@ -27,6 +26,16 @@ export type ParsedLine =
   | { kind: "ignored"; what: string }
   /** A line whose content went into other output (a title, a compaction held back for its summary). */
   | { kind: "used" };
+
+/** The session a file holds, as every format reads it from its first lines. */
+export interface SessionFileHeader {
+  id: string;
+  createdAt: string | undefined;
+  cwd: string | undefined;
+  parentSession: string | undefined;
+  /** Header fields with no column of their own, kept verbatim (and written back by an export). */
+  extra: Record<string, unknown>;
+}
 
 /** One line's outcome: most lines give one; a line of another agent may hold several entries. */
 export type ParseOutcome = ParsedLine | readonly ParsedLine[];
@@ -55,7 +64,7 @@ export interface SessionFormat {
    */
   readonly incremental: boolean;
   /**
-   * True when the file holds compactions another agent summarized on its own (Claude Code's):
+   * True when the file holds compactions another agent summarized on its own (Claude Code's, Codex's):
    * each is checked at import against the context it replaced, and the report stored in its
    * `details.retention`, as the daemon's own summaries have it (docs/retention.md).
    */

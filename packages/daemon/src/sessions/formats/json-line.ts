@@ -1,5 +1,10 @@
-/** The first step of every agent format's line parser: one line of a JSONL file as JSON. */
-import { isJsonObject, type JsonObject } from "./pi/lines.js";
+/** What every format's line parser starts with: one line of a JSONL file as JSON, and JSON objects. */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 type Unreadable = { kind: "skip"; reason: string; unreadable: { lostId?: string } };
 export type JsonValueLine = { kind: "blank" } | Unreadable | { kind: "json"; value: unknown };

@@ -1,5 +1,5 @@
 /** Claude Code's transcripts (`~/.claude/projects/<project>/<session>.jsonl`, and subagents' files). */
-import { isJsonObject } from "../pi/lines.js";
+import { isJsonObject } from "../json-line.js";
 import type { SessionFormat } from "../format.js";
 import { ClaudeCodeLineParser } from "./parser.js";
 

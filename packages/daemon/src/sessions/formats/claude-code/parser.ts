@@ -9,9 +9,8 @@
 import type { AgentMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import type { IdSource } from "../../../ids.js";
-import { isJsonObject, PI_SESSION_VERSION, type JsonObject } from "../pi/lines.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
-import { readJsonLine } from "../json-line.js";
+import { isJsonObject, readJsonLine, type JsonObject } from "../json-line.js";
 import { API, assistantBlocks, PROVIDER, stopReason, textOf, toolResultMessage, usageOf, userBlock } from "./content.js";
 import { injectedKind, splitReminders, type InjectedKind } from "./injected.js";
 
@@ -114,7 +113,6 @@ export class ClaudeCodeLineParser implements LineParser {
       kind: "header",
       header: {
         id: this.subagentFile ? `agent-${line.agentId as string}.${sessionId}` : sessionId,
-        version: PI_SESSION_VERSION,
         createdAt: typeof line.timestamp === "string" ? line.timestamp : undefined,
         cwd: typeof line.cwd === "string" ? line.cwd : undefined,
         parentSession: this.subagentFile ? sessionId : undefined,

@@ -8,20 +8,17 @@
  */
 import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
-import { PI_SESSION_VERSION } from "../pi/lines.js";
-import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
-import { readJsonLine } from "../json-line.js";
+import type { LineParser, ParsedLine, ParseOutcome, SessionFileHeader } from "../format.js";
+import { isJsonObject, readJsonLine, type JsonObject } from "../json-line.js";
 import {
   callArguments,
   contentBlocks,
   blocksText,
   injectedKind,
-  isJsonObject,
   localShellArguments,
   messageText,
   reasoningBlocks,
   toolOutput,
-  type JsonObject,
 } from "./items.js";
 
 
@@ -41,7 +38,7 @@ export function codexEntryId(lineNumber: number, part?: number): string {
 }
 
 export class CodexLineParser implements LineParser {
-  private header: Extract<ParsedLine, { kind: "header" }>["header"] | undefined;
+  private header: SessionFileHeader | undefined;
   private previousId: string | null = null;
   private provider = "openai";
   private model: string | undefined;
@@ -90,7 +87,6 @@ export class CodexLineParser implements LineParser {
     if (typeof payload.model === "string") this.model = payload.model;
     this.header = {
       id: payload.id,
-      version: PI_SESSION_VERSION,
       createdAt: typeof payload.timestamp === "string" ? payload.timestamp : timestamp,
       cwd: typeof payload.cwd === "string" ? payload.cwd : undefined,
       parentSession: typeof payload.forked_from_id === "string" ? payload.forked_from_id : undefined,

@@ -1,5 +1,6 @@
 /** pi's JSONL session files (docs/design.md#pi-session-files): the default format. */
-import { isHeader, isJsonObject } from "./lines.js";
+import { isJsonObject } from "../json-line.js";
+import { isHeader } from "./lines.js";
 import { PiLineParser } from "./parser.js";
 import type { SessionFormat } from "../format.js";
 

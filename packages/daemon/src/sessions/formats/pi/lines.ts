@@ -4,25 +4,17 @@
  */
 import { EntryType, SessionEntry } from "@base-context/protocol";
 import type { SessionRecord } from "../../../store/index.js";
+import type { SessionFileHeader } from "../format.js";
+import { isJsonObject, type JsonObject } from "../json-line.js";
 
 export const PI_SESSION_VERSION = 3;
 
 /** Header fields with a column of their own; everything else is kept verbatim as "extra". */
 const KNOWN_HEADER_FIELDS = new Set(["type", "version", "id", "timestamp", "cwd", "parentSession"]);
 
-export interface PiHeader {
-  id: string;
+/** pi's header line: the session, and the format version its lines are migrated from. */
+export interface PiHeader extends SessionFileHeader {
   version: number;
-  createdAt: string | undefined;
-  cwd: string | undefined;
-  parentSession: string | undefined;
-  extra: Record<string, unknown>;
-}
-
-export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function isHeader(value: JsonObject): boolean {

@@ -7,13 +7,12 @@ import type { SessionEntry } from "@base-context/protocol";
 import { AppError } from "../../../errors.js";
 import type { IdSource } from "../../../ids.js";
 import type { LineParser, ParsedLine } from "../format.js";
-import { parseJsonLine } from "../json-line.js";
+import { isJsonObject, parseJsonLine } from "../json-line.js";
 import { MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import {
   entryProblem,
   importPruneLine,
   isHeader,
-  isJsonObject,
   migrateV1Line,
   migrateV2Line,
   readHeader,
