@@ -2,24 +2,14 @@
  * The human's words that reach the agent as a tool's result (docs/retention.md "The human's
  * words, wherever they are"), and the commands that only look (lookups.ts).
  */
-import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { callMessage, resultMessage } from "../test-support.js";
 import { humanWordsInResult } from "./human-words.js";
 import { isLookupCommand } from "./lookups.js";
 import { probeMessages } from "./probes.js";
 
-const call = (id: string, name: string, args: Record<string, unknown>): ContextMessage => ({
-  role: "assistant",
-  content: [{ type: "toolCall", id, name, arguments: args }],
-  stopReason: "toolUse",
-});
-const result = (id: string, name: string, text: string, isError = false): ContextMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError,
-});
+const call = (id: string, name: string, args: Record<string, unknown>) => callMessage([id, name, args]);
+const result = resultMessage;
 const REFUSED =
   "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).";
 

@@ -4,6 +4,7 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { resultMessage } from "../test-support.js";
 import { formatRetention, checkRetention } from "./check.js";
 import { probeMessages } from "./probes.js";
 import { repairSummary } from "./repair.js";
@@ -19,13 +20,7 @@ const say = (text: string, calls: [string, string, Record<string, unknown>][] = 
   ],
   stopReason: calls.length > 0 ? "toolUse" : "stop",
 });
-const result = (id: string, name: string, text: string, isError = false): ContextMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError,
-});
+const result = resultMessage;
 const bash = (id: string, command: string): ContextMessage => say("", [[id, "bash", { command }]]);
 
 describe("requests: a message that asks for work", () => {

@@ -1,5 +1,6 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { resultMessage } from "../test-support.js";
 import { checkRetention, formatRetention } from "./check.js";
 import { errorLine, exitedAsDesigned } from "./errors.js";
 import { junkKind, junkLines } from "./junk.js";
@@ -15,13 +16,7 @@ const say = (text: string, calls: [string, string, Record<string, unknown>][] = 
   ],
   stopReason: calls.length > 0 ? "toolUse" : "stop",
 });
-const result = (id: string, name: string, text: string, isError = false): ContextMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError,
-});
+const result = resultMessage;
 
 describe("probes", () => {
   it("files: read and modified, a file read then changed counts once as modified", () => {
