@@ -31,7 +31,8 @@ export function ensureVsce() {
     execFileSync(
       "npm",
       ["install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", staging, `@vscode/vsce@${VSCE_VERSION}`],
-      { stdio: ["ignore", "ignore", "inherit"], timeout: 600_000 },
+      // Without the npm_config_* a package manager running this script set: npm would read them as its own settings.
+      { stdio: ["ignore", "ignore", "inherit"], timeout: 600_000, env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm|pnpm)_/i.test(key))) },
     );
     try {
       renameSync(staging, dir);
