@@ -76,7 +76,7 @@ export function commandFileOps(script: string): CallFileOps {
       const redirect = /^(\d?>>?)(.*)$/.exec(word);
       if (redirect) {
         const target = redirect[2] || words[++i];
-        if (target !== undefined && !target.startsWith("&") && !target.startsWith("/dev/")) ops.written.push(cleanPath(target));
+        if (target !== undefined && !isDevice(target)) ops.written.push(cleanPath(target));
       } else if (word.startsWith("<")) {
         // An input redirection (or a heredoc) reads no named file we track.
         if (word === "<" || word === "<<" || word === "<<-") i++;
@@ -92,6 +92,11 @@ export function commandFileOps(script: string): CallFileOps {
     else ops.read.push(...fileArguments(rest));
   }
   return ops;
+}
+
+/** A redirection to another stream or a device (`2>&1`, `/dev/null`, Windows' `nul`), not to a file. */
+function isDevice(target: string): boolean {
+  return target.startsWith("&") || target.startsWith("/dev/") || /^(?:nul|con|\$null)$/i.test(target);
 }
 
 /** `sudo`, `env X=1`, `command`: words before the program that runs. */

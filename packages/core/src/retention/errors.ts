@@ -149,6 +149,10 @@ export function errorLine(text: string): string {
     lines.find((l) => STRONG_ERROR.test(l) && !DETAIL_LINE.test(l)) ??
     lines.find((l) => DIAGNOSTIC.test(l)) ??
     lines.find((l) => WEAK_ERROR.test(l)) ??
+    // A program's own message (`whoami: extra operand '/groups'`, `Get-Acl : The … command was found in …`).
+    lines.find((l) => PROGRAM_MESSAGE.test(l) && !DETAIL_LINE.test(l)) ??
+    // Nothing names an error: the output is ordinary (a listing); the exit status is what says it failed.
+    lines.find((l) => EXIT_NOTE.test(l.trim())) ??
     lines.find(readsAsMessage) ??
     lines.find((l) => l.trim().length > 0) ??
     "";
@@ -157,6 +161,8 @@ export function errorLine(text: string): string {
 
 /** The details a shell prints under an error's message (PowerShell's `+ CategoryInfo : …`, `At line:1 char:5`). */
 const DETAIL_LINE = /^\s*\+\s|^\s*At line:\d+ char:\d+/;
+/** A line a program writes about itself: its name, a colon, then words (GNU tools, PowerShell cmdlets). */
+const PROGRAM_MESSAGE = /^\s*[\w.-]+ ?: +[A-Za-z'‘`"][^:]*\s\S/;
 const EXIT_NOTE = /^(?:command )?(?:exit(?:ed)?(?: with)? (?:code|status)|exit code)[:\s]+-?\d+\.?$/i;
 
 /**

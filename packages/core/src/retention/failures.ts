@@ -31,6 +31,8 @@ export interface Failure {
   readonly carried?: boolean;
   /** The user refused the call: it stands until the work goes on, and the user is the one to ask. */
   readonly refused?: boolean;
+  /** A look-up that failed (lookups.ts): the agent learned something; it stands until the work goes on. */
+  readonly lookup?: boolean;
   resolved: boolean;
   /** Where it stopped standing, and how. */
   resolvedIndex?: number;
@@ -63,9 +65,12 @@ export class FailureTracker {
     }
   }
 
-  /** A success of an action known by `keys` (and any later success). */
-  succeeded(keys: readonly string[], index: number): void {
-    for (const key of new Set([...keys, ANY_LATER_SUCCESS])) {
+  /**
+   * A success of an action known by `keys`, and (`action`: a tool or command that worked, not an
+   * answer of the model's) the work going on: what stands only until then stops standing.
+   */
+  succeeded(keys: readonly string[], index: number, action = true): void {
+    for (const key of new Set(action ? [...keys, ANY_LATER_SUCCESS] : keys)) {
       for (const failure of this.byKey.get(key) ?? []) this.resolve(failure, index, "succeeded");
     }
   }

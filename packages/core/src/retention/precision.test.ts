@@ -4,6 +4,7 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { resultMessage } from "../test-support.js";
 import { formatRetention, checkRetention } from "./check.js";
 import { probeMessages } from "./probes.js";
 import { repairSummary } from "./repair.js";
@@ -19,13 +20,7 @@ const say = (text: string, calls: [string, string, Record<string, unknown>][] = 
   ],
   stopReason: calls.length > 0 ? "toolUse" : "stop",
 });
-const result = (id: string, name: string, text: string, isError = false): ContextMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError,
-});
+const result = resultMessage;
 const bash = (id: string, command: string): ContextMessage => say("", [[id, "bash", { command }]]);
 
 describe("requests: a message that asks for work", () => {
@@ -171,6 +166,44 @@ describe("errors: seen by their first line, fixed by a later success or the assi
       ["error: cannot find module 'x'", true],
       ["error TS2304: Cannot find name 'y'", false],
     ]);
+  });
+
+  it("a failure whose message names another command is that command's: it stands, once, until that command works", () => {
+    const harness = "Command failed: cygpath -u 'c:\\users\\me'";
+    const probes = probeMessages([
+      bash("a", 'powershell.exe -Command "Get-ScheduledTask"'),
+      result("a", "bash", harness, true),
+      bash("b", "git status"),
+      result("b", "bash", "On branch main"),
+      bash("c", 'powershell.exe -Command "Get-Service x"'),
+      result("c", "bash", harness, true),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([[harness, false]]);
+  });
+
+  it("a result that is not flagged but whose error stream names an error failed, by that line", () => {
+    const output = "<status>running</status>\n<output>\n[stderr] Running hooks...\nPython was not found; run without arguments to install\n</output>";
+    const probes = probeMessages([say("", [["a", "TaskOutput", { task_id: "b1" }]]), result("a", "TaskOutput", output)]);
+    expect(probes.errors.map((e) => e.text)).toEqual(["Python was not found; run without arguments to install"]);
+    const quiet = "<output>\n[stderr] ! First copy your one-time code: 25A4\n[stderr] Authentication complete.\n</output>";
+    expect(probeMessages([say("", [["b", "TaskOutput", { task_id: "b2" }]]), result("b", "TaskOutput", quiet)]).errors).toEqual([]);
+  });
+
+  it("a tool we know nothing about that failed is fixed by the same tool working later", () => {
+    const probes = probeMessages([
+      say("", [["a", "TaskOutput", { task_id: "b1" }]]),
+      result("a", "TaskOutput", "Error: task b1 timed out", true),
+      say("", [["b", "TaskOutput", { task_id: "b2" }]]),
+      result("b", "TaskOutput", "<status>completed</status>"),
+    ]);
+    expect(probes.errors.map((e) => e.resolved === true)).toEqual([true]);
+  });
+
+  it("a failed look-up is the agent learning something: it stands only until the work goes on", () => {
+    const failed = [bash("a", "whoami /priv"), result("a", "bash", "Exit code 1\nwhoami: extra operand '/priv'", true)];
+    expect(probeMessages(failed).errors.map((e) => [e.text, e.resolved === true])).toEqual([["whoami: extra operand '/priv'", false]]);
+    const later = probeMessages([...failed, bash("b", "npm run build"), result("b", "bash", "built in 2s")]).errors;
+    expect(later.map((e) => e.resolved === true)).toEqual([true]);
   });
 
   it("another approach to the same goal fixes a failure: a later success of the same program and subcommand", () => {

@@ -148,7 +148,7 @@ class ProbeCollector implements MessageReader {
       this.failures.failed({ ...failure, actionKey: MODEL, fixedBy: [MODEL], fromCommand: false });
     } else if (message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0)) {
       // A finished answer: the model works again, and the agent moved past what it could not read.
-      this.failures.succeeded([MODEL], index);
+      this.failures.succeeded([MODEL], index, false);
     }
     if (text.trim().length === 0) return;
     const said = sentences(text);

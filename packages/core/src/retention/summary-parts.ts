@@ -62,7 +62,8 @@ export function isHarnessLine(line: string): boolean {
 }
 
 const FILE_LIST = /<(read-files|modified-files)>\n?([\s\S]*?)<\/\1>/g;
-const PLACEHOLDER = /^\(?(?:none|n\/a|nothing|none yet|none recorded|not stated)\b.*\)?\.?$/i;
+/** A section's way of saying it is empty: "(none)", "None stated", "N/A", any other line that is one parenthesis. */
+const PLACEHOLDER = /^\(?(?:none|n\/a|nothing|none yet|none recorded|not stated)\b.*\)?\.?$|^\([^()]*\)\.?$/i;
 /** A change word in a files section's item: the file was modified, not only read. */
 const CHANGED =
   /\b(?:modif\w*|chang\w*|creat\w*|add\w*|new|edit\w*|updat\w*|wr[io]te|written|rewr\w*|fix\w*|remov\w*|renam\w*|delet\w*|implement\w*|refactor\w*|replac\w*|register\w*)\b/i;

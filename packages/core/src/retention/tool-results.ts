@@ -82,6 +82,7 @@ export interface FailureKeys {
   readonly actionKey: string;
   readonly fixedBy: readonly string[];
   readonly fromCommand: boolean;
+  readonly lookup?: boolean;
 }
 
 /**
@@ -102,7 +103,9 @@ export function failureKeys(
   if (!call) return { actionKey, fixedBy: [`tool:${message.toolName}`], fromCommand: false };
   const fixedBy = actionFailureKeys(call.kind, call.target, call.toolName);
   // A look-up that failed taught the agent something; like a failed read, it stands until the work goes on.
-  if (fromCommand && isLookupCommand(call.target)) return { actionKey, fixedBy: [...fixedBy, ANY_LATER_SUCCESS], fromCommand };
+  if (fromCommand && isLookupCommand(call.target)) {
+    return { actionKey, fixedBy: [...fixedBy, ANY_LATER_SUCCESS], fromCommand, lookup: true };
+  }
   return { actionKey, fixedBy, fromCommand };
 }
 

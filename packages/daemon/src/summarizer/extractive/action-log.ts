@@ -142,7 +142,7 @@ export class ActionLog {
 
   /** A finished answer: the model calls that failed before are resolved. */
   modelAnswered(index: number): void {
-    this.failures.succeeded([MODEL_KEY], index);
+    this.failures.succeeded([MODEL_KEY], index, false);
   }
 
   /** An assistant sentence saying an error was fixed ("the build passes now", "fixed the TS2339 in a.ts"). */
@@ -166,7 +166,7 @@ export class ActionLog {
           const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
           calls.set(block.id, { key, kind: action.kind, target: action.target, toolName: action.toolName });
         }
-        if (message.stopReason === "stop") this.failures.succeeded([MODEL_KEY], index);
+        if (message.stopReason === "stop") this.failures.succeeded([MODEL_KEY], index, false);
       } else if (message.role === "toolResult") {
         const call = calls.get(message.toolCallId);
         const reading = readToolResult(call, message);

@@ -12,7 +12,7 @@
  */
 import type { SummaryKind } from "../types.js";
 import { carryPrevious, type Carried } from "./carry.js";
-import { firstRequest, type Facts } from "./facts.js";
+import { openingWords, type Facts } from "./facts.js";
 import { goalParts } from "./goal.js";
 import { cap, chronological, dedupe, latestPerShape, Scorer } from "./items.js";
 import type { ParsedSummary } from "./previous.js";
@@ -125,7 +125,7 @@ function structuredBlocks(input: ComposeInput, s: Scorer): Block[] {
 
 function turnPrefixBlocks(input: ComposeInput, s: Scorer): Block[] {
   const { facts } = input;
-  const request = firstRequest(facts);
+  const request = openingWords(facts);
   const progress: Item[] = chronological([
     ...actionItems(facts, s),
     ...fileChangeItems(facts, s),
@@ -177,7 +177,8 @@ function nextStepItems(input: ComposeInput, carried: Carried, s: Scorer): Item[]
     return [{ text: `Ask the user how to proceed: they refused ${what}.`, priority: 84 }];
   }
   if (blocker !== undefined) {
-    const what = blocker.carried ? "the earlier blocker" : blocker.what;
+    // A blocker an earlier summary listed is its whole line: name it by what failed, its first code span.
+    const what = blocker.carried ? (/^`[^`]+`/.exec(blocker.what)?.[0] ?? clip(blocker.what, 120)) : blocker.what;
     return [{ text: `Fix the failure of ${what} (under Blocked), then continue the current task.`, priority: 84 }];
   }
   if (facts.followedByTurn) return [{ text: "Continue the turn below (its request is under Turn Context).", priority: 82 }];

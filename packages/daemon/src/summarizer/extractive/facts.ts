@@ -9,6 +9,7 @@ import type { ContextMessage } from "@base-context/protocol";
 import {
   answerText,
   clip,
+  contentText,
   constraintSentences,
   extractCodeSpans,
   extractIdentifiers,
@@ -69,6 +70,8 @@ export interface Facts {
   readonly answered: boolean;
   /** A split turn follows the range (summarized apart): the work goes on there. */
   readonly followedByTurn?: boolean;
+  /** The split turn opens with the user's reply to the question the range ended on ("yes"): what they said to what. */
+  readonly questionAnswered?: { readonly question: string; readonly reply: string };
   readonly paths: OrderedSet;
   readonly codeSpans: OrderedSet;
   readonly identifiers: OrderedSet;
@@ -349,9 +352,12 @@ class FactCollector implements MessageReader {
   }
 }
 
-/** The request a range opens with (a split turn's prefix: its Original Request), in the user's words. */
-export function firstRequest(facts: Facts): Noted | undefined {
-  return facts.requests.find((r) => r.text.length > 0);
+/**
+ * What the user said to open a range (a split turn's prefix: its Original Request), in their
+ * words: the first message that asks for work or may ("docker status", "how do I configure it?").
+ */
+export function openingWords(facts: Facts): Noted | undefined {
+  return facts.userTurns.find((t) => t.text.length > 0) ?? facts.requests.find((r) => r.text.length > 0);
 }
 
 /**
@@ -368,8 +374,18 @@ export function collectFacts(
   readMessages(messages, collector);
   if (!options.followingTurn) return collector.facts();
   collector.settleWith(options.followingTurn);
-  const { question: _answered, ...rest } = collector.facts();
-  return { ...rest, plans: [], followedByTurn: true };
+  const { question, ...rest } = collector.facts();
+  const reply = openingReply(options.followingTurn);
+  const answered = question && reply !== undefined ? { questionAnswered: { question: question.text, reply } } : {};
+  return { ...rest, plans: [], followedByTurn: true, ...answered };
+}
+
+/** A turn that opens with a short reply of the user's ("yes", "go ahead"), not a request of its own. */
+function openingReply(turn: readonly ContextMessage[]): string | undefined {
+  const first = turn.find((message) => message.role === "user");
+  if (!first) return undefined;
+  const text = contentText(first.content).trim();
+  return text.length > 0 && text.length <= 80 && !text.startsWith("/") && readRequest(text) === "no" ? text : undefined;
 }
 
 function unwrapSummary(text: string): string {

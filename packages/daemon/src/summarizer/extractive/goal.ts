@@ -33,8 +33,7 @@ export function goalParts(facts: Facts, carried: Carried, turnRequest: string | 
   const first = facts.requests[0];
   if (thread.length > 0) {
     const [head, ...then] = thread;
-    const replies = then.length > 0 ? ` Then: ${then.map((t) => `"${clip(t.text, 300)}"`).join("; ")}.` : "";
-    items.push({ text: `${CURRENT}${clip(head!.text, GOAL_CHARS)}${replies}`, priority: KEEP });
+    items.push({ text: `${CURRENT}${clip(head!.text, GOAL_CHARS)}${replies(facts, then)}`, priority: KEEP });
     // The earlier summary's current task is history now.
     if (carried.currentTask !== undefined && carried.currentTask !== background) {
       if (background === undefined) background = carried.currentTask;
@@ -45,9 +44,17 @@ export function goalParts(facts: Facts, carried: Carried, turnRequest: string | 
   } else if (turnRequest !== undefined) {
     // Nothing asked before the cut (Codex's injected context, then one long turn): that turn's request is the goal.
     items.push({ text: `${CURRENT}${clip(turnRequest, GOAL_CHARS)}`, priority: KEEP });
+  } else if (facts.userTurns.length > 0) {
+    // Nothing reads as a request ("how do I configure the launcher?"): what the user said is still what they are after.
+    const latest = facts.userTurns[facts.userTurns.length - 1]!;
+    items.push({ text: `${CURRENT}${clip(latest.text, GOAL_CHARS)}${replies(facts, [])}`, priority: KEEP });
+    thread.push(latest);
   }
   const inGoal = new Set(thread.map((t) => t.index));
   if (background === undefined && first && !inGoal.has(first.index)) background = first.text;
+  // No request at all: the first thing the user said is the background.
+  const opening = facts.userTurns[0];
+  if (background === undefined && !first && opening && !inGoal.has(opening.index)) background = opening.text;
   if (background !== undefined) items.push({ text: `${BACKGROUND}${clip(background, GOAL_CHARS)}`, priority: KEEP });
   asked.push(...carried.requests.map((t) => s.item(`Request: ${clip(t, REQUEST_CHARS)}`, 46)));
   for (const request of facts.requests) {
@@ -55,6 +62,14 @@ export function goalParts(facts: Facts, carried: Carried, turnRequest: string | 
     asked.push(s.noted({ text: `Request: ${clip(request.text, REQUEST_CHARS)}`, index: request.index }, 48));
   }
   return { items, asked };
+}
+
+/** ` Then: "yes, do it all".`: what the user said after the request, and the reply that opens the split turn after the cut. */
+function replies(facts: Facts, then: readonly Facts["userTurns"][number][]): string {
+  const said = then.map((t) => `"${clip(t.text, 300)}"`);
+  const answered = facts.questionAnswered;
+  if (answered) said.push(`"${clip(answered.reply, 80)}" (to: "${clip(answered.question, 200)}")`);
+  return said.length > 0 ? ` Then: ${said.join("; ")}.` : "";
 }
 
 /** The latest request that says what to do (six words or more) and what the user said after it; at most four messages. */

@@ -11,7 +11,7 @@ import type { ContextMessage } from "@base-context/protocol";
 import { CancelledError } from "../../errors.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 import { composeBlocks } from "./compose.js";
-import { collectFacts, firstRequest } from "./facts.js";
+import { collectFacts, openingWords } from "./facts.js";
 import { emptySummary, mergeParsed, parseSummary } from "./previous.js";
 import { fitToBudget, render } from "./render.js";
 
@@ -59,5 +59,5 @@ export function extractiveSummary(
 /** A split turn's request: read from its messages up to its first user message (the rest is that turn's work). */
 function turnRequestOf(turn: readonly ContextMessage[]): string | undefined {
   const opening = turn.slice(0, turn.findIndex((message) => message.role === "user") + 1);
-  return firstRequest(collectFacts(opening))?.text;
+  return openingWords(collectFacts(opening))?.text;
 }
