@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * Packages the extension as a .vsix with @vscode/vsce (pinned): bundles it (build.mjs), then runs
- * `vsce package`. vsce is not a dependency of the workspace (it and its own dependencies are about
- * 140 MB that only this step needs): it is installed once into node_modules/.cache/base-context/,
- * as the suite's other tools are. Prints the .vsix's path.
+ * `vsce package`. vsce is not a dependency of the workspace (it brings some two hundred packages
+ * that only this step needs): it is installed once into node_modules/.cache/base-context/, as the
+ * suite's other tools are. Prints the .vsix's path.
  *
  *   node packages/vscode/scripts/package-vsix.mjs [--out <file.vsix>]
  */

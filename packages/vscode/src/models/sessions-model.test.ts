@@ -14,16 +14,16 @@ const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Sum
 const sessions = [
   session("a1b2c3d4-1", "/home/me/api", "2026-03-10T11:57:00.000Z", { name: "Refresh tokens", firstMessage: "Move the API to JWTs" }),
   session("e5f6a7b8-2", "/home/me/site", "2026-03-10T09:00:00.000Z", { firstMessage: "Fix the   footer\nlinks", entryCount: 1 }),
-  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z", { format: "claude-code-jsonl" } as Partial<Summary>),
+  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z"),
 ];
 
 describe("sessionsView", () => {
-  it("lists this workspace's sessions first, then the others, with agent, folder, size and last change", () => {
+  it("lists this workspace's sessions first, then the others, with folder, size and last change", () => {
     const [ours, others] = sessionsView({ sessions, workspaceFolders: ["/home/me/api"], now: NOW });
     expect(ours).toMatchObject({ label: "This workspace", description: "2 sessions", collapsible: "expanded" });
     expect(ours!.children!.map((item) => [item.label, item.description])).toEqual([
       ["Refresh tokens", "12 entries · 3 min ago"],
-      ["session c9d0e1f2", "Claude Code · 12 entries · 6 days ago"],
+      ["session c9d0e1f2", "12 entries · 6 days ago"],
     ]);
     expect(others).toMatchObject({ label: "Other folders", description: "1 session", collapsible: "collapsed" });
     expect(others!.children!.map((item) => [item.label, item.description])).toEqual([["Fix the footer links", "site · 1 entry · 3 h ago"]]);
