@@ -25,6 +25,7 @@ const PACKAGES = {
   "@base-context/core": "packages/core/src/index.ts",
   "@base-context/core/plugin-api": "packages/core/src/plugin-api.ts",
   "@base-context/daemon": "packages/daemon/src/index.ts",
+  "@base-context/daemon/views": "packages/daemon/src/views.ts",
   "@base-context/plugin-sdk": "packages/plugin-sdk/src/index.ts",
   "@base-context/openai-agents": "packages/openai-agents/src/index.ts",
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
+import { applySessionNews, inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
 
 const NOW = Date.parse("2026-03-10T12:00:00.000Z");
 const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Summary> = {}): Summary => ({
@@ -14,16 +14,16 @@ const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Sum
 const sessions = [
   session("a1b2c3d4-1", "/home/me/api", "2026-03-10T11:57:00.000Z", { name: "Refresh tokens", firstMessage: "Move the API to JWTs" }),
   session("e5f6a7b8-2", "/home/me/site", "2026-03-10T09:00:00.000Z", { firstMessage: "Fix the   footer\nlinks", entryCount: 1 }),
-  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z", { format: "claude-code-jsonl" } as Partial<Summary>),
+  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z"),
 ];
 
 describe("sessionsView", () => {
-  it("lists this workspace's sessions first, then the others, with agent, folder, size and last change", () => {
+  it("lists this workspace's sessions first, then the others, with folder, size and last change", () => {
     const [ours, others] = sessionsView({ sessions, workspaceFolders: ["/home/me/api"], now: NOW });
     expect(ours).toMatchObject({ label: "This workspace", description: "2 sessions", collapsible: "expanded" });
     expect(ours!.children!.map((item) => [item.label, item.description])).toEqual([
       ["Refresh tokens", "12 entries · 3 min ago"],
-      ["session c9d0e1f2", "Claude Code · 12 entries · 6 days ago"],
+      ["session c9d0e1f2", "12 entries · 6 days ago"],
     ]);
     expect(others).toMatchObject({ label: "Other folders", description: "1 session", collapsible: "collapsed" });
     expect(others!.children!.map((item) => [item.label, item.description])).toEqual([["Fix the footer links", "site · 1 entry · 3 h ago"]]);
@@ -86,5 +86,19 @@ describe("inWorkspace and sessionTitle", () => {
     expect(sessionTitle({ id: "x", name: "  ", firstMessage: "Hello\nworld" })).toBe("Hello world");
     expect(sessionTitle({ id: "0123456789", firstMessage: "a".repeat(100) }, 10)).toBe(`${"a".repeat(9)}…`);
     expect(sessionTitle({ id: "0123456789" })).toBe("session 01234567");
+  });
+});
+
+describe("applySessionNews", () => {
+  it("puts a session another client created or wrote first, drops a deleted one, keeps the rest in order", () => {
+    const written = { ...sessions[2]!, entryCount: 13, modifiedAt: "2026-03-10T11:59:00.000Z" };
+    const created = session("new-one", "/home/me/api", "2026-03-10T11:58:00.000Z");
+    const list = applySessionNews(sessions, [written, created], ["e5f6a7b8-2"]);
+    expect(list.map((s) => [s.id, s.entryCount])).toEqual([
+      ["c9d0e1f2-3", 13],
+      ["new-one", 12],
+      ["a1b2c3d4-1", 12],
+    ]);
+    expect(applySessionNews(list, [], ["no-such-session"])).toEqual(list);
   });
 });

@@ -65,6 +65,17 @@ export function sessionsView(input: SessionsViewInput): ViewItem[] {
   return groups;
 }
 
+/**
+ * The list after `session/didChange` news: a changed session replaces its row (or joins the list,
+ * created by another client), a deleted one leaves, newest change first.
+ */
+export function applySessionNews(sessions: readonly Summary[], changed: readonly Summary[], deleted: readonly string[]): Summary[] {
+  const gone = new Set([...deleted, ...changed.map((session) => session.id)]);
+  return [...changed, ...sessions.filter((session) => !gone.has(session.id))].sort(
+    (a, b) => Date.parse(b.modifiedAt) - Date.parse(a.modifiedAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+  );
+}
+
 /** Whether a session's folder is one of the workspace's or inside one (same separators assumed). */
 export function inWorkspace(cwd: string, folders: readonly string[]): boolean {
   const trimmed = cwd.replace(/[\\/]+$/, "");
@@ -81,19 +92,8 @@ export function sessionTitle(session: Pick<Summary, "id" | "name" | "firstMessag
   return `session ${session.id.slice(0, 8)}`;
 }
 
-/** Which agent wrote a session, when the daemon says so (`format` of an import, else absent). */
-export function agentOf(session: Summary): string | undefined {
-  const format = (session as { format?: unknown }).format;
-  if (format === "claude-code-jsonl") return "Claude Code";
-  if (format === "codex-jsonl") return "Codex";
-  if (format === "pi-jsonl") return "pi";
-  return undefined;
-}
-
 function sessionItem(session: Summary, input: SessionsViewInput, showFolder: boolean): ViewItem {
-  const agent = agentOf(session);
   const parts = [
-    ...(agent ? [agent] : []),
     ...(showFolder ? [baseName(session.cwd) || session.cwd] : []),
     plural(session.entryCount, "entry", "entries"),
     relativeTime(session.modifiedAt, input.now),
@@ -103,7 +103,7 @@ function sessionItem(session: Summary, input: SessionsViewInput, showFolder: boo
     id: `session:${session.id}`,
     label: sessionTitle(session),
     description: parts.join(" · "),
-    tooltip: sessionTooltip(session, agent),
+    tooltip: sessionTooltip(session),
     icon: { id: open ? "comment-discussion" : "comment", ...(open ? { color: "charts.blue" } : {}) },
     contextValue: "session",
     collapsible: "none",
@@ -112,13 +112,12 @@ function sessionItem(session: Summary, input: SessionsViewInput, showFolder: boo
   };
 }
 
-function sessionTooltip(session: Summary, agent: string | undefined): string {
+function sessionTooltip(session: Summary): string {
   const lines = [
     `**${escapeMarkdown(sessionTitle(session, 200))}**`,
     "",
     `- id: \`${session.id}\``,
     `- folder: ${escapeMarkdown(session.cwd || "(none)")}`,
-    ...(agent ? [`- written by: ${agent}`] : []),
     `- ${plural(session.entryCount, "entry", "entries")}`,
     `- created ${session.createdAt}, last change ${session.modifiedAt}`,
   ];
