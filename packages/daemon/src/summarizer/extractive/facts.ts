@@ -1,9 +1,11 @@
 /**
  * One pass over the messages, collecting what a summary is made of, read the way the retention
- * probes read them (docs/retention.md): the user's requests and constraints in their own words,
- * what was done (tool calls with their targets, the assistant's own "I fixed…" statements),
- * decisions (minus those a user correction rejected), errors (real failures only, by their first
- * line) and whether they were resolved later, the last plan or open question, and exact names.
+ * probes read them (docs/retention.md): the user's requests and constraints in their own words
+ * (and in tool results: answers to the agent's questions, a refusal's reason), what was done (tool
+ * calls with their targets, files moved or removed, the assistant's own "I fixed…" statements, what
+ * says work was finished), decisions (minus those a user correction rejected), errors (real
+ * failures only, by their first line, a previous summary's blockers among them) and whether they
+ * stopped standing, the last plan or open question, and exact names.
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
