@@ -256,6 +256,7 @@ class FactCollector implements MessageReader {
       this.log.modelAnswered(index);
     } else if (calledTools || message.stopReason !== undefined) {
       turn.answered = false;
+      if (calledTools) this.log.modelWorked(index);
     }
   }
 
@@ -300,8 +301,12 @@ class FactCollector implements MessageReader {
   }
 
   custom(customType: string, text: string, index: number): void {
-    // What the agent's harness injected (reminders, command echoes) is not a note about the work.
-    if (isInjectedText(customType)) return;
+    // What the agent's harness injected (reminders, command echoes) is not a note about the work;
+    // the output of a command the user ran through it is that command's outcome.
+    if (isInjectedText(customType)) {
+      this.log.userCommand(text, index);
+      return;
+    }
     if (isSummaryText(text)) this.summary(unwrapSummary(text), index);
     else if (text.trim().length > 0) {
       const line = firstLine(text, 200);
