@@ -111,6 +111,15 @@ module.exports = {
       to: { path: foldersBut("store", "workers") },
     },
     {
+      name: "store-engines-stay-apart",
+      severity: "error",
+      comment:
+        "store/sqlite/ and store/postgres/ are the two engines: neither imports the other; what both need (the engine " +
+        "interface, the search text, a too-new schema's error …) is engine-neutral and lives at store/.",
+      from: { path: "^packages/daemon/src/store/(sqlite|postgres)/", pathNot: TEST_CODE },
+      to: { path: "^packages/daemon/src/store/(sqlite|postgres)/", pathNot: "^packages/daemon/src/store/$1/" },
+    },
+    {
       name: "tokens-imports-no-layer-above",
       severity: "error",
       comment:

@@ -45,6 +45,8 @@ const notOnOtherNodes = [
   "test/pi-extension.e2e.test.ts",
   "test/pi-extension-tui.e2e.test.ts",
   "test/openai-agents.e2e.test.ts",
+  "test/openai-agents-window.e2e.test.ts",
+  "test/openai-agents-install.e2e.test.ts",
   "test/python-client.e2e.test.ts",
   "test/readme-from-a-clone.e2e.test.ts",
   "test/demo.e2e.test.ts",
@@ -71,6 +73,12 @@ const needsFreshModules = [
 const quiet = ["test/socket-neighbours.e2e.test.ts"];
 /** Adversarial files that never start a daemon. */
 const engineFree = ["test/adversarial/scoreboard.test.ts"];
+/**
+ * The repository's policy tests: they check the repository (its lint scripts and import rules, its
+ * docs' citations, what the packages ship, the benches' paths, the generated reference), not the
+ * product, so they run once, in a project of their own (`pnpm test:policy`).
+ */
+const policy = "test/policy/**/*.test.ts";
 
 const shared = {
   exclude: ["**/node_modules/**", "**/dist/**"],
@@ -122,7 +130,14 @@ export default defineConfig({
           ...shared,
           name: "sqlite",
           include: [...needsFreshModules, "examples/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...shared.exclude, ...quiet],
+          exclude: [...shared.exclude, ...quiet, policy],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "policy",
+          include: [policy],
         },
       },
       {

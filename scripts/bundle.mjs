@@ -187,6 +187,15 @@ const cli = build({
   },
 });
 
+/** A CommonJS bundle of the daemon's code, whose `import.meta.url` is the bundle's own URL (`__bundleUrl`). */
+const commonJs = {
+  ...common,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__bundleUrl" },
+};
+const BUNDLE_URL = '"use strict";const __bundleUrl=require("node:url").pathToFileURL(__filename).href;';
+
 /**
  * The daemon's bundle: CommonJS, which cli/code-cache.ts compiles with V8's code cache (an ES
  * module cannot be given one on Node 20). In CommonJS, what a module imports (Node's built-ins,
@@ -194,15 +203,12 @@ const cli = build({
  * module's static imports are. `import.meta.url` is the bundle's own URL.
  */
 const serve = build({
-  ...common,
+  ...commonJs,
   entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
-  format: "cjs",
-  outExtension: { ".js": ".cjs" },
   plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
-  define: { "import.meta.url": "__bundleUrl" },
   banner: {
     js:
-      '"use strict";const __bundleUrl=require("node:url").pathToFileURL(__filename).href;' +
+      BUNDLE_URL +
       'const __bundleImport=typeof __import==="function"?__import:(specifier)=>import(specifier);' +
       'const __workerBundle=new URL("./worker.cjs",__bundleUrl).href;',
   },
@@ -214,13 +220,10 @@ const serve = build({
  * its own unless it imports one (a plugin). The bundles above name it in `__workerBundle`.
  */
 const worker = build({
-  ...common,
+  ...commonJs,
   entryPoints: { worker: join(daemon, "src", "cli", "worker-main.ts") },
-  format: "cjs",
-  outExtension: { ".js": ".cjs" },
   plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon],
-  define: { "import.meta.url": "__bundleUrl" },
-  banner: { js: '"use strict";const __bundleUrl=require("node:url").pathToFileURL(__filename).href;' },
+  banner: { js: BUNDLE_URL },
 });
 
 /** What bin/base-context.js runs for `serve`: the loader that compiles the daemon's bundle with its code cache. */

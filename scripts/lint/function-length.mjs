@@ -12,10 +12,9 @@
  * line-length.mjs checks). Exit 1 when a function is too long.
  */
 import { readFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
-import { sourceFiles } from "./line-length.mjs";
+import { lintArguments } from "./line-length.mjs";
 
 export const MAX_FUNCTION_LINES = 100;
 
@@ -73,16 +72,9 @@ export function longFunctions(fileName, text, max = MAX_FUNCTION_LINES) {
 }
 
 function main(argv) {
-  let max = MAX_FUNCTION_LINES;
-  const paths = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--max") max = Number(argv[++i]);
-    else paths.push(argv[i]);
-  }
-  const root = process.cwd();
-  const files = paths.length > 0 ? paths.map((path) => relative(root, resolve(path))) : sourceFiles(root);
+  const { max, files, named } = lintArguments(argv, MAX_FUNCTION_LINES);
   let count = 0;
-  const pending = new Set(paths.length > 0 ? [] : BEING_SPLIT.keys());
+  const pending = new Set(named ? [] : BEING_SPLIT.keys());
   for (const file of files) {
     for (const { line, lines, name } of longFunctions(file, readFileSync(file, "utf8"), max)) {
       const key = `${file}:${name}`;

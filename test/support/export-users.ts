@@ -10,6 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import ts from "typescript";
 
 export interface ExportUse {
   /** The declaring file, relative to the repository root. */
@@ -19,6 +20,8 @@ export interface ExportUse {
   kind: "value" | "type";
   /** Files that import it from this module. */
   users: string[];
+  /** Re-exported from another module (an index's `export { a } from`), not declared here. */
+  reexport: boolean;
 }
 
 const SOURCE = /\.(ts|mts|cts|mjs|cjs|js)$/;
@@ -60,7 +63,16 @@ function names(list: string): { imported: string; local: string }[] {
     });
 }
 
-const stripComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+const printer = ts.createPrinter({ removeComments: true });
+
+/**
+ * The file's code without its comments, printed from its syntax tree: a regular expression would
+ * take the `/*` of a glob in a string ("**\/*.jsonl") for a comment and hide the code after it.
+ */
+export function withoutComments(file: string, text: string): string {
+  const kind = /\.[cm]?ts$/.test(file) ? ts.ScriptKind.TS : ts.ScriptKind.JS;
+  return printer.printFile(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind));
+}
 
 interface ModuleInfo {
   declared: Set<string>;
@@ -141,14 +153,14 @@ class ExportIndex {
       if (whole) this.use(file, target, "*");
       for (const member of members) this.use(file, target, member);
     }
-    for (const [, destructured, specifier] of text.matchAll(/(?:\{([^}]*)\}\s*=\s*)?(?:await\s+)?import\(\s*["']([^"']+)["']\s*\)/g)) {
+    for (const [, destructured, specifier] of text.matchAll(/(?:\{([^{}]*)\}\s*=\s*)?(?:await\s+)?import\(\s*["']([^"']+)["']\s*\)/g)) {
       const target = this.resolve(file, specifier!);
       if (!target) continue;
       if (destructured === undefined) this.use(file, target, "*");
       else for (const { imported } of names(destructured.replace(/:\s*[\w$]+/g, ""))) this.use(file, target, imported);
     }
     // The benches' loaders of built modules: `const { a } = await daemonModule("tokens/index.js")`.
-    for (const [, destructured, loader, path] of text.matchAll(/(?:\{([^}]*)\}\s*=\s*)?(?:await\s+)?(daemonModule|fixtureModule)\(\s*["']([^"']+)["']\s*\)/g)) {
+    for (const [, destructured, loader, path] of text.matchAll(/(?:\{([^{}]*)\}\s*=\s*)?(?:await\s+)?(daemonModule|fixtureModule)\(\s*["']([^"']+)["']\s*\)/g)) {
       const target = this.resolve("packages/daemon/src/x", `./${path}`);
       if (!target || loader === undefined) continue;
       if (destructured === undefined) this.use(file, target, "*");
@@ -196,7 +208,8 @@ class ExportIndex {
       const users = [...this.uses]
         .filter(([user, used]) => user !== module && (used.has(`${module}#${name}`) || used.has(`${module}#*`)))
         .map(([user]) => user);
-      result.push({ file: module, name, kind: this.isType(module, name) ? "type" : "value", users: users.sort() });
+      const reexport = !this.modules.get(module)!.declared.has(name);
+      result.push({ file: module, name, kind: this.isType(module, name) ? "type" : "value", users: users.sort(), reexport });
     }
   }
   return result.sort((a, b) => (a.file === b.file ? a.name.localeCompare(b.name) : a.file.localeCompare(b.file)));
@@ -207,11 +220,64 @@ class ExportIndex {
 export function exportUsers(root: string, roots: string[], packages: Record<string, string>): ExportUse[] {
   const files: string[] = [];
   for (const dir of roots) if (existsSync(join(root, dir))) listFiles(root, dir, files);
-  const texts = new Map(files.map((file) => [file.split(sep).join("/"), stripComments(readFileSync(join(root, file), "utf8"))]));
+  const texts = new Map(files.map((file) => [file.split(sep).join("/"), withoutComments(file, readFileSync(join(root, file), "utf8"))]));
   const index = new ExportIndex(root, new Map(Object.entries(packages)));
   for (const [file, text] of texts) {
     index.scanExports(file, text);
     index.scanImports(file, text);
   }
   return index.exportUses();
+}
+
+/** A public member of a class of the packages' sources, and the files that read it. */
+export interface MemberUse {
+  file: string;
+  className: string;
+  name: string;
+  /** Files (its own included) where `.name` is read or called. */
+  users: string[];
+}
+
+const PUBLIC_MEMBERS = new Set([ts.SyntaxKind.MethodDeclaration, ts.SyntaxKind.GetAccessor, ts.SyntaxKind.PropertyDeclaration]);
+/** Modifiers of a member that is not part of its class's public face. */
+const HIDDEN = new Set([ts.SyntaxKind.PrivateKeyword, ts.SyntaxKind.ProtectedKeyword, ts.SyntaxKind.StaticKeyword]);
+
+/** The public members of the classes of `files`, by name: not private, protected or `#`, not static. */
+function classMembers(file: string, text: string): { className: string; name: string }[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: { className: string; name: string }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isClassDeclaration(node) && node.name) {
+      for (const member of node.members) {
+        if (!PUBLIC_MEMBERS.has(member.kind) || !member.name || !ts.isIdentifier(member.name)) continue;
+        const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
+        if (modifiers.some((modifier) => HIDDEN.has(modifier.kind))) continue;
+        found.push({ className: node.name.text, name: member.name.text });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The public members of every class declared in `shipped` files, with the files of `roots` that
+ * read them (`.name`, `?.name`, or `{ name } =` of an instance): by name, not by type, so a member
+ * whose name another class's member shares counts as read where either is.
+ */
+export function memberUsers(root: string, roots: string[], shipped: (file: string) => boolean): MemberUse[] {
+  const files: string[] = [];
+  for (const dir of roots) if (existsSync(join(root, dir))) listFiles(root, dir, files);
+  const texts = new Map(files.map((file) => [file.split(sep).join("/"), withoutComments(file, readFileSync(join(root, file), "utf8"))]));
+  const result: MemberUse[] = [];
+  for (const file of texts.keys()) {
+    if (!shipped(file) || !file.endsWith(".ts")) continue;
+    for (const { className, name } of classMembers(file, readFileSync(join(root, file), "utf8"))) {
+      const read = new RegExp(`(?:\\.|\\?\\.)${name}(?![\\w$])|\\{[^}]*(?<![\\w$])${name}(?![\\w$:])[^}]*\\}\\s*=`);
+      const users = [...texts].filter(([, other]) => read.test(other)).map(([user]) => user);
+      result.push({ file, className, name, users: users.sort() });
+    }
+  }
+  return result;
 }

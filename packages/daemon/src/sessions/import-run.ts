@@ -6,6 +6,9 @@
  * Formats whose entries keep the file's own ids (`incremental`) import a file of a session that is
  * already here by appending what is new: stored entries are recognised by their ids and passed over.
  */
+import { constants } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { CompactionEntry, ImportFormat, SessionEntry } from "@base-context/protocol";
 import { checkRetention, contextProbes, detailsWithRetention } from "@base-context/core";
 import { AppError, CancelledError } from "../errors.js";
@@ -20,11 +23,12 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "../store/index.js";
-import { fileLines, stringLines, type FileLimits, type LongLine } from "./line-source.js";
-import type { LineParser, ParsedLine, SessionFileHeader, SessionFormat } from "./formats/format.js";
+import { fileLines, LineCursor, stringLines, type FileLimits, type LongLine } from "./line-source.js";
+import type { LineParser, ParsedLine, ParseOutcome, SessionFileHeader, SessionFormat } from "./formats/format.js";
 import { piFormat } from "./formats/pi/format.js";
 import { ImportGaps, type SkippedLine } from "./import-gaps.js";
 import { SkippedParents } from "./import-skipped-parents.js";
+import { compareFile, fileIdentity, type ImportCheckpoint, type ImportStates, type SavedImport } from "./import-state.js";
 
 export interface ImportSource {
   /** Undefined: detected from the first lines (pi's when none matches). */
@@ -48,6 +52,9 @@ export interface ImportResult {
   updated: boolean;
   /** Lines skipped on purpose because the format holds them beside the conversation, by type. */
   ignoredLines: Record<string, number>;
+  /** The file's part imported before is not what was read then: nothing was added (`warning` says so). */
+  rewritten?: boolean;
+  warning?: string;
 }
 
 /** A garbage file could have millions of bad lines; the reply lists this many and summarizes the rest. */
@@ -56,6 +63,8 @@ const MAX_REPORTED_SKIPS = 1000;
 export interface ImportRunOptions {
   /** Entries per write transaction. */
   batchSize: number;
+  /** Where imports of files stopped; undefined: every import reads its file whole. */
+  states: ImportStates | undefined;
   /** The largest entry imported (`limits.maxEntryBytes`); a larger one is a skipped line. */
   maxEntryBytes: (() => number) | undefined;
 }
@@ -63,7 +72,7 @@ export interface ImportRunOptions {
 type Entry = Extract<ParsedLine, { kind: "entry" }>;
 
 export class ImportRun {
-  private readonly parser: LineParser;
+  private parser: LineParser;
   private readonly ignoredLines: Record<string, number> = {};
   private readonly skips = new Skips();
   private readonly orphans = new SkippedParents();
@@ -85,6 +94,8 @@ export class ImportRun {
    */
   private committing: { written: number; report: Promise<ImportBatchReport> } | undefined;
   private lineNumber = 0;
+  /** Where the next import of the file may go on from (import-state.ts). */
+  private checkpoint: ImportCheckpoint | undefined;
   /** The last entry read (stored now or before): where the history goes on over an unreadable line. */
   private lastEntryId: string | null = null;
   /** Lines before the header that could not be read (pi skips them; the first one explains a refusal). */
@@ -107,28 +118,102 @@ export class ImportRun {
     this.signal = signal;
     try {
       const { path, content } = this.source;
-      for await (const text of path !== undefined ? fileLines(path, fileLimits) : stringLines(content ?? "")) {
+      const start = path !== undefined ? await this.savedStart(path) : undefined;
+      if (start !== undefined && "rewritten" in start) return this.rewritten(start.rewritten);
+      const cursor = new LineCursor(start);
+      for await (const text of path !== undefined ? fileLines(path, fileLimits, cursor) : stringLines(content ?? "")) {
         this.lineNumber++;
-        const parsed = typeof text === "string" ? this.parser.parse(text, this.lineNumber) : longLine(text, fileLimits);
-        if (isLineList(parsed)) {
-          this.nonBlankLines++;
-          for (const each of parsed) await this.handle(each);
-        } else {
-          if (parsed.kind !== "blank") this.nonBlankLines++;
-          await this.handle(parsed);
-        }
+        // A last line still being written is read, but the next import starts before it.
+        if (!cursor.terminated) this.checkpoint = this.here(cursor, this.lineNumber - 1);
+        await this.line(typeof text === "string" ? this.parser.parse(text, this.lineNumber) : longLine(text, fileLimits));
       }
+      this.checkpoint ??= this.here(cursor, this.lineNumber);
       if (this.parser.end) for (const each of this.parser.end()) await this.handle(each);
-      return await this.finish();
+      const result = await this.finish();
+      if (path !== undefined && !this.source.newId) await this.saveState(path, result.session.id, start?.offset);
+      return result;
     } catch (error) {
       await this.abort();
       throw importFailure(error, this.lineNumber, this.source.path);
     }
   }
 
+  private async line(parsed: ParseOutcome): Promise<void> {
+    if (isLineList(parsed)) {
+      this.nonBlankLines++;
+      for (const each of parsed) await this.handle(each);
+    } else {
+      if (parsed.kind !== "blank") this.nonBlankLines++;
+      await this.handle(parsed);
+    }
+  }
+
+  /**
+   * Where the last import of this file stopped, when it can go on from there: the state saved for
+   * it (import-state.ts) names a session still here, its parser's snapshot reads, and the file is
+   * the one read (else `rewritten`). The session is then resumed and the parser is the saved one.
+   */
+  private async savedStart(path: string): Promise<SavedImport | { rewritten: SavedImport } | undefined> {
+    const { states } = this.options;
+    if (states === undefined || this.source.newId) return undefined;
+    const saved = states.load(resolve(path));
+    if (saved === undefined || saved.format !== this.format.name || this.store.getSession(saved.sessionId) === undefined) return undefined;
+    if (saved.lastEntryId !== null && !this.store.hasEntry(saved.sessionId, saved.lastEntryId)) return undefined;
+    let parser: LineParser;
+    try {
+      parser = this.format.createParser(this.ids, saved.parser);
+    } catch (error) {
+      log("warn", `the import state saved for ${path} does not read (${(error as Error).message}): the file is read whole`);
+      return undefined;
+    }
+    const comparison = await withFile(path, (handle) => compareFile(handle, saved));
+    if (comparison === undefined) return undefined;
+    if (comparison === "rewritten") return { rewritten: saved };
+    this.parser = parser;
+    this.target = this.store.resumeImport(saved.sessionId);
+    this.resumed = true;
+    this.lineNumber = saved.line;
+    this.lastEntryId = saved.lastEntryId;
+    return saved;
+  }
+
+  /** The file's first lines are not those imported: nothing is added (near-copies of what the session holds), and the reply says so. */
+  private rewritten(saved: SavedImport): ImportResult {
+    const session = this.store.getSession(saved.sessionId)!;
+    const warning =
+      `${this.source.path} was rewritten since it was imported (its first ${saved.offset} bytes, lines 1-${saved.line}, are not those read): ` +
+      `nothing was added, the session keeps what it holds; import the file with a new id (--new-id) to keep this version too`;
+    log("warn", warning);
+    return {
+      session,
+      entryCount: session.entryCount,
+      skippedLines: [],
+      format: this.format.name,
+      addedEntries: 0,
+      updated: true,
+      ignoredLines: {},
+      rewritten: true,
+      warning,
+    };
+  }
+
+  /** The point this import may be gone on from: after `line`, the cursor's offset. */
+  private here(cursor: LineCursor, line: number): ImportCheckpoint {
+    return { offset: cursor.offset, line, crc: cursor.crc(), parser: this.parser.snapshot?.(), lastEntryId: this.lastEntryId };
+  }
+
+  /** Saves where this import stopped, for the next one (not when the parser cannot go on from the middle, nor when nothing moved). */
+  private async saveState(path: string, sessionId: string, startedAt: number | undefined): Promise<void> {
+    const { states } = this.options;
+    const checkpoint = this.checkpoint;
+    if (states === undefined || checkpoint === undefined || checkpoint.parser === undefined || checkpoint.offset === startedAt) return;
+    const identity = await withFile(path, (handle) => fileIdentity(handle, checkpoint.offset));
+    if (identity !== undefined) states.save({ ...checkpoint, ...identity, path: resolve(path), format: this.format.name, sessionId });
+  }
+
   private async handle(parsed: ParsedLine): Promise<void> {
     const line = this.lineNumber;
-    if (parsed.kind === "header") this.begin(parsed.header);
+    if (parsed.kind === "header") this.begin(parsed.header, parsed.idsOfItsOwn !== false);
     else if (parsed.kind === "ignored") this.ignoredLines[parsed.what] = (this.ignoredLines[parsed.what] ?? 0) + 1;
     else if (parsed.kind === "entry") await this.entry(parsed);
     else if (parsed.kind !== "skip") return;
@@ -142,10 +227,11 @@ export class ImportRun {
     } else await this.skipEntry({ line, reason: parsed.reason }, parsed.id, parsed.parentId);
   }
 
-  /** The session the file holds: created, or (an incremental format's file imported before) resumed. */
-  private begin(header: SessionFileHeader): void {
+  /** The session the file holds: created, or (a file imported before, whose ids are its own) resumed. */
+  private begin(header: SessionFileHeader, idsOfItsOwn: boolean): void {
+    if (this.target) return; // going on from a saved state: the session is known
     const id = this.source.newId ? this.ids.sessionId() : header.id;
-    if (this.format.incremental && this.store.getSession(id) !== undefined) {
+    if (idsOfItsOwn && this.store.getSession(id) !== undefined) {
       this.target = this.store.resumeImport(id);
       this.stored = new Set(this.store.entryLinks(id).map((link) => link.id));
       this.resumed = true;
@@ -153,14 +239,24 @@ export class ImportRun {
     }
     const createdAt = header.createdAt ?? this.ids.now();
     const createdMs = Date.parse(createdAt);
-    this.target = this.store.beginImport({
-      id,
-      cwd: this.source.cwd ?? header.cwd ?? "",
-      createdAt,
-      parentSession: header.parentSession,
-      headerExtra: header.extra,
-      modifiedMs: Number.isNaN(createdMs) ? timeMs(this.ids.now()) : createdMs,
-    });
+    try {
+      this.target = this.store.beginImport({
+        id,
+        cwd: this.source.cwd ?? header.cwd ?? "",
+        createdAt,
+        parentSession: header.parentSession,
+        headerExtra: header.extra,
+        modifiedMs: Number.isNaN(createdMs) ? timeMs(this.ids.now()) : createdMs,
+      });
+    } catch (error) {
+      // Another process is importing the same file, or has just done so (Claude Code runs its hooks
+      // at once): this run waits for it, then adds what is new.
+      const beside = this.store.importInProgress(id) || this.store.getSession(id) !== undefined;
+      if (idsOfItsOwn && error instanceof AppError && error.code === "session_exists" && beside) {
+        throw new ImportedBeside(id);
+      }
+      throw error;
+    }
   }
 
   private async entry(parsed: Entry): Promise<void> {
@@ -255,7 +351,7 @@ export class ImportRun {
     const { written, report: answer } = this.committing;
     this.committing = undefined;
     const report = await answer;
-    this.added += written - report.skipped.length;
+    this.added += written - report.skipped.length - report.present;
     for (const skip of report.skipped) this.skips.add(skip);
     this.skips.rerooted(report.rerooted);
   }
@@ -350,6 +446,22 @@ function withRetention(entry: CompactionEntry, path: readonly SessionEntry[]): C
   return { ...entry, details: detailsWithRetention(entry.details, retention) };
 }
 
+/** `work` on the file open for reading; undefined when it cannot be opened or is not a regular file (the import then says why). */
+async function withFile<T>(path: string, work: (handle: FileHandle) => Promise<T>): Promise<T | undefined> {
+  const { open } = await import("node:fs/promises");
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    return (await handle.stat()).isFile() ? await work(handle) : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A line too long to read is skipped like any line that cannot be read: the history is bridged over it. */
 function longLine(line: LongLine, limits: FileLimits | undefined): ParsedLine {
   const reason = `longer than limits.maxImportLineBytes (${line.bytes} bytes, the limit is ${limits?.maxLineBytes ?? "unset"}): not read`;
@@ -373,8 +485,15 @@ function noHeader(format: SessionFormat, nonBlankLines: number, firstUnreadable:
   );
 }
 
+/** Thrown when another process is importing the session for the first time: wait for it, then import again (import.ts). */
+export class ImportedBeside extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session "${sessionId}" is being imported by another process`);
+  }
+}
+
 export function importFailure(error: unknown, lineNumber: number, path: string | undefined): Error {
-  if (error instanceof AppError || error instanceof CancelledError) return error;
+  if (error instanceof AppError || error instanceof CancelledError || error instanceof ImportedBeside) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (lineNumber === 0 && path !== undefined) return new AppError("import_failed", `cannot read ${path}: ${message}`, { path });
   return new AppError("import_failed", `import failed near line ${lineNumber}: ${message}`, { line: lineNumber });

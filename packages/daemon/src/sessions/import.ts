@@ -14,7 +14,8 @@ import { firstLines } from "./formats/detect.js";
 import type { SessionFormat } from "./formats/format.js";
 import { detectFormat, knownFormatNames, sessionFormat } from "./formats/registry.js";
 import { piFormat } from "./formats/pi/format.js";
-import { importFailure, ImportRun, type ImportResult, type ImportSource } from "./import-run.js";
+import { importFailure, ImportedBeside, ImportRun, type ImportResult, type ImportSource } from "./import-run.js";
+import type { ImportStates } from "./import-state.js";
 
 export interface ImportLimits {
   maxImportLineBytes: number;
@@ -28,6 +29,8 @@ export interface ImportOptions {
   limits?: () => ImportLimits;
   /** The largest entry imported, in bytes of its JSON (`limits.maxEntryBytes`); a larger one is a skipped line. */
   maxEntryBytes?: () => number;
+  /** Where the imports of files stopped, so the next import of a file reads only what is new in it. */
+  states?: ImportStates;
 }
 
 export class SessionImporter {
@@ -60,11 +63,7 @@ export class SessionImporter {
       format = detected ?? piFormat;
     }
     try {
-      const run = new ImportRun(this.store, this.ids, format, source, {
-        batchSize: this.options.batchSize ?? 1000,
-        maxEntryBytes: this.options.maxEntryBytes,
-      });
-      return await run.run(fileLimits, signal);
+      return await this.run(format, source, fileLimits, signal);
     } catch (error) {
       if (guessed && error instanceof AppError && error.code === "import_failed" && !("path" in error.data)) {
         throw new AppError("import_failed", `${error.message}; nor is it another format this build reads (${otherFormats()})`, error.data);
@@ -72,6 +71,55 @@ export class SessionImporter {
       throw error;
     }
   }
+
+  /**
+   * One run; when another process is importing the same session for the first time (Claude Code
+   * starts its hooks at once), waits until it has finished or given up, then runs again: it then
+   * adds what is new, or imports the session itself.
+   */
+  private async run(
+    format: SessionFormat,
+    source: ImportSource,
+    fileLimits: FileLimits | undefined,
+    signal?: AbortSignal,
+  ): Promise<ImportResult> {
+    for (let attempt = 1; ; attempt++) {
+      const run = new ImportRun(this.store, this.ids, format, source, {
+        batchSize: this.options.batchSize ?? 1000,
+        maxEntryBytes: this.options.maxEntryBytes,
+        states: this.options.states,
+      });
+      try {
+        return await run.run(fileLimits, signal);
+      } catch (error) {
+        // Another import in the way more than a few times running is not a hook's burst: said as the clash it is.
+        if (!(error instanceof ImportedBeside)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw new AppError("session_exists", `${error.message}, again after ${attempt} attempts`, { sessionId: error.sessionId });
+        while (this.store.importInProgress(error.sessionId)) await pause(POLL_MS, signal);
+      }
+    }
+  }
+}
+
+/** Polls for the end of another process's first import of a session (every POLL_MS). */
+const POLL_MS = 50;
+/** Runs of one import that find another import of the same session in the way, at most. */
+const MAX_ATTEMPTS = 5;
+
+/** Milliseconds to wait between polls. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", aborted);
+      resolve();
+    }
+    function aborted() {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    }
+    signal?.addEventListener("abort", aborted, { once: true });
+  });
 }
 
 /** The formats other than pi's, for the error about a file that is none of them. */

@@ -11,6 +11,7 @@ export type { CountedEntry } from "./token-ledger.js";
 export type { ImportOptions } from "./import.js";
 export type { ImportResult } from "./import-run.js";
 export type { SkippedLine } from "./import-gaps.js";
+export { ImportStates } from "./import-state.js";
 export type { SessionsApi } from "./api.js";
 export { piSessionMessages } from "./formats/pi/messages.js";
 export type { SessionRecords } from "./session-records.js";

@@ -207,6 +207,7 @@ export class SessionService implements SessionsApi {
       addedEntries: result.addedEntries,
       updated: result.updated,
       ...(Object.keys(result.ignoredLines).length > 0 ? { ignoredLines: result.ignoredLines } : {}),
+      ...(result.rewritten === true ? { rewritten: true, warning: result.warning } : {}),
     };
   }
 

@@ -278,8 +278,8 @@ describe.each(ENGINES)("SessionStore on %s", (engine) => {
       const one = await target.insertBatchAsync([message("a", null, "alpha quartz", 1), message("b", "a", "beta", 2), message("x", "a", "side", 3)]);
       // Its parent "b" is not the first batch's last entry: it is read. The id "a" is known taken.
       const two = await target.insertBatchAsync([message("a", null, "again", 4), message("c", "b", "gamma quartz", 5)]);
-      expect(one).toEqual({ skipped: [], rerooted: [] });
-      expect(two).toEqual({ skipped: [{ line: 4, reason: 'duplicate entry id "a"' }], rerooted: [] });
+      expect(one).toEqual({ skipped: [], present: 0, rerooted: [] });
+      expect(two).toEqual({ skipped: [{ line: 4, reason: 'duplicate entry id "a"' }], present: 0, rerooted: [] });
       await target.searchWritten();
       const session = target.finish();
       expect(session).toMatchObject({ entryCount: 4, leafId: "c" });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IdString, ProgressToken } from "../limits.js";
+import { ContextWindow, IdString, ProgressToken } from "../limits.js";
 import { notification, request } from "../declare.js";
 import { AssistantMessage, PrunedOutput, SessionEntry } from "../entries.js";
 import { RequestId } from "./sessions.js";
@@ -45,10 +45,7 @@ export const CompactionPrepare = request(
   () => z.object({
     sessionId: IdString(),
     settings: CompactionSettings.partial().optional(),
-    contextWindow: z
-      .number()
-      .int()
-      .positive()
+    contextWindow: ContextWindow()
       .optional()
       .describe("The model's window: the sizes not set are capped at their share of it, as compaction/run does."),
   }),
@@ -206,10 +203,7 @@ export const CompactionRun = request(
         "(contextWindow − reserveTokens; without contextWindow auto summarizes), else summarize. " +
         "prune: only hide old tool output. summarize: write a summary (and hide the kept tail's large outputs when compaction.prune.enabled).",
     ),
-    contextWindow: z
-      .number()
-      .int()
-      .positive()
+    contextWindow: ContextWindow()
       .optional()
       .describe(
         "The model's context window (turn/end passes its own): `auto` compares against its threshold, the sizes not set are " +
@@ -285,11 +279,7 @@ export const TurnEnd = request(
   "turn/end",
   () => z.object({
     sessionId: IdString(),
-    contextWindow: z
-      .number()
-      .int()
-      .positive()
-      .describe(
+    contextWindow: ContextWindow().describe(
         "The model's context window in tokens; the threshold is this minus compaction.reserveTokens (capped at a quarter of it when not set).",
       ),
     assistant: AssistantMessage.optional().describe(

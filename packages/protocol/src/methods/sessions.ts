@@ -153,9 +153,8 @@ export const SessionImport = request(
     /** The format read (the one given, or the one detected). */
     format: ImportFormat.optional(),
     /**
-     * Entries this import added. Equal to `entryCount` for a new session; on an incremental
-     * re-import (Claude Code and Codex files: the session existed, its entries are recognised by
-     * their source ids) only the new ones.
+     * Entries this import added. Equal to `entryCount` for a new session; on a re-import (the
+     * session existed, its entries are recognised by their ids in the file) only the new ones.
      */
     addedEntries: z.number().int().optional(),
     /** True when the session existed and this import appended what was new in the file. */
@@ -165,6 +164,13 @@ export const SessionImport = request(
      * `file-history-snapshot`, `queue-operation`…), skipped on purpose: how many of each type.
      */
     ignoredLines: z.record(z.string(), z.number().int()).optional(),
+    /**
+     * True when the file's part imported before is no longer what was read then (the file was
+     * rewritten, not appended to): nothing was added, the session keeps what it holds, and
+     * `warning` says so. Import it with `newId` to keep that version too.
+     */
+    rewritten: z.boolean().optional(),
+    warning: z.string().optional(),
   }),
 );
 

@@ -12,7 +12,16 @@ export type ParsedLine =
    * The session the file holds. pi's files start with it; other formats name the session on
    * every line, and their parsers emit it once, before the first entry.
    */
-  | { kind: "header"; header: SessionFileHeader }
+  | {
+      kind: "header";
+      header: SessionFileHeader;
+      /**
+       * False when this file's entry ids are made at each import (a pi file of version 1), so a
+       * second import of it cannot recognise what the first stored: it is refused as for a format
+       * that is not incremental (`session_exists`).
+       */
+      idsOfItsOwn?: false;
+    }
   /** `json`: the line itself, when the entry is exactly the line (nothing migrated): stored as is. */
   | { kind: "entry"; entry: SessionEntry; json?: string }
   /**
@@ -49,6 +58,13 @@ export interface LineParser {
    * written after the main one); undefined: the last stored entry, as for a pi file.
    */
   leafId?(): string | undefined;
+  /**
+   * What the parser knows after the lines read so far, as JSON, bounded whatever the file: an
+   * import saves it with the offset it stopped at (import-state.ts), and the next one goes on from
+   * there with a parser made from it (`createParser(ids, snapshot)`). Undefined: the file cannot be
+   * read on from the middle (the next import reads it from its start).
+   */
+  snapshot?(): unknown;
 }
 
 export interface SessionFormat {
@@ -58,12 +74,6 @@ export interface SessionFormat {
   /** What a file of this format must hold to name its session, for the error when none does. */
   readonly headerHint: string;
   /**
-   * True when importing a file of a session that is already here appends what is new: the entry
-   * ids are the file's own (or derived from them deterministically), so stored entries are
-   * recognised. pi files refuse instead (`session_exists`), as before; `newId` imports a copy.
-   */
-  readonly incremental: boolean;
-  /**
    * True when the file holds compactions another agent summarized on its own (Claude Code's, Codex's):
    * each is checked at import against the context it replaced, and the report stored in its
    * `details.retention`, as the daemon's own summaries have it (docs/retention.md).
@@ -71,7 +81,8 @@ export interface SessionFormat {
   readonly checksCompactions?: boolean;
   /** Whether the file's first non-blank lines (at most DETECT_LINES, possibly cut short) are of this format. */
   detect(firstLines: readonly string[]): boolean;
-  createParser(ids: Pick<IdSource, "entryId" | "now">): LineParser;
+  /** `from`: a parser's snapshot to go on from; throws SnapshotError when it is not one this format wrote. */
+  createParser(ids: Pick<IdSource, "entryId" | "now">, from?: unknown): LineParser;
 }
 
 /** Non-blank lines read to detect a format. */

@@ -27,11 +27,34 @@ export function parseJsonLine(text: string, lineNumber: number, idField?: string
   }
 }
 
-/** As {@link parseJsonLine}, and a line that is not a JSON object is said too. */
+/**
+ * As {@link parseJsonLine}, and a line that is not a JSON object is said too. A line that starts
+ * with neither "{" nor "[" is not parsed: it cannot be an object (nor, mostly, JSON), and a file of
+ * junk lines is skipped at the speed it is read (a JSON.parse error thrown costs far more than
+ * reading the line). It counts as a line that cannot be read.
+ */
 export function readJsonLine(text: string, lineNumber: number, idField?: string): JsonLine {
+  const at = firstVisible(text, lineNumber);
+  if (at === -1) return { kind: "blank" };
+  const first = text.charCodeAt(at);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    return { kind: "skip", reason: `not a JSON object: the line starts with ${JSON.stringify(text.slice(at, at + 12))}`, unreadable: {} };
+  }
   const read = parseJsonLine(text, lineNumber, idField);
   if (read.kind !== "json") return read;
   return isJsonObject(read.value) ? { kind: "object", value: read.value } : { kind: "skip", reason: "not a JSON object" };
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/** The index of the line's first character that is not white space (nor the first line's byte-order mark); -1: none. */
+function firstVisible(text: string, lineNumber: number): number {
+  for (let at = lineNumber === 1 && text.startsWith("\uFEFF") ? 1 : 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0d && code !== 0x0a) return at;
+  }
+  return -1;
 }
 
 /** Characters of an unreadable line searched for its id: ids sit before the content (pi) or right after the message (Claude Code). */

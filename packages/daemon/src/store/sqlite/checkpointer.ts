@@ -39,7 +39,7 @@ export class WalCheckpointer {
   private worker: Worker | undefined;
   private inFlight = false;
   private writtenSinceSignal = false;
-  private merged = 0;
+  private readonly done = { checkpoints: 0, mergeSteps: 0 };
   private closed = false;
 
   constructor(
@@ -102,21 +102,17 @@ export class WalCheckpointer {
     clearTimeout(timer);
   }
 
-  /** No checkpoint is waiting for the worker (tests read it). */
-  get idle(): boolean {
-    return this.worker !== undefined && !this.inFlight;
-  }
-
-  /** Merge steps of the search index the worker has run (tests read it). */
-  get mergeSteps(): number {
-    return this.merged;
+  /** Checkpoints and merge steps of the search index the worker has run (logged when the store closes). */
+  get stats(): { readonly checkpoints: number; readonly mergeSteps: number } {
+    return this.done;
   }
 
   private onDone(message: DoneMessage): void {
     if (message.error) log("debug", `WAL checkpoint worker: ${message.error}`);
-    this.merged += message.merged;
+    this.done.mergeSteps += message.merged;
     // Merging while idle answers no "write": one may still be in flight.
     if (message.of === "merge") return;
+    this.done.checkpoints++;
     this.inFlight = false;
     if (this.writtenSinceSignal) {
       this.writtenSinceSignal = false;

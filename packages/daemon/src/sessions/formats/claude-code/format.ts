@@ -29,7 +29,6 @@ export const claudeCodeFormat: SessionFormat = {
   name: "claude-code-jsonl",
   label: "a Claude Code transcript",
   headerHint: "a user, assistant or system line naming its sessionId",
-  incremental: true,
   checksCompactions: true,
   detect(firstLines) {
     for (const line of firstLines) {
@@ -45,5 +44,5 @@ export const claudeCodeFormat: SessionFormat = {
     }
     return false;
   },
-  createParser: (ids) => new ClaudeCodeLineParser(ids),
+  createParser: (ids, from) => new ClaudeCodeLineParser(ids, from),
 };

@@ -27,10 +27,9 @@ export const codexFormat: SessionFormat = {
   name: "codex-jsonl",
   label: "a Codex rollout",
   headerHint: 'a session_meta line ({"type":"session_meta","payload":{"id":...}})',
-  incremental: true,
   // Codex's own compactions get the same retention report as Claude Code's.
   checksCompactions: true,
   // Codex writes session_meta first; a file that starts otherwise is not one of its rollouts.
   detect: (firstLines) => firstLines[0] !== undefined && isSessionMeta(firstLines[0]),
-  createParser: () => new CodexLineParser(),
+  createParser: (_ids, from) => new CodexLineParser(from),
 };

@@ -10,6 +10,7 @@ import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } f
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import type { LineParser, ParsedLine, ParseOutcome, SessionFileHeader } from "../format.js";
 import { isJsonObject, readJsonLine, type JsonObject } from "../json-line.js";
+import { latestPairs, SnapshotReader, stringValue } from "../snapshot.js";
 import {
   callArguments,
   contentBlocks,
@@ -32,6 +33,9 @@ const HEADER_FIELDS = new Set(["id", "cwd", "timestamp"]);
 /** What Codex puts before its model's summary when it hands the history on ("Another language model started…"). */
 const SUMMARY_PREAMBLE = /^Another language model started to solve this problem[^\n]*\n/;
 
+/** Tool names a snapshot keeps: the latest calls, which are those the lines after it answer. */
+const SNAPSHOT_TOOL_NAMES = 4096;
+
 /** Entry ids: from the line number, so a re-import of the same file names the same entries. */
 export function codexEntryId(lineNumber: number, part?: number): string {
   return part === undefined ? `cx${lineNumber}` : `cx${lineNumber}.${part}`;
@@ -47,6 +51,44 @@ export class CodexLineParser implements LineParser {
   private readonly toolNames = new Map<string, string>();
   /** The input tokens of Codex's latest model call (`token_count` events): a compaction's "before". */
   private lastContextTokens: number | null = null;
+
+  constructor(from?: unknown) {
+    if (from === undefined) return;
+    const state = new SnapshotReader(from, "Codex parser");
+    const header = state.optionalReader("header");
+    this.header = header && {
+      id: header.string("id"),
+      createdAt: header.optionalString("createdAt"),
+      cwd: header.optionalString("cwd"),
+      parentSession: header.optionalString("parentSession"),
+      extra: {},
+    };
+    this.previousId = state.stringOrNull("previousId");
+    this.provider = state.string("provider");
+    this.model = state.optionalString("model");
+    this.effort = state.optionalString("effort");
+    for (const [callId, name] of state.pairs("toolNames", stringValue)) this.toolNames.set(callId, name);
+    this.lastContextTokens = state.optionalNumber("lastContextTokens") ?? null;
+  }
+
+  /** What it knows after the lines read so far (the header without what only the session row needs). */
+  snapshot(): unknown {
+    const { header } = this;
+    return {
+      header: header && {
+        id: header.id,
+        createdAt: header.createdAt ?? null,
+        cwd: header.cwd ?? null,
+        parentSession: header.parentSession ?? null,
+      },
+      previousId: this.previousId,
+      provider: this.provider,
+      model: this.model ?? null,
+      effort: this.effort ?? null,
+      toolNames: latestPairs(this.toolNames, SNAPSHOT_TOOL_NAMES),
+      lastContextTokens: this.lastContextTokens,
+    };
+  }
 
   parse(text: string, lineNumber: number): ParseOutcome {
     const read = readJsonLine(text, lineNumber);

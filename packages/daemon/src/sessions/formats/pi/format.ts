@@ -8,7 +8,6 @@ export const piFormat: SessionFormat = {
   name: "pi-jsonl",
   label: "a pi session file",
   headerHint: 'a session header ({"type":"session","id":...})',
-  incremental: false,
   detect(firstLines) {
     const first = firstLines[0];
     if (first === undefined) return false;
@@ -19,5 +18,5 @@ export const piFormat: SessionFormat = {
       return false;
     }
   },
-  createParser: (ids) => new PiLineParser(ids),
+  createParser: (ids, from) => new PiLineParser(ids, from),
 };

@@ -9,6 +9,8 @@ import type { IdSource } from "../../../ids.js";
 import type { LineParser, ParsedLine } from "../format.js";
 import { isJsonObject, parseJsonLine } from "../json-line.js";
 import { MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
+import { crc32 } from "node:zlib";
+import { SnapshotError, SnapshotReader } from "../snapshot.js";
 import {
   entryProblem,
   importPruneLine,
@@ -31,7 +33,34 @@ export class PiLineParser implements LineParser {
   /** The last accepted entry: the parent of the next line that has no id of its own. */
   private previousId: string | null = null;
 
-  constructor(private readonly ids: Pick<IdSource, "entryId">) {}
+  constructor(
+    private readonly ids: Pick<IdSource, "entryId">,
+    from?: unknown,
+  ) {
+    if (from === undefined) return;
+    const state = new SnapshotReader(from, "pi parser");
+    const header = state.reader("header");
+    this.header = {
+      id: header.string("id"),
+      version: header.number("version"),
+      createdAt: header.optionalString("createdAt"),
+      cwd: header.optionalString("cwd"),
+      parentSession: header.optionalString("parentSession"),
+      extra: header.object("extra"),
+    };
+    if (this.header.version < 2) throw new SnapshotError("a version 1 file is read whole");
+    this.parsedIndex = state.number("parsedIndex");
+    this.previousId = state.stringOrNull("previousId");
+  }
+
+  /**
+   * After the header of a file of version 2 or later: a version 1 file's ids are made at each
+   * import and its compactions point at lines by their index, so it is always read whole.
+   */
+  snapshot(): unknown {
+    if (this.header === undefined || this.header.version < 2) return undefined;
+    return { header: this.header, parsedIndex: this.parsedIndex, previousId: this.previousId };
+  }
 
   parse(text: string, lineNumber: number): ParsedLine {
     const read = parseJsonLine(text, lineNumber, "id");
@@ -56,11 +85,12 @@ export class PiLineParser implements LineParser {
         );
       }
       this.header = readHeader(value);
-      return { kind: "header", header: this.header };
+      // Its ids are made here at each import: its session cannot be recognised in a second one.
+      return this.header.version < 2 ? { kind: "header", header: this.header, idsOfItsOwn: false } : { kind: "header", header: this.header };
     }
     if (!isJsonObject(value)) return { kind: "skip", reason: "not a JSON object" };
     if (value.type === "session") return { kind: "skip", reason: "a second session header" };
-    const migrated = this.migrate(value, index);
+    const migrated = this.migrate(value, index, lineNumber);
     const problem = entryProblem(migrated);
     if (problem !== undefined) return { kind: "skip", reason: problem, ...namedIds(migrated) };
     this.previousId = migrated.id as string;
@@ -70,12 +100,12 @@ export class PiLineParser implements LineParser {
     return migrated === value && this.header!.version >= 3 ? { kind: "entry", entry, json: text } : { kind: "entry", entry };
   }
 
-  private migrate(line: Record<string, unknown>, index: number): Record<string, unknown> {
+  private migrate(line: Record<string, unknown>, index: number, lineNumber: number): Record<string, unknown> {
     let migrated = line;
     // v1 lines have no ids. pi also repairs id-less lines appended to a newer file by an old
     // writer the same way: a fresh id, chained to the previous entry.
     if (this.header!.version < 2 || (line.id === undefined && line.parentId === undefined)) {
-      const id = this.freshId();
+      const id = this.freshId(lineNumber);
       this.givenIds[index] = id;
       migrated = migrateV1Line(line, id, this.previousId, (at) => (at >= 1 && at < index ? this.givenIds[at] : undefined));
     }
@@ -83,9 +113,17 @@ export class PiLineParser implements LineParser {
     return importPruneLine(migrated);
   }
 
-  private freshId(): string {
-    let id = this.ids.entryId();
-    while (this.usedFreshIds.has(id)) id = this.ids.entryId();
+  /**
+   * An id for a line without one. In a file of version 2 or later it comes from the session and
+   * the line's number, so a second import of the file (which adds what is new) gives that line the
+   * same id and recognises it; a version 1 file's are new at each import.
+   */
+  private freshId(lineNumber: number): string {
+    const made = (attempt: number) =>
+      this.header!.version < 2 ? this.ids.entryId() : crc32(`${this.header!.id}\n${lineNumber}\n${attempt}`).toString(16).padStart(8, "0");
+    let attempt = 0;
+    let id = made(attempt);
+    while (this.usedFreshIds.has(id)) id = made(++attempt);
     this.usedFreshIds.add(id);
     return id;
   }
