@@ -146,7 +146,7 @@ describe("errors: seen by their first line, fixed by a later success or the assi
   });
 
   it("a command that says nothing but its exit status is a check that answered no, not an error", () => {
-    const probes = probeMessages([bash("a", "sudo wg show wg0 2>/dev/null"), result("a", "bash", "Exit code 1", true)]);
+    const probes = probeMessages([bash("a", "sudo ip link show tun0 2>/dev/null"), result("a", "bash", "Exit code 1", true)]);
     expect(probes.errors).toEqual([]);
   });
 
@@ -170,7 +170,7 @@ describe("errors: seen by their first line, fixed by a later success or the assi
   });
 
   it("a failure whose message names another command is that command's: it stands, once, until that command works", () => {
-    const harness = "Command failed: cygpath -u 'c:\\users\\me'";
+    const harness = "Command failed: git rev-parse --show-toplevel";
     const probes = probeMessages([
       bash("a", 'powershell.exe -Command "Get-ScheduledTask"'),
       result("a", "bash", harness, true),
@@ -253,22 +253,22 @@ describe("errors: seen by their first line, fixed by a later success or the assi
   it("the output of a command the user ran through the harness fails like theirs", () => {
     const injected = (text: string): ContextMessage => ({ role: "custom", customType: INJECTED_TEXT_TYPE, content: text, display: false });
     const probes = probeMessages([
-      injected("<command-name>/install-github-app</command-name>\n<command-args></command-args>"),
-      injected("<local-command-stdout>Couldn't install GitHub App: Failed to access repository</local-command-stdout>"),
+      injected("<command-name>/login</command-name>\n<command-args></command-args>"),
+      injected("<local-command-stdout>Login failed: could not reach the server</local-command-stdout>"),
       injected("<command-name>/export</command-name>"),
       injected("<local-command-stdout>Conversation exported to: chat.txt</local-command-stdout>"),
     ]);
     expect(probes.errors.map((e) => [e.detail, e.text, e.resolved === true])).toEqual([
-      ["/install-github-app", "Couldn't install GitHub App: Failed to access repository", false],
+      ["/login", "Login failed: could not reach the server", false],
     ]);
   });
 
   it("a `which` that finds nothing is a look-up that failed; a silent one says nothing; `&& echo` is no part of the action", () => {
     const probes = probeMessages([
-      bash("a", "which rofi fuzzel 2>/dev/null"),
-      result("a", "bash", "Exit code 1\nrofi not found\nfuzzel not found", true),
+      bash("a", "which fzf bat 2>/dev/null"),
+      result("a", "bash", "Exit code 1\nfzf not found\nbat not found", true),
     ]);
-    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([["rofi not found", false]]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([["fzf not found", false]]);
     const echoed = probeMessages([
       bash("b", 'python3 -c "import yaml" && echo "valid"'),
       result("b", "bash", "Traceback (most recent call last):\nModuleNotFoundError: No module named 'yaml'", true),

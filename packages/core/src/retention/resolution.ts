@@ -236,8 +236,8 @@ export function actionFailureKeys(kind: string, target: string, toolName?: strin
 }
 
 /**
- * The command a failure belongs to when its message names another one (`Command failed: cygpath
- * -u 'c:\users\me'`): the harness around the action failed, not the action, and that failure
+ * The command a failure belongs to when its message names another one (`Command failed: git rev-parse
+ * --show-toplevel`): the harness around the action failed, not the action, and that failure
  * stands until the named command works, however many actions it breaks.
  */
 export function failedCommandNamed(message: string, ownCommand: string | undefined): string | undefined {

@@ -100,7 +100,7 @@ export interface FailureKeys {
 
 /**
  * The keys of a failed call: a refusal stands until any later success; a failure whose message
- * names another command (`Command failed: cygpath …`) is that command's; else the call's own
+ * names another command (`Command failed: git rev-parse …`) is that command's; else the call's own
  * action's (resolution.ts `actionFailureKeys`). `actionKey` is the caller's key for the call.
  */
 export function failureKeys(
@@ -145,7 +145,7 @@ function accessKeys(call: { readonly kind: string; readonly target: string }, me
 
 /**
  * The output of a command the user ran through the agent's harness (Claude Code's slash commands:
- * `<command-name>/install-github-app</command-name>`, then `<local-command-stdout>…`), read from
+ * `<command-name>/login</command-name>`, then `<local-command-stdout>…`), read from
  * the injected text that carries it: the command, and its error line when the output names one.
  */
 export function userCommandOutput(text: string): { command?: string; error?: string } {

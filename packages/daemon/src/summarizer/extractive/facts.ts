@@ -62,7 +62,7 @@ export interface Facts {
   readonly standingErrors: ErrorFact[];
   /** The user's answers to the agent's questions (`"question"="answer"`), in order. */
   readonly answers: Noted[];
-  /** What says work was finished: assistant sentences ("Closed X", "X is committed") and commands that succeeded (`bd close X`). */
+  /** What says work was finished: assistant sentences ("Closed X", "X is committed") and commands that succeeded (`gh issue close 42`). */
   readonly completions: Noted[];
   /** Files shell commands moved or removed. */
   readonly fileChanges: readonly FileChange[];
@@ -97,7 +97,7 @@ const FAILURE_WORDS = /\b(?:fail(?:s|ed|ure|ures)?|errors?|throws?|still|crash(?
 /** A user message that takes back what the assistant just did or decided. */
 const CORRECTION =
   /^(?:no\b|nope\b|wait\b|actually\b|hmm\b|not\s+(?:that|like that)\b|revert\b|undo\b|rather\b)|\b(?:doesn't look right|does not look right|that's wrong|that is wrong|no,\s+we want|no,\s+(?:use|keep|put|do)\b|not what i (?:asked|meant|want))/i;
-/** A sentence saying work was finished ("spotter-gqc.6 is closed", "Committed the fix"); not one saying it is not yet. */
+/** A sentence saying work was finished ("PROJ-12 is closed", "Committed the fix"); not one saying it is not yet. */
 const COMPLETION =
   /\b(?:closed|completed?|done|committed|merged|pushed|finished|resolved|implemented|fixed|written|created|added|released|published|shipped)\b/i;
 const NOT_YET = /\b(?:not|n't|yet|still|needs?|remaining|pending|todo|to do|will|going to|next)\b/i;
