@@ -6,7 +6,9 @@
  * exit status 0 and nothing but the hook's answer on stdout. (The hook against the real Claude
  * Code: claude-code-hooks.e2e.test.ts.)
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "./support/run-cli.js";
@@ -20,11 +22,15 @@ interface TranscriptState {
   sessionId: string;
   turns: number;
   written: number;
+  /** The uuid the next line names as its parent. */
+  parent: string | null;
+  cwd: string;
 }
 const generatorPath = "../bench/lib/claude-code-transcript.mjs";
 const generator = (await import(generatorPath)) as {
   writeClaudeTranscript(path: string, options: { bytes: number; compactAtEnd?: boolean; sessionId?: string }): TranscriptState;
   appendCompaction(state: TranscriptState): void;
+  appendTurns(state: TranscriptState, count: number): void;
 };
 
 const OTHER_HOOKS = {
@@ -153,7 +159,10 @@ describe("base-context claude-code hook never blocks Claude Code", () => {
     const transcript = join(home, "big.jsonl");
     const state = generator.writeClaudeTranscript(transcript, { bytes: 10_000_000 });
     expect(state.written).toBeGreaterThanOrEqual(10_000_000);
-    // A deadline far above the hook's own (20 s): the test waits for the hook to end, whatever the machine's load.
+    // Imported first, without a deadline: how long a first import of 10 MB takes depends on the
+    // machine's load, and the hook gives up after its own deadline (the test below).
+    expect((await runCli(["import", transcript], { home, timeoutMs: 180_000 })).code).toBe(0);
+    generator.appendTurns(state, 1);
     const pre = await runCli(["claude-code", "hook"], { home, input: hookInput(transcript, "PreCompact"), timeoutMs: 180_000 });
     expect(pre).toMatchObject({ code: 0, stderr: "" });
     const instructions = pre.stdout.trimEnd();
@@ -180,4 +189,88 @@ describe("base-context claude-code hook never blocks Claude Code", () => {
     const show = await runCli(["show", state.sessionId], { home });
     expect(show.stdout).toMatch(/\(Claude Code's summary\): kept .*0\/\d+ errors, 1\/1 constraints/);
   }, 400_000);
+
+  it("exits 0 within its 20 s with a home under /proc, and when a system call never returns (a settings file that is a FIFO)", async () => {
+    const home = dirs.make("bc-cc-home-");
+    const transcript = join(home, "small.jsonl");
+    generator.writeClaudeTranscript(transcript, { bytes: 20_000 });
+    const proc = await timed(() => runCli(["claude-code", "hook"], { home: "/proc/nope", input: hookInput(transcript, "PreCompact") }));
+    expect(proc.run).toMatchObject({ code: 0, stdout: "" });
+    expect(proc.run.stderr).toMatch(/cannot use the Base Context home \/proc\/nope: \/proc is the kernel's process file system \(procfs\)/);
+    expect(proc.ms).toBeLessThan(20_000);
+    // Opening a FIFO nobody writes to blocks in open(2), on the main thread: no timer of its own can fire there.
+    const stuck = dirs.make("bc-cc-home-");
+    execFileSync("mkfifo", [join(stuck, "settings.json")]);
+    const blocked = await timed(() =>
+      runCli(["claude-code", "hook"], { home: stuck, input: hookInput(transcript, "PreCompact"), timeoutMs: 60_000 }),
+    );
+    expect(blocked.run).toMatchObject({ code: 0, stdout: "", stderr: "base-context claude-code hook: it did not end within 20 s (Claude Code goes on without it)\n" });
+    expect(blocked.ms).toBeLessThan(20_000);
+  }, 120_000);
+
+  it("exits 0 within its 20 s on a 200 MB transcript of junk after a valid start", async () => {
+    const home = dirs.make("bc-cc-home-");
+    const transcript = join(home, "junk.jsonl");
+    generator.writeClaudeTranscript(transcript, { bytes: 10_000 });
+    const junk = `${randomBytes(3 << 20).toString("base64").replace(/(.{76})/g, "$1\n")}\n`;
+    for (let written = 0; written < 200e6; written += junk.length) appendFileSync(transcript, junk);
+    const run = await timed(() => runCli(["claude-code", "hook"], { home, input: hookInput(transcript, "PreCompact"), timeoutMs: 60_000 }));
+    expect(run.run.code).toBe(0);
+    expect(run.ms).toBeLessThan(20_000);
+    // Whether it got through the junk in time depends on the machine: either it answered, or it said why not.
+    if (run.run.stdout === "") expect(run.run.stderr).toMatch(/^base-context claude-code hook: .*(20 s|ran out).*\n$/);
+    else expect(run.run.stdout).toMatch(/^Base Context read this session's transcript/);
+    rmSync(transcript);
+  }, 120_000);
+
+  it("answers 10 runs at once on a session not imported yet: the later ones wait for the one importing", async () => {
+    const home = dirs.make("bc-cc-home-");
+    const transcript = join(home, "new.jsonl");
+    generator.writeClaudeTranscript(transcript, { bytes: 300_000 });
+    const runs = await Promise.all(
+      Array.from({ length: 10 }, () => runCli(["claude-code", "hook"], { home, input: hookInput(transcript, "PreCompact"), timeoutMs: 60_000 })),
+    );
+    for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: "" });
+    const answers = new Set(runs.map((run) => run.stdout));
+    expect([...answers]).toEqual([expect.stringMatching(/^Base Context read this session's transcript.*\n- User constraint: Never edit the generated files\./s)]);
+  }, 120_000);
+
+  it("reads on after a line too long to import (a 70 MB tool result): the lines after it are imported and the hook answers", async () => {
+    const home = dirs.make("bc-cc-home-");
+    const transcript = join(home, "long-line.jsonl");
+    const state = generator.writeClaudeTranscript(transcript, { bytes: 50_000 });
+    expect((await runCli(["claude-code", "hook"], { home, input: hookInput(transcript, "PreCompact") })).code).toBe(0);
+    const big = "00000000-0000-4000-8000-00000000b16b";
+    const line = {
+      parentUuid: state.parent,
+      isSidechain: false,
+      userType: "external",
+      cwd: state.cwd,
+      sessionId: state.sessionId,
+      version: "2.1.332",
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_big", content: "x".repeat(70_000_000) }] },
+      uuid: big,
+      timestamp: "2026-11-02T00:00:00.000Z",
+    };
+    appendFileSync(transcript, `${JSON.stringify(line)}\n`);
+    state.parent = big;
+    generator.appendTurns(state, 1);
+    const turn = state.turns - 1;
+    for (let run = 0; run < 2; run++) {
+      const pre = await runCli(["claude-code", "hook"], { home, input: hookInput(transcript, "PreCompact"), timeoutMs: 60_000 });
+      expect(pre).toMatchObject({ code: 0, stderr: "" });
+      // The turn after the long line is in the context the hook read: its failing test is an error still standing.
+      expect(pre.stdout).toContain(`- Error (npm test -- case${turn}): \`Error: case ${turn} expected 2, received 1\``);
+    }
+    const tree = await runCli(["tree", state.sessionId, "--print", "--json"], { home });
+    expect(tree.code).toBe(0);
+  }, 180_000);
 });
+
+/** How long `run` took, from before it started to its end. */
+async function timed<T>(run: () => Promise<T>): Promise<{ run: T; ms: number }> {
+  const started = performance.now();
+  const result = await run();
+  return { run: result, ms: performance.now() - started };
+}

@@ -79,13 +79,13 @@ describe("hints that run where the user is", () => {
 });
 
 describe("import of a session that is already here", () => {
-  it("says so, offers --new-id, and --new-id imports a copy", async () => {
+  it("says it is up to date, offers --new-id, and --new-id imports a copy", async () => {
     const home = dirs.make();
     expect((await runCli(["import", EXAMPLE], { home })).code).toBe(0);
     const again = await runCli(["import", EXAMPLE], { home });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`a session with id "${EXAMPLE_ID}" already exists`);
-    expect(again.stderr).toContain("add --new-id");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`Nothing new in refactor-auth.jsonl: session ${EXAMPLE_ID}`);
+    expect(again.stdout).toContain(`base-context import ${EXAMPLE} --new-id`);
     const copy = await runCli(["import", EXAMPLE, "--new-id", "--json"], { home });
     expect(copy.code, copy.stderr).toBe(0);
     const { session, entryCount } = JSON.parse(copy.stdout) as { session: { id: string }; entryCount: number };

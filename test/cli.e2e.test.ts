@@ -91,15 +91,15 @@ describe("import", () => {
     expect(result.skippedLines.map((skip) => skip.line)).toEqual([3, 5, 6, 7, 9]);
   });
 
-  it("fails with exit 1 for a file that does not exist, and for a session imported twice", async () => {
+  it("fails with exit 1 for a file that does not exist; a session imported twice is brought up to date", async () => {
     const missing = await cli("import", join(home, "nope.jsonl"));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no such file");
 
     const twice = await cli("import", SAMPLE);
-    expect(twice.code).toBe(1);
-    expect(twice.stderr).toContain(`a session with id "${SAMPLE_ID}" already exists`);
-    expect(twice.stderr).toContain(`base-context show ${SAMPLE_ID}`);
+    expect(twice.code).toBe(0);
+    expect(twice.stdout).toMatch(new RegExp(`^Nothing new in .*: session ${SAMPLE_ID}.*imported before, is up to date`));
+    expect(twice.stdout).toContain(`base-context show ${SAMPLE_ID}`);
   });
 });
 

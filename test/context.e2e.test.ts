@@ -136,6 +136,18 @@ describe("context/build with compactions", () => {
     expect(context.tokens).toBe(await tokensOf(d.client, sessionId, [c1, ...before.slice(2), ...after].map((e) => e.id)));
   });
 
+  it("gives each message's stored token count with messageTokens: true (native only), adding up to the total", async () => {
+    const { sessionId, before, c1, after } = await compacted();
+    const kept = [c1, ...before.slice(2), ...after];
+    const context = await d.client.request(ContextBuild, { sessionId, messageTokens: true });
+    const each = [];
+    for (const entry of kept) each.push(await tokensOf(d.client, sessionId, [entry.id]));
+    expect(context.messageTokens).toEqual(each);
+    expect(context.messageTokens!.reduce((sum, n) => sum + n, 0)).toBe(context.tokens);
+    expect((await build(sessionId)).messageTokens).toBeUndefined();
+    expect((await d.client.request(ContextBuild, { sessionId, messageTokens: true, format: "openai-chat" })).messageTokens).toBeUndefined();
+  });
+
   it("counts only the latest compaction on the path", async () => {
     const { sessionId, before, after } = await compacted();
     const [c2] = await appendAll(d.client, sessionId, [compaction("Summary two.", after[0]!.id)]);

@@ -343,10 +343,10 @@ describe("malformed files", () => {
     expect(error.data?.code).toBe("import_failed");
   });
 
-  it("refuses to import a session whose id already exists with session_exists", async () => {
+  it("imports a session whose id is already here by recognising its entries: nothing is added twice", async () => {
     const { session } = await importPath("pi-v2.jsonl");
-    const again = await rpcError(importPath("pi-v2.jsonl"));
-    expect(again.data?.code).toBe("session_exists");
+    const again = await importPath("pi-v2.jsonl");
+    expect(again).toMatchObject({ updated: true, addedEntries: 0, session: { id: session.id } });
     expect((await d.client.request(SessionGet, { sessionId: session.id })).entryCount).toBe(parse(read("pi-v2.jsonl")).length - 1);
   });
 });

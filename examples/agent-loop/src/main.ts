@@ -33,7 +33,8 @@ function summarizerText(
   return `this agent's model ${agentModel} (the daemon asks it with model/complete)`;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** The options and the API key, or the exit code when there is nothing to run (help printed, or what is wrong said). */
+function readOptions(argv: string[]): { options: CliOptions; apiKey: string } | number {
   let options: CliOptions;
   try {
     const parsed = parseCli(argv);
@@ -53,7 +54,38 @@ async function main(argv: string[]): Promise<number> {
       "(any value for a server without keys; --api-key-env names another variable)\n");
     return 2;
   }
+  return { options, apiKey };
+}
 
+/** The prompts to send: those of the command line, then, with `--stdin`, each line read. */
+function promptInbox(options: CliOptions): { inbox: Inbox; stdin?: ReturnType<typeof createInterface> } {
+  const inbox = new Inbox(options.prompts);
+  if (!options.readStdin) {
+    inbox.close();
+    return { inbox };
+  }
+  const stdin = createInterface({ input: process.stdin });
+  stdin.on("line", (line) => {
+    if (line.trim() !== "") inbox.push(line);
+  });
+  stdin.on("close", () => inbox.close());
+  return { inbox, stdin };
+}
+
+/** An event's log lines on stderr, and a final answer (a reply with text and no tool call) on stdout. */
+function showEvent(event: AgentEvent, log: (line: string) => void): void {
+  for (const line of describeEvent(event)) log(line);
+  if (event.type === "reply" && event.message.stopReason !== "error" && event.message.stopReason !== "aborted") {
+    const text = event.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+    const final = !event.message.content.some((block) => block.type === "toolCall");
+    if (final && text.trim() !== "") process.stdout.write(`${text}\n`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const read = readOptions(argv);
+  if (typeof read === "number") return read;
+  const { options, apiKey } = read;
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const spawned = startDaemon();
   const daemonLog = watchDaemon(spawned, options.verbose);
@@ -112,17 +144,8 @@ async function main(argv: string[]): Promise<number> {
       if (params.sessionId === sessionId) log(`[compaction] ${params.reason} compaction started…`);
     });
 
-    const inbox = new Inbox(options.prompts);
-    if (options.readStdin) {
-      stdin = createInterface({ input: process.stdin });
-      stdin.on("line", (line) => {
-        if (line.trim() !== "") inbox.push(line);
-      });
-      stdin.on("close", () => inbox.close());
-    } else {
-      inbox.close();
-    }
-
+    const prompts = promptInbox(options);
+    stdin = prompts.stdin;
     const result = await runAgentLoop(
       {
         daemon: client,
@@ -134,16 +157,9 @@ async function main(argv: string[]): Promise<number> {
         tools: workspaceTools(options.cwd),
         maxSteps: options.maxSteps,
         signal: controller.signal,
-        onEvent: (event: AgentEvent) => {
-          for (const line of describeEvent(event)) log(line);
-          if (event.type === "reply" && event.message.stopReason !== "error" && event.message.stopReason !== "aborted") {
-            const text = event.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
-            const final = !event.message.content.some((block) => block.type === "toolCall");
-            if (final && text.trim() !== "") process.stdout.write(`${text}\n`);
-          }
-        },
+        onEvent: (event: AgentEvent) => showEvent(event, log),
       },
-      inbox,
+      prompts.inbox,
     );
     if (result.unsent.length > 0) log(`[stopped] ${result.unsent.length} prompt(s) not sent`);
     log(`[done] ${result.modelCalls} model calls, ${result.compactions} compaction(s), ${result.failures} failed; session ${sessionId}`);

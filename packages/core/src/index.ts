@@ -57,7 +57,7 @@ export {
 } from "./llm-text.js";
 export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
 export { MAX_PARAMS_DEPTH, tooDeepAt } from "./nesting.js";
-export { patchFileOps, shellCallFileOps, type CallFileOps } from "./shell-file-ops.js";
+export { commandFileOps, patchFileOps, shellCallFileOps, type CallFileOps } from "./shell-file-ops.js";
 export { INJECTED_TEXT_LABEL, INJECTED_TEXT_TYPE, isInjectedText } from "./injected.js";
 export { capSummary, summaryCutNote, utf8ByteLength } from "./summary-cap.js";
 export {
@@ -73,7 +73,9 @@ export {
   type UsageSettings,
 } from "./usage.js";
 export {
+  addCallFileOps,
   addFileOpsFromDetails,
+  addFileOpsFromPrevious,
   computeFileLists,
   createFileOps,
   extractFileOpsFromMessage,

@@ -4,10 +4,10 @@
 // builds dist (a bin pointing into dist could not be linked yet). This file always exists.
 //
 // It runs the bundles the build makes (docs/architecture.md#start-path-and-bundles): `serve` the
-// daemon's, compiled with V8's code cache by dist/bundle/serve-loader.cjs; help and version the
-// smallest; any other command the CLI's. Each is one file, so a start reads and compiles one
-// module instead of a few hundred. CommonJS (bin/package.json): `serve` then never starts Node's
-// ES module loader, which costs a fresh process ~8 ms of CPU.
+// daemon's (through its loader, serve.cjs); help and version the smallest; any other command the
+// CLI's. Each is one file, so a start reads and compiles one module instead of a few hundred.
+// CommonJS (bin/package.json): `serve` then never starts Node's ES module loader, which a fresh
+// process pays for in CPU before its first reply.
 "use strict";
 const command = process.argv[2];
 
@@ -35,9 +35,14 @@ if (addonNode) {
   // Node before 22.15 has no execve: a child with the same stdio, its signals and exit passed on.
   const child = require("node:child_process").spawn(addonNode.execPath, args.slice(1), { stdio: "inherit", env });
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
+  child.on("exit", (code, signal) => {
+    if (code !== null || !signal) process.exit(code ?? 1);
+    // Die of the same signal: without the handler above, which would only pass it on again.
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  });
 } else if (command === "serve") {
-  require("../dist/bundle/serve-loader.cjs").serveBundle(require.resolve("../dist/bundle/daemon.cjs"), process.argv.slice(3));
+  require("../dist/bundle/serve.cjs");
 } else {
   const HELP = [undefined, "--help", "-h", "help", "--version", "-v"];
   import(HELP.includes(command) ? "../dist/bundle/help.js" : "../dist/bundle/cli.js");

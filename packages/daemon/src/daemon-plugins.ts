@@ -5,7 +5,7 @@
  * a hook that arrives before it is ready waits for it.
  */
 import type { PluginCompleteRequest, PluginCompleteResult, PluginError, PluginInfo, Settings } from "@base-context/protocol";
-import type { CompactHooks } from "./compaction/hooks.js";
+import type { CompactHooks } from "./hooks/compact-hooks.js";
 import { CancelledError, RequestFailedError } from "./errors.js";
 import { log } from "./log.js";
 import { whenFd1Guarded } from "./fd1-guard.js";

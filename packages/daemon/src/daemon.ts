@@ -2,7 +2,8 @@
  * The composition root: builds every part of a running daemon from its options and wires the
  * server's handler table. `serve` (stdio) and the other CLI commands use the same parts.
  */
-import { SessionService } from "./sessions/index.js";
+import { join } from "node:path";
+import { ImportStates, SessionService } from "./sessions/index.js";
 import { openStore, storeLocation, type SessionStore, type StoreLocation } from "./store/index.js";
 import { createTokenCounter } from "./tokens/index.js";
 import type { TokenCounter } from "./tokens/counter.js";
@@ -76,7 +77,8 @@ export class Daemon {
     const maxEntryBytes = () => this.settings.get().settings.limits.maxEntryBytes;
     this.sessions = new SessionService(this.store, this.counter, {
       maxEntryBytes,
-      import: { maxEntryBytes, limits: () => this.settings.get().settings.limits },
+      // Where the imports of files stopped: a file imported again is read from there (the hook's imports).
+      import: { maxEntryBytes, limits: () => this.settings.get().settings.limits, states: new ImportStates(join(this.home, "imports")) },
     });
     this.plugins = new DaemonPlugins({
       env,
@@ -140,6 +142,7 @@ export class Daemon {
   async dispose(): Promise<void> {
     // Workers first: a plugin call still running must not outlive the store it would write to.
     await this.plugins.dispose();
+    this.sessions.stopWatching();
     this.settings.dispose();
     await this.counter.dispose();
     await this.store.close();

@@ -11,7 +11,7 @@ import type {
 } from "@base-context/protocol";
 import { latestCompactionIndex } from "../context-selection.js";
 import { entryToContextMessage } from "../entry-messages.js";
-import { addFileOpsFromDetails, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
+import { addFileOpsFromDetails, addFileOpsFromPrevious, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
 import type { CountedEntry } from "../types.js";
 import { planFrom, planTailPrune, prunedOutputs, withPlan, withPrunedCounts, type PrunePlan } from "../prune.js";
 import { estimateContextTokens } from "../usage.js";
@@ -124,11 +124,11 @@ export function prepareCompaction(
   // Outputs before the cut are summarized, not hidden: only the kept tail's are pruned.
   const prune = tailPlan ? planFrom(path, tailPlan, cut.firstKeptIndex) : undefined;
 
-  // File lists are cumulative: the previous daemon-made summary's lists, daemon-made branch
-  // summaries being summarized now, then the tool calls themselves. A plugin's `details` are
-  // its own data and are not read as file lists.
+  // File lists are cumulative: the previous summary's lists (its details, or the files its text
+  // names when another agent wrote it), daemon-made branch summaries being summarized now, then
+  // the tool calls themselves. A plugin's `details` are its own data and are not read as file lists.
   const fileOps = createFileOps();
-  if (previous && previous.fromHook !== true) addFileOpsFromDetails(previous.details, fileOps);
+  if (previous && previous.fromHook !== true) addFileOpsFromPrevious(previous, fileOps);
   for (let i = rangeStart; i < cut.firstKeptIndex; i++) {
     const entry = path[i]!.entry;
     if (entry.type === "branch_summary" && entry.fromHook !== true) addFileOpsFromDetails(entry.details, fileOps);

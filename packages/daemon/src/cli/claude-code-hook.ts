@@ -20,10 +20,14 @@
  * Claude Code goes on as if the hook were not there.
  */
 import { statSync } from "node:fs";
+import { dirname } from "node:path";
 import type { CompactionEntry, SessionEntry } from "@base-context/protocol";
 import type { SessionService } from "../sessions/service.js";
 import { checkRetention, clip, contextProbes, criticalLines, formatRetention, lostItems, PROBE_KINDS, type LostItems } from "@base-context/core";
 import { log } from "../log.js";
+import { baseContextHome, defaultDatabasePath } from "../paths.js";
+import { pseudoFileSystem } from "../pseudo-filesystem.js";
+import { HOOK_DEADLINE_MS, startHookDeadline } from "./hook-deadline.js";
 import { withDaemon } from "./open-daemon.js";
 import type { CliIo } from "./output.js";
 
@@ -31,8 +35,6 @@ import type { CliIo } from "./output.js";
 export const PRE_COMPACT_BUDGET_CHARS = 2_000;
 /** Characters of what was lost the SessionStart answer may add to the context. */
 export const AFTER_COMPACT_BUDGET_CHARS = 4_000;
-/** The whole hook's own deadline, under the timeout the installed entry gives Claude Code (30 s). */
-export const HOOK_DEADLINE_MS = 20_000;
 /** The hook's JSON is small; anything larger is not Claude Code's. */
 const MAX_INPUT_BYTES = 1 << 20;
 const STDIN_WAIT_MS = 5_000;
@@ -46,46 +48,63 @@ interface HookInput {
   compact_summary?: unknown;
 }
 
-/** Runs the hook; always exit status 0 (a failure is said on stderr). */
+/** Runs the hook; always exit status 0 (a failure is said on stderr), within one deadline (hook-deadline.ts). */
 export async function runClaudeCodeHook(io: CliIo): Promise<number> {
+  // Its stderr is for its own failures: an import's warnings (a line skipped) are for `base-context import`.
+  if (io.env.BASE_CONTEXT_LOG === undefined) process.env.BASE_CONTEXT_LOG = "error";
+  const deadline = startHookDeadline(`${FAILURE_PREFIX}it did not end within ${HOOK_DEADLINE_MS / 1000} s${FAILURE_SUFFIX}\n`);
   try {
-    const input = parseInput(await readInput(io));
-    const event = input.hook_event_name;
-    if (event === "PreCompact") {
-      const text = await withSession(io, transcriptOf(input), (sessions, sessionId) =>
-        preCompactInstructions(sessions.contextEntries(sessionId)),
-      );
-      if (text.length > 0) io.stdout.write(`${text}\n`);
-    } else if (event === "SessionStart") {
-      // Installed with the matcher "compact"; a start of another kind is none of its business.
-      if (input.source !== "compact") return 0;
-      const context = await withSession(io, transcriptOf(input), (sessions, sessionId) => {
-        const current = sessions.contextEntries(sessionId);
-        const compaction = newClaudeCodeCompaction(current);
-        if (compaction === undefined) return standingItems(current);
-        return lostByCompaction(compaction.summary, replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId)));
-      });
-      if (context !== undefined) {
-        io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } })}\n`);
-      }
-    } else if (event === "PostCompact") {
-      const summary = input.compact_summary;
-      if (typeof summary !== "string" || summary.trim().length === 0) throw new Error("the PostCompact input carries no compact_summary");
-      const line = await withSession(io, transcriptOf(input), (sessions, sessionId) => {
-        const current = sessions.contextEntries(sessionId);
-        const compaction = newClaudeCodeCompaction(current);
-        const replaced =
-          compaction === undefined ? current : replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId));
-        return retentionReportLine(summary, replaced);
-      });
-      io.stdout.write(`${line}\n`);
-    } else {
-      throw new Error(`hook_event_name ${JSON.stringify(event)} is not one it answers (PreCompact, SessionStart, PostCompact)`);
-    }
+    // A home on a file system the kernel makes up (/proc, /sys) can hang its creation: refused before anything tries.
+    const home = baseContextHome(io.env);
+    const problem = pseudoFileSystem(home) ?? pseudoFileSystem(dirname(defaultDatabasePath(io.env)));
+    if (problem !== undefined) throw new Error(`cannot use the Base Context home ${home}: ${problem}`);
+    const input = parseInput(await readInput(io, deadline.signal));
+    await answer(io, input, deadline.signal);
   } catch (error) {
-    io.stderr.write(`base-context claude-code hook: ${error instanceof Error ? error.message : String(error)} (Claude Code goes on without it)\n`);
+    io.stderr.write(`${FAILURE_PREFIX}${error instanceof Error ? error.message : String(error)}${FAILURE_SUFFIX}\n`);
+  } finally {
+    deadline.stop();
   }
   return 0;
+}
+
+const FAILURE_PREFIX = "base-context claude-code hook: ";
+const FAILURE_SUFFIX = " (Claude Code goes on without it)";
+
+/** The hook's answer to its event, on stdout; nothing when it has nothing to say. */
+async function answer(io: CliIo, input: HookInput, signal: AbortSignal): Promise<void> {
+  const event = input.hook_event_name;
+  if (event === "PreCompact") {
+    const text = await withSession(io, transcriptOf(input), signal, (sessions, sessionId) =>
+      preCompactInstructions(sessions.contextEntries(sessionId)),
+    );
+    if (text.length > 0) io.stdout.write(`${text}\n`);
+  } else if (event === "SessionStart") {
+    // Installed with the matcher "compact"; a start of another kind is none of its business.
+    if (input.source !== "compact") return;
+    const context = await withSession(io, transcriptOf(input), signal, (sessions, sessionId) => {
+      const current = sessions.contextEntries(sessionId);
+      const compaction = newClaudeCodeCompaction(current);
+      if (compaction === undefined) return standingItems(current);
+      return lostByCompaction(compaction.summary, replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId)));
+    });
+    if (context !== undefined) {
+      io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } })}\n`);
+    }
+  } else if (event === "PostCompact") {
+    const summary = input.compact_summary;
+    if (typeof summary !== "string" || summary.trim().length === 0) throw new Error("the PostCompact input carries no compact_summary");
+    const line = await withSession(io, transcriptOf(input), signal, (sessions, sessionId) => {
+      const current = sessions.contextEntries(sessionId);
+      const compaction = newClaudeCodeCompaction(current);
+      const replaced =
+        compaction === undefined ? current : replacedBy(compaction, sessions.contextEntries(sessionId, compaction.parentId));
+      return retentionReportLine(summary, replaced);
+    });
+    io.stdout.write(`${line}\n`);
+  } else {
+    throw new Error(`hook_event_name ${JSON.stringify(event)} is not one it answers (PreCompact, SessionStart, PostCompact)`);
+  }
 }
 
 /** The instructions for the summary Claude Code is about to write (empty: nothing to ask). */
@@ -165,11 +184,16 @@ export function newClaudeCodeCompaction(context: readonly SessionEntry[]): Compa
 }
 
 /** Imports the transcript (what is new in it) and hands `work` the sessions and the session's id. */
-async function withSession<T>(io: CliIo, transcript: string, work: (sessions: SessionService, sessionId: string) => T): Promise<T> {
-  const signal = AbortSignal.timeout(HOOK_DEADLINE_MS);
+async function withSession<T>(
+  io: CliIo,
+  transcript: string,
+  signal: AbortSignal,
+  work: (sessions: SessionService, sessionId: string) => T,
+): Promise<T> {
   const started = performance.now();
   return withDaemon(io, async (daemon) => {
     const opened = performance.now();
+    signal.throwIfAborted();
     const imported = await daemon.sessions.import({ path: transcript, format: "claude-code-jsonl" }, { signal });
     signal.throwIfAborted();
     const importedAt = performance.now();
@@ -208,8 +232,8 @@ function parseInput(text: string): HookInput {
   return value as HookInput;
 }
 
-/** stdin, whole: at most MAX_INPUT_BYTES, and only from a pipe or a file that ends. */
-async function readInput(io: CliIo): Promise<string> {
+/** stdin, whole: at most MAX_INPUT_BYTES, and only from a pipe or a file that ends (before STDIN_WAIT_MS, and the deadline). */
+async function readInput(io: CliIo, deadline: AbortSignal): Promise<string> {
   const stdin = io.stdin ?? process.stdin;
   if (stdin.isTTY === true) throw new Error("it reads the hook's JSON on stdin: Claude Code runs it (see base-context claude-code --help)");
   const chunks: Buffer[] = [];
@@ -224,8 +248,11 @@ async function readInput(io: CliIo): Promise<string> {
     return Buffer.concat(chunks).toString("utf8");
   })();
   let timer: NodeJS.Timeout | undefined;
+  let stopped: (() => void) | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no end of its input on stdin within ${STDIN_WAIT_MS / 1000} s`)), STDIN_WAIT_MS);
+    stopped = () => reject(deadline.reason);
+    deadline.addEventListener("abort", stopped, { once: true });
   });
   try {
     return await Promise.race([reading, timeout]);
@@ -236,5 +263,6 @@ async function readInput(io: CliIo): Promise<string> {
     throw error;
   } finally {
     clearTimeout(timer);
+    if (stopped) deadline.removeEventListener("abort", stopped);
   }
 }

@@ -76,10 +76,9 @@ export function importCommand(argv: string[], io: CliIo = processIo()): Promise<
       return;
     }
     const style = styleFor(io.stdout, io.env);
-    const name = result.session.name !== undefined ? ` "${result.session.name}"` : "";
-    const verb = result.updated ? `Added ${plural(result.addedEntries ?? 0, "new entry", "new entries")} from` : `Imported ${plural(result.entryCount, "entry", "entries")} from`;
-    io.stdout.write(`${verb} ${basename(path)} into session ${style.bold(result.session.id)}${name}\n`);
+    io.stdout.write(`${whatWasDone(result, basename(path), style.bold(result.session.id))}\n`);
     io.stdout.write(`  format: ${result.format ?? "pi-jsonl"}, cwd: ${displayPath(result.session.cwd)}\n`);
+    if (result.warning !== undefined) io.stdout.write(`${style.yellow(result.warning)}\n`);
     const ignored = Object.entries(result.ignoredLines ?? {});
     if (ignored.length > 0) io.stdout.write(`  not conversation, skipped: ${ignored.map(([type, count]) => `${count} ${type}`).join(", ")}\n`);
     if (skipped.length > 0) {
@@ -87,7 +86,18 @@ export function importCommand(argv: string[], io: CliIo = processIo()): Promise<
       for (const line of skipped) io.stdout.write(`  line ${line.line}: ${line.reason}\n`);
     }
     io.stdout.write(`${style.dim(`See its context with: base-context show ${result.session.id}`)}\n`);
+    if (result.updated) io.stdout.write(`${style.dim(`To import the file as a separate copy: base-context import ${args.arguments[0]} --new-id`)}\n`);
   });
+}
+
+/** "Imported 69 entries from x.jsonl into session …", "Added 3 new entries from …", "x.jsonl: nothing new …". */
+function whatWasDone(result: ImportReply, file: string, session: string): string {
+  const name = result.session.name !== undefined ? ` "${result.session.name}"` : "";
+  if (!result.updated) return `Imported ${plural(result.entryCount, "entry", "entries")} from ${file} into session ${session}${name}`;
+  const added = result.addedEntries ?? 0;
+  if (added > 0) return `Added ${plural(added, "new entry", "new entries")} from ${file} to session ${session}${name}, imported before`;
+  if (result.rewritten === true) return `Nothing added from ${file} to session ${session}${name}, imported before: the file was rewritten`;
+  return `Nothing new in ${file}: session ${session}${name}, imported before, is up to date`;
 }
 
 interface FileOutcome {

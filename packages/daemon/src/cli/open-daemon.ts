@@ -3,14 +3,15 @@
  * database (SQLite lets a running daemon and a command share it), without settings watchers,
  * and disposed when the command ends so the process exits at once.
  *
- * The database is opened once on its own first: when it cannot be opened, the user gets a
- * message naming the file and what to do, instead of a bare SQLite error.
+ * The database is opened once, by the daemon: when it cannot be opened, the user gets a message
+ * naming the file and what to do (databaseFailure), instead of a bare SQLite error.
  */
 import { dirname } from "node:path";
 import type { Daemon } from "../daemon.js";
 // schema.ts alone (SQL text, no driver): `--help` still loads no database module.
 import { DatabaseTooNewError } from "../sessions/database-file.js";
 import { sqliteAddonError, STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../sessions/store-display.js";
+import { PseudoFileSystemError } from "../pseudo-filesystem.js";
 import type { CliIo } from "./output.js";
 import { CliError } from "./run.js";
 
@@ -23,12 +24,6 @@ export async function withDaemon<T>(io: CliIo, work: (daemon: Daemon) => Promise
   } catch (error) {
     settings.dispose();
     throw storeFailure(error);
-  }
-  try {
-    if (location.engine === "sqlite") await checkDatabaseOpens(location.path);
-  } catch (error) {
-    settings.dispose();
-    throw error;
   }
   // Loaded here, not at the top: `--help` and argument errors should not wait for the whole daemon to load.
   const { Daemon } = await import("../daemon.js");
@@ -63,16 +58,6 @@ export function storeFailure(error: unknown): CliError {
   ]);
 }
 
-/** Opens (creating and migrating if needed) and closes the database; a CliError saying what to do if that fails. */
-export async function checkDatabaseOpens(databasePath: string): Promise<void> {
-  const { openDatabase } = await import("../sessions/database-file.js");
-  try {
-    openDatabase(databasePath).close();
-  } catch (error) {
-    throw databaseFailure(databasePath, error);
-  }
-}
-
 /** What went wrong with the database file, and what to try. */
 export function databaseFailure(databasePath: string, error: unknown): CliError {
   const code = (error as { code?: unknown }).code;
@@ -81,6 +66,9 @@ export function databaseFailure(databasePath: string, error: unknown): CliError 
   const elsewhere = "Or keep it and use another folder: set BASE_CONTEXT_HOME (or BASE_CONTEXT_DB for the database file alone).";
   const moveAway = `Move it away to start with an empty database: mv "${databasePath}" "${databasePath}.broken"`;
 
+  if (error instanceof PseudoFileSystemError) {
+    return new CliError(error.message, ["Set BASE_CONTEXT_HOME (or BASE_CONTEXT_DB for the database file alone) to a folder of yours."]);
+  }
   // Before anything that reads the error as the file's: the file is fine, and moving it away would not help.
   const addon = sqliteAddonError(error);
   if (addon) return new CliError(`cannot open the session database ${databasePath}: ${addon.message}`, [...addon.fixes]);

@@ -5,7 +5,8 @@
  */
 import type { ContextMessage, OpenAIChatMessage, RetentionReport } from "@base-context/protocol";
 import { choiceOption, flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
-import { viewNativeMessage, viewOpenAIMessage, type MessageView } from "./context-view.js";
+import { viewNativeMessage, type MessageView } from "../context/message-view.js";
+import { viewOpenAIMessage } from "./context-view.js";
 import { withDaemon } from "./open-daemon.js";
 import { displayPath, formatCount, lineWidth, oneLine, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
 import { lostLine, retentionLine, retentionOf } from "./retention-line.js";
@@ -155,7 +156,8 @@ function printContext(io: CliIo, shown: ShownContext, brief: boolean): void {
   io.stdout.write(`${style.bold(`session ${shown.sessionId}`)}${title} · ${displayPath(shown.cwd)}\n${style.dim(facts.join(" · "))}\n`);
   if (shown.retention) {
     const lost = lostLine(shown.retention);
-    const by = shown.summarizedBy === "claude-code" ? " (Claude Code's summary)" : "";
+    const agent = shown.summarizedBy === "claude-code" ? "Claude Code" : shown.summarizedBy === "codex" ? "Codex" : undefined;
+    const by = agent !== undefined ? ` (${agent}'s summary)` : "";
     io.stdout.write(
       `${style.dim(`compaction ${shown.compactionId}${by}: `)}${retentionLine(shown.retention)}\n${lost ? `${style.dim("lost: ")}${style.yellow(lost)}\n` : ""}`,
     );

@@ -37,7 +37,7 @@ import type { SessionSettings } from "../settings/session-settings.js";
 import type { AppendOutcome, CountedEntry, SessionRecords, SessionService } from "../sessions/index.js";
 import { describeChain, summarizerChain, type ClientModel, type Summarizer } from "../summarizer/index.js";
 import { compactHookEvent } from "./hook-event.js";
-import type { CompactHooks } from "./hooks.js";
+import type { CompactHooks } from "../hooks/compact-hooks.js";
 import type { RunReporter } from "./reporter.js";
 import { retainCompactionSummary } from "./retention.js";
 import { compactionDisabledReason, requestSettings } from "./settings.js";

@@ -2,7 +2,7 @@ import { SPLIT_TURN_SEPARATOR, summaryCutNote } from "@base-context/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CompactionEntry, CompactionProgress } from "@base-context/protocol";
 import { AppError, CancelledError, RequestFailedError } from "../errors.js";
-import type { CompactHookOutcome, CompactHooks } from "./hooks.js";
+import type { CompactHookOutcome, CompactHooks } from "../hooks/compact-hooks.js";
 import { assistant, harness, toolResult, until, user, type Harness } from "./test-support.js";
 
 let h: Harness;

@@ -18,7 +18,7 @@ import { log } from "../log.js";
 import type { SessionSettings } from "../settings/session-settings.js";
 import { RUNNING_JOB_STATES, type JobRecord, type SessionRecords, type SessionService } from "../sessions/index.js";
 import { createSummarizer, type ClientModel, type Summarizer } from "../summarizer/index.js";
-import type { CompactHooks } from "./hooks.js";
+import type { CompactHooks } from "../hooks/compact-hooks.js";
 import { InFlightRequests } from "./in-flight.js";
 import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Liveness } from "./jobs.js";
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";

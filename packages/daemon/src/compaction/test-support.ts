@@ -10,7 +10,7 @@ import { FakeCounter, sequentialIds } from "../sessions/fixtures/test-helpers.js
 import { defaultSettings } from "../settings/index.js";
 import { SessionStore } from "../store/index.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../summarizer/index.js";
-import type { CompactHooks } from "./hooks.js";
+import type { CompactHooks } from "../hooks/compact-hooks.js";
 import { CompactionService } from "./service.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 

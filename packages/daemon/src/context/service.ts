@@ -40,6 +40,7 @@ export class ContextService {
       thinkingLevel: built.thinkingLevel,
       ...(built.compactionId ? { compactionId: built.compactionId } : {}),
       tokens: built.tokens,
+      ...(params.messageTokens === true && params.format === "native" ? { messageTokens: built.messageTokens } : {}),
       ...(built.prunedEntryIds.length > 0
         ? { pruned: { entryIds: built.prunedEntryIds, toolCallIds: built.prunedToolCallIds, tokensSaved: built.prunedTokens } }
         : {}),

@@ -1,10 +1,10 @@
 /**
  * The plugin host seen through the hook interfaces the compaction and tree services declare
- * (compaction/hooks.ts, tree/hooks.ts): hand `compactHooks(host)` / `treeHooks(host)` to them when
+ * (hooks/compact-hooks.ts, hooks/tree-hooks.ts): hand `compactHooks(host)` / `treeHooks(host)` to them when
  * the daemon is built.
  */
-import type { CompactHooks } from "../compaction/hooks.js";
-import type { TreeHooks } from "../tree/hooks.js";
+import type { CompactHooks } from "../hooks/compact-hooks.js";
+import type { TreeHooks } from "../hooks/tree-hooks.js";
 import type { PluginHost } from "./host.js";
 import type { HookRun } from "./run-hook.js";
 

@@ -3,5 +3,6 @@
  * and migrated if needed) and which schema version this build writes. Outside sessions/ the store
  * is reached only through here and SessionService (docs/architecture.md#layers-and-the-rules-that-check-them).
  */
-export { openDatabase } from "../store/open-sqlite.js";
-export { DatabaseTooNewError, SCHEMA_VERSION } from "../store/schema.js";
+export { openDatabase } from "../store/sqlite/open-database.js";
+export { DatabaseTooNewError } from "../store/database-too-new.js";
+export { SCHEMA_VERSION } from "../store/sqlite/schema.js";

@@ -1,7 +1,7 @@
 /**
  * `session/export` as pi JSONL: the header line, then every entry exactly as stored, in insertion
  * order unless the current leaf must be moved to the end (export-order.ts), except that a prune
- * entry is written as the `custom` entry pi reads (pi-format.ts). To a path it streams page by page into a
+ * entry is written as the `custom` entry pi reads (formats/pi/lines.ts). To a path it streams page by page into a
  * temporary file renamed into place, so a failed export never leaves a truncated file behind.
  */
 import { createWriteStream } from "node:fs";
@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { AppError } from "../errors.js";
 import type { SessionStore } from "../store/index.js";
 import { exportOrder } from "./export-order.js";
-import { exportLine, headerLine } from "./pi-format.js";
+import { exportLine, headerLine } from "./formats/pi/lines.js";
 
 /** Entries per page read while streaming to a file: bounds memory even with megabyte-sized entries. */
 const EXPORT_PAGE_SIZE = 128;

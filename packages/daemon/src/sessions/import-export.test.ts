@@ -154,11 +154,29 @@ describe("pi JSONL import and export", () => {
       expect(session.cwd).toBe("/elsewhere");
     });
 
-    it("refuses a second import of the same session id and leaves the first intact", async () => {
-      await sessions.import({ format: "pi-jsonl", path: fixture("pi-v3.jsonl") });
-      const error = await appError(() => sessions.import({ format: "pi-jsonl", path: fixture("pi-v3.jsonl") }));
+    it("imports a grown pi file again by adding only its new entries, and says so; the same file again adds nothing", async () => {
+      const lines = readFileSync(fixture("pi-v3.jsonl"), "utf8").trimEnd().split("\n");
+      const path = join(folder, "grows.jsonl");
+      writeFileSync(path, `${lines.slice(0, 12).join("\n")}\n`);
+      const first = await sessions.import({ path });
+      expect(first).toMatchObject({ updated: false, addedEntries: 11, entryCount: 11 });
+      writeFileSync(path, `${lines.join("\n")}\n`);
+      const again = await sessions.import({ path });
+      expect(again).toMatchObject({ updated: true, addedEntries: 8, entryCount: 19, skippedLines: [] });
+      expect((await sessions.get({ sessionId: first.session.id })).leafId).toBe("10000013");
+      // The same as importing the whole file at once.
+      const whole = open("whole.db");
+      const once = await whole.sessions.import({ path });
+      expect(entriesOf(first.session.id)).toEqual([...whole.store.entriesInOrder(once.session.id)].flat().map((stored) => stored.entry));
+      await whole.store.close();
+      expect(await sessions.import({ path })).toMatchObject({ updated: true, addedEntries: 0, entryCount: 19 });
+    });
+
+    it("refuses a second import of a version 1 file's session (its ids are made at each import) and leaves the first intact", async () => {
+      const first = await sessions.import({ format: "pi-jsonl", path: fixture("pi-v1.jsonl") });
+      const error = await appError(() => sessions.import({ format: "pi-jsonl", path: fixture("pi-v1.jsonl") }));
       expect(error.code).toBe("session_exists");
-      expect((await sessions.get({ sessionId: "9d2f4b6a-8c1e-4f3a-b5d7-e9f1a3c5b7d9" })).entryCount).toBe(19);
+      expect((await sessions.get({ sessionId: first.session.id })).entryCount).toBe(9);
     });
   });
 
@@ -192,7 +210,8 @@ describe("pi JSONL import and export", () => {
       expect(entries).toHaveLength(6);
       expect(entries.find((entry) => entry.id === "c3d4e5f6")).toMatchObject({ message: { role: "custom", customType: "git-status" } });
       const repaired = entries[5]!;
-      expect(repaired.id).toMatch(/^e[0-9a-f]{7}$/);
+      // Made from the session and the line's number: the same at every import of the file.
+      expect(repaired.id).toMatch(/^[0-9a-f]{8}$/);
       expect(repaired.parentId).toBe("e5f6a7b8");
       expect((await sessions.get({ sessionId: result.session.id })).leafId).toBe(repaired.id);
       expect(store.labels(result.session.id)).toEqual(new Map([["b2c3d4e5", "diagnosis"]]));

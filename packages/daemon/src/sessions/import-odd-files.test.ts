@@ -17,8 +17,8 @@ import { tempDirs } from "../../../../test/support/temp-dir.js";
 const dirs = tempDirs();
 
 const header = '{"type":"session","version":3,"id":"odd","timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}';
-const message = (id: string, parentId: string | null) =>
-  JSON.stringify({ type: "message", id, parentId, timestamp: "2026-03-01T12:00:01.000Z", message: { role: "user", content: id } });
+const message = (id: string, parentId: string | null, content = id) =>
+  JSON.stringify({ type: "message", id, parentId, timestamp: "2026-03-01T12:00:01.000Z", message: { role: "user", content } });
 
 async function failure(run: () => Promise<unknown>): Promise<Error> {
   try {
@@ -100,13 +100,26 @@ describe("importing odd files", () => {
     await expectFailure(big, /more than limits\.maxImportFileBytes \(100\)/);
   });
 
-  it("refuses a line over limits.maxImportLineBytes, with or without a line break after it", async () => {
+  it("skips a line over limits.maxImportLineBytes like a line that cannot be read: reported, bridged over, the rest imported", async () => {
     const long = join(folder, "long.jsonl");
     limits.maxImportLineBytes = 1000;
-    writeFileSync(long, `${header}\n${message("x".repeat(2000), null)}\n${message("b", null)}\n`);
-    await expectFailure(long, /line 2 of .* is longer than limits\.maxImportLineBytes \(1000 bytes\)/);
-    writeFileSync(long, `${header}\n${"{".repeat(5000)}`);
-    await expectFailure(long, /line 2 of .* is longer than limits\.maxImportLineBytes/);
+    // A chunk is 1 MiB: the long line also crosses chunk boundaries, which must not keep its bytes.
+    const huge = "x".repeat(3 << 20);
+    writeFileSync(long, `${header}\n${message("a", null)}\n${message("big", "a", huge)}\n${message("c", "big")}\n${message("d", "c")}\n`);
+    const result = await importPath(long);
+    expect(result.skippedLines).toEqual([
+      {
+        line: 3,
+        reason: expect.stringMatching(/^longer than limits\.maxImportLineBytes \(3145\d{3} bytes, the limit is 1000\): not read; bridged: its child \(line 4\) was attached to "a"/),
+        bridgedTo: "a",
+      },
+    ]);
+    expect((await sessions.getCountedPath(result.session.id)).map((counted) => counted.entry.id)).toEqual(["a", "c", "d"]);
+    // The last line, unterminated and too long: skipped too; what came before is imported.
+    writeFileSync(long, `${header.replace('"odd"', '"odd2"')}\n${message("a", null)}\n${"{".repeat(5000)}`);
+    const cut = await importPath(long);
+    expect(cut.skippedLines).toEqual([{ line: 3, reason: expect.stringMatching(/^longer than limits\.maxImportLineBytes \(5000 bytes/) }]);
+    expect(cut.entryCount).toBe(1);
   });
 
   it("stops at a cancellation between batches and removes what it wrote", async () => {

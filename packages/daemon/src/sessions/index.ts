@@ -8,9 +8,12 @@ export {
 } from "./service.js";
 export type { ContextPath } from "./context-path.js";
 export type { CountedEntry } from "./token-ledger.js";
-export type { ImportOptions, ImportResult, SkippedLine } from "./import.js";
+export type { ImportOptions } from "./import.js";
+export type { ImportResult } from "./import-run.js";
+export type { SkippedLine } from "./import-gaps.js";
+export { ImportStates } from "./import-state.js";
 export type { SessionsApi } from "./api.js";
-export { piSessionMessages } from "./pi-messages.js";
+export { piSessionMessages } from "./formats/pi/messages.js";
 export type { SessionRecords } from "./session-records.js";
 export { SessionLocks } from "./session-locks.js";
 // What compaction/ and tree/ work with of the store (rows, jobs, process owners): store/ is reached only through sessions/.

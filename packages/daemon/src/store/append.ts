@@ -7,13 +7,13 @@ import type { EntryInput, SessionEntry } from "@base-context/protocol";
 import { AppError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { emptyTally, type EntryWriter } from "./entry-writer.js";
-import { ancestorAtDepth } from "./paths.js";
+import { ancestorAtDepth } from "./path-walk.js";
 import type { PathColumns } from "./path-columns.js";
 import { ENTRY_COLUMNS, toStoredEntry, type EntryRow, type StoredEntry } from "./rows.js";
 import type { RequestResults } from "./request-results.js";
 import type { SessionsTable } from "./sessions-table.js";
 import type { SqlStatements } from "./statements.js";
-import type { LeafExpectations } from "./engine.js";
+import type { LeafExpectations } from "./store-engine.js";
 import type { WriteRunner } from "./write-runner.js";
 
 export interface AppendRequest {
@@ -71,7 +71,7 @@ export class Appender {
     private readonly sessions: SessionsTable,
     private readonly requests: RequestResults,
     private readonly ids: Pick<IdSource, "now">,
-    /** Runs the append in one IMMEDIATE transaction (store/write-lock.ts). */
+    /** Runs the append in one IMMEDIATE transaction (store/sqlite/write-lock.ts). */
     private readonly write: WriteRunner,
     private readonly expectations?: LeafExpectations,
     /** The engine's write whose commit is awaited on the event loop (StoreEngine.writeAsync). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
-import type { PostgresEngine } from "./postgres/engine.js";
+import type { PostgresEngine } from "./postgres/postgres-engine.js";
 import { ENGINES, useTestStores } from "./test-support.js";
 
 describe.each(ENGINES)("the store on %s", (engine) => {

@@ -5,7 +5,7 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { IdSource } from "../ids.js";
-import { ancestorAtDepth, pathRows } from "./paths.js";
+import { ancestorAtDepth, pathRows } from "./path-walk.js";
 import { toStoredEntry, type SessionTally, type StoredEntry } from "./rows.js";
 import {
   firstMessageText,
@@ -14,7 +14,7 @@ import {
   sessionInfoName,
   type PathColumns,
 } from "./path-columns.js";
-import type { StoreEngine } from "./engine.js";
+import type { StoreEngine } from "./store-engine.js";
 import type { SqlStatements } from "./statements.js";
 
 const SELECT_PATH_COLUMNS = `
@@ -65,7 +65,7 @@ export class EntryWriter {
   constructor(
     private readonly sql: SqlStatements,
     private readonly ids: Pick<IdSource, "entryId">,
-    /** Search indexing and the INSERT that returns the new row's seq (store/engine.ts). */
+    /** Search indexing and the INSERT that returns the new row's seq (store/store-engine.ts). */
     private readonly engine: Pick<StoreEngine, "search" | "insertReturningSeq" | "existingEntryIds" | "tallyWithEntries">,
   ) {}
 

@@ -12,7 +12,7 @@ import { emptyTally, type EntryWriter } from "./entry-writer.js";
 import { firstMessageText, sessionInfoName, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord, type SessionTally } from "./rows.js";
 import type { NewSession, SessionsTable } from "./sessions-table.js";
-import type { SearchIndex } from "./engine.js";
+import type { SearchIndex } from "./store-engine.js";
 import type { SqlStatements } from "./statements.js";
 
 const COPY_PATH = `

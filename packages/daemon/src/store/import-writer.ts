@@ -9,7 +9,7 @@ import { emptyTally, type EntryWriter, type InsertedEntry } from "./entry-writer
 import { entryTimeMs, type PathColumns } from "./path-columns.js";
 import { toSessionRecord, type SessionRecord, type SessionRow, type SessionTally } from "./rows.js";
 import type { ProcessOwner } from "./owner.js";
-import type { StoreEngine } from "./engine.js";
+import type { StoreEngine } from "./store-engine.js";
 import type { FinalSessionFields, NewSession, SessionsTable } from "./sessions-table.js";
 
 export interface ImportedEntry {
@@ -23,6 +23,11 @@ export interface ImportedEntry {
 
 export interface ImportBatchReport {
   skipped: { line: number; reason: string }[];
+  /**
+   * Entries of a re-import that were stored already, before this batch (by an earlier import that
+   * read further than the point this one went on from, or by one running beside it): passed over.
+   */
+  present: number;
   /** Lines whose parent was not an earlier entry: stored as roots (parentId null), as pi shows them. */
   rerooted: { line: number; id: string; parentId: string }[];
 }
@@ -168,9 +173,11 @@ export class ImportTarget {
   private insertInTransaction(batch: readonly ImportedEntry[]): ImportBatchReport;
   private insertInTransaction(batch: readonly ImportedEntry[], sent: SentBatches): WrittenBatch;
   private insertInTransaction(batch: readonly ImportedEntry[], sent?: SentBatches): ImportBatchReport | WrittenBatch {
-    const report: ImportBatchReport = { skipped: [], rerooted: [] };
+    const report: ImportBatchReport = { skipped: [], present: 0, rerooted: [] };
     let tally: SessionTally;
     let taken: Set<string>;
+    /** On a re-import, the ids stored before this batch: passed over, not reported as duplicates. */
+    let before: ReadonlySet<string> = new Set();
     if (sent) {
       // Nothing read: the session's row is checked on the server (still this import's), and the
       // row's modification time is kept as the larger of the two there (entry-writer.ts).
@@ -182,9 +189,14 @@ export class ImportTarget {
       tally = emptyTally(row.leaf_id, row.modified_ms);
       // Ids taken before this batch, asked at once; and those this batch takes as it goes.
       taken = this.writer.existingIds(this.sessionId, batch.map((imported) => imported.entry.id));
+      if (this.resumed) before = new Set(taken);
     }
     const ids: string[] = [];
     for (const { line, entry: fileEntry, json: fileJson, tokens } of batch) {
+      if (before.has(fileEntry.id)) {
+        report.present++;
+        continue;
+      }
       if (taken.has(fileEntry.id)) {
         report.skipped.push({ line, reason: `duplicate entry id "${fileEntry.id}"` });
         continue;

@@ -5,6 +5,7 @@
  * home folder found with wider permissions (made by an older version, or by hand) are tightened
  * with a line on stderr saying so.
  */
+import { refusePseudoFileSystem } from "../pseudo-filesystem.js";
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { log } from "../log.js";
 
@@ -24,6 +25,8 @@ export function secureHomeFolder(path: string): void {
  * is left as it is (a database may be put in a shared folder on purpose).
  */
 export function createDatabaseFolder(path: string): void {
+  // Node's recursive mkdir never returns for some of those (/proc/nope/x): refused before it tries.
+  refusePseudoFileSystem(path);
   const created = mkdirSync(path, { recursive: true, mode: OWNER_ONLY_FOLDER });
   // mode is subject to the umask, which can only take bits away; chmod makes it exact.
   if (created !== undefined) chmodSync(path, OWNER_ONLY_FOLDER);

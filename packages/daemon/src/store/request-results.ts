@@ -4,7 +4,7 @@
  * transaction as what the request wrote, so "result stored" and "entries written" never disagree.
  */
 import { AppError } from "../errors.js";
-import type { StoreEngine } from "./engine.js";
+import type { StoreEngine } from "./store-engine.js";
 import type { SqlStatements } from "./statements.js";
 
 export interface StoredRequestResult {

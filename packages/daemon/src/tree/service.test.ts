@@ -1,7 +1,7 @@
 import type { SessionEntry, TreeHookEvent } from "@base-context/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppError, CancelledError } from "../errors.js";
-import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "./hooks.js";
+import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "../hooks/tree-hooks.js";
 import { assistant, toolResult, treeFixture, user, type TreeFixture } from "./test-support.js";
 
 /** Hooks that record their events and answer what the test says. */

@@ -18,7 +18,7 @@ import { createSummarizer, describeChain, type ClientModel, type Summarizer, typ
 import { detailsWithRetention } from "@base-context/core";
 import { branchReserveSet, branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
 import { NavigationCommitter, type SummaryToWrite } from "./commit.js";
-import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "./hooks.js";
+import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "../hooks/tree-hooks.js";
 import { planNavigation, type NavigationPlan } from "./plan.js";
 import { findNavigation, NAVIGATE_METHOD, type NavigateResult } from "./replay.js";
 

@@ -11,7 +11,7 @@ import { FakeCounter, sequentialIds } from "../sessions/fixtures/test-helpers.js
 import { defaultSettings } from "../settings/index.js";
 import { SessionStore } from "../store/index.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../summarizer/index.js";
-import type { TreeHooks } from "./hooks.js";
+import type { TreeHooks } from "../hooks/tree-hooks.js";
 import { TreeService } from "./service.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 

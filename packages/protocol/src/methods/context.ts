@@ -56,6 +56,8 @@ export const ContextBuild = request(
     sessionId: IdString(),
     leafId: IdString().nullable().optional(),
     format: z.enum(["native", "openai-chat"]).default("native"),
+    /** Also return `messageTokens` (native format only). */
+    messageTokens: z.boolean().optional(),
   }),
   () => z.object({
     messages: z.array(z.union([ContextMessage, OpenAIChatMessage])),
@@ -64,6 +66,11 @@ export const ContextBuild = request(
     compactionId: z.string().optional(),
     /** Sum of the stored token counts of what the context holds (a pruned output counts its stub). */
     tokens: z.number().int(),
+    /**
+     * With `messageTokens: true` and the native format: the stored token count behind each message,
+     * in order (they add up to `tokens`).
+     */
+    messageTokens: z.array(z.number().int()).optional(),
     /**
      * Tool results shown as a stub because a `prune` entry on the path hides them (absent when
      * none): their entries, their tool call ids (to find them among `messages`), and the tokens

@@ -144,14 +144,17 @@ export const SessionImport = request(
   () => z.object({
     session: SessionHeader,
     entryCount: z.number().int(),
-    /** Lines that could not be read (1-based line numbers and why); pi skips them too. */
-    skippedLines: z.array(z.object({ line: z.number().int(), reason: z.string() })).optional(),
+    /**
+     * Lines that could not be read (1-based line numbers and why); pi skips them too. The history
+     * is never cut at one: an entry whose parent was an unreadable line hangs under the last entry
+     * read before it (`bridgedTo`, which the reason names too).
+     */
+    skippedLines: z.array(z.object({ line: z.number().int(), reason: z.string(), bridgedTo: z.string().optional() })).optional(),
     /** The format read (the one given, or the one detected). */
     format: ImportFormat.optional(),
     /**
-     * Entries this import added. Equal to `entryCount` for a new session; on an incremental
-     * re-import (Claude Code and Codex files: the session existed, its entries are recognised by
-     * their source ids) only the new ones.
+     * Entries this import added. Equal to `entryCount` for a new session; on a re-import (the
+     * session existed, its entries are recognised by their ids in the file) only the new ones.
      */
     addedEntries: z.number().int().optional(),
     /** True when the session existed and this import appended what was new in the file. */
@@ -161,6 +164,13 @@ export const SessionImport = request(
      * `file-history-snapshot`, `queue-operation`…), skipped on purpose: how many of each type.
      */
     ignoredLines: z.record(z.string(), z.number().int()).optional(),
+    /**
+     * True when the file's part imported before is no longer what was read then (the file was
+     * rewritten, not appended to): nothing was added, the session keeps what it holds, and
+     * `warning` says so. Import it with `newId` to keep that version too.
+     */
+    rewritten: z.boolean().optional(),
+    warning: z.string().optional(),
   }),
 );
 
@@ -259,4 +269,29 @@ export const LabelSet = request(
 export const EntryDidAppend = notification(
   "entry/didAppend",
   () => z.object({ sessionId: z.string(), entryIds: z.array(z.string()).min(1), leafId: z.string() }),
+);
+
+/**
+ * Starts (or, with `enabled: false`, stops) `session/didChange` notifications to this connection:
+ * news of every session of the store, whoever wrote it — this daemon's other clients, or another
+ * process on the same database (an agent's own daemon, a CLI command, Claude Code's hook). What a
+ * session list or an editor's view needs to stay current without asking again.
+ */
+export const SessionWatch = request(
+  "session/watch",
+  () => z.object({ enabled: z.boolean().default(true) }),
+  () => z.object({}),
+);
+
+/**
+ * Sessions changed in the store since the last notification (sent after `session/watch`, checked
+ * about once a second and only when the database changed): created, appended to, renamed or
+ * with their leaf moved (`changed`, as `session/list` lists them, newest first), or deleted.
+ */
+export const SessionDidChange = notification(
+  "session/didChange",
+  () => z.object({
+    changed: z.array(SessionSummary).describe("Sessions created or written (appended to, renamed, leaf moved), newest first."),
+    deleted: z.array(z.string()).describe("Ids of the sessions deleted."),
+  }),
 );

@@ -1,8 +1,8 @@
 import { SummarizeBranch, SummarizeCompaction } from "@base-context/protocol";
 import type { StatelessDeps, StatelessRequest } from "../../compaction/stateless-deps.js";
-import { summarizeCompactionStateless } from "../../compaction/stateless.js";
+import { summarizeCompactionStateless } from "../../compaction/stateless-compaction.js";
 import type { Daemon } from "../../daemon.js";
-import { summarizeBranchStateless } from "../../tree/stateless.js";
+import { summarizeBranchStateless } from "../../tree/stateless-branch.js";
 import type { RequestContext, Router } from "../router.js";
 
 /** `summarize/compaction` and `summarize/branch`: cancellable, `$/progress` with the request's `workDoneToken`, nothing stored. */

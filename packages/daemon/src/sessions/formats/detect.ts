@@ -15,7 +15,8 @@ export async function firstLines(
   const lines: string[] = [];
   const all = source.path !== undefined ? fileLines(source.path, limits) : stringLines(source.content ?? "");
   for await (const line of all) {
-    if (line.trim().length === 0) continue;
+    // A line too long to read says nothing here.
+    if (typeof line !== "string" || line.trim().length === 0) continue;
     lines.push(line.length > DETECT_LINE_CHARS ? line.slice(0, DETECT_LINE_CHARS) : line);
     // Leaving the loop closes the file (the generator's finally).
     if (lines.length >= DETECT_LINES) break;

@@ -8,7 +8,7 @@ import { AppError } from "../../errors.js";
 import { claudeCodeFormat } from "./claude-code/format.js";
 import { codexFormat } from "./codex/format.js";
 import type { SessionFormat } from "./format.js";
-import { piFormat } from "./pi.js";
+import { piFormat } from "./pi/format.js";
 
 /** pi first: it is the default, and its header line is the most specific test. */
 export const SESSION_FORMATS: readonly SessionFormat[] = [piFormat, claudeCodeFormat, codexFormat];

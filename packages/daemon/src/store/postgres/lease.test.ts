@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isAbandoned, isGoneElsewhere } from "../../compaction/jobs.js";
-import type { JobRecord } from "../jobs.js";
+import type { JobRecord } from "../compaction-jobs.js";
 import { currentOwner, isOwnerAlive } from "../owner.js";
 import { DaemonLease, isLeaseAlive, LEASE_LOCK_SPACE, type LeaseDatabase, leaseIdOf, leaseOwner, leaseProbe } from "./lease.js";
 

@@ -3,8 +3,8 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../open-sqlite.js";
-import { DatabaseTooNewError } from "../schema.js";
+import { openDatabase } from "../sqlite/open-database.js";
+import { DatabaseTooNewError } from "../database-too-new.js";
 import {
   migratePostgres,
   POSTGRES_SCHEMA_VERSION,

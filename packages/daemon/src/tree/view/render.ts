@@ -117,10 +117,10 @@ function nodeLine(node: FlatNode, prefixWidth: number, options: RowLineOptions, 
   return `${style("dim", node.entry.id)} ${kindStyle ? style(kindStyle, body) : body}${tagText}`;
 }
 
-const AGENT_NAMES: Record<string, string> = { "claude-code": "Claude Code" };
+const AGENT_NAMES: Record<string, string> = { "claude-code": "Claude Code", codex: "Codex" };
 
 /**
- * The retention line of a compaction another agent summarized (Claude Code's, imported and checked
+ * The retention line of a compaction another agent summarized (Claude Code's, Codex's; imported and checked
  * at import): `Claude Code's summary kept 2/2 files, 0/1 errors`, and whether it lost anything.
  */
 function importedRetention(entry: SessionEntry): { line: string; lost: boolean } | undefined {

@@ -4,8 +4,7 @@
  * `toolCall`, and a `tool_result` block (carried in a `user` line) becomes a `toolResult` message.
  */
 import type { AssistantContentBlock, AssistantMessage, ToolResultMessage, UserContentBlock, Usage } from "@base-context/protocol";
-import type { JsonObject } from "../../pi-format.js";
-import { isJsonObject } from "../../pi-format.js";
+import { isJsonObject, type JsonObject } from "../json-line.js";
 
 export const PROVIDER = "anthropic";
 export const API = "anthropic-messages";

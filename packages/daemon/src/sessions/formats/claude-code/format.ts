@@ -1,5 +1,5 @@
 /** Claude Code's transcripts (`~/.claude/projects/<project>/<session>.jsonl`, and subagents' files). */
-import { isJsonObject } from "../../pi-format.js";
+import { isJsonObject } from "../json-line.js";
 import type { SessionFormat } from "../format.js";
 import { ClaudeCodeLineParser } from "./parser.js";
 
@@ -29,7 +29,6 @@ export const claudeCodeFormat: SessionFormat = {
   name: "claude-code-jsonl",
   label: "a Claude Code transcript",
   headerHint: "a user, assistant or system line naming its sessionId",
-  incremental: true,
   checksCompactions: true,
   detect(firstLines) {
     for (const line of firstLines) {
@@ -45,5 +44,5 @@ export const claudeCodeFormat: SessionFormat = {
     }
     return false;
   },
-  createParser: (ids) => new ClaudeCodeLineParser(ids),
+  createParser: (ids, from) => new ClaudeCodeLineParser(ids, from),
 };

@@ -9,10 +9,10 @@
 import type { AgentMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
 import type { IdSource } from "../../../ids.js";
-import { isJsonObject, PI_SESSION_VERSION, type JsonObject } from "../../pi-format.js";
 import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
-import { readJsonLine } from "../json-line.js";
+import { isJsonObject, readJsonLine, type JsonObject } from "../json-line.js";
 import { API, assistantBlocks, PROVIDER, stopReason, textOf, toolResultMessage, usageOf, userBlock } from "./content.js";
+import { latestPairs, SnapshotError, SnapshotReader, stringOrNullValue, stringValue } from "../snapshot.js";
 import { injectedKind, splitReminders, type InjectedKind } from "./injected.js";
 
 /** Line types that hold no conversation: skipped and counted. */
@@ -45,10 +45,46 @@ export class ClaudeCodeLineParser implements LineParser {
   /** The latest entries of the main chain (0) and of side chains (1), to put parallel tool results in line. */
   private readonly chains = [new RecentChain(), new RecentChain()];
 
-  constructor(private readonly ids: Pick<IdSource, "now">) {}
+  constructor(
+    private readonly ids: Pick<IdSource, "now">,
+    from?: unknown,
+  ) {
+    if (from !== undefined) this.restore(new SnapshotReader(from, "Claude Code parser"));
+  }
+
+  /** What it knows after the lines read so far; bounded (the latest aliases and tool names). */
+  snapshot(): unknown {
+    return {
+      headerDone: this.headerDone,
+      sessionId: this.sessionId,
+      title: this.title ?? null,
+      titleLines: this.titleLines,
+      aliases: latestPairs(this.aliases, SNAPSHOT_PAIRS),
+      toolNames: latestPairs(this.toolNames, SNAPSHOT_PAIRS),
+      pendingBoundary: this.pendingBoundary ?? null,
+      mainLeaf: this.mainLeaf ?? null,
+      subagentFile: this.subagentFile,
+      chains: this.chains.map((chain) => chain.snapshot()),
+    };
+  }
+
+  private restore(state: SnapshotReader): void {
+    this.headerDone = state.boolean("headerDone");
+    this.sessionId = state.string("sessionId");
+    this.title = state.optionalString("title");
+    this.titleLines = state.number("titleLines");
+    for (const [key, value] of state.pairs("aliases", stringOrNullValue)) this.aliases.set(key, value);
+    for (const [key, value] of state.pairs("toolNames", stringValue)) this.toolNames.set(key, value);
+    if (state.list("chains").length !== this.chains.length) throw new SnapshotError("chains: not two");
+    state.list("chains").forEach((chain, index) => this.chains[index]!.restore(new SnapshotReader(chain, "chain")));
+    const pending = state.optionalReader("pendingBoundary");
+    this.pendingBoundary = pending && { line: pending.object("line"), lineNumber: pending.number("lineNumber") };
+    this.mainLeaf = state.optionalString("mainLeaf");
+    this.subagentFile = state.boolean("subagentFile");
+  }
 
   parse(text: string, lineNumber: number): ParseOutcome {
-    const read = readJsonLine(text, lineNumber);
+    const read = readJsonLine(text, lineNumber, "uuid");
     if (read.kind !== "object") return read;
     const { value } = read;
     const deepAt = tooDeepAt(value, MAX_PARAMS_DEPTH);
@@ -114,7 +150,6 @@ export class ClaudeCodeLineParser implements LineParser {
       kind: "header",
       header: {
         id: this.subagentFile ? `agent-${line.agentId as string}.${sessionId}` : sessionId,
-        version: PI_SESSION_VERSION,
         createdAt: typeof line.timestamp === "string" ? line.timestamp : undefined,
         cwd: typeof line.cwd === "string" ? line.cwd : undefined,
         parentSession: this.subagentFile ? sessionId : undefined,
@@ -294,6 +329,8 @@ export class ClaudeCodeLineParser implements LineParser {
 
 /** How far back a parallel tool call's result is looked for. */
 const RECENT_ENTRIES = 256;
+/** Aliases and tool names a snapshot keeps: the latest, which is what the lines after it name. */
+const SNAPSHOT_PAIRS = 4096;
 
 /**
  * The latest entries of one chain (id → parent, and whether it is part of a tool-call run:
@@ -302,6 +339,19 @@ const RECENT_ENTRIES = 256;
 class RecentChain {
   private readonly parents = new Map<string, { parentId: string | null; inRun: boolean }>();
   private tip: string | undefined;
+
+  snapshot(): unknown {
+    return { entries: [...this.parents].map(([id, { parentId, inRun }]) => [id, [parentId, inRun]]), tip: this.tip ?? null };
+  }
+
+  restore(state: SnapshotReader): void {
+    const entries = state.pairs("entries", (value) => {
+      if (!Array.isArray(value) || typeof value[1] !== "boolean") throw new SnapshotError("entries: not [parent, inRun]");
+      return { parentId: stringOrNullValue(value[0]), inRun: value[1] };
+    });
+    for (const [id, entry] of entries) this.parents.set(id, entry);
+    this.tip = state.optionalString("tip");
+  }
 
   add(id: string, parentId: string | null, inRun: boolean): void {
     this.parents.set(id, { parentId, inRun });

@@ -3,7 +3,7 @@
  * one `{timestamp, type, payload}` object per line, the first a `session_meta`
  * (docs/import-formats.md#codex-codex-jsonl).
  */
-import { isJsonObject } from "../../pi-format.js";
+import { isJsonObject } from "../json-line.js";
 import { CodexLineParser } from "./parser.js";
 import type { SessionFormat } from "../format.js";
 
@@ -27,8 +27,9 @@ export const codexFormat: SessionFormat = {
   name: "codex-jsonl",
   label: "a Codex rollout",
   headerHint: 'a session_meta line ({"type":"session_meta","payload":{"id":...}})',
-  incremental: true,
+  // Codex's own compactions get the same retention report as Claude Code's.
+  checksCompactions: true,
   // Codex writes session_meta first; a file that starts otherwise is not one of its rollouts.
   detect: (firstLines) => firstLines[0] !== undefined && isSessionMeta(firstLines[0]),
-  createParser: () => new CodexLineParser(),
+  createParser: (_ids, from) => new CodexLineParser(from),
 };

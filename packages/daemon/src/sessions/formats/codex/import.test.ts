@@ -3,6 +3,7 @@
  * too long to read whole), what is stored and counted, incremental re-import as Codex appends,
  * and refusals that name the formats.
  */
+import type { RetentionReport } from "@base-context/protocol";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -55,7 +56,7 @@ describe("importing Codex rollouts", () => {
     expect(result.format).toBe("codex-jsonl");
     expect(result.session).toMatchObject({ id: "7f9f9a2e-1b3c-4f5d-8e7a-000000000001", cwd: "/home/dev/shop" });
     expect(result.skippedLines).toEqual([
-      { line: 22, reason: expect.stringMatching(/^invalid JSON/) },
+      { line: 22, reason: expect.stringMatching(/^invalid JSON.*; bridged: the next entry \(line 24\) follows "cx21"/), bridgedTo: "cx21" },
       { line: 25, reason: "not a JSON object" },
     ]);
     expect(result.ignoredLines).toMatchObject({ event_msg: 3, 'line type "world_state"': 1, "turn_context (nothing changed)": 1 });
@@ -63,6 +64,18 @@ describe("importing Codex rollouts", () => {
     expect(entries).toHaveLength(result.entryCount);
     expect(entries.at(-1)).toMatchObject({ id: "cx34", type: "message" });
     expect(entries.filter((entry) => entry.type === "compaction")).toHaveLength(1);
+  });
+
+  it("checks Codex's compaction against the context it replaced, as Claude Code's: the report in details.retention", async () => {
+    const result = await sessions.import({ path: FIXTURE.pathname });
+    const compaction = (await pathOf(result.session.id)).find((entry) => entry.type === "compaction");
+    expect(compaction?.details).toMatchObject({ source: "codex" });
+    const { retention } = compaction!.details as { retention: RetentionReport };
+    // Its summary names neither failing command's first line, and not the user's last request.
+    expect(retention.errors).toEqual({ kept: 0, total: 2 });
+    expect(retention.missing.errors).toEqual(["FAIL src/cart.test.ts", "ls: cannot access 'missing-dir': No such file or directory"]);
+    expect(retention.requests).toEqual({ kept: 1, total: 2 });
+    expect(retention.missing.requests).toEqual(["Write the test, then summarize."]);
   });
 
   it("re-imports as Codex appends: same session, only the new lines added, nothing twice", async () => {

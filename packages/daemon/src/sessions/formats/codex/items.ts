@@ -4,12 +4,7 @@
  * injected rather than the user typed (docs/import-formats.md#codex-codex-jsonl). Pure: no I/O, no state.
  */
 import type { AgentMessage, AssistantContentBlock, UserContentBlock } from "@base-context/protocol";
-
-export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type JsonObject } from "../json-line.js";
 
 /**
  * Tags Codex wraps its own user-role messages in (environment, AGENTS.md, skills, a shell command

@@ -8,20 +8,18 @@
  */
 import type { AgentMessage, AssistantMessage, SessionEntry, UserContentBlock } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE, MAX_PARAMS_DEPTH, tooDeepAt } from "@base-context/core";
-import { PI_SESSION_VERSION } from "../../pi-format.js";
-import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
-import { readJsonLine } from "../json-line.js";
+import type { LineParser, ParsedLine, ParseOutcome, SessionFileHeader } from "../format.js";
+import { isJsonObject, readJsonLine, type JsonObject } from "../json-line.js";
+import { latestPairs, SnapshotReader, stringValue } from "../snapshot.js";
 import {
   callArguments,
   contentBlocks,
   blocksText,
   injectedKind,
-  isJsonObject,
   localShellArguments,
   messageText,
   reasoningBlocks,
   toolOutput,
-  type JsonObject,
 } from "./items.js";
 
 
@@ -35,13 +33,16 @@ const HEADER_FIELDS = new Set(["id", "cwd", "timestamp"]);
 /** What Codex puts before its model's summary when it hands the history on ("Another language model started…"). */
 const SUMMARY_PREAMBLE = /^Another language model started to solve this problem[^\n]*\n/;
 
+/** Tool names a snapshot keeps: the latest calls, which are those the lines after it answer. */
+const SNAPSHOT_TOOL_NAMES = 4096;
+
 /** Entry ids: from the line number, so a re-import of the same file names the same entries. */
 export function codexEntryId(lineNumber: number, part?: number): string {
   return part === undefined ? `cx${lineNumber}` : `cx${lineNumber}.${part}`;
 }
 
 export class CodexLineParser implements LineParser {
-  private header: Extract<ParsedLine, { kind: "header" }>["header"] | undefined;
+  private header: SessionFileHeader | undefined;
   private previousId: string | null = null;
   private provider = "openai";
   private model: string | undefined;
@@ -50,6 +51,44 @@ export class CodexLineParser implements LineParser {
   private readonly toolNames = new Map<string, string>();
   /** The input tokens of Codex's latest model call (`token_count` events): a compaction's "before". */
   private lastContextTokens: number | null = null;
+
+  constructor(from?: unknown) {
+    if (from === undefined) return;
+    const state = new SnapshotReader(from, "Codex parser");
+    const header = state.optionalReader("header");
+    this.header = header && {
+      id: header.string("id"),
+      createdAt: header.optionalString("createdAt"),
+      cwd: header.optionalString("cwd"),
+      parentSession: header.optionalString("parentSession"),
+      extra: {},
+    };
+    this.previousId = state.stringOrNull("previousId");
+    this.provider = state.string("provider");
+    this.model = state.optionalString("model");
+    this.effort = state.optionalString("effort");
+    for (const [callId, name] of state.pairs("toolNames", stringValue)) this.toolNames.set(callId, name);
+    this.lastContextTokens = state.optionalNumber("lastContextTokens") ?? null;
+  }
+
+  /** What it knows after the lines read so far (the header without what only the session row needs). */
+  snapshot(): unknown {
+    const { header } = this;
+    return {
+      header: header && {
+        id: header.id,
+        createdAt: header.createdAt ?? null,
+        cwd: header.cwd ?? null,
+        parentSession: header.parentSession ?? null,
+      },
+      previousId: this.previousId,
+      provider: this.provider,
+      model: this.model ?? null,
+      effort: this.effort ?? null,
+      toolNames: latestPairs(this.toolNames, SNAPSHOT_TOOL_NAMES),
+      lastContextTokens: this.lastContextTokens,
+    };
+  }
 
   parse(text: string, lineNumber: number): ParseOutcome {
     const read = readJsonLine(text, lineNumber);
@@ -90,7 +129,6 @@ export class CodexLineParser implements LineParser {
     if (typeof payload.model === "string") this.model = payload.model;
     this.header = {
       id: payload.id,
-      version: PI_SESSION_VERSION,
       createdAt: typeof payload.timestamp === "string" ? payload.timestamp : timestamp,
       cwd: typeof payload.cwd === "string" ? payload.cwd : undefined,
       parentSession: typeof payload.forked_from_id === "string" ? payload.forked_from_id : undefined,
