@@ -50,7 +50,7 @@ describe("an Agents SDK session with a small window, default settings", () => {
 
   // The provider's usage is what measures the instructions and tool schemas the SDK adds; a server
   // that reports none leaves the daemon its own counts, and the reserve holds what they miss.
-  it.each<UsageReport>(["counted", "none"])(
+  it.each<UsageReport>(["counted", "rough", "none"])(
     "40 turns with tools, usage %s: no request above the window, compactions every few turns, then popItem down to nothing",
     async (report) => {
       usageReport = report;
