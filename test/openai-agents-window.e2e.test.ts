@@ -80,6 +80,18 @@ describe("an Agents SDK session with a small window, default settings", () => {
     300_000,
   );
 
+  it("keeps runs larger than the reserve under the window: it compacts before one would not fit", async () => {
+    usageReport = "counted";
+    const first = fake.requests.length;
+    // ~2,200 tokens a run (a file of 120 lines read each turn): more than the reserve, a quarter of the window.
+    const { events, code, stderr } = await runScenario(["window", "20"], { ...windowEnv(), READ_LINES: "120" }, node24);
+    expect(code, stderr).toBe(0);
+    const sizes = fake.requests.slice(first).filter(isAgentRequest).map((request) => requestTokens(request.body));
+    expect(sizes).toHaveLength(40);
+    expect(Math.max(...sizes), JSON.stringify(sizes)).toBeLessThanOrEqual(WINDOW);
+    expect(compactedTurns(events).length).toBeGreaterThanOrEqual(3);
+  }, 300_000);
+
   it("uses the session's compaction option for the threshold, and fails with errors of its own", async () => {
     usageReport = "counted";
     const { events, code, stderr } = await runScenario(["options"], windowEnv(), node24);

@@ -86,6 +86,8 @@ export class BaseContextSession
   private opening: Promise<{ link: DaemonLink; sessionId: string }> | undefined;
   private readonly lent: LentUsage = { requests: 0, input: 0, output: 0 };
   private readonly daemonGone = new AbortController();
+  /** The context's tokens after the latest runCompaction, and the most one run has added (what the next may add). */
+  private readonly runs: { after: number | undefined; largest: number } = { after: undefined, largest: 0 };
 
   constructor(private readonly options: BaseContextSessionOptions) {
     checkOptions(options);
@@ -214,8 +216,10 @@ export class BaseContextSession
 
   /**
    * Called by the runner after each completed turn: compacts when the daemon's threshold for
-   * `contextWindow` says the context is too full, or always with `force`. Returns the usage of the
-   * lent model's summary calls, or null when nothing was compacted (or the daemon's own summarizer wrote it).
+   * `contextWindow` says the context is too full, when a run as large as the largest so far would
+   * not fit what is left of the window (the runner compacts only between runs), or always with
+   * `force`. Returns the usage of the lent model's summary calls, or null when nothing was compacted
+   * (or the daemon's own summarizer wrote it).
    */
   async runCompaction(
     args?: OpenAIResponsesCompactionArgs,
@@ -224,11 +228,17 @@ export class BaseContextSession
     const { link, sessionId } = await this.open();
     const contextWindow = this.options.contextWindow;
     const settings = this.options.compaction ? { settings: this.options.compaction } : {};
+    let tokens: number | undefined;
     if (args?.force !== true) {
       const usage = await link.request(ContextUsage, { sessionId, contextWindow, ...settings });
-      if (!usage.shouldCompact) {
+      tokens = usage.tokens;
+      if (this.runs.after !== undefined) this.runs.largest = Math.max(this.runs.largest, usage.tokens - this.runs.after);
+      // The runner compacts only between runs: one as large as the largest so far must still fit after this one.
+      const nextRunFits = usage.tokens + this.runs.largest <= contextWindow;
+      if (!usage.shouldCompact && nextRunFits) {
         const why = usage.reason !== undefined ? `; ${usage.reason}` : "";
         this.lastCompaction = { skipped: `under the threshold (${usage.tokens}/${usage.threshold} tokens)${why}` };
+        this.runs.after = usage.tokens;
         return null;
       }
     }
@@ -252,6 +262,7 @@ export class BaseContextSession
       throw error;
     }
     this.lastCompaction = { result };
+    this.runs.after = result.status === "committed" ? (result.stats?.tokensAfter ?? tokens) : tokens;
     const requests = this.lent.requests - before.requests;
     if (result.status !== "committed" || requests === 0) return null;
     const input = this.lent.input - before.input;
