@@ -34,8 +34,9 @@ const isTest = (file: string) => /\.test\.ts$|(^|\/)test-support\.ts$|(^|\/)fixt
 const isShipped = (file: string) => /^packages\/[^/]+\/src\//.test(file) && !isTest(file);
 /**
  * Exports reached by name rather than by an import: the daemon bundle's entry (cli/code-cache.ts
- * calls `serveMain` on the bundle's exports) and the module hooks Node calls (`register`: the
- * plugins' loader hooks, the type-stripping hooks of workers run from the sources).
+ * calls `serveMain` on the bundle's exports), the module hooks Node calls (`register`: the
+ * plugins' loader hooks, the type-stripping hooks of workers run from the sources), and the
+ * VS Code extension's `activate` and `deactivate`, which VS Code calls.
  */
 const REACHED_BY_NAME = new Set([
   "packages/daemon/src/cli/serve-main.ts#serveMain",
@@ -44,6 +45,8 @@ const REACHED_BY_NAME = new Set([
   "packages/daemon/src/plugins/worker/loader-hooks.ts#load",
   "packages/daemon/src/workers/typescript-hooks.mjs#resolve",
   "packages/daemon/src/workers/typescript-hooks.mjs#load",
+  "packages/vscode/src/extension.ts#activate",
+  "packages/vscode/src/extension.ts#deactivate",
 ]);
 
 /** Whether `name` occurs in its own module besides its declaration (comments left out). */
