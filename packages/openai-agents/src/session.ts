@@ -85,7 +85,8 @@ export class BaseContextSession
   lastCompaction: LastCompaction | undefined;
   private opening: Promise<{ link: DaemonLink; sessionId: string }> | undefined;
   private readonly lent: LentUsage = { requests: 0, input: 0, output: 0 };
-  private readonly daemonGone = new AbortController();
+  /** Aborted when the connection's daemon goes away; a new connection (after a failed start) gets a new one. */
+  private daemonGone = new AbortController();
   /** The context's tokens after the latest runCompaction, and the most one run has added (what the next may add). */
   private readonly runs: { after: number | undefined; largest: number } = { after: undefined, largest: 0 };
 
@@ -112,6 +113,8 @@ export class BaseContextSession
     input: string | AgentInputItem[] | RunState<TContext, TAgent>,
     options: Omit<NonStreamRunOptions<TContext, TAgent>, "session" | "stream"> = {},
   ): Promise<RunResult<TContext, TAgent>> {
+    // Connected first: the signal is this connection's (a failed start rejects here, and the next run tries again).
+    await this.open();
     const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
     try {
       return await runAgent(agent, input, { ...options, session: this, signal });
@@ -125,7 +128,9 @@ export class BaseContextSession
   private open(): Promise<{ link: DaemonLink; sessionId: string }> {
     this.opening ??= (async () => {
       const model = this.options.model;
-      const onGone = (error: DaemonGoneError) => this.daemonGone.abort(error);
+      if (this.daemonGone.signal.aborted) this.daemonGone = new AbortController();
+      const gone = this.daemonGone;
+      const onGone = (error: DaemonGoneError) => gone.abort(error);
       const link = await DaemonLink.open(this.options.daemon ?? {}, (client: BaseContextClient) => {
         if (model) lendModel(client, model, this.lent);
       }, onGone);
