@@ -10,7 +10,7 @@ import { constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { CompactionEntry, ImportFormat, SessionEntry } from "@base-context/protocol";
-import { checkRetention, contextProbes, detailsWithRetention } from "@base-context/core";
+import { checkRetention, detailsWithRetention } from "@base-context/core";
 import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
@@ -28,6 +28,7 @@ import type { LineParser, ParsedLine, ParseOutcome, SessionFileHeader, SessionFo
 import { piFormat } from "./formats/pi/format.js";
 import { ImportGaps, type SkippedLine } from "./import-gaps.js";
 import { SkippedParents } from "./import-skipped-parents.js";
+import { probesWithHandedBack } from "./handed-back.js";
 import { compareFile, fileIdentity, type ImportCheckpoint, type ImportStates, type SavedImport } from "./import-state.js";
 
 export interface ImportSource {
@@ -127,8 +128,9 @@ export class ImportRun {
         if (!cursor.terminated) this.checkpoint = this.here(cursor, this.lineNumber - 1);
         await this.line(typeof text === "string" ? this.parser.parse(text, this.lineNumber) : longLine(text, fileLimits));
       }
-      this.checkpoint ??= this.here(cursor, this.lineNumber);
+      // What the parser holds back at the end is given now; its snapshot (after) still says what waits for later lines.
       if (this.parser.end) for (const each of this.parser.end()) await this.handle(each);
+      this.checkpoint ??= this.here(cursor, this.lineNumber);
       const result = await this.finish();
       if (path !== undefined && !this.source.newId) await this.saveState(path, result.session.id, start?.offset);
       return result;
@@ -442,7 +444,7 @@ class Skips {
  */
 function withRetention(entry: CompactionEntry, path: readonly SessionEntry[]): CompactionEntry {
   const keptFrom = path.findIndex((each) => each.id === entry.firstKeptEntryId);
-  const retention = checkRetention(entry.summary, contextProbes(keptFrom >= 0 ? path.slice(0, keptFrom) : path));
+  const retention = checkRetention(entry.summary, probesWithHandedBack(keptFrom >= 0 ? path.slice(0, keptFrom) : path));
   return { ...entry, details: detailsWithRetention(entry.details, retention) };
 }
 
