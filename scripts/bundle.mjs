@@ -10,9 +10,10 @@
 // - Dependencies that are native, optional or only needed later stay external and load from
 //   node_modules when first imported: better-sqlite3's addon (native), openai, chokidar, sucrase and the
 //   tokenizers (loaded lazily by the code), vscode-jsonrpc and zod are bundled (needed at once).
-// - Code that finds files next to itself (`import.meta.url`: package.json, the plugin worker's
-//   scripts, createRequire) is given the URL of its compiled twin in dist/, so it finds them
-//   exactly as the unbundled build does. The plugin worker's modules stay unbundled in dist/.
+// - Code that finds files next to itself (`import.meta.url`: package.json, the plugin loader's
+//   hooks and SDK module, createRequire) is given the URL of its compiled twin in dist/, so it
+//   finds them exactly as the unbundled build does. Every worker runs the worker bundle
+//   (`worker.cjs`); a plugin's hooks and SDK module stay unbundled in dist/ (a plugin imports them).
 import { build } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
@@ -34,7 +35,7 @@ function withTwinUrl(path, text) {
 }
 
 /**
- * zod's `z.locales` (error messages in 40-odd languages) is half of zod's code and a fifth of its
+ * zod's `z.locales` (error messages in 40-odd languages) is much of zod's code and of its
  * start-up: nothing here uses it (zod's default English messages come from their own module), so
  * the bundles leave it out.
  */
@@ -179,8 +180,21 @@ const cli = build({
   entryPoints: { cli: join(daemon, "src", "cli", "main.ts"), help: join(daemon, "src", "cli", "help-main.ts") },
   format: "esm",
   plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon],
-  banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
+  banner: {
+    js:
+      'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' +
+      'const __workerBundle = new URL("./worker.cjs", import.meta.url).href;',
+  },
 });
+
+/** A CommonJS bundle of the daemon's code, whose `import.meta.url` is the bundle's own URL (`__bundleUrl`). */
+const commonJs = {
+  ...common,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__bundleUrl" },
+};
+const BUNDLE_URL = '"use strict";const __bundleUrl=require("node:url").pathToFileURL(__filename).href;';
 
 /**
  * The daemon's bundle: CommonJS, which cli/code-cache.ts compiles with V8's code cache (an ES
@@ -189,29 +203,41 @@ const cli = build({
  * module's static imports are. `import.meta.url` is the bundle's own URL.
  */
 const serve = build({
-  ...common,
+  ...commonJs,
   entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
-  format: "cjs",
-  outExtension: { ".js": ".cjs" },
   plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
-  define: { "import.meta.url": "__bundleUrl" },
   banner: {
     js:
-      '"use strict";const __bundleUrl=require("node:url").pathToFileURL(__filename).href;' +
-      'const __bundleImport=typeof __import==="function"?__import:(specifier)=>import(specifier);',
+      BUNDLE_URL +
+      'const __bundleImport=typeof __import==="function"?__import:(specifier)=>import(specifier);' +
+      'const __workerBundle=new URL("./worker.cjs",__bundleUrl).href;',
   },
+});
+
+/**
+ * Every worker's bundle (workers/start-worker.ts): the one entry, each kind's module evaluated
+ * when that kind starts. CommonJS like the daemon's, so a worker starts no ES module loader of
+ * its own unless it imports one (a plugin). The bundles above name it in `__workerBundle`.
+ */
+const worker = build({
+  ...commonJs,
+  entryPoints: { worker: join(daemon, "src", "cli", "worker-main.ts") },
+  plugins: [daemonSources({ importThroughLoader: false }), withoutZodLocales, betterSqliteAddon],
+  banner: { js: BUNDLE_URL },
 });
 
 /** What bin/base-context.js runs for `serve`: the loader that compiles the daemon's bundle with its code cache. */
 const loader = build({
   ...common,
-  entryPoints: { "serve-loader": join(daemon, "src", "cli", "code-cache.ts") },
+  entryPoints: { serve: join(daemon, "src", "cli", "serve-loader.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
+  // The daemon's bundle beside it, which it compiles itself.
+  external: [...common.external, "./daemon.cjs"],
   plugins: [daemonSources({ importThroughLoader: false })],
 });
 
-const results = await Promise.all([cli, serve, loader]);
+const results = await Promise.all([cli, serve, loader, worker]);
 for (const [file, output] of Object.entries(results[1].metafile.outputs)) {
   const left = output.imports.filter((imported) => imported.kind === "dynamic-import" && imported.external);
   if (left.length > 0) throw new Error(`${file}: import() of ${left.map((i) => i.path).join(", ")} would fail from the code cache (see daemonSources)`);

@@ -9,7 +9,7 @@
  *
  * The examples are recorded by running the built daemon (scripts/protocol-docs/scenario.mjs)
  * against a temporary BASE_CONTEXT_HOME, then normalized (ids, clock, durations) so the output is
- * the same on every run: test/protocol-docs.test.ts regenerates into a temporary folder and
+ * the same on every run: test/policy/protocol-docs.test.ts regenerates into a temporary folder and
  * compares with the committed files.
  *
  * Usage: node scripts/gen-protocol-docs.mjs [--out <docs dir>]   (default: docs/ of this repository)

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `pnpm tarballs [folder]`: packs the packages a client or a plugin project installs from a clone
-// (they are not on the npm registry): the protocol client, the plugin SDK, and the core the SDK
-// depends on, as a release would (`pnpm pack`: workspace dependencies named by version). Writes
-// them to <folder> (default: tarballs/ in the clone) and prints the `npm install` line for each use.
+// `pnpm tarballs [folder]`: packs the packages a client, a plugin project or an Agents SDK app
+// installs from a clone (they are not on the npm registry): the protocol client, the plugin SDK, the
+// OpenAI Agents SDK session, and the core both depend on, as a release would (`pnpm pack`: workspace
+// dependencies named by version). Writes them to <folder> (default: tarballs/ in the clone) and
+// prints the `npm install` line for each use.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -20,7 +21,7 @@ function pnpm() {
 }
 
 const tarballs = {};
-for (const name of ["protocol", "core", "plugin-sdk"]) {
+for (const name of ["protocol", "core", "plugin-sdk", "openai-agents"]) {
   const folder = join(root, "packages", name);
   if (!existsSync(join(folder, "dist", "index.js"))) {
     process.stderr.write(`packages/${name}/dist is missing: run \`pnpm build\` (or \`pnpm install\`) first\n`);
@@ -40,6 +41,8 @@ process.stdout.write(
     `  npm install ${tarballs.protocol}`,
     "A plugin project (the SDK, with the two packages it depends on):",
     `  npm install ${tarballs["plugin-sdk"]} ${tarballs.core} ${tarballs.protocol}`,
+    "An OpenAI Agents SDK app (Node >= 22; the daemon is the clone's: base-context on your PATH):",
+    `  npm install ${tarballs["openai-agents"]} ${tarballs.core} ${tarballs.protocol}`,
     "",
   ].join("\n"),
 );

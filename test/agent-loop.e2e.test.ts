@@ -10,6 +10,7 @@ import {
   EntryGet,
   SessionList,
   SessionPath,
+  type BaseContextClient,
   type CompactionEntry,
   type SessionEntry,
 } from "@base-context/protocol";
@@ -29,10 +30,10 @@ import { storeEnvFor } from "./support/engine.js";
 const LOOP_MAIN = fileURLToPath(new URL("../examples/agent-loop/dist/main.js", import.meta.url));
 const AGENT_MODEL = "fake-agent";
 const SUMMARIZER_MODEL = "fake-summarizer";
-/** The agent's window; with RESERVE the daemon compacts above 1 800 tokens, keeping ~600. */
+/** The agent's window; with RESERVE the daemon compacts above 1 800 tokens, keeping at least 400 (a cut never keeps less with a window). */
 const WINDOW = 3_000;
 const RESERVE = 1_200;
-const KEEP = 600;
+const KEEP = 400;
 const SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:";
 const OVERFLOW_ERROR = "This model's maximum context length is 3000 tokens. However, your messages resulted in 3412 tokens.";
 
@@ -70,7 +71,8 @@ function daemonHome(): string {
   writeFileSync(
     join(home, "settings.json"),
     JSON.stringify({
-      compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP },
+      // Summaries only: the prune rung (which would hide the notes at this window) has tests of its own.
+      compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP, prune: { enabled: false } },
       summarizer: { provider: "openai", baseURL: fake.baseURL, model: SUMMARIZER_MODEL, fallback: false, maxRetries: 0, timeoutMs: 60_000 },
     }),
   );
@@ -92,6 +94,100 @@ const readNote = (i: number): FakeReply => reply.toolCalls([{ name: "read", argu
 const markersIn = (value: unknown): string[] => JSON.stringify(value).match(/MARK-[A-Z]+-\d+/g) ?? [];
 const messageMarkers = (entries: readonly SessionEntry[]): string[] =>
   entries.flatMap((entry) => (entry.type === "message" ? markersIn(entry.message) : []));
+
+/** Checks the model request sent after each compaction: its summary, the kept tail, nothing summarized. How many it checked. */
+async function checkRequestsAfterCompactions(
+  client: BaseContextClient,
+  sessionId: string,
+  compactions: CompactionEntry[],
+  requestsBefore: Map<string, number>,
+  requests: RecordedRequest[],
+): Promise<number> {
+  let checked = 0;
+  for (const compaction of compactions) {
+    const index = requestsBefore.get(compaction.id);
+    expect(index).toBeDefined();
+    const request = requests[index!];
+    if (!request) continue; // a compaction after the last request
+    checked++;
+    const messages = request.body?.messages ?? [];
+    const summaryMessages = messages.filter((m) => typeof m.content === "string" && m.content.startsWith(SUMMARY_PREFIX));
+    expect(summaryMessages).toHaveLength(1);
+    expect(summaryMessages[0]!.content).toContain(compaction.summary);
+    const rest = messages.filter((m) => !summaryMessages.includes(m));
+
+    const upToCompaction = (await client.request(SessionPath, { sessionId, leafId: compaction.id })).entries;
+    const firstKept = upToCompaction.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
+    expect(firstKept).toBeGreaterThan(0);
+    const summarized = messageMarkers(upToCompaction.slice(0, firstKept));
+    const kept = messageMarkers(upToCompaction.slice(firstKept));
+    expect(summarized.length).toBeGreaterThan(0);
+    for (const marker of summarized) expect(markersIn(rest)).not.toContain(marker);
+    for (const marker of kept) expect(markersIn(rest)).toContain(marker);
+  }
+  return checked;
+}
+
+/** The tool results on `path`, each after the assistant message that called it. */
+function expectToolResultsAfterTheirCalls(path: SessionEntry[]): void {
+  const toolResults = path.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
+  expect(toolResults).toHaveLength(13);
+  expect(toolResults[0]).toMatchObject({
+    toolName: "ls",
+    isError: false,
+    content: [{ type: "text", text: expect.stringContaining("note-12.md") }],
+  });
+  toolResults.slice(1).forEach((result, i) => {
+    expect(result).toMatchObject({ toolName: "read", isError: false });
+    expect(markersIn(result)).toEqual([`MARK-NOTE-${i + 1}`]);
+    const callIndex = path.findIndex(
+      (entry) =>
+        entry.type === "message" &&
+        entry.message.role === "assistant" &&
+        entry.message.content.some((block) => block.type === "toolCall" && block.id === result.toolCallId),
+    );
+    const resultIndex = path.findIndex(
+      (entry) => entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === result.toolCallId,
+    );
+    expect(callIndex).toBeGreaterThanOrEqual(0);
+    expect(resultIndex).toBeGreaterThan(callIndex);
+  });
+}
+
+/** The overflow: stored as a failed reply (off the path), compacted with reason "overflow", retried, answered. */
+async function expectOverflowRecovered(
+  client: BaseContextClient,
+  run: {
+    sessionId: string;
+    events: AgentEvent[];
+    answers: TurnEndAnswer[];
+    path: SessionEntry[];
+    requestsBefore: Map<string, number>;
+    requests: RecordedRequest[];
+  },
+): Promise<void> {
+  const { sessionId, events, answers, path, requestsBefore, requests } = run;
+  const retryAt = events.findIndex((event) => event.type === "turnEnd" && event.answer.followUp === "retry");
+  expect(answers.filter((answer) => answer.followUp === "retry")).toHaveLength(1);
+  const retryAnswer = (events[retryAt] as { answer: TurnEndAnswer }).answer;
+  expect(retryAnswer).toMatchObject({ overflow: { recovered: true }, checkpoint: { status: "committed" } });
+  const failed = events.slice(0, retryAt).findLast((event) => event.type === "reply");
+  expect(failed).toMatchObject({
+    message: { stopReason: "error", errorMessage: expect.stringContaining("maximum context length is 3000 tokens") },
+  });
+  const failedId = (failed as { entryId: string }).entryId;
+  expect((await client.request(EntryGet, { sessionId, entryId: failedId })).entry).toMatchObject({
+    type: "message",
+    message: { stopReason: "error" },
+  });
+  expect(path.map((entry) => entry.id)).not.toContain(failedId);
+  const retried = events.slice(retryAt).find((event) => event.type === "reply");
+  expect(retried).toMatchObject({
+    message: { stopReason: "stop", content: [{ type: "text", text: expect.stringContaining("MARK-ANSWER-2") }] },
+  });
+  const retriedRequest = requests[requestsBefore.get(retryAnswer.checkpoint!.entry!.id)!]!;
+  expect(JSON.stringify(retriedRequest.body?.messages)).not.toContain(OVERFLOW_ERROR);
+}
 
 describe("the agent loop", () => {
   it("stores every message, compacts several times, recovers from an overflow, and sends what the daemon builds", {
@@ -164,75 +260,14 @@ describe("the agent loop", () => {
       expect(JSON.stringify(compactions.at(-1)?.details)).toContain("notes/note-");
 
       // --- The model request after each compaction holds its summary, the kept tail, and nothing summarized.
-      let checked = 0;
-      for (const compaction of compactions) {
-        const index = requestsBefore.get(compaction.id);
-        expect(index).toBeDefined();
-        const request = agent.requests[index!];
-        if (!request) continue; // a compaction after the last request
-        checked++;
-        const messages = request.body?.messages ?? [];
-        const summaryMessages = messages.filter((m) => typeof m.content === "string" && m.content.startsWith(SUMMARY_PREFIX));
-        expect(summaryMessages).toHaveLength(1);
-        expect(summaryMessages[0]!.content).toContain(compaction.summary);
-        const rest = messages.filter((m) => !summaryMessages.includes(m));
-
-        const upToCompaction = (await d.client.request(SessionPath, { sessionId, leafId: compaction.id })).entries;
-        const firstKept = upToCompaction.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
-        expect(firstKept).toBeGreaterThan(0);
-        const summarized = messageMarkers(upToCompaction.slice(0, firstKept));
-        const kept = messageMarkers(upToCompaction.slice(firstKept));
-        expect(summarized.length).toBeGreaterThan(0);
-        for (const marker of summarized) expect(markersIn(rest)).not.toContain(marker);
-        for (const marker of kept) expect(markersIn(rest)).toContain(marker);
-      }
+      const checked = await checkRequestsAfterCompactions(d.client, sessionId, compactions, requestsBefore, agent.requests);
       expect(checked).toBeGreaterThanOrEqual(2);
 
       // --- Tool calls and their results were stored, in order, in pi's shapes.
-      const toolResults = path.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
-      expect(toolResults).toHaveLength(13);
-      expect(toolResults[0]).toMatchObject({
-        toolName: "ls",
-        isError: false,
-        content: [{ type: "text", text: expect.stringContaining("note-12.md") }],
-      });
-      toolResults.slice(1).forEach((result, i) => {
-        expect(result).toMatchObject({ toolName: "read", isError: false });
-        expect(markersIn(result)).toEqual([`MARK-NOTE-${i + 1}`]);
-        const callIndex = path.findIndex(
-          (entry) =>
-            entry.type === "message" &&
-            entry.message.role === "assistant" &&
-            entry.message.content.some((block) => block.type === "toolCall" && block.id === result.toolCallId),
-        );
-        const resultIndex = path.findIndex(
-          (entry) => entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === result.toolCallId,
-        );
-        expect(callIndex).toBeGreaterThanOrEqual(0);
-        expect(resultIndex).toBeGreaterThan(callIndex);
-      });
+      expectToolResultsAfterTheirCalls(path);
 
       // --- The overflow: stored as a failed reply, compacted with reason "overflow", retried, answered.
-      const retryAt = events.findIndex((event) => event.type === "turnEnd" && event.answer.followUp === "retry");
-      expect(answers.filter((answer) => answer.followUp === "retry")).toHaveLength(1);
-      const retryAnswer = (events[retryAt] as { answer: TurnEndAnswer }).answer;
-      expect(retryAnswer).toMatchObject({ overflow: { recovered: true }, checkpoint: { status: "committed" } });
-      const failed = events.slice(0, retryAt).findLast((event) => event.type === "reply");
-      expect(failed).toMatchObject({
-        message: { stopReason: "error", errorMessage: expect.stringContaining("maximum context length is 3000 tokens") },
-      });
-      const failedId = (failed as { entryId: string }).entryId;
-      expect((await d.client.request(EntryGet, { sessionId, entryId: failedId })).entry).toMatchObject({
-        type: "message",
-        message: { stopReason: "error" },
-      });
-      expect(path.map((entry) => entry.id)).not.toContain(failedId);
-      const retried = events.slice(retryAt).find((event) => event.type === "reply");
-      expect(retried).toMatchObject({
-        message: { stopReason: "stop", content: [{ type: "text", text: expect.stringContaining("MARK-ANSWER-2") }] },
-      });
-      const retriedRequest = agent.requests[requestsBefore.get(retryAnswer.checkpoint!.entry!.id)!]!;
-      expect(JSON.stringify(retriedRequest.body?.messages)).not.toContain(OVERFLOW_ERROR);
+      await expectOverflowRecovered(d.client, { sessionId, events, answers, path, requestsBefore, requests: agent.requests });
 
       // --- followUp: "continue" after tool calls and to send a queued prompt, "none" at the very end.
       const afterAnswer1 = answers[5]!;
@@ -265,7 +300,10 @@ describe("the agent loop writes the daemon's summaries with its own model", () =
   }, async () => {
     // Only compaction settings: the daemon is told nothing about a summarizer.
     const home = dirs.make("bc-agent-loop-own-model-");
-    writeFileSync(join(home, "settings.json"), JSON.stringify({ compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP } }));
+    writeFileSync(
+      join(home, "settings.json"),
+      JSON.stringify({ compaction: { reserveTokens: RESERVE, keepRecentTokens: KEEP, prune: { enabled: false } } }),
+    );
     const d = await startDaemon({ home, env: { OPENAI_API_KEY: "test-key" }, initialize: false });
     try {
       const script: FakeReply[] = [
@@ -437,13 +475,14 @@ describe("the agent loop command", () => {
     ],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--window", "10", "hi"], "Unknown option '--window'"],
     [["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL], "give at least one prompt"],
-    // Smaller than the daemon's reserve (compaction.reserveTokens): the threshold would be negative.
+    // Smaller than the reserve the user set (compaction.reserveTokens): the threshold would be negative.
     [
       ["--base-url", "http://127.0.0.1:9/v1", "--model", AGENT_MODEL, "--context-window", "300", "hi"],
       "--context-window 300 is too small: the daemon keeps 16384 tokens",
     ],
   ])("rejects %j with a clear message and exit code 2", async (args, message) => {
     const home = dirs.make("bc-agent-loop-usage-");
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ compaction: { reserveTokens: 16_384 } }));
     const run = await runLoopCli(args, home);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");

@@ -116,9 +116,9 @@ describe("the bundled daemon's code cache", () => {
     // so that the bundle finds the same compiled files and packages.
     const copy = mkdtempSync(join(BUNDLES, "..", "bundle-cache-test-"));
     try {
-      for (const file of ["daemon.cjs", "serve-loader.cjs"]) copyFileSync(join(BUNDLES, file), join(copy, file));
+      for (const file of ["daemon.cjs", "serve.cjs", "worker.cjs"]) copyFileSync(join(BUNDLES, file), join(copy, file));
       const main = join(copy, "bin.cjs");
-      writeFileSync(main, `"use strict";\nrequire("./serve-loader.cjs").serveBundle(require.resolve("./daemon.cjs"), process.argv.slice(3));\n`);
+      writeFileSync(main, `"use strict";\nrequire("./serve.cjs");\n`);
       const home = daemons.dirs.make("bc-bundle-cache-");
       const run = async (requests: boolean): Promise<string> => {
         const d = await startDaemon({ home, main, env: { BASE_CONTEXT_LOG: "debug" } });

@@ -164,7 +164,20 @@ describe("doctor", () => {
       /^ok\s+summarizer\s+auto: the connected client's own model when it offers one \(model\/complete\), else extractive \(built in, offline: nothing leaves this machine\); no model host is contacted$/m,
     );
     expect(run.stdout).toMatch(/^ok\s+plugins\s+none installed$/m);
+    expect(run.stdout).toMatch(/^ok\s+compaction\s+reserve and kept part left unset: each is capped at a quarter of the window a client gives/m);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("Everything looks fine.");
+  });
+
+  it("checks the compaction settings against a model's window: a reserve set too large for it is a warning", async () => {
+    const home = dirs.make("bc-doctor-window-");
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ compaction: { reserveTokens: 16_384 } }));
+    const general = await runCli(["doctor", "--offline", "--project", home], { home });
+    expect(general.stdout).toMatch(/^ok\s+compaction\s+reserve 16,384, set in global settings; kept part left unset .*: they fit windows of 21,846 tokens or more/m);
+    const small = await runCli(["doctor", "--offline", "--project", home, "--context-window", "8000"], { home });
+    expect(small.code, small.stderr).toBe(0);
+    expect(small.stdout).toMatch(/^warn\s+compaction\s+with a 8,000-token window: compacts above -8,384 tokens .*: the compaction settings cannot fit/m);
+    const roomy = await runCli(["doctor", "--offline", "--project", home, "--context-window", "32000"], { home });
+    expect(roomy.stdout).toMatch(/^ok\s+compaction\s+with a 32,000-token window: compacts above 15,616 tokens \(reserve 16,384, set in global settings\) and keeps at least 8,000$/m);
   });
 
   // About the SQLite file under the home: PostgreSQL has no file to damage (doctor checks its connection instead).

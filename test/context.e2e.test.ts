@@ -136,6 +136,18 @@ describe("context/build with compactions", () => {
     expect(context.tokens).toBe(await tokensOf(d.client, sessionId, [c1, ...before.slice(2), ...after].map((e) => e.id)));
   });
 
+  it("gives each message's stored token count with messageTokens: true (native only), adding up to the total", async () => {
+    const { sessionId, before, c1, after } = await compacted();
+    const kept = [c1, ...before.slice(2), ...after];
+    const context = await d.client.request(ContextBuild, { sessionId, messageTokens: true });
+    const each = [];
+    for (const entry of kept) each.push(await tokensOf(d.client, sessionId, [entry.id]));
+    expect(context.messageTokens).toEqual(each);
+    expect(context.messageTokens!.reduce((sum, n) => sum + n, 0)).toBe(context.tokens);
+    expect((await build(sessionId)).messageTokens).toBeUndefined();
+    expect((await d.client.request(ContextBuild, { sessionId, messageTokens: true, format: "openai-chat" })).messageTokens).toBeUndefined();
+  });
+
   it("counts only the latest compaction on the path", async () => {
     const { sessionId, before, after } = await compacted();
     const [c2] = await appendAll(d.client, sessionId, [compaction("Summary two.", after[0]!.id)]);
@@ -306,7 +318,14 @@ describe("context/usage", () => {
     await appendAll(d.client, sessionId, [user("one two three"), assistant("four five")]);
     const { tokens } = await build(sessionId);
     const usage = await d.client.request(ContextUsage, { sessionId, contextWindow: 128_000 });
-    expect(usage).toEqual({ tokens, usageTokens: null, trailingTokens: tokens, threshold: 128_000 - 16_384, shouldCompact: false });
+    expect(usage).toEqual({
+      tokens,
+      usageTokens: null,
+      trailingTokens: tokens,
+      threshold: 128_000 - 16_384,
+      shouldCompact: false,
+      settings: { reserveTokens: 16_384, keepRecentTokens: 20_000 },
+    });
   });
 
   it("uses the last assistant usage plus the counts of entries after it, and says when to compact", async () => {
@@ -321,9 +340,11 @@ describe("context/usage", () => {
       trailingTokens: trailing,
       threshold: 200_000 - 16_384,
       shouldCompact: false,
+      settings: { reserveTokens: 16_384, keepRecentTokens: 20_000 },
     });
-    const tight = await d.client.request(ContextUsage, { sessionId, contextWindow: 32_000 });
-    expect(tight).toMatchObject({ tokens: 20_500 + trailing, threshold: 32_000 - 16_384, shouldCompact: true });
+    // The default reserve, capped at a quarter of a 24k window.
+    const tight = await d.client.request(ContextUsage, { sessionId, contextWindow: 24_000 });
+    expect(tight).toMatchObject({ tokens: 20_500 + trailing, threshold: 24_000 - 6_000, shouldCompact: true });
     expect(tight.reason).toEqual(expect.any(String));
   });
 

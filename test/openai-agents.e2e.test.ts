@@ -5,67 +5,18 @@
  * every call paired with its output, popItem and clearSession move the leaf, and a daemon killed
  * mid-run ends the run with an error.
  */
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CompactionStatusRequest, SessionTree } from "@base-context/protocol";
+import { agentReply, isAgentRequest, runScenario, scenarioEnv, SUMMARY_MARK, unpaired } from "./support/agents-sdk.js";
 import { DAEMON_MAIN, startDaemon } from "./support/daemon.js";
-import { storeEnvFor } from "./support/engine.js";
-import { defaultSummary, reply, startFakeOpenAI, type FakeChatRequestBody, type FakeOpenAI, type RecordedRequest } from "./support/fake-openai.js";
+import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai.js";
 import { ensureNode } from "./support/other-node.js";
 import { spawnRawSocketDaemon } from "./support/raw-daemon.js";
 import { TEST_NODE } from "./support/test-node.js";
 import { tempDirs } from "./support/temp-dir.js";
 
-const SCENARIO = fileURLToPath(new URL("../packages/openai-agents/test/scenario.mjs", import.meta.url));
 const SETTINGS = { compaction: { reserveTokens: 1500, keepRecentTokens: 1500, prune: { enabled: false } } };
-const SUMMARY_MARK = "The conversation history before this point was compacted into the following summary:";
-
-type Event = Record<string, unknown> & { event: string };
-
-/** The agent's requests carry its tools; the summaries the daemon asks for carry none. */
-const isAgentRequest = (request: RecordedRequest) => (request.body?.tools?.length ?? 0) > 0;
-
-/** The fake agent: two parallel tool calls for each user message, then a short answer. */
-function agentReply(body: FakeChatRequestBody | undefined) {
-  const messages = body?.messages ?? [];
-  const last = messages.at(-1);
-  if (!body?.tools?.length) return reply.text(defaultSummary(body));
-  if (last?.role === "tool") return reply.text(`Fixed it (${messages.length} messages read).`);
-  const file = /src\/[\w.]+/.exec(String(last?.content))?.[0] ?? "src/unknown.ts";
-  return reply.toolCalls([
-    { name: "read_file", arguments: { path: file } },
-    { name: "run_tests", arguments: { filter: file.replace(/\.ts$/, ".test.ts") } },
-  ]);
-}
-
-interface ScenarioRun {
-  events: Event[];
-  code: number | null;
-  stderr: string;
-}
-
-function runScenario(args: string[], env: NodeJS.ProcessEnv, node: string): Promise<ScenarioRun> {
-  const child = spawn(node, [SCENARIO, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return new Promise((resolve) =>
-    child.once("close", (code) => {
-      const events = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Event);
-      resolve({ events, code, stderr });
-    }),
-  );
-}
-
-/** Every tool call of the chat messages answered by a tool message, and every tool message by a call. */
-function unpaired(messages: NonNullable<FakeChatRequestBody["messages"]>): string[] {
-  const calls = messages.flatMap((message) => (message.tool_calls ?? []).map((call) => call.id));
-  const outputs = messages.filter((message) => message.role === "tool").map((message) => message.tool_call_id ?? "");
-  return [...calls.filter((id) => !outputs.includes(id)), ...outputs.filter((id) => !calls.includes(id))];
-}
 
 describe("OpenAI Agents SDK sessions in Base Context", () => {
   const dirs = tempDirs();
@@ -82,29 +33,22 @@ describe("OpenAI Agents SDK sessions in Base Context", () => {
     dirs.cleanup();
   });
 
-  function scenarioEnv(home: string, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    return {
-      ...process.env,
-      ...storeEnvFor(home),
-      BASE_CONTEXT_HOME: home,
-      OPENAI_BASE_URL: fake.baseURL,
-      OPENAI_API_KEY: "",
-      ...extra,
-    };
-  }
+  const scenarioEnvOf = (home: string, extra: NodeJS.ProcessEnv) => scenarioEnv(home, fake.baseURL, extra);
 
-  it("compacts a 32-turn run through runCompaction, pairs calls with outputs, pops and clears as branch moves", async () => {
+  // 31 turns: the last one does not compact, so the forced compaction after it has turns to summarize
+  // (right after a compaction only the kept part is left, which a forced run keeps too).
+  it("compacts a 31-turn run through runCompaction, pairs calls with outputs, pops and clears as branch moves", async () => {
     const home = dirs.make("bc-agents-");
     writeFileSync(`${home}/settings.json`, JSON.stringify(SETTINGS));
     const first = fake.requests.length;
     const { events, code, stderr } = await runScenario(
-      ["long", "32"],
-      scenarioEnv(home, { BASE_CONTEXT_DAEMON_COMMAND: JSON.stringify([TEST_NODE, DAEMON_MAIN, "serve"]) }),
+      ["long", "31"],
+      scenarioEnvOf(home, { BASE_CONTEXT_DAEMON_COMMAND: JSON.stringify([TEST_NODE, DAEMON_MAIN, "serve"]) }),
       node24,
     );
     expect(code, stderr).toBe(0);
     const turns = events.filter((event) => event.event === "turn");
-    expect(turns).toHaveLength(32);
+    expect(turns).toHaveLength(31);
     const compactions = turns.filter((turn) => (turn["compaction"] as { status?: string } | undefined)?.status === "committed");
     expect(compactions.length).toBeGreaterThanOrEqual(2);
     for (const turn of compactions) {
@@ -160,7 +104,7 @@ describe("OpenAI Agents SDK sessions in Base Context", () => {
       expect(summaries.length).toBeGreaterThanOrEqual(compactions.length + 1);
       for (const entry of summaries) expect((entry.details as { retention?: unknown }).retention).toBeDefined();
       const userTurns = stored.filter((entry) => entry.type === "message" && entry.message.role === "user");
-      expect(userTurns).toHaveLength(33);
+      expect(userTurns).toHaveLength(32);
       const { jobs } = await daemon.client.request(CompactionStatusRequest, { sessionId, limit: 100 });
       expect(jobs.filter((job) => job.state === "committed" && job.reason === "threshold").length).toBe(compactions.length);
     } finally {
@@ -182,7 +126,7 @@ describe("OpenAI Agents SDK sessions in Base Context", () => {
       return agentReply(request.body);
     });
     try {
-      const { events, code, stderr } = await runScenario(["kill"], scenarioEnv(home, { BASE_CONTEXT_SOCKET: socketDaemon.path }), node24);
+      const { events, code, stderr } = await runScenario(["kill"], scenarioEnvOf(home, { BASE_CONTEXT_SOCKET: socketDaemon.path }), node24);
       expect(code, stderr).toBe(0);
       expect(killed).toBe(true);
       const error = events.find((event) => event.event === "error");

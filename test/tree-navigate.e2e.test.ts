@@ -324,7 +324,6 @@ describe("tree/navigate with a branch summary", () => {
   });
 
   it("drops old messages that do not fit the budget but squeezes in the summary before them, and keeps every file", async () => {
-    const reserveTokens = 16384; // the default branchSummary.reserveTokens
     const { client, calls } = await harness();
     const sessionId = await createSession(client);
     const [u1, , , a2] = await appendAll(client, sessionId, [
@@ -348,7 +347,8 @@ describe("tree/navigate with a branch summary", () => {
       sessionId,
       targetId: u1!.id,
       summarize: true,
-      contextWindow: reserveTokens + budget,
+      // The default branchSummary.reserveTokens is capped at a quarter of a window this small: the budget is the rest.
+      contextWindow: Math.ceil((budget * 4) / 3),
     });
     const prompt = promptOf(calls()[1]);
     expect(prompt).toContain("[User]: newest question");

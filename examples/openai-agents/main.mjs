@@ -6,10 +6,10 @@
 //   base-context tree <session>                 the stored session afterwards, compactions included
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { Agent, OpenAIChatCompletionsModel, run, tool } from "@openai/agents";
+import { Agent, OpenAIChatCompletionsModel, tool } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
-import { BaseContextSession } from "@base-context/openai-agents";
+import { BaseContextError, BaseContextSession } from "@base-context/openai-agents";
 
 const root = process.cwd();
 const turns = Number(process.argv[2] ?? 20);
@@ -51,12 +51,17 @@ try {
   console.log(`session ${await session.getSessionId()}`);
   let prompt = "Start: list the top folder and pick the first part to review.";
   for (let turn = 1; turn <= turns; turn++) {
-    const result = await run(agent, prompt, { session });
+    // session.run is the SDK's run on this session: it stops at once if the daemon goes away.
+    const result = await session.run(agent, prompt);
     const compaction = session.lastCompaction;
     const compacted = compaction && "result" in compaction && compaction.result.status === "committed";
     console.log(`turn ${turn}: ${String(result.finalOutput).split("\n")[0]}${compacted ? "  [compacted]" : ""}`);
     prompt = "Continue with the next part.";
   }
+} catch (error) {
+  // The session's errors (BaseContextError: the daemon gone, or refusing) say what happened and what to do.
+  process.exitCode = 1;
+  console.error(error instanceof BaseContextError ? `${error.name}: ${error.message}` : error);
 } finally {
-  await session.close();
+  await session.close().catch(() => undefined);
 }

@@ -79,8 +79,12 @@ export function sourceFiles(root) {
   return [...new Set(listed)].filter((path) => SOURCE.test(path) && !path.endsWith(".d.ts"));
 }
 
-function main(argv) {
-  let max = MAX_LINE_LENGTH;
+/**
+ * A lint script's arguments, `[--max N] [path …]`: the limit, the files to check (those given,
+ * relative to the working folder, or every source file), and whether they were given.
+ */
+export function lintArguments(argv, defaultMax) {
+  let max = defaultMax;
   const paths = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--max") max = Number(argv[++i]);
@@ -88,6 +92,11 @@ function main(argv) {
   }
   const root = process.cwd();
   const files = paths.length > 0 ? paths.map((path) => relative(root, resolve(path))) : sourceFiles(root);
+  return { max, files, named: paths.length > 0 };
+}
+
+function main(argv) {
+  const { max, files } = lintArguments(argv, MAX_LINE_LENGTH);
   let count = 0;
   for (const file of files) {
     for (const { line, length } of longLines(file, readFileSync(file, "utf8"), max)) {

@@ -91,7 +91,19 @@ async function stdioStory(recorder, { daemonMain, env }) {
     projectDir: PROJECT,
   });
   await rpc.notify(P.Initialized, {});
+  const turn = await firstTurn(rpc);
+  await readsAndForks(rpc, turn);
+  await compactionAndNavigation(rpc, turn);
+  await statelessSummaries(rpc, turn);
+  await settingsPluginsAndErrors(rpc, turn.sessionId);
+  await rpc.request(P.Shutdown, {});
+  await rpc.notify(P.Exit, {});
+  await exited;
+  client.dispose();
+}
 
+/** A session and its first turn: a request, a read, a fix. */
+async function firstTurn(rpc) {
   const { session } = await rpc.request(P.SessionCreate, { cwd: PROJECT, name: "Fix the empty-password login" });
   const sessionId = session.id;
   const ask = await rpc.request(P.EntryAppend, {
@@ -131,6 +143,11 @@ async function stdioStory(recorder, { daemonMain, env }) {
     ],
   });
 
+  return { sessionId, ask, read, fix };
+}
+
+/** Reading the session back, searching, labelling, forking, exporting and importing. */
+async function readsAndForks(rpc, { sessionId, ask, read }) {
   await rpc.request(P.EntryGet, { sessionId, entryId: ask.entry.id });
   await rpc.request(P.SessionGet, { sessionId });
   await rpc.request(P.SessionList, { cwd: PROJECT, limit: 10 });
@@ -148,8 +165,11 @@ async function stdioStory(recorder, { daemonMain, env }) {
   await rpc.request(P.SessionExport, { sessionId: fork.id, format: "pi-jsonl" });
   await rpc.request(P.SessionDelete, { sessionId: fork.id });
   await rpc.request(P.SessionImport, { format: "pi-jsonl", content: PI_FILE, cwd: PROJECT }, { title: "A file with a broken line" });
+}
 
-  // A second turn, then a compaction that summarizes the first one and keeps the second.
+/** A second turn, a compaction that keeps it, turn/end, a navigation back and a branch. */
+async function compactionAndNavigation(rpc, { sessionId, read, fix }) {
+  // The compaction summarizes the first turn and keeps the second.
   await rpc.request(
     P.EntryAppendMany,
     {
@@ -193,8 +213,10 @@ async function stdioStory(recorder, { daemonMain, env }) {
   });
   await rpc.request(P.TreeNavigate, { sessionId, targetId: read.entry.id, summarize: true, label: "first attempt" });
   await rpc.request(P.SessionBranch, { sessionId, entryId: fix.leafId });
+}
 
-  // An agent that keeps its own sessions (pi with the Base Context extension) asks for summaries only.
+/** An agent that keeps its own sessions (pi with the Base Context extension) asks for summaries only. */
+async function statelessSummaries(rpc, { ask, read }) {
   await rpc.request(P.SummarizeCompaction, {
     messagesToSummarize: [ask.entry.message, read.entry.message, toolResult("call_1", "read", LOGIN_TS, 6).message],
     customInstructions: "Keep the file names.",
@@ -216,7 +238,10 @@ async function stdioStory(recorder, { daemonMain, env }) {
     },
     { title: "Nothing new to summarize" },
   );
+}
 
+/** Settings, plugins, trust, and two errors. */
+async function settingsPluginsAndErrors(rpc, sessionId) {
   await rpc.request(P.SettingsGet, { projectDir: PROJECT });
   await rpc.request(P.PluginsList, {});
   await rpc.request(P.PluginsReload, {});
@@ -228,11 +253,6 @@ async function stdioStory(recorder, { daemonMain, env }) {
     { sessionId, entry: { type: "message", message: { role: "narrator", content: "?" } } },
     { title: "Invalid params" },
   );
-
-  await rpc.request(P.Shutdown, {});
-  await rpc.notify(P.Exit, {});
-  await exited;
-  client.dispose();
 }
 
 /**
@@ -321,6 +341,13 @@ async function sharedDaemonStory(recorder, { daemonMain, env, socketPath }) {
     await agentRpc.request(P.EntryAppend, { sessionId: session.id, entry: user("Run the tests.", 60) }, { example: false });
     // A round trip on the editor's connection: the notification sent before its reply has arrived.
     await editorRpc.request(P.SessionGet, { sessionId: session.id }, { example: false });
+    // The editor's session list: told of the rename by the daemon's next look at the store.
+    await editorRpc.request(P.SessionWatch, {});
+    await agentRpc.request(P.SessionRename, { sessionId: session.id, name: "Run the tests" }, { example: false });
+    for (let waited = 0; !recorder.exchanges.some((e) => e.method === P.SessionDidChange.method); waited += 50) {
+      if (waited > 20_000) throw new Error("no session/didChange within 20 s");
+      await sleep(50);
+    }
     for (const { client, socket } of [editor, agent]) {
       await client.shutdown();
       client.dispose();

@@ -61,7 +61,11 @@ export const METHOD_SUMMARIES = {
   "entry/get": "One entry and its stored token count.",
   "label/set": "Labels an entry (or clears its label with `null`) by appending a `label` entry.",
   "entry/didAppend": "Another client of a shared daemon (`serve --socket`) appended to a session this client has open.",
-  "context/build": "The messages the LLM must see for the leaf (or `leafId`), with the model, thinking level and token total.",
+  "session/watch": "Starts (or stops) `session/didChange` news of every session in the store, whoever writes it.",
+  "session/didChange":
+    "Sessions created, written or deleted since the last news, by any client or process on the same store (after `session/watch`).",
+  "context/build":
+    "The messages the LLM must see for the leaf (or `leafId`), with the model, thinking level and token total (and each message's with `messageTokens`).",
   "context/usage": "How full the context is for a model window, and whether it should be compacted now.",
   "compaction/prepare": "A dry run: what a compaction would summarize and keep, without writing anything.",
   "compaction/run":

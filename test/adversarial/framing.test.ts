@@ -233,6 +233,40 @@ describe("framing fuzzer over stdio", () => {
   );
 });
 
+/** One connection to the socket daemon at `path`, initialized, that gets `bytes` and a probe. */
+async function attackOverSocket(path: string, bytes: Buffer, waitMs: number) {
+  const { socket, connection } = await connectRaw(path);
+  await connection.request("init", "initialize", INITIALIZE);
+  const before = connection.responses().length;
+  const { outcome } = await probe(connection, bytes, () => socket.end(), waitMs);
+  const replies = connection.responses().slice(before);
+  // A connection the daemon keeps must still be closed by it when the client leaves.
+  let leftOpen = false;
+  if (outcome === "answered") {
+    socket.end();
+    leftOpen = await waitFor(() => connection.closed, { timeoutMs: CLOSE_WAIT_MS }).then(
+      () => false,
+      () => true,
+    );
+  }
+  socket.destroy();
+  return { outcome, replies, leftOpen };
+}
+
+/** Rows of tried / survived / lost per scenario key, and what failed. */
+function tallies() {
+  const rows: Record<string, { tried: number; survived: number; lost: number }> = {};
+  const failures: string[] = [];
+  const tally = (key: string, ok: boolean, lostOne: boolean, why: string) => {
+    const row = (rows[key] ??= { tried: 0, survived: 0, lost: 0 });
+    row.tried++;
+    if (ok) row.survived++;
+    if (lostOne) row.lost++;
+    if (!ok || lostOne) failures.push(`${key}: ${why}`);
+  };
+  return { rows, failures, tally };
+}
+
 describe("framing fuzzer over a socket", () => {
   it("handles the catalogue and random frames, one connection each, without disturbing the others or leaking descriptors", async () => {
     const home = dirs.make("bc-fuzz-socket-");
@@ -258,36 +292,8 @@ describe("framing fuzzer over a socket", () => {
       await appendOne();
       const fdsBefore = await openSockets(daemon.process.pid!);
 
-      /** One connection, initialized, that gets `bytes` and a probe. */
-      const attack = async (bytes: Buffer, waitMs: number) => {
-        const { socket, connection } = await connectRaw(daemon.path);
-        await connection.request("init", "initialize", INITIALIZE);
-        const before = connection.responses().length;
-        const { outcome } = await probe(connection, bytes, () => socket.end(), waitMs);
-        const replies = connection.responses().slice(before);
-        // A connection the daemon keeps must still be closed by it when the client leaves.
-        let leftOpen = false;
-        if (outcome === "answered") {
-          socket.end();
-          leftOpen = await waitFor(() => connection.closed, { timeoutMs: CLOSE_WAIT_MS }).then(
-            () => false,
-            () => true,
-          );
-        }
-        socket.destroy();
-        return { outcome, replies, leftOpen };
-      };
-
-      const rows: Record<string, { tried: number; survived: number; lost: number }> = {};
-      const failures: string[] = [];
-      const tally = (key: string, ok: boolean, lostOne: boolean, why: string) => {
-        const row = (rows[key] ??= { tried: 0, survived: 0, lost: 0 });
-        row.tried++;
-        if (ok) row.survived++;
-        if (lostOne) row.lost++;
-        if (!ok || lostOne) failures.push(`${key}: ${why}`);
-      };
-
+      const attack = (bytes: Buffer, waitMs: number) => attackOverSocket(daemon.path, bytes, waitMs);
+      const { rows, failures, tally } = tallies();
       for (const testCase of CATALOGUE) {
         const { outcome, replies, leftOpen } = await attack(testCase.bytes, probeWait(testCase));
         const key = testCase.area === "framing" ? "framing (socket)|catalogue" : "json-rpc|catalogue over a socket";

@@ -64,6 +64,89 @@ function entryType(row: StoredRow): string {
   return entry.type;
 }
 
+/**
+ * Every writer appends to both sessions in turn, each append as soon as the previous one was
+ * answered, until `stop` (which says how many appends failed). `goOn` waits until every writer has
+ * made OVERLAP more appends than it had at the call.
+ */
+function startAppending(sessions: string[], acknowledged: Map<string, string[]>) {
+  let appending = true;
+  let failures = 0;
+  const appendedBy = writers.map(() => 0);
+  // What each writer is doing, for the message of a wait that times out.
+  const sentAt = writers.map(() => 0);
+  const lastFailure = writers.map((): string | undefined => undefined);
+  const writing = writers.map(async (writer, w) => {
+    for (let index = 0; appending; index++) {
+      const sessionId = sessions[index % 2]!;
+      try {
+        sentAt[w] = Date.now();
+        const { entry } = await writer.client.request(EntryAppend, { sessionId, entry: user(`writer ${w} #${index} ${"z".repeat(200)}`) });
+        acknowledged.get(sessionId)!.push(entry.id);
+        appendedBy[w]!++;
+      } catch (error) {
+        failures++;
+        lastFailure[w] = (error as Error).message;
+        // The test ended (failed) and closed the daemons: a closed connection refuses at once,
+        // and looping on that would never yield to the event loop again.
+        if (/closed|disposed/i.test((error as Error).message)) return;
+      }
+    }
+  });
+  const goOn = async (what: string) => {
+    const before = [...appendedBy];
+    try {
+      await waitFor(() => appendedBy.every((count, w) => count >= before[w]! + OVERLAP), { timeoutMs: 30_000, message: what });
+    } catch (error) {
+      const now = Date.now();
+      const states = writers.map(
+        (writer, w) =>
+          `writer ${w}: ${before[w]} -> ${appendedBy[w]} appends, current one sent ${now - sentAt[w]!} ms ago` +
+          `${lastFailure[w] ? `, last failure: ${lastFailure[w]}` : ""}, stderr: ${writer.stderr().slice(-2000) || "(none)"}`,
+      );
+      throw new Error(`${(error as Error).message}; ${failures} failed appends\n${states.join("\n")}`);
+    }
+  };
+  const stop = async (): Promise<number> => {
+    appending = false;
+    await Promise.all(writing);
+    return failures;
+  };
+  return { goOn, stop };
+}
+
+/**
+ * What is wrong with the store, and how many acknowledged appends it lacks: each session must be
+ * one chain holding every acknowledged append once, plus exactly the committed compactions, its
+ * leaf the chain's end.
+ */
+async function storeProblems(
+  reader: TestDaemon,
+  sessions: string[],
+  acknowledged: Map<string, string[]>,
+  compactions: Map<string, string[]>,
+): Promise<{ problems: string[]; missing: number }> {
+  const problems: string[] = [];
+  let missing = 0;
+  for (const sessionId of sessions) {
+    const rows = sessionRows(home, sessionId);
+    const check = checkChain(rows, acknowledged.get(sessionId)!);
+    problems.push(...check.problems);
+    missing += check.missing;
+    const appended = new Set(acknowledged.get(sessionId));
+    const others = rows.filter((row) => !appended.has(row.id));
+    const otherCompactions = others.filter((row) => entryType(row) === "compaction").map((row) => row.id);
+    if (JSON.stringify(otherCompactions) !== JSON.stringify(compactions.get(sessionId))) {
+      problems.push(`session ${sessionId}: compactions ${otherCompactions.join(", ")}, expected ${compactions.get(sessionId)!.join(", ")}`);
+    }
+    // A compaction may hide tool output in the kept part with a prune entry; nothing else is unasked for.
+    for (const row of others) if (!["compaction", "prune"].includes(entryType(row))) problems.push(`unacknowledged ${entryType(row)} ${row.id}`);
+    const { leafId } = await reader.client.request(SessionGet, { sessionId });
+    if (leafId !== rows.at(-1)?.id) problems.push(`session ${sessionId}: leaf ${leafId} is not the chain's end ${rows.at(-1)?.id}`);
+  }
+  return { problems, missing };
+}
+
 describe("three daemons appending while a fourth compacts and is killed", { timeout: 120_000 }, () => {
   it("loses, duplicates and mis-parents nothing, and the killed compaction is reclaimed", async () => {
     const [first, second, third] = writers as [TestDaemon, TestDaemon, TestDaemon];
@@ -82,45 +165,8 @@ describe("three daemons appending while a fourth compacts and is killed", { time
     }
     const [killedSession, committedSession] = sessions as [string, string];
 
-    // Every writer appends to both sessions in turn, each append as soon as the previous one was answered.
-    let appending = true;
-    let failures = 0;
-    const appendedBy = writers.map(() => 0);
-    // What each writer is doing, for the message of a wait that times out.
-    const sentAt = writers.map(() => 0);
-    const lastFailure = writers.map((): string | undefined => undefined);
-    const writing = writers.map(async (writer, w) => {
-      for (let index = 0; appending; index++) {
-        const sessionId = sessions[index % 2]!;
-        try {
-          sentAt[w] = Date.now();
-          const { entry } = await writer.client.request(EntryAppend, { sessionId, entry: user(`writer ${w} #${index} ${"z".repeat(200)}`) });
-          acknowledged.get(sessionId)!.push(entry.id);
-          appendedBy[w]!++;
-        } catch (error) {
-          failures++;
-          lastFailure[w] = (error as Error).message;
-          // The test ended (failed) and closed the daemons: a closed connection refuses at once,
-          // and looping on that would never yield to the event loop again.
-          if (/closed|disposed/i.test((error as Error).message)) return;
-        }
-      }
-    });
-    /** Waits until every writer has made OVERLAP more appends than it had at the call. */
-    const appendsGoOn = async (what: string) => {
-      const before = [...appendedBy];
-      try {
-        await waitFor(() => appendedBy.every((count, w) => count >= before[w]! + OVERLAP), { timeoutMs: 30_000, message: what });
-      } catch (error) {
-        const now = Date.now();
-        const states = writers.map(
-          (writer, w) =>
-            `writer ${w}: ${before[w]} -> ${appendedBy[w]} appends, current one sent ${now - sentAt[w]!} ms ago` +
-            `${lastFailure[w] ? `, last failure: ${lastFailure[w]}` : ""}, stderr: ${writer.stderr().slice(-2000) || "(none)"}`,
-        );
-        throw new Error(`${(error as Error).message}; ${failures} failed appends\n${states.join("\n")}`);
-      }
-    };
+    const appends = startAppending(sessions, acknowledged);
+    const appendsGoOn = appends.goOn;
 
     // 1. A compaction that completes while the appends go on: its model answers only once every
     //    writer appended meanwhile. The leaf moved, but along the path the compaction was prepared
@@ -176,8 +222,7 @@ describe("three daemons appending while a fourth compacts and is killed", { time
       state: "interrupted",
     });
 
-    appending = false;
-    await Promise.all(writing);
+    const failures = await appends.stop();
 
     // 4. The session the killed job was on can be compacted again, by a daemon that stayed.
     fake.setHandler(() => reply.text("## Goal\nsummary after the kill"));
@@ -188,24 +233,8 @@ describe("three daemons appending while a fourth compacts and is killed", { time
     // 5. The store: each session one chain holding every acknowledged append once, plus exactly
     //    the committed compactions; its leaf the chain's end.
     const verdict = integrity(home);
-    const problems: string[] = [];
-    let lost = failures;
-    for (const sessionId of sessions) {
-      const rows = sessionRows(home, sessionId);
-      const check = checkChain(rows, acknowledged.get(sessionId)!);
-      problems.push(...check.problems);
-      lost += check.missing;
-      const appended = new Set(acknowledged.get(sessionId));
-      const others = rows.filter((row) => !appended.has(row.id));
-      const otherCompactions = others.filter((row) => entryType(row) === "compaction").map((row) => row.id);
-      if (JSON.stringify(otherCompactions) !== JSON.stringify(compactions.get(sessionId))) {
-        problems.push(`session ${sessionId}: compactions ${otherCompactions.join(", ")}, expected ${compactions.get(sessionId)!.join(", ")}`);
-      }
-      // A compaction may hide tool output in the kept part with a prune entry; nothing else is unasked for.
-      for (const row of others) if (!["compaction", "prune"].includes(entryType(row))) problems.push(`unacknowledged ${entryType(row)} ${row.id}`);
-      const { leafId } = await first.client.request(SessionGet, { sessionId });
-      if (leafId !== rows.at(-1)?.id) problems.push(`session ${sessionId}: leaf ${leafId} is not the chain's end ${rows.at(-1)?.id}`);
-    }
+    const { problems, missing } = await storeProblems(first, sessions, acknowledged, compactions);
+    const lost = failures + missing;
     const tried = [...acknowledged.values()].reduce((sum, ids) => sum + ids.length, 0) + failures;
     recordScore({
       area: "shared store",

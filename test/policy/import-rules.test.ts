@@ -63,6 +63,27 @@ const FILES: Record<string, string> = {
   "packages/plugin-sdk/src/uses-core.ts": `import { a } from "../../../${CORE_DIR}text.js";\nexport const u = a;\n`,
   // An import nobody can resolve.
   "packages/daemon/src/plugins/typo.ts": 'import { nothing } from "./no-such-file.js";\nexport const n = nothing;\n',
+  // The layer table, row by row: each layer reaching above itself …
+  "packages/daemon/src/ids.ts": 'import type { Session } from "./sessions/service.js";\nexport type I = Session;\n',
+  "packages/daemon/src/workers/start-worker.ts": 'import { count } from "../tokens/counter.js";\nexport const w = count;\n',
+  "packages/daemon/src/store/uses-tokens.ts": 'import { count } from "../tokens/counter.js";\nexport const u = count;\n',
+  "packages/daemon/src/store/postgres/schema.ts": 'import { c } from "../sqlite/checkpointer.js";\nexport const p = c;\n',
+  "packages/daemon/src/tokens/counter.ts": 'import type { Session } from "../sessions/service.js";\nexport const count = (s: Session) => s.id.length;\n',
+  "packages/daemon/src/sessions/compacts.ts": 'import { c } from "../compaction/commit.js";\nexport const s = c;\n',
+  "packages/daemon/src/summarizer/reads-sessions.ts": 'import type { Session } from "../sessions/service.js";\nexport type R = Session;\n',
+  "packages/daemon/src/summarizer/model.ts": "export interface Model { label: string }\n",
+  "packages/daemon/src/settings/uses-summarizer.ts": 'import type { Model } from "../summarizer/model.js";\nexport type U = Model;\n',
+  "packages/daemon/src/hooks/tree-hooks.ts": 'import { b } from "../tree/b.js";\nexport const h = b;\n',
+  "packages/daemon/src/plugins/adapters.ts": 'import { c } from "../compaction/commit.js";\nexport const a = c;\n',
+  "packages/daemon/src/compaction/runs-plugins.ts": 'import { a } from "../plugins/adapters.js";\nexport const r = a;\n',
+  "packages/daemon/src/compaction/wires.ts": 'import { d } from "../daemon.js";\nexport const w = d;\n',
+  "packages/daemon/src/server/starts-cli.ts": 'import { s } from "../cli/serve.js";\nexport const x = s;\n',
+  // … and what the table allows: the store starting a worker, the hook points naming the client's
+  // model, the plugin host implementing them, the command building a daemon.
+  "packages/daemon/src/store/sqlite/checkpointer.ts": 'import { count } from "../../workers/start-worker.js";\nexport const c = count;\n',
+  "packages/daemon/src/hooks/compact-hooks.ts": 'import type { Model } from "../summarizer/model.js";\nexport type H = Model;\n',
+  "packages/daemon/src/plugins/host.ts": 'import type { H } from "../hooks/compact-hooks.js";\nexport type P = H;\n',
+  "packages/daemon/src/cli/main.ts": 'import { d } from "../daemon.js";\nexport const m = d;\n',
 };
 
 const dirs = tempDirs();
@@ -121,6 +142,39 @@ describe("the import rules", () => {
     expect(broken("only-cli-imports-server")).toEqual(["sessions/serves.ts → server/server.ts"]);
   });
 
+  it("keep the leaf modules and workers/ off every layer", () => {
+    expect(broken("leaf-modules-import-no-layer")).toEqual(["ids.ts → sessions/service.ts", "workers/start-worker.ts → tokens/counter.ts"]);
+  });
+
+  it("keep store/ and tokens/ at the bottom, apart (store/ may start a worker), and the two engines apart", () => {
+    expect(broken("store-imports-no-layer-above")).toEqual(["store/uses-tokens.ts → tokens/counter.ts"]);
+    expect(broken("store-engines-stay-apart")).toEqual(["store/postgres/schema.ts → store/sqlite/checkpointer.ts"]);
+    expect(broken("tokens-imports-no-layer-above")).toEqual(["tokens/counter.ts → sessions/service.ts"]);
+  });
+
+  it("let sessions/ build on store/ and tokens/ only", () => {
+    expect(broken("sessions-imports-no-service")).toEqual(["sessions/compacts.ts → compaction/commit.ts", "sessions/serves.ts → server/server.ts"]);
+  });
+
+  it("keep summarizer/ and settings/ off the other services", () => {
+    expect(broken("summarizer-imports-no-service")).toEqual(["summarizer/reads-sessions.ts → sessions/service.ts"]);
+    expect(broken("settings-imports-no-service")).toEqual(["settings/uses-summarizer.ts → summarizer/model.ts"]);
+  });
+
+  it("let plugins/ and the pipelines meet in hooks/ only", () => {
+    expect(broken("hooks-import-only-the-summarizer")).toEqual(["hooks/tree-hooks.ts → tree/b.ts"]);
+    expect(broken("plugins-imports-no-pipeline")).toEqual(["plugins/adapters.ts → compaction/commit.ts"]);
+    expect(broken("pipelines-import-no-plugins")).toEqual(["compaction/runs-plugins.ts → plugins/adapters.ts"]);
+  });
+
+  it("let only cli/ and server/ build a daemon, and nothing import cli/", () => {
+    expect(broken("only-cli-and-server-import-the-wiring")).toEqual([
+      "compaction/wires.ts → daemon.ts",
+      "packages/plugin-sdk/src/uses-daemon.ts → daemon.ts",
+    ]);
+    expect(broken("nothing-imports-cli")).toEqual(["server/starts-cli.ts → cli/serve.ts"]);
+  });
+
   it("let only sessions/ (and the wiring, and test code) import store/", () => {
     expect(broken("store-only-through-sessions")).toEqual(["compaction/commit.ts → store/session-store.ts"]);
   });
@@ -134,6 +188,6 @@ describe("the import rules", () => {
   });
 
   it("report nothing else: the imports the layers allow pass", () => {
-    expect(violations).toHaveLength(9);
+    expect(violations).toHaveLength(24);
   });
 });

@@ -1,8 +1,7 @@
 /**
  * The install's output stays quiet enough that a real problem stands out (docs/install.md):
  * every installed dependency with an install script is either allowed to build or named as ignored
- * (otherwise pnpm prints its "ignored build scripts" box), and the better-sqlite3 patch that silences
- * its two known compiler warnings targets the version that is actually installed.
+ * (otherwise pnpm prints its "ignored build scripts" box).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,19 +59,5 @@ describe("install configuration", () => {
     expect(withScripts.map((m) => m.name)).toContain("better-sqlite3");
     const undecided = [...new Set(withScripts.map((m) => m.name))].filter((name) => !decided.has(name));
     expect(undecided).toEqual([]);
-  });
-
-  it("patches the installed better-sqlite3 to silence exactly its two known warnings", () => {
-    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
-      pnpm?: { patchedDependencies?: Record<string, string> };
-    };
-    const installed = installedManifests().find((m) => m.name === "better-sqlite3");
-    expect(installed).toBeDefined();
-    const patchPath = root.pnpm?.patchedDependencies?.[`better-sqlite3@${installed!.version}`];
-    expect(patchPath).toBeDefined();
-    const patch = readFileSync(join(ROOT, patchPath!), "utf8");
-    expect(patch).toContain("-Wno-cast-function-type");
-    expect(patch).toContain("-Wno-implicit-fallthrough");
-    expect(patch).toContain("--loglevel=warn");
   });
 });

@@ -1,6 +1,8 @@
 /**
- * No comment of the shipped sources states a measured timing (scripts/lint/measured-timings.mjs):
- * figures go to bench results (bench/results/), which `pnpm bench` rewrites; comments say why.
+ * No comment of the shipped code, the scripts or the configuration files states a measured figure
+ * (scripts/lint/measured-timings.mjs, part of `pnpm lint`): a timing, a size or a proportion only a
+ * measurement gives. Figures go to bench results (bench/results/), which `pnpm bench` rewrites;
+ * comments say why.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -45,6 +47,35 @@ describe("measured timings in source comments", () => {
       "packages/x/src/a.ts:1",
       "packages/x/src/a.ts:2",
       "packages/x/src/a.ts:5",
+    ]);
+  });
+
+  it("finds sizes and proportions only a measurement gives, in bin/ and the configuration files too", () => {
+    const root = join(scratch, "more");
+    mkdirSync(join(root, "packages", "y", "src"), { recursive: true });
+    mkdirSync(join(root, "packages", "y", "bin"), { recursive: true });
+    writeFileSync(
+      join(root, "packages", "y", "src", "b.ts"),
+      [
+        "/** The maps take ~80 MB of RSS. */",
+        "// Compiling is a quarter of a daemon's start.",
+        "// RETURNING costs twice as much there.",
+        "/** Tokens repair may add: a quarter of the summary's own budget (a design value). */",
+        "// History summaries get 80 % of the reserve; chunks of 1 MiB.",
+        "// A round trip costs at least twice the delay.",
+      ].join("\n"),
+    );
+    writeFileSync(join(root, "packages", "y", "bin", "cmd.js"), "// the ES module loader costs ~8 ms of CPU\n");
+    writeFileSync(join(root, "vitest.config.ts"), "// sharing processes takes 3x less CPU\n");
+    writeFileSync(join(root, ".tool.cjs"), "// this check took 12 s\n");
+    writeFileSync(join(root, "notes.ts"), "// not a configuration file: took 12 s\n");
+    expect(measuredTimings(root).map((hit) => hit.split(":").slice(0, 2).join(":")).sort()).toEqual([
+      ".tool.cjs:1",
+      "packages/y/bin/cmd.js:1",
+      "packages/y/src/b.ts:1",
+      "packages/y/src/b.ts:2",
+      "packages/y/src/b.ts:3",
+      "vitest.config.ts:1",
     ]);
   });
 });

@@ -96,5 +96,8 @@ export function otherNodeEnv(major: NodeMajor): Record<string, string> {
     BASE_CONTEXT_TEST_SQLITE_ADDON: addon,
     BASE_CONTEXT_TEST_SQLITE_ABI: NODE_ABIS[major],
     NODE_OPTIONS: `--require ${ADDON_PRELOAD}`,
+    // The pass runs the daemon under its own Node (the preload gives it an addon): the command must
+    // not switch to the Node the workspace's addon was built for (packages/daemon/bin/base-context.js).
+    BASE_CONTEXT_REEXEC: "off",
   };
 }

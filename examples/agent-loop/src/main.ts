@@ -4,7 +4,7 @@
  * OpenAI-compatible endpoint with two workspace tools, and logs every turn to stderr (the model's
  * answers go to stdout).
  */
-import { CompactionDidStart, SettingsGet } from "@base-context/protocol";
+import { CompactionDidStart, ContextUsage, SettingsGet } from "@base-context/protocol";
 import OpenAI from "openai";
 import { createInterface } from "node:readline";
 import { parseCli, USAGE, UsageError, type CliOptions } from "./args.js";
@@ -33,7 +33,8 @@ function summarizerText(
   return `this agent's model ${agentModel} (the daemon asks it with model/complete)`;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** The options and the API key, or the exit code when there is nothing to run (help printed, or what is wrong said). */
+function readOptions(argv: string[]): { options: CliOptions; apiKey: string } | number {
   let options: CliOptions;
   try {
     const parsed = parseCli(argv);
@@ -53,7 +54,38 @@ async function main(argv: string[]): Promise<number> {
       "(any value for a server without keys; --api-key-env names another variable)\n");
     return 2;
   }
+  return { options, apiKey };
+}
 
+/** The prompts to send: those of the command line, then, with `--stdin`, each line read. */
+function promptInbox(options: CliOptions): { inbox: Inbox; stdin?: ReturnType<typeof createInterface> } {
+  const inbox = new Inbox(options.prompts);
+  if (!options.readStdin) {
+    inbox.close();
+    return { inbox };
+  }
+  const stdin = createInterface({ input: process.stdin });
+  stdin.on("line", (line) => {
+    if (line.trim() !== "") inbox.push(line);
+  });
+  stdin.on("close", () => inbox.close());
+  return { inbox, stdin };
+}
+
+/** An event's log lines on stderr, and a final answer (a reply with text and no tool call) on stdout. */
+function showEvent(event: AgentEvent, log: (line: string) => void): void {
+  for (const line of describeEvent(event)) log(line);
+  if (event.type === "reply" && event.message.stopReason !== "error" && event.message.stopReason !== "aborted") {
+    const text = event.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+    const final = !event.message.content.some((block) => block.type === "toolCall");
+    if (final && text.trim() !== "") process.stdout.write(`${text}\n`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const read = readOptions(argv);
+  if (typeof read === "number") return read;
+  const { options, apiKey } = read;
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const spawned = startDaemon();
   const daemonLog = watchDaemon(spawned, options.verbose);
@@ -79,10 +111,12 @@ async function main(argv: string[]): Promise<number> {
       ),
     );
     await client.initialize({ clientInfo: { name: "agent-loop" }, projectDir: options.cwd });
-    const { settings } = await client.request(SettingsGet, { projectDir: options.cwd });
+    const { settings, sources } = await client.request(SettingsGet, { projectDir: options.cwd });
     const automatic = settings.compaction.enabled && settings.context.mode === "on";
-    // The threshold is the window less the reserve: a window no larger than the reserve cannot hold a turn.
-    if (automatic && options.contextWindow <= settings.compaction.reserveTokens) {
+    // The threshold is the window less the reserve: a window no larger than a reserve the user set
+    // cannot hold a turn (one left unset is capped at a quarter of the window by the daemon).
+    const reserveSet = sources["compaction.reserveTokens"] !== "default";
+    if (automatic && reserveSet && options.contextWindow <= settings.compaction.reserveTokens) {
       process.stderr.write(
         `agent-loop: --context-window ${options.contextWindow} is too small: the daemon keeps ${settings.compaction.reserveTokens} tokens ` +
           "of the window free for the reply and the summary (compaction.reserveTokens); give a larger window\nRun with --help for usage.\n",
@@ -99,25 +133,19 @@ async function main(argv: string[]): Promise<number> {
     log(
       `[session] ${sessionId} (${created ? "new" : `continued, ${entryCount} entries`}); model ${options.model}, context window ${options.contextWindow} tokens`,
     );
+    // The sizes as the daemon applies them to this window, and settings of the user's that cannot fit it.
+    const applied = await client.request(ContextUsage, { sessionId, contextWindow: options.contextWindow });
     const compacts = automatic
-      ? `compacts above ${options.contextWindow - settings.compaction.reserveTokens} tokens, keeps ~${settings.compaction.keepRecentTokens}`
+      ? `compacts above ${applied.threshold} tokens, keeps ~${applied.settings.keepRecentTokens}`
       : "automatic compaction is off";
     log(`[daemon] ${compacts}; summarizer: ${summarizerText(settings.summarizer, options.model)}`);
+    if (applied.reason?.includes("cannot fit")) log(`[daemon] warning: ${applied.reason}`);
     client.onNotification(CompactionDidStart, (params) => {
       if (params.sessionId === sessionId) log(`[compaction] ${params.reason} compaction started…`);
     });
 
-    const inbox = new Inbox(options.prompts);
-    if (options.readStdin) {
-      stdin = createInterface({ input: process.stdin });
-      stdin.on("line", (line) => {
-        if (line.trim() !== "") inbox.push(line);
-      });
-      stdin.on("close", () => inbox.close());
-    } else {
-      inbox.close();
-    }
-
+    const prompts = promptInbox(options);
+    stdin = prompts.stdin;
     const result = await runAgentLoop(
       {
         daemon: client,
@@ -129,16 +157,9 @@ async function main(argv: string[]): Promise<number> {
         tools: workspaceTools(options.cwd),
         maxSteps: options.maxSteps,
         signal: controller.signal,
-        onEvent: (event: AgentEvent) => {
-          for (const line of describeEvent(event)) log(line);
-          if (event.type === "reply" && event.message.stopReason !== "error" && event.message.stopReason !== "aborted") {
-            const text = event.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
-            const final = !event.message.content.some((block) => block.type === "toolCall");
-            if (final && text.trim() !== "") process.stdout.write(`${text}\n`);
-          }
-        },
+        onEvent: (event: AgentEvent) => showEvent(event, log),
       },
-      inbox,
+      prompts.inbox,
     );
     if (result.unsent.length > 0) log(`[stopped] ${result.unsent.length} prompt(s) not sent`);
     log(`[done] ${result.modelCalls} model calls, ${result.compactions} compaction(s), ${result.failures} failed; session ${sessionId}`);

@@ -80,6 +80,8 @@ export default function baseContext(pi: ExtensionAPI): void {
           tokensBefore: Math.max(0, Math.round(preparation.tokensBefore)),
           branchEntries: event.branchEntries as never,
           settings: { reserveTokens: preparation.settings.reserveTokens, keepRecentTokens: preparation.settings.keepRecentTokens },
+          // pi's model's window: the daemon says when pi's settings cannot fit it.
+          ...(ctx.model?.contextWindow ? { contextWindow: ctx.model.contextWindow } : {}),
           projectDir: ctx.cwd,
           sessionId: ctx.sessionManager.getSessionId(),
         },

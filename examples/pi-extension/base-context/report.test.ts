@@ -26,6 +26,17 @@ describe("writerName", () => {
 });
 
 describe("reportOf", () => {
+  it("says when pi's compaction settings cannot fit its model's window, above the editor and in /bc-status", () => {
+    const conflict =
+      "the compaction settings cannot fit the model's window (8,000 tokens): compaction.reserveTokens 16,384 + " +
+      "compaction.keepRecentTokens 20,000 = 36,384, so a compacted context is still over the threshold. Lower them.";
+    const result: SummarizeResult = { status: "summarized", summary: "s", summarizer: "client:m", message: `summarized 3 messages with client:m; ${conflict}` };
+    const report = reportOf("compaction", result);
+    expect(attentionLines(report)).toEqual([`⚠ Base Context: pi's ${conflict}`]);
+    expect(summaryLines(report)).toContain(`Window: pi's ${conflict}`);
+    expect(reportOf("compaction", { ...result, message: "summarized 3 messages with client:m" }).windowConflict).toBeUndefined();
+  });
+
   it("says who wrote a summary and what it kept, with nothing needing attention", () => {
     const result: SummarizeResult = { status: "summarized", summary: "s", summarizer: "client:gpt-5", retention: RETENTION, message: "m" };
     const report = reportOf("compaction", result);

@@ -23,7 +23,12 @@ export interface SummaryReport {
   readonly lost?: string;
   /** Set when the daemon could not write it: why, and that pi wrote it instead. */
   readonly warning?: string;
+  /** Set when pi's compaction settings cannot fit its model's window (the daemon's words). */
+  readonly windowConflict?: string;
 }
+
+/** How the daemon words settings that cannot fit the window, at the end of a summary's `message`. */
+const WINDOW_CONFLICT = /the compaction settings cannot fit the model's window.*$/s;
 
 interface FallbackRecord {
   from: string;
@@ -42,6 +47,7 @@ export function reportOf(kind: SummaryKind, result: SummarizeResult, at = new Da
     ...(failures.length > 0 ? { fallback: `${failures.join("; then ")}; ${writer} wrote it instead` } : {}),
     ...(result.retention ? { retention: retentionLine(result.retention) } : {}),
     ...(result.retention && lostLine(result.retention) ? { lost: lostLine(result.retention)! } : {}),
+    ...(WINDOW_CONFLICT.test(result.message) ? { windowConflict: WINDOW_CONFLICT.exec(result.message)![0] } : {}),
   };
 }
 
@@ -79,6 +85,7 @@ export function statusLine(report: SummaryReport): string {
 export function attentionLines(report: SummaryReport): string[] | undefined {
   if (report.warning) return [`⚠ Base Context: ${report.warning}`];
   if (report.fallback) return [`⚠ Base Context: this ${report.kind} came from a fallback: ${report.fallback}`];
+  if (report.windowConflict) return [`⚠ Base Context: pi's ${report.windowConflict}`];
   return undefined;
 }
 
@@ -90,6 +97,7 @@ export function summaryLines(report: SummaryReport | undefined): string[] {
   if (report.fallback) lines.push(`Fallback: ${report.fallback}`);
   if (report.retention) lines.push(`Retention: ${report.retention}`);
   if (report.lost) lines.push(`Lost: ${report.lost}`);
+  if (report.windowConflict) lines.push(`Window: pi's ${report.windowConflict}`);
   return lines;
 }
 

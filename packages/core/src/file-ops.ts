@@ -1,10 +1,12 @@
 /**
  * Cumulative file tracking (docs/design.md#file-tracking): which files the
- * agent read and which it changed, taken from `read` / `write` / `edit` tool calls, Codex's shell
- * and patch calls (shell-file-ops.ts), and carried over from earlier daemon-made summaries.
+ * agent read and which it changed, taken from `read` / `write` / `edit` tool calls, shell commands
+ * and Codex's patches (shell-file-ops.ts: what they read, wrote, moved and removed), and carried
+ * over from earlier summaries.
  */
 import type { ContextMessage, FileOps } from "@base-context/protocol";
-import { shellCallFileOps } from "./shell-file-ops.js";
+import { parseSummaryParts } from "./retention/summary-parts.js";
+import { shellCallFileOps, type CallFileOps } from "./shell-file-ops.js";
 
 /** Files seen so far, by operation. Sets keep the first-seen order and drop duplicates. */
 export interface FileOperations {
@@ -42,15 +44,37 @@ export function extractFileOpsFromMessage(message: ContextMessage, fileOps: File
     if (block.type !== "toolCall") continue;
     const shellOps = shellCallFileOps(block.name, block.arguments);
     if (shellOps !== undefined) {
-      for (const file of shellOps.read) fileOps.read.add(file);
-      for (const file of shellOps.written) fileOps.written.add(file);
-      for (const file of shellOps.edited) fileOps.edited.add(file);
+      addCallFileOps(shellOps, fileOps);
       continue;
     }
     const tool = Object.hasOwn(FILE_TOOLS, block.name) ? FILE_TOOLS[block.name] : undefined;
     const path = tool === undefined ? undefined : block.arguments[tool.argument];
     if (tool === undefined || typeof path !== "string" || path.length === 0) continue;
     fileOps[tool.operation].add(path);
+  }
+}
+
+/**
+ * Adds one call's operations in the order a shell runs them: reads and writes, then moves (the
+ * old path leaves every list, the new one is written) and removals (the path leaves every list:
+ * the summary says what was removed, the lists hold the files as they are).
+ */
+export function addCallFileOps(ops: CallFileOps, fileOps: FileOperations): void {
+  for (const file of ops.read) fileOps.read.add(file);
+  for (const file of ops.written) fileOps.written.add(file);
+  for (const file of ops.edited) fileOps.edited.add(file);
+  for (const { from, to } of ops.moved ?? []) {
+    forget(fileOps, from);
+    fileOps.written.add(to);
+  }
+  for (const file of ops.removed ?? []) forget(fileOps, file);
+}
+
+function forget(fileOps: FileOperations, path: string): void {
+  for (const set of [fileOps.read, fileOps.written, fileOps.edited]) {
+    set.delete(path);
+    // `rm -r dir`: what the lists hold under it goes too.
+    for (const file of set) if (file.startsWith(`${path.replace(/\/+$/, "")}/`)) set.delete(file);
   }
 }
 
@@ -64,6 +88,25 @@ export function addFileOpsFromDetails(details: unknown, fileOps: FileOperations)
   for (const file of stringsOf(readFiles)) fileOps.read.add(file);
   // Written and edited collapse into "modified" in details; either set restores that meaning.
   for (const file of stringsOf(modifiedFiles)) fileOps.edited.add(file);
+}
+
+/**
+ * Carry over the files a previous summary lists, whoever wrote it: its `details` lists when it
+ * has them (a summary made here), else the lists or files section of its text (another agent's
+ * summary: Claude Code's "Files and Code Sections", pi's `<modified-files>`).
+ */
+export function addFileOpsFromPrevious(previous: { readonly details?: unknown; readonly summary: string }, fileOps: FileOperations): void {
+  if (hasFileLists(previous.details)) {
+    addFileOpsFromDetails(previous.details, fileOps);
+    return;
+  }
+  for (const { path, modified } of parseSummaryParts(previous.summary).files) (modified ? fileOps.edited : fileOps.read).add(path);
+}
+
+function hasFileLists(details: unknown): boolean {
+  if (typeof details !== "object" || details === null) return false;
+  const { readFiles, modifiedFiles } = details as { readFiles?: unknown; modifiedFiles?: unknown };
+  return Array.isArray(readFiles) || Array.isArray(modifiedFiles);
 }
 
 function stringsOf(value: unknown): string[] {

@@ -29,18 +29,23 @@ export {
   planFrom,
   planPrune,
   planTailPrune,
+  planTruncation,
   pruneEntryInput,
   prunedOutputs,
   prunedToolResult,
   pruneStub,
   savedBy,
   stubTokenCount,
+  thousands,
+  truncationLimits,
   withPlan,
   withPrunedCounts,
   type PruneLimits,
   type PrunePlan,
   type PrunedOutputs,
+  type TruncationLimits,
 } from "./prune.js";
+export { fitToWindow, WINDOW_SHARES, WINDOW_SIZE_KEYS, type FittedSizes, type WindowSizes } from "./window-fit.js";
 export { convertToLlm, toLlmMessages } from "./convert-to-llm.js";
 export { toOpenAIChat } from "./openai-chat.js";
 export {
@@ -54,7 +59,7 @@ export {
 } from "./llm-text.js";
 export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
 export { MAX_PARAMS_DEPTH, tooDeepAt } from "./nesting.js";
-export { patchFileOps, shellCallFileOps, type CallFileOps } from "./shell-file-ops.js";
+export { commandFileOps, patchFileOps, shellCallFileOps, type CallFileOps } from "./shell-file-ops.js";
 export { INJECTED_TEXT_LABEL, INJECTED_TEXT_TYPE, isInjectedText } from "./injected.js";
 export { capSummary, summaryCutNote, utf8ByteLength } from "./summary-cap.js";
 export {
@@ -70,7 +75,9 @@ export {
   type UsageSettings,
 } from "./usage.js";
 export {
+  addCallFileOps,
   addFileOpsFromDetails,
+  addFileOpsFromPrevious,
   computeFileLists,
   createFileOps,
   extractFileOpsFromMessage,

@@ -2,7 +2,18 @@ import type { CompactionSettings } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { prepareCompaction } from "./compaction/prepare.js";
 import { buildContext } from "./context.js";
-import { chooseRung, planPrune, planTailPrune, pruneEntryInput, pruneStub, stubTokenCount } from "./prune.js";
+import {
+  chooseRung,
+  planPrune,
+  planTailPrune,
+  planTruncation,
+  pruneEntryInput,
+  prunedOutputs,
+  pruneStub,
+  stubTokenCount,
+  truncationLimits,
+  withPrunedCounts,
+} from "./prune.js";
 import { PathBuilder, toolCall } from "./test-support.js";
 import { estimateContextTokens } from "./usage.js";
 
@@ -216,5 +227,62 @@ describe("prepareCompaction with tail pruning", () => {
     if (!("preparation" in prepared)) throw new Error("expected a preparation");
     expect(prepared.preparation.prune).toBeUndefined();
     expect(prepared.preparation.fileOps.readFiles).toContain("src/old.ts");
+  });
+});
+
+describe("planTruncation", () => {
+  /** A file of `lines` numbered lines, ~10 tokens each (its count stored as the daemon would). */
+  const file = (lines: number) => Array.from({ length: lines }, (_, i) => `line ${i + 1} of the file says something`).join("\n");
+
+  it("cuts an output the model has not read yet to a quarter of the window, keeping its beginning and end", () => {
+    const s = agentRun([{ path: "a.ts", tokens: 500 }]);
+    s.assistant({ toolCalls: [toolCall("big", "read", { path: "huge.log" })] }, 30);
+    const text = file(3_000);
+    const id = s.toolResult("big", text, 30_000, "read");
+    const plan = planTruncation(s.path, truncationLimits(8_000, true));
+    expect(plan.hidden).toHaveLength(1);
+    const [cut] = plan.hidden;
+    expect(cut).toMatchObject({ entryId: id, toolName: "read", args: "huge.log", tokens: 30_000 });
+    expect(cut!.stubTokens).toBeLessThanOrEqual(2_000);
+    expect(cut!.stubTokens).toBeGreaterThan(1_800);
+    expect(plan.tokensSaved).toBe(30_000 - cut!.stubTokens);
+    const shown = pruneStub(cut!);
+    expect(shown.startsWith("line 1 of the file")).toBe(true);
+    expect(shown.endsWith("line 3000 of the file says something")).toBe(true);
+    expect(shown).toContain("[… output of read huge.log cut here to fit the context window: 30,000 tokens in all");
+    // Whole lines on both sides of the note.
+    expect(cut!.excerpt!.head.endsWith("something")).toBe(true);
+    expect(cut!.excerpt!.tail.startsWith("line ")).toBe(true);
+    // What the context counts once it is written.
+    s.add(pruneEntryInput(plan));
+    expect(withPrunedCounts(s.path, prunedOutputs(s.path)).find((item) => item.entry.id === id)!.tokens).toBe(cut!.stubTokens);
+    expect(planTruncation(s.path, truncationLimits(8_000, true)).hidden).toEqual([]);
+  });
+
+  it("gives the latest batch half of the window, the largest outputs cut to the same level", () => {
+    const s = agentRun([]);
+    s.assistant({ toolCalls: ["a", "b", "c"].map((id) => toolCall(id, "read", { path: `${id}.ts` })) }, 30);
+    s.toolResult("a", file(300), 3_000, "read");
+    s.toolResult("b", file(300), 3_000, "read");
+    s.toolResult("c", file(50), 500, "read");
+    const plan = planTruncation(s.path, truncationLimits(10_000, true));
+    // 5 000 for the batch: c keeps its 500, a and b share the rest.
+    expect(plan.hidden.map((item) => item.args)).toEqual(["a.ts", "b.ts"]);
+    for (const item of plan.hidden) expect(item.stubTokens).toBeLessThanOrEqual(2_250);
+  });
+
+  it("leaves outputs the model has answered to the prune rung, unless pruning is off", () => {
+    const s = agentRun([{ path: "seen.ts", tokens: 30_000 }]);
+    expect(planTruncation(s.path, truncationLimits(8_000, true)).hidden).toEqual([]);
+    expect(planTruncation(s.path, truncationLimits(8_000, false)).hidden.map((item) => item.args)).toEqual(["seen.ts"]);
+  });
+
+  it("never cuts a character pair in two", () => {
+    const s = agentRun([]);
+    s.assistant({ toolCalls: [toolCall("e", "bash", { command: "cat emoji" })] }, 30);
+    s.toolResult("e", "😀".repeat(5_000), 10_000, "bash");
+    const [cut] = planTruncation(s.path, truncationLimits(4_000, true)).hidden;
+    expect(cut!.excerpt!.head).toMatch(/^(😀)+$/u);
+    expect(cut!.excerpt!.tail).toMatch(/^(😀)+$/u);
   });
 });

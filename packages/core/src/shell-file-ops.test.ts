@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createFileOps, computeFileLists, extractFileOpsFromMessage } from "./file-ops.js";
+import { addFileOpsFromPrevious, createFileOps, computeFileLists, extractFileOpsFromMessage } from "./file-ops.js";
 import { patchFileOps, shellCallFileOps } from "./shell-file-ops.js";
 
-describe("file tracking of shell and patch calls (Codex)", () => {
+describe("file tracking of shell and patch calls", () => {
   it("reads the files a patch adds, updates, deletes and moves", () => {
     const patch = [
       "*** Begin Patch",
@@ -61,5 +61,60 @@ describe("file tracking of shell and patch calls (Codex)", () => {
       ops,
     );
     expect(computeFileLists(ops)).toEqual({ readFiles: ["README.md"], modifiedFiles: ["notes.md"] });
+  });
+
+  it("tracks files any agent's shell places, moves and removes: cp, install, tee, touch, mv, git mv, rm, git rm", () => {
+    expect(shellCallFileOps("Bash", { command: "sudo cp /tmp/dns.conf /etc/systemd/resolved.conf.d/dns.conf" })).toEqual({
+      read: ["/tmp/dns.conf"],
+      written: ["/etc/systemd/resolved.conf.d/dns.conf"],
+      edited: [],
+    });
+    expect(shellCallFileOps("bash", { command: "cp ~/.git-templates/hooks/pre-commit .git/hooks/ && chmod +x .git/hooks/pre-commit" })?.written).toEqual([
+      ".git/hooks/pre-commit",
+    ]);
+    expect(shellCallFileOps("Bash", { command: "install -m 644 -t /usr/local/share/app a.conf b.conf" })?.written).toEqual([
+      "/usr/local/share/app/a.conf",
+      "/usr/local/share/app/b.conf",
+    ]);
+    expect(shellCallFileOps("Bash", { command: "echo 'x' | sudo tee -a /etc/hosts >/dev/null; touch todo.txt" })?.written).toEqual([
+      "/etc/hosts",
+      "todo.txt",
+    ]);
+    expect(shellCallFileOps("Bash", { command: "git mv src/main-new.ts src/main.ts && mv todo.txt archive" })?.moved).toEqual([
+      { from: "src/main-new.ts", to: "src/main.ts" },
+      { from: "todo.txt", to: "archive/todo.txt" },
+    ]);
+    expect(shellCallFileOps("Bash", { command: "rm -f transcripts/.gitignore && git rm -r --cached old/" })?.removed).toEqual([
+      "transcripts/.gitignore",
+      "old/",
+    ]);
+    expect(shellCallFileOps("Bash", { command: 'dir /s /b "C:\\Program Files" 2>nul' })?.written).toEqual([]);
+  });
+
+  it("the file lists hold files where they are now: a moved file under its new name, a removed one gone", () => {
+    const ops = createFileOps();
+    const call = (id: string, name: string, args: Record<string, unknown>) => ({ type: "toolCall" as const, id, name, arguments: args });
+    extractFileOpsFromMessage(
+      {
+        role: "assistant",
+        content: [
+          call("1", "Write", { file_path: "src/main-new.ts", content: "x" }),
+          call("2", "Write", { file_path: "dist/a.js", content: "x" }),
+          call("3", "Bash", { command: "mv src/main-new.ts src/main.ts && rm -rf dist" }),
+        ],
+      },
+      ops,
+    );
+    expect(computeFileLists(ops)).toEqual({ readFiles: [], modifiedFiles: ["src/main.ts"] });
+  });
+
+  it("carries the files a previous summary names when it has no lists of its own (another agent's summary)", () => {
+    const ops = createFileOps();
+    const claudeCode = "Summary:\n3. Files and Code Sections:\n   - **`lib/app.ex`** — Added the supervisor\n   - **`mix.exs`**\n     - read for the deps\n";
+    addFileOpsFromPrevious({ summary: claudeCode, details: { source: "claude-code" } }, ops);
+    expect(computeFileLists(ops)).toEqual({ readFiles: ["mix.exs"], modifiedFiles: ["lib/app.ex"] });
+    const ours = createFileOps();
+    addFileOpsFromPrevious({ summary: "<modified-files>\nignored.ts\n</modified-files>", details: { readFiles: [], modifiedFiles: ["a.ts"] } }, ours);
+    expect(computeFileLists(ours)).toEqual({ readFiles: [], modifiedFiles: ["a.ts"] });
   });
 });

@@ -1,18 +1,25 @@
 /**
- * File tracking for agents whose tools are a shell and a patch (Codex): which files a command
- * read and which a patch or a command changed, where the call itself says so
+ * File tracking for what an agent does through a shell (any agent's shell tool: Codex's, Claude
+ * Code's `Bash`, pi's `bash`) and Codex's patches: which files a command read and which a patch
+ * or a command changed, moved or removed, where the call itself says so
  * (docs/design.md#file-tracking). A command is read as simple shell: `cat`, `nl`, `head`, `tail`,
- * `sed -n` name the files they read, `sed -i`, `>` and `>>` the files they change; anything else
- * (a script, a build) is not guessed at. Paths are kept as the call wrote them.
+ * `sed -n` name the files they read; `sed -i`, `>`, `>>`, `tee`, `touch`, `cp` and `install` the
+ * files they write; `mv` and `git mv` move a file, `rm`, `git rm` and `unlink` remove one;
+ * anything else (a script, a build) is not guessed at. Paths are kept as the call wrote them.
  */
+import { classifyToolCall } from "./retention/tools.js";
 
 export interface CallFileOps {
   read: string[];
   written: string[];
   edited: string[];
+  /** Files moved or renamed (`mv a b`): `a` is gone, `b` holds it. */
+  moved?: { from: string; to: string }[];
+  /** Files removed. */
+  removed?: string[];
 }
 
-/** Codex's tool names that run a command or apply a patch. */
+/** Codex's tool names that run a command or apply a patch; other agents' shell tools are known by their shape. */
 const SHELL_TOOLS = new Set(["exec_command", "shell", "shell_command", "local_shell", "container.exec"]);
 const PATCH_TOOLS = new Set(["apply_patch"]);
 
@@ -27,7 +34,7 @@ export function shellCallFileOps(name: string, args: Readonly<Record<string, unk
     const patch = typeof args.input === "string" ? args.input : typeof args.patch === "string" ? args.patch : "";
     return patchFileOps(patch);
   }
-  if (!SHELL_TOOLS.has(name)) return undefined;
+  if (!SHELL_TOOLS.has(name) && classifyToolCall(name, args).kind !== "run") return undefined;
   const script = commandScript(args);
   if (script.includes("*** Begin Patch")) return patchFileOps(script);
   return commandFileOps(script);
@@ -58,7 +65,8 @@ export function patchFileOps(patch: string): CallFileOps {
   return ops;
 }
 
-function commandFileOps(script: string): CallFileOps {
+/** The file operations of a shell command (a script of several commands). */
+export function commandFileOps(script: string): CallFileOps {
   const ops: CallFileOps = { read: [], written: [], edited: [] };
   for (const segment of splitCommands(withoutHeredocBodies(script))) {
     const words = shellWords(segment.text);
@@ -68,7 +76,7 @@ function commandFileOps(script: string): CallFileOps {
       const redirect = /^(\d?>>?)(.*)$/.exec(word);
       if (redirect) {
         const target = redirect[2] || words[++i];
-        if (target !== undefined && !target.startsWith("&") && target !== "/dev/null") ops.written.push(cleanPath(target));
+        if (target !== undefined && !isDevice(target)) ops.written.push(cleanPath(target));
       } else if (word.startsWith("<")) {
         // An input redirection (or a heredoc) reads no named file we track.
         if (word === "<" || word === "<<" || word === "<<-") i++;
@@ -76,12 +84,86 @@ function commandFileOps(script: string): CallFileOps {
         args.push(word);
       }
     }
-    const [command, ...rest] = args;
-    if (command === undefined || !READERS.has(command) || segment.piped) continue;
+    const [command, ...rest] = withoutPrefix(args);
+    if (command === undefined) continue;
+    if (placeFiles(command, rest, ops)) continue;
+    if (!READERS.has(command) || segment.piped) continue;
     if (command === "sed") sedFiles(rest, ops);
     else ops.read.push(...fileArguments(rest));
   }
   return ops;
+}
+
+/** A redirection to another stream or a device (`2>&1`, `/dev/null`, Windows' `nul`), not to a file. */
+function isDevice(target: string): boolean {
+  return target.startsWith("&") || target.startsWith("/dev/") || /^(?:nul|con|\$null)$/i.test(target);
+}
+
+/** `sudo`, `env X=1`, `command`: words before the program that runs. */
+function withoutPrefix(args: readonly string[]): string[] {
+  let at = 0;
+  while (at < args.length && (/^(?:sudo|env|command|nohup|time)$/.test(args[at]!) || /^\w+=/.test(args[at]!))) at++;
+  // `git mv`, `git rm`: the subcommand is the program here.
+  if (args[at] === "git" && (args[at + 1] === "mv" || args[at + 1] === "rm")) return [`git ${args[at + 1]}`, ...args.slice(at + 2)];
+  return args.slice(at);
+}
+
+/** Commands that place, move or remove files (cp, install, mv, rm, tee, touch); false for any other. */
+function placeFiles(command: string, rest: readonly string[], ops: CallFileOps): boolean {
+  const { operands, target } = placeOperands(rest);
+  switch (command) {
+    case "mv":
+    case "git mv":
+    case "cp":
+    case "install": {
+      if (operands.length < (target === undefined ? 2 : 1)) return true;
+      const sources = target === undefined ? operands.slice(0, -1) : operands;
+      const destination = target ?? operands[operands.length - 1]!;
+      for (const source of sources) {
+        const inside = intoFolder(destination, sources, target !== undefined);
+        const to = inside ? `${destination.replace(/\/+$/, "")}/${source.replace(/^.*\//, "")}` : destination;
+        if (command === "cp" || command === "install") {
+          ops.read.push(source);
+          ops.written.push(to);
+        } else (ops.moved ??= []).push({ from: source, to });
+      }
+      return true;
+    }
+    case "rm":
+    case "git rm":
+    case "unlink":
+      if (operands.length > 0) (ops.removed ??= []).push(...operands);
+      return true;
+    case "tee":
+    case "touch":
+      ops.written.push(...operands);
+      return true;
+  }
+  return false;
+}
+
+/** Options of cp, mv and install that take a value (`install -m 644`); `-t dir` names the folder the files go into. */
+const PLACE_VALUE_OPTIONS = new Set(["-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--suffix"]);
+
+function placeOperands(rest: readonly string[]): { operands: string[]; target?: string } {
+  const operands: string[] = [];
+  let target: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === "-t" || arg === "--target-directory") target = rest[++i];
+    else if (arg.startsWith("--target-directory=")) target = arg.slice("--target-directory=".length);
+    else if (PLACE_VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith("-")) operands.push(cleanPath(arg));
+  }
+  return { operands, ...(target !== undefined ? { target: cleanPath(target) } : {}) };
+}
+
+/** Whether the last operand of `mv`/`cp` is a folder the sources go into. */
+function intoFolder(destination: string, sources: readonly string[], target = false): boolean {
+  if (target || sources.length > 1 || /(?:^|\/)\.{0,2}\/?$/.test(destination) || destination.endsWith("/") || destination === "~") return true;
+  const name = destination.replace(/^.*\//, "");
+  // `mv notes.md docs`: a name without an extension while the file has one is a folder.
+  return !name.includes(".") && sources.every((source) => /\.\w+$/.test(source.replace(/^.*\//, "")));
 }
 
 /** `sed -n '1,80p' f` reads f; `sed -i 's/a/b/' f` changes it. The first non-option word is the script. */

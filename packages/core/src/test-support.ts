@@ -10,6 +10,7 @@ import type {
   SessionEntry,
   StopReason,
   ToolCall,
+  ToolResultMessage,
   Usage,
   UserContentBlock,
 } from "@base-context/protocol";
@@ -30,6 +31,16 @@ export interface AssistantSpec {
 
 export function toolCall(id: string, name: string, args: Record<string, unknown>): ToolCall {
   return { type: "toolCall", id, name, arguments: args };
+}
+
+/** An assistant message calling tools (`[id, name, args]`), as the retention tests write them. */
+export function callMessage(...calls: [id: string, name: string, args: Record<string, unknown>][]): AssistantMessage {
+  return { role: "assistant", content: calls.map(([id, name, args]) => toolCall(id, name, args)), stopReason: "toolUse" };
+}
+
+/** A tool's result with one text block. */
+export function resultMessage(id: string, name: string, text: string, isError = false): ToolResultMessage {
+  return { role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError };
 }
 
 export function usage(parts: Partial<Usage>): Usage {

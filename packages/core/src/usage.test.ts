@@ -109,8 +109,18 @@ describe("contextUsage", () => {
       trailingTokens: 2,
       threshold: 9000,
       shouldCompact: true,
+      settings: { reserveTokens: on.compaction.reserveTokens, keepRecentTokens: on.compaction.keepRecentTokens },
       reason: "9002 tokens > threshold 9000",
     });
+  });
+
+  it("adds settings that cannot fit the window to the reason, whatever the decision", () => {
+    const s = new PathBuilder();
+    s.user("q", 20);
+    const conflict = "the compaction settings cannot fit the model's window";
+    expect(contextUsage(s.path, 10_000, on, conflict).reason).toBe(conflict);
+    s.user("q", 9_000);
+    expect(contextUsage(s.path, 10_000, on, conflict).reason).toBe(`9020 tokens > threshold 9000; ${conflict}`);
   });
 
   it("says why it will not compact when settings turn it off", () => {

@@ -120,26 +120,35 @@ export interface ContextUsageReport {
   trailingTokens: number;
   threshold: number;
   shouldCompact: boolean;
+  /** The sizes the threshold and a compaction use for this window. */
+  settings: { reserveTokens: number; keepRecentTokens: number };
   reason?: string;
 }
 
+/**
+ * @param settings the settings as they apply to this window (the daemon caps the sizes the user did
+ *   not set, see window-fit.ts).
+ * @param conflict why those settings cannot fit the window, added to `reason`.
+ */
 export function contextUsage(
   path: readonly CountedEntry[],
   contextWindow: number,
   settings: UsageSettings,
+  conflict?: string,
 ): ContextUsageReport {
   const estimate = estimateContextTokens(path);
   const threshold = compactionThreshold(contextWindow, settings);
   const disabled = thresholdDisabledReason(settings);
   const compact = shouldCompact(estimate.tokens, contextWindow, settings);
-  const reason =
-    disabled ?? (compact ? `${estimate.tokens} tokens > threshold ${threshold}` : undefined);
+  const reasons = [disabled ?? (compact ? `${estimate.tokens} tokens > threshold ${threshold}` : undefined), conflict];
+  const reason = reasons.filter((text) => text !== undefined).join("; ") || undefined;
   return {
     tokens: estimate.tokens,
     usageTokens: estimate.usageTokens,
     trailingTokens: estimate.trailingTokens,
     threshold,
     shouldCompact: compact,
+    settings: { reserveTokens: settings.compaction.reserveTokens, keepRecentTokens: settings.compaction.keepRecentTokens },
     ...(reason !== undefined ? { reason } : {}),
   };
 }

@@ -4,14 +4,45 @@
 // builds dist (a bin pointing into dist could not be linked yet). This file always exists.
 //
 // It runs the bundles the build makes (docs/architecture.md#start-path-and-bundles): `serve` the
-// daemon's, compiled with V8's code cache by dist/bundle/serve-loader.cjs; help and version the
-// smallest; any other command the CLI's. Each is one file, so a start reads and compiles one
-// module instead of a few hundred. CommonJS (bin/package.json): `serve` then never starts Node's
-// ES module loader, which costs a fresh process ~8 ms of CPU.
+// daemon's (through its loader, serve.cjs); help and version the smallest; any other command the
+// CLI's. Each is one file, so a start reads and compiles one module instead of a few hundred.
+// CommonJS (bin/package.json): `serve` then never starts Node's ES module loader, which a fresh
+// process pays for in CPU before its first reply.
 "use strict";
 const command = process.argv[2];
-if (command === "serve") {
-  require("../dist/bundle/serve-loader.cjs").serveBundle(require.resolve("../dist/bundle/daemon.cjs"), process.argv.slice(3));
+
+// better-sqlite3's native addon loads only into the Node it was built for: a clone installed with
+// Node 20 and run by an app under Node 24 (the Agents SDK's) would fail at its first database use.
+// The build records which Node loaded the addon (scripts/record-addon-node.mjs); under another Node
+// the command runs itself again under that one, same process (execve). BASE_CONTEXT_REEXEC=off: never.
+const addonNode = (() => {
+  if (process.env.BASE_CONTEXT_REEXEC === "off") return undefined;
+  const fs = require("node:fs");
+  try {
+    const record = JSON.parse(fs.readFileSync(`${__dirname}/../node_modules/.cache/base-context/addon-node.json`, "utf8"));
+    if (record.abi === process.versions.modules) return undefined;
+    // The addon recorded is still the one installed (a rebuild since would have changed it).
+    const addon = fs.statSync(record.addon);
+    return addon.size === record.size && addon.mtimeMs === record.mtimeMs && fs.existsSync(record.execPath) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+if (addonNode) {
+  const args = [addonNode.execPath, ...process.execArgv, __filename, ...process.argv.slice(2)];
+  const env = { ...process.env, BASE_CONTEXT_REEXEC: "off" };
+  if (typeof process.execve === "function") process.execve(addonNode.execPath, args, env);
+  // Node before 22.15 has no execve: a child with the same stdio, its signals and exit passed on.
+  const child = require("node:child_process").spawn(addonNode.execPath, args.slice(1), { stdio: "inherit", env });
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => {
+    if (code !== null || !signal) process.exit(code ?? 1);
+    // Die of the same signal: without the handler above, which would only pass it on again.
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  });
+} else if (command === "serve") {
+  require("../dist/bundle/serve.cjs");
 } else {
   const HELP = [undefined, "--help", "-h", "help", "--version", "-v"];
   import(HELP.includes(command) ? "../dist/bundle/help.js" : "../dist/bundle/cli.js");

@@ -122,6 +122,7 @@ export class Daemon {
    */
   readonly sessionSettings: SessionSettings = {
     forSession: (sessionId) => this.settings.get(this.store.requireSession(sessionId).cwd).settings,
+    sourcesFor: (sessionId) => this.settings.get(this.store.requireSession(sessionId).cwd).sources,
   };
 
   /**
@@ -141,6 +142,7 @@ export class Daemon {
   async dispose(): Promise<void> {
     // Workers first: a plugin call still running must not outlive the store it would write to.
     await this.plugins.dispose();
+    this.sessions.stopWatching();
     this.settings.dispose();
     await this.counter.dispose();
     await this.store.close();

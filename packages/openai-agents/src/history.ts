@@ -63,15 +63,3 @@ export function historyView(path: SessionEntry[]): HistoryView {
   }
   return { items, ...(compaction ? { compaction } : {}), path };
 }
-
-/** Every function call in `items` answered by an output in `items`, and every output by a call. */
-export function unpairedCalls(items: readonly AgentInputItem[]): string[] {
-  const calls = new Set<string>();
-  const outputs = new Set<string>();
-  for (const item of items) {
-    const record = item as Record<string, unknown>;
-    if (record["type"] === "function_call") calls.add(String(record["callId"]));
-    if (record["type"] === "function_call_result") outputs.add(String(record["callId"]));
-  }
-  return [...calls].filter((id) => !outputs.has(id)).concat([...outputs].filter((id) => !calls.has(id)));
-}

@@ -1,3 +1,4 @@
 export { BaseContextSession, type BaseContextSessionOptions, type LastCompaction } from "./session.js";
-export { DaemonGoneError, type DaemonOptions } from "./link.js";
+export { BaseContextError, DaemonGoneError, type BaseContextErrorCode } from "./errors.js";
+export type { DaemonOptions } from "./link.js";
 export { ITEMS_FIELD } from "./items.js";

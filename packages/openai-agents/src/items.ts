@@ -7,7 +7,7 @@
  * each tool output its own tool result: the daemon never cuts between an assistant message and the
  * tool results that follow it, so a compaction keeps every call with its output.
  */
-import type { AgentInputItem } from "@openai/agents";
+import type { AgentInputItem, Usage as RunUsage } from "@openai/agents";
 import type { AgentMessage, AssistantContentBlock, EntryInput } from "@base-context/protocol";
 
 /** The field of a stored message that holds the SDK items it was made from. */
@@ -193,4 +193,35 @@ export function withPrunedOutput(item: Item, stub: string): Item {
   const record = item as Loose;
   // Other outputs (screenshots, shell runs) have shapes of their own: the daemon only prunes tool results it can stub.
   return record["type"] === "function_call_result" ? ({ ...record, output: stub } as Item) : item;
+}
+
+/**
+ * The entries with the run's last request's usage on its response, when the run reported usage
+ * for every request and these entries hold all of its responses (then the last one is the last
+ * request's answer; anything else could pair a response with another request's count).
+ */
+export function withUsage(entries: EntryInput[], usage: RunUsage | undefined): EntryInput[] {
+  const requests = usage?.requestUsageEntries?.filter((entry) => entry.endpoint === undefined || entry.endpoint === "responses.create");
+  const responses = entries.filter((entry) => entry.type === "message" && entry.message.role === "assistant");
+  const last = requests?.at(-1);
+  if (!usage || !last || requests!.length !== usage.requests || responses.length !== requests!.length) return entries;
+  if (!(last.inputTokens > 0)) return entries;
+  const reply = responses.at(-1)!;
+  return entries.map((entry) =>
+    entry === reply && entry.type === "message"
+      ? ({
+          ...entry,
+          message: {
+            ...entry.message,
+            usage: {
+              input: last.inputTokens,
+              output: last.outputTokens,
+              cacheRead: 0,
+              cacheWrite: 0,
+              totalTokens: last.inputTokens + last.outputTokens,
+            },
+          },
+        } as EntryInput)
+      : entry,
+  );
 }

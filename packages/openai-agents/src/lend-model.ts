@@ -5,6 +5,9 @@
 import { OpenAIProvider, withTrace, type AgentInputItem, type Model } from "@openai/agents";
 import { ErrorCodes, ModelComplete, ResponseError, type BaseContextClient } from "@base-context/protocol";
 
+/** The endpoint runCompaction's usage is reported under (the runner adds it to the run's usage). */
+export const COMPACTION_ENDPOINT = "base-context.compaction";
+
 /** What the lent model's calls used, added up (runCompaction reports it to the runner). */
 export interface LentUsage {
   requests: number;

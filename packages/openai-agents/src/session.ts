@@ -8,8 +8,11 @@
 import { randomUUID } from "node:crypto";
 import {
   RequestUsage,
-  UserError,
+  run as runAgent,
   type AgentInputItem,
+  type NonStreamRunOptions,
+  type RunResult,
+  type RunState,
   type Model,
   type OpenAIResponsesCompactionArgs,
   type OpenAIResponsesCompactionAwareSession,
@@ -30,16 +33,22 @@ import {
   type BaseContextClient,
   type CompactionResult,
   type CompactionSettings,
+  type EntryInput,
   type SessionEntry,
 } from "@base-context/protocol";
+import { BaseContextError, type DaemonGoneError } from "./errors.js";
 import { historyView } from "./history.js";
-import { lendModel, type LentUsage } from "./lend-model.js";
+import { groupItems, groupToEntry, withUsage } from "./items.js";
+import { COMPACTION_ENDPOINT, lendModel, type LentUsage } from "./lend-model.js";
 import { DaemonLink, type DaemonOptions } from "./link.js";
-import { applyTransaction, rewriteFrom, structurallyEqual } from "./rewrite.js";
-import { groupItems, groupToEntry } from "./items.js";
+import { rewriteFrom } from "./rewrite.js";
+import { applyTransaction, structurallyEqual } from "./transaction.js";
 
 export interface BaseContextSessionOptions {
-  /** The model's context window in tokens: the daemon compacts past it minus `compaction.reserveTokens`. */
+  /**
+   * The model's context window in tokens: the daemon compacts past it minus `compaction.reserveTokens`,
+   * and caps the sizes you did not set at their share of it (a quarter for the reserve and the kept part).
+   */
   contextWindow: number;
   /** Continue this Base Context session; a new one is created on first use otherwise. */
   sessionId?: string;
@@ -53,11 +62,17 @@ export interface BaseContextSessionOptions {
    * daemon's configured summarizer writes them.
    */
   model?: Model | string;
-  /** Overrides of the daemon's `compaction.*` settings for this session's compactions (e.g. keepRecentTokens). */
+  /**
+   * This session's `compaction.*` settings (e.g. keepRecentTokens), over the daemon's: used for the
+   * threshold (`context/usage`) and every compaction (`compaction/run`).
+   */
   compaction?: Partial<CompactionSettings>;
   /** Instructions added to every summary request (what to keep). */
   summaryInstructions?: string;
 }
+
+/** Any agent the SDK's `run` takes. */
+type RunnableAgent = Parameters<typeof runAgent>[0];
 
 /** What `runCompaction` did last (for logs and tests): the daemon's reply, or why nothing ran. */
 export type LastCompaction = { result: CompactionResult } | { skipped: string };
@@ -70,10 +85,37 @@ export class BaseContextSession
   lastCompaction: LastCompaction | undefined;
   private opening: Promise<{ link: DaemonLink; sessionId: string }> | undefined;
   private readonly lent: LentUsage = { requests: 0, input: 0, output: 0 };
+  private readonly daemonGone = new AbortController();
 
   constructor(private readonly options: BaseContextSessionOptions) {
-    if (!Number.isInteger(options.contextWindow) || options.contextWindow <= 0) {
-      throw new UserError(`contextWindow must be a positive integer of tokens, got ${String(options.contextWindow)}`);
+    checkOptions(options);
+  }
+
+  /**
+   * Aborted, with the `DaemonGoneError`, the moment the daemon goes away (killed, crashed, its socket
+   * closed; not `close()`). Pass it to the runner, `run(agent, input, { session, signal: session.signal })`,
+   * and a run stops at once instead of spending model calls and tools it can no longer store.
+   */
+  get signal(): AbortSignal {
+    return this.daemonGone.signal;
+  }
+
+  /**
+   * The SDK's `run(agent, input, options)` on this session, with its `signal`: the run stops the
+   * moment the daemon goes away and rejects with the `DaemonGoneError` (how the daemon ended), not
+   * the SDK's abort error. A `signal` in `options` still cancels it as usual.
+   */
+  async run<TAgent extends RunnableAgent, TContext = undefined>(
+    agent: TAgent,
+    input: string | AgentInputItem[] | RunState<TContext, TAgent>,
+    options: Omit<NonStreamRunOptions<TContext, TAgent>, "session" | "stream"> = {},
+  ): Promise<RunResult<TContext, TAgent>> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
+    try {
+      return await runAgent(agent, input, { ...options, session: this, signal });
+    } catch (error) {
+      if (this.signal.aborted && options.signal?.aborted !== true) throw this.signal.reason;
+      throw error;
     }
   }
 
@@ -81,9 +123,10 @@ export class BaseContextSession
   private open(): Promise<{ link: DaemonLink; sessionId: string }> {
     this.opening ??= (async () => {
       const model = this.options.model;
+      const onGone = (error: DaemonGoneError) => this.daemonGone.abort(error);
       const link = await DaemonLink.open(this.options.daemon ?? {}, (client: BaseContextClient) => {
         if (model) lendModel(client, model, this.lent);
-      });
+      }, onGone);
       try {
         if (this.options.sessionId !== undefined) return { link, sessionId: this.options.sessionId };
         const { session } = await link.request(SessionCreate, { cwd: this.options.cwd ?? process.cwd() });
@@ -116,10 +159,22 @@ export class BaseContextSession
     return limit <= 0 ? [] : items.slice(-limit);
   }
 
-  async addItems(items: AgentInputItem[], _runContext?: RunContext<unknown>): Promise<void> {
+  /**
+   * Stores the items, one entry per message. The run's last model response carries that request's
+   * token usage (the provider's count, instructions and tool schemas included): the daemon measures
+   * the context with it, as it does for every client's replies.
+   */
+  async addItems(items: AgentInputItem[], runContext?: RunContext<unknown>): Promise<void> {
     if (items.length === 0) return;
+    let entries: EntryInput[];
+    try {
+      entries = withUsage(groupItems(items).map(groupToEntry), runContext?.usage);
+    } catch (error) {
+      // An item that is not plain data (a function, a class instance the structured clone refuses).
+      throw new BaseContextError("invalid_items", `the items cannot be stored: ${(error as Error).message}`, { cause: error });
+    }
     const { link, sessionId } = await this.open();
-    await link.request(EntryAppendMany, { sessionId, entries: groupItems(items).map(groupToEntry), requestId: randomUUID() });
+    await link.request(EntryAppendMany, { sessionId, entries, requestId: randomUUID() });
   }
 
   async popItem(_runContext?: RunContext<unknown>): Promise<AgentInputItem | undefined> {
@@ -149,7 +204,7 @@ export class BaseContextSession
    */
   async replaceHistoryWithCompaction(items: AgentInputItem[], _runContext?: RunContext<unknown>): Promise<void> {
     const first = items[0] as Record<string, unknown> | undefined;
-    if (first?.["type"] !== "compaction") throw new UserError("replaceHistoryWithCompaction needs a compaction item first");
+    if (first?.["type"] !== "compaction") throw new BaseContextError("invalid_items", "replaceHistoryWithCompaction needs a compaction item first");
     const { link, sessionId, entries } = await this.path();
     const view = historyView(entries);
     const current = view.items.map((item) => item.item);
@@ -168,10 +223,12 @@ export class BaseContextSession
   ): Promise<OpenAIResponsesCompactionResult | null> {
     const { link, sessionId } = await this.open();
     const contextWindow = this.options.contextWindow;
+    const settings = this.options.compaction ? { settings: this.options.compaction } : {};
     if (args?.force !== true) {
-      const usage = await link.request(ContextUsage, { sessionId, contextWindow });
+      const usage = await link.request(ContextUsage, { sessionId, contextWindow, ...settings });
       if (!usage.shouldCompact) {
-        this.lastCompaction = { skipped: `under the threshold (${usage.tokens}/${usage.threshold} tokens)` };
+        const why = usage.reason !== undefined ? `; ${usage.reason}` : "";
+        this.lastCompaction = { skipped: `under the threshold (${usage.tokens}/${usage.threshold} tokens)${why}` };
         return null;
       }
     }
@@ -183,12 +240,12 @@ export class BaseContextSession
         reason: args?.force === true ? "manual" : "threshold",
         contextWindow,
         requestId: randomUUID(),
-        ...(this.options.compaction ? { settings: this.options.compaction } : {}),
+        ...settings,
         ...(this.options.summaryInstructions !== undefined ? { customInstructions: this.options.summaryInstructions } : {}),
       });
     } catch (error) {
       // Another client is compacting or navigating this session: its result will be in the next read.
-      if ((error as { code?: number }).code === ErrorCodes.Busy) {
+      if (error instanceof BaseContextError && error.rpcCode === ErrorCodes.Busy) {
         this.lastCompaction = { skipped: "the session is busy with another long operation" };
         return null;
       }
@@ -199,7 +256,8 @@ export class BaseContextSession
     if (result.status !== "committed" || requests === 0) return null;
     const input = this.lent.input - before.input;
     const output = this.lent.output - before.output;
-    return { usage: new RequestUsage({ inputTokens: input, outputTokens: output, totalTokens: input + output, endpoint: "base-context.compaction" }) };
+    const totalTokens = input + output;
+    return { usage: new RequestUsage({ inputTokens: input, outputTokens: output, totalTokens, endpoint: COMPACTION_ENDPOINT }) };
   }
 
   /** Ends the connection (a spawned daemon exits). The session stays stored. */
@@ -209,5 +267,18 @@ export class BaseContextSession
     if (!opening) return;
     const { link } = await opening.catch(() => ({ link: undefined }));
     await link?.close();
+  }
+}
+
+/** The options' own mistakes, before any daemon is asked (the daemon checks the rest). */
+function checkOptions(options: BaseContextSessionOptions): void {
+  if (!Number.isInteger(options.contextWindow) || options.contextWindow <= 0) {
+    throw new BaseContextError("invalid_options", `contextWindow must be a positive integer of tokens, got ${String(options.contextWindow)}`);
+  }
+  for (const key of ["reserveTokens", "keepRecentTokens"] as const) {
+    const value = options.compaction?.[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw new BaseContextError("invalid_options", `compaction.${key} must be a non-negative integer of tokens, got ${String(value)}`);
+    }
   }
 }

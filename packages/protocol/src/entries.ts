@@ -151,7 +151,8 @@ export const FileOpsDetails = z.lazy(() =>
 );
 
 /**
- * One tool result a `prune` entry hides: the context shows a one-line stub in its place (see
+ * One tool result a `prune` entry hides: the context shows a one-line stub in its place, or, when
+ * the output was cut to fit the model's window, its beginning and end around a one-line note (see
  * docs/compaction-rungs.md). The stored tool result itself never changes.
  */
 export const PrunedOutput = z.lazy(() =>
@@ -166,6 +167,13 @@ export const PrunedOutput = z.lazy(() =>
       tokens: z.number().int().nonnegative(),
       /** Token count of the stub that replaces it in the context. */
       stubTokens: z.number().int().nonnegative(),
+      excerpt: z
+        .object({ head: z.string(), tail: z.string() })
+        .optional()
+        .describe(
+          "Present when the output was cut to fit the window rather than hidden: the text kept from its beginning and its end, " +
+            "shown around a note that says how much was left out.",
+        ),
     })
     .loose(),
 );

@@ -44,6 +44,9 @@ export const PathString = (): z.ZodString =>
 /** A non-empty id. */
 export const IdString = (): z.ZodString => z.string().min(1).max(MAX_ID_CHARS, `an id is at most ${MAX_ID_CHARS} characters`);
 
+/** A model's context window in tokens, as requests give it. */
+export const ContextWindow = (): z.ZodNumber => z.number().int().positive();
+
 /** A progress token (`workDoneToken`). */
 export const ProgressToken = () => z.union([z.string().max(MAX_ID_CHARS, `a token is at most ${MAX_ID_CHARS} characters`), z.number()]);
 

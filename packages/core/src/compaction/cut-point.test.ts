@@ -27,6 +27,22 @@ describe("findCutPoint", () => {
     expect(s.path[cut!.cutIndex]!.entry.type).toBe("message");
   });
 
+  it("with keepAtLeastBudget, moves back to the cut point before the tool result: the kept part never holds less than the budget", () => {
+    const s = new PathBuilder();
+    s.user("go", 10); // 0
+    s.assistant({ toolCalls: [toolCall("c1", "bash", {})] }, 10); // 1
+    s.toolResult("c1", "big", 500); // 2
+    s.assistant({ text: "done" }, 10); // 3
+    expect(findCutPoint(s.path, 0, 4, 400, { keepAtLeastBudget: true })).toEqual({
+      firstKeptIndex: 1,
+      cutIndex: 1,
+      turnStartIndex: 0,
+      isSplitTurn: true,
+    });
+    // A budget reached on a cut point cuts there either way.
+    expect(findCutPoint(s.path, 0, 4, 10, { keepAtLeastBudget: true })?.cutIndex).toBe(3);
+  });
+
   it("splits a turn when the cut lands on an assistant message inside it", () => {
     const s = new PathBuilder();
     s.user("first", 10); // 0

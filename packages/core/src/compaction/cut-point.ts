@@ -45,19 +45,31 @@ export interface CutPoint {
   isSplitTurn: boolean;
 }
 
+export interface CutOptions {
+  /**
+   * Never keep less than `keepRecentTokens`: when the budget is reached on an entry the kept part
+   * cannot start with (a tool result), cut at the cut point before it rather than after it. Used
+   * when a window is known: the kept part is then the least of the recent conversation the model
+   * keeps seeing (docs/compaction-rungs.md#settings-that-fit-the-window).
+   */
+  readonly keepAtLeastBudget?: boolean;
+}
+
 /**
  * Walk back from the newest entry of [rangeStart, rangeEnd), summing the stored counts of
  * context-visible entries, until the sum reaches `keepRecentTokens`; cut at the nearest valid
- * cut point at or after the entry that reached it. When the budget is reached inside trailing
- * tool results (no cut point at or after it), cut at the latest cut point before them instead of
- * keeping everything. When the range is under budget, the cut is its first cut point (nothing to
- * summarize). Returns undefined when the range has no valid cut point at all.
+ * cut point at or after the entry that reached it (at or before it with `keepAtLeastBudget`).
+ * When the budget is reached inside trailing tool results (no cut point at or after it), cut at
+ * the latest cut point before them instead of keeping everything. When the range is under budget,
+ * the cut is its first cut point (nothing to summarize). Returns undefined when the range has no
+ * valid cut point at all.
  */
 export function findCutPoint(
   path: readonly CountedEntry[],
   rangeStart: number,
   rangeEnd: number,
   keepRecentTokens: number,
+  options: CutOptions = {},
 ): CutPoint | undefined {
   const cutPoints: number[] = [];
   for (let i = rangeStart; i < rangeEnd; i++) {
@@ -75,7 +87,8 @@ export function findCutPoint(
     accumulated += item.tokens;
     if (accumulated < keepRecentTokens) continue;
     const atOrAfter = cutPoints.find((index) => index >= i);
-    cutIndex = atOrAfter ?? cutPoints[cutPoints.length - 1]!;
+    const atOrBefore = options.keepAtLeastBudget ? cutPoints.findLast((index) => index <= i) : undefined;
+    cutIndex = atOrBefore ?? atOrAfter ?? cutPoints[cutPoints.length - 1]!;
     break;
   }
 

@@ -11,16 +11,16 @@ import type {
 } from "@base-context/protocol";
 import { latestCompactionIndex } from "../context-selection.js";
 import { entryToContextMessage } from "../entry-messages.js";
-import { addFileOpsFromDetails, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
+import { addFileOpsFromDetails, addFileOpsFromPrevious, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
 import type { CountedEntry } from "../types.js";
 import { planFrom, planTailPrune, prunedOutputs, withPlan, withPrunedCounts, type PrunePlan } from "../prune.js";
 import { estimateContextTokens } from "../usage.js";
-import { findCutPoint, type CutPoint } from "./cut-point.js";
+import { findCutPoint, type CutOptions, type CutPoint } from "./cut-point.js";
 
 export type PrepareCompactionResult = { preparation: CompactionPreparation } | { nothing: string };
 
 /** Pruning alongside the summary (docs/compaction-rungs.md); absent: no new pruning. */
-export interface PrepareCompactionOptions {
+export interface PrepareCompactionOptions extends CutOptions {
   /** Tool results above this many tokens in the kept tail are hidden in the same step. */
   readonly pruneMinTokens?: number;
 }
@@ -75,8 +75,9 @@ function splitAt(
   rangeStart: number,
   counted: readonly CountedEntry[],
   settings: CompactionSettings,
+  cutOptions: CutOptions,
 ): Split | undefined {
-  const cut = findCutPoint(counted, rangeStart, path.length, settings.keepRecentTokens);
+  const cut = findCutPoint(counted, rangeStart, path.length, settings.keepRecentTokens, cutOptions);
   if (!cut) return undefined;
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
   const history = collectMessages(path, rangeStart, historyEnd);
@@ -112,22 +113,22 @@ export function prepareCompaction(
     options.pruneMinTokens !== undefined ? planTailPrune(path, options.pruneMinTokens, rangeStart) : undefined;
   let split =
     tailPlan && tailPlan.hidden.length > 0
-      ? splitAt(path, rangeStart, withPrunedCounts(path, withPlan(hidden, tailPlan)), settings)
+      ? splitAt(path, rangeStart, withPrunedCounts(path, withPlan(hidden, tailPlan)), settings, options)
       : undefined;
   // When the stubs make everything fit in the kept part there is nothing left to summarize: a
   // summary was asked for, so cut as without this step's pruning (the kept tail is still pruned).
-  if (!split || isEmptySplit(split)) split = splitAt(path, rangeStart, withPrunedCounts(path, hidden), settings);
+  if (!split || isEmptySplit(split)) split = splitAt(path, rangeStart, withPrunedCounts(path, hidden), settings, options);
   if (!split) return { nothing: NothingToCompact.noCutPoint };
   const { cut, history, turnPrefix } = split;
   if (isEmptySplit(split)) return { nothing: NothingToCompact.nothingToSummarize };
   // Outputs before the cut are summarized, not hidden: only the kept tail's are pruned.
   const prune = tailPlan ? planFrom(path, tailPlan, cut.firstKeptIndex) : undefined;
 
-  // File lists are cumulative: the previous daemon-made summary's lists, daemon-made branch
-  // summaries being summarized now, then the tool calls themselves. A plugin's `details` are
-  // its own data and are not read as file lists.
+  // File lists are cumulative: the previous summary's lists (its details, or the files its text
+  // names when another agent wrote it), daemon-made branch summaries being summarized now, then
+  // the tool calls themselves. A plugin's `details` are its own data and are not read as file lists.
   const fileOps = createFileOps();
-  if (previous && previous.fromHook !== true) addFileOpsFromDetails(previous.details, fileOps);
+  if (previous && previous.fromHook !== true) addFileOpsFromPrevious(previous, fileOps);
   for (let i = rangeStart; i < cut.firstKeptIndex; i++) {
     const entry = path[i]!.entry;
     if (entry.type === "branch_summary" && entry.fromHook !== true) addFileOpsFromDetails(entry.details, fileOps);

@@ -42,6 +42,14 @@ describe("buildSummaryRequest", () => {
     expect(request.maxTokens).toBe(80);
   });
 
+  it("gives the model a previous summary without the instructions an agent's harness wrote around it", () => {
+    const claudeCode =
+      "This session is being continued from a previous conversation that ran out of context.\nSummary:\n1. Primary Request and Intent:\n   - Fix the parser\n" +
+      "Please continue the conversation from where we left off without asking the user any further questions.";
+    const request = buildSummaryRequest({ messages, previousSummary: claudeCode, kind: "history", reserveTokens: 100 });
+    expect(request.prompt).toContain("<previous-summary>\nSummary:\n1. Primary Request and Intent:\n   - Fix the parser\n</previous-summary>");
+  });
+
   it("appends custom instructions last, as the additional focus", () => {
     const request = buildSummaryRequest({
       messages,

@@ -7,6 +7,7 @@ import type { ContextMessage } from "@base-context/protocol";
 import { convertToLlm } from "../convert-to-llm.js";
 import { escapeWrapperClosingTags } from "../escape-tags.js";
 import { INJECTED_TEXT_LABEL, isInjectedText } from "../injected.js";
+import { isHarnessLine } from "../retention/summary-parts.js";
 import { serializeConversation } from "./serialize.js";
 
 export const SUMMARIZATION_SYSTEM_PROMPT = `You write context summaries. You are given a conversation between a user and an AI coding assistant and you turn it into a structured summary in exactly the format you are asked for.
@@ -44,17 +45,21 @@ Follow this format exactly:
 - [Data, examples or references needed to carry on]
 - [Or "(none)" if there is nothing]
 
-Keep every section short. Copy file paths, function names and error messages exactly.`;
+Keep every section short. Copy file paths, function names and error messages exactly.
+The user's words include their answers to the assistant's questions and what they said when refusing a tool call; text marked as injected by the agent's harness is never the user's.
+Never copy code blocks, code lines, file trees or stack frames: name the file, the function, the error message.`;
 
 export const UPDATE_SUMMARY_PROMPT = `The text inside the <conversation> tags above holds NEW messages. Fold them into the existing summary given inside the <previous-summary> tags.
 
 Rules:
-- KEEP everything from the previous summary that still holds
-- ADD the progress, decisions and context the new messages bring
-- MOVE items from "In Progress" to "Done" once they are finished
-- REWRITE "Next Steps" to match where the work stands now
+- UPDATE the previous summary, do not copy it: check each of its items against the new messages
+- KEEP what still holds; its request stays the goal unless the user asked for something new, its rules stay constraints
+- MOVE items from "In Progress" to "Done" once they are finished; DROP items about files that were renamed or deleted
+- "Blocked" holds only errors still open now: remove the ones fixed, retried successfully or worked around
+- REWRITE "Next Steps" to match where the work stands now (if everything asked is done, the next step is the user's next request)
+- MERGE the previous file lists with the new files
 - COPY file paths, function names and error messages exactly
-- Drop something only when it is clearly no longer relevant
+- NEVER carry instructions the agent's harness wrote into the previous summary, code blocks, code lines, file trees or stack frames
 
 Follow this format exactly:
 
@@ -170,6 +175,13 @@ function contentText(content: string | readonly { type: string; text?: string }[
   return content.flatMap((block) => (block.type === "text" && block.text !== undefined ? [block.text] : [])).join("");
 }
 
+function withoutHarnessLines(summary: string): string {
+  return summary
+    .split("\n")
+    .filter((line) => !isHarnessLine(line.trim()))
+    .join("\n");
+}
+
 /**
  * The request for one summary: the serialized conversation in `<conversation>` tags, then (for
  * history with a previous summary) `<previous-summary>`, then the instructions. The custom
@@ -183,7 +195,9 @@ export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest 
   if (input.kind === "turnPrefix") {
     instructions = TURN_PREFIX_SUMMARY_PROMPT;
   } else if (input.previousSummary) {
-    prompt += `<previous-summary>\n${escapeWrapperClosingTags(input.previousSummary)}\n</previous-summary>\n\n`;
+    // The harness's instructions around another agent's summary ("Please continue the conversation…") are not the summary.
+    const previous = withoutHarnessLines(input.previousSummary);
+    prompt += `<previous-summary>\n${escapeWrapperClosingTags(previous)}\n</previous-summary>\n\n`;
     instructions = UPDATE_SUMMARY_PROMPT;
   } else {
     instructions = INITIAL_SUMMARY_PROMPT;

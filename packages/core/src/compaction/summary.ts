@@ -17,19 +17,30 @@ export function mergeSplitTurn(historySummary: string, turnPrefixSummary: string
 
 const LIST_ITEM = /^\s*[-*]\s+(?:\[[ xX]\]\s+)?(.*)$/;
 
-/** The turn's list items the history summary already holds word for word are not said twice. */
+/**
+ * The turn's list items the history summary already holds word for word are not said twice, nor
+ * its request when the history's Goal already states it (a history without a request of its own
+ * takes the turn's as its current task).
+ */
 function withoutRepeatedItems(turnPrefixSummary: string, historySummary: string): string {
   const said = new Set<string>();
+  const goals = new Set<string>();
   for (const line of historySummary.split("\n")) {
     const item = LIST_ITEM.exec(line)?.[1]?.trim();
     if (item && item.length >= 12) said.add(item);
+    const goal = GOAL_LINE.exec(line)?.[1]?.trim();
+    if (goal) goals.add(goal);
   }
-  if (said.size === 0) return turnPrefixSummary;
+  if (said.size === 0 && goals.size === 0) return turnPrefixSummary;
   return turnPrefixSummary
     .split("\n")
     .filter((line) => !said.has(LIST_ITEM.exec(line)?.[1]?.trim() ?? ""))
+    .map((line) => (goals.has(line.trim()) ? SAME_REQUEST : line))
     .join("\n");
 }
+
+const GOAL_LINE = /^Current task: (.+)$/;
+const SAME_REQUEST = "(the current task of the Goal above)";
 
 /** Summary text followed by the `<read-files>` / `<modified-files>` sections. */
 export function appendFileOps(summary: string, fileOps: FileOps): string {

@@ -146,12 +146,58 @@ export function errorLine(text: string): string {
     }
   }
   const named =
-    lines.find((l) => STRONG_ERROR.test(l)) ??
+    lines.find((l) => STRONG_ERROR.test(l) && !DETAIL_LINE.test(l)) ??
     lines.find((l) => DIAGNOSTIC.test(l)) ??
     lines.find((l) => WEAK_ERROR.test(l)) ??
+    // A program's own message (`whoami: extra operand '/groups'`, `Get-Acl : The … command was found in …`).
+    lines.find((l) => PROGRAM_MESSAGE.test(l) && !DETAIL_LINE.test(l)) ??
+    // Nothing names an error: the output is ordinary (a listing); the exit status is what says it failed.
+    lines.find((l) => EXIT_NOTE.test(l.trim())) ??
+    lines.find(readsAsMessage) ??
     lines.find((l) => l.trim().length > 0) ??
     "";
   return tidyErrorLine(named);
+}
+
+/** The details a shell prints under an error's message (PowerShell's `+ CategoryInfo : …`, `At line:1 char:5`). */
+const DETAIL_LINE = /^\s*\+\s|^\s*At line:\d+ char:\d+/;
+/** A line a program writes about itself: its name, a colon, then words (GNU tools, PowerShell cmdlets). */
+const PROGRAM_MESSAGE = /^\s*[\w.-]+ ?: +[A-Za-z'‘`"][^:]*\s\S/;
+const EXIT_NOTE = /^(?:command )?(?:exit(?:ed)?(?: with)? (?:code|status)|exit code)[:\s]+-?\d+\.?$/i;
+
+/**
+ * A line a person reads as a message: words, not where the error was thrown (a stack frame, a
+ * `path:line` location, a lone path), the source line quoted under it (a caret mark), or the
+ * harness's exit-code note.
+ */
+function readsAsMessage(line: string): boolean {
+  const t = line.trim();
+  if (STACK_FRAME.test(line) || DETAIL_LINE.test(line) || EXIT_NOTE.test(t) || /^[\^~\s]+$/.test(t)) return false;
+  if (/^[\w./\\@~[\]:()-]+$/.test(t)) return false;
+  return /[A-Za-z]{2,}[\s,:]+[A-Za-z]{2,}/.test(t);
+}
+
+/**
+ * The first line naming an error in the parts of an output marked as the command's error stream
+ * (`[stderr]` … up to a `[stdout]` mark or the end of the block, as agents show a background
+ * command's output): a failure the result reports even when nothing flags it.
+ */
+export function stderrErrorLine(output: string): string | undefined {
+  if (!output.includes("[stderr]")) return undefined;
+  let inStderr = false;
+  for (const line of head(output)) {
+    const marked = /\[(stderr|stdout)\]\s*(.*)$/.exec(line);
+    if (marked) inStderr = marked[1] === "stderr";
+    else if (/^\s*<\/?\w+>\s*$/.test(line)) inStderr = false;
+    const text = marked ? marked[2]! : line;
+    if (inStderr && (STRONG_ERROR.test(text) || WEAK_ERROR.test(text)) && readsAsMessage(text)) return tidyErrorLine(text);
+  }
+  return undefined;
+}
+
+/** Output that says nothing but its exit status: a check that answered no, not an error a person can read. */
+export function saysOnlyExitStatus(output: string): boolean {
+  return head(output).every((line) => EXIT_NOTE.test(line.trim()));
 }
 
 /** Collapses whitespace, shortens unbroken runs (minified code, base64) and cuts the line. */

@@ -2,6 +2,8 @@ export {
   commandProgram,
   isSleep,
   errorLine,
+  saysOnlyExitStatus,
+  stderrErrorLine,
   exitedAsDesigned,
   foundNothing,
   hasStackTrace,
@@ -9,13 +11,32 @@ export {
   startsWithErrorLine,
   ERROR_LINE_MAX,
 } from "./errors.js";
-export { ANY_LATER_SUCCESS, commandFailureKeys, commandKey, commandKeys, saysFixed, shellSegments, wasCancelled } from "./resolution.js";
+export {
+  ANY_LATER_SUCCESS,
+  actionFailureKeys,
+  actionKeys,
+  commandFailureKeys,
+  commandKey,
+  commandKeys,
+  failedCommandNamed,
+  saysFixed,
+  shellSegments,
+  wasCancelled,
+} from "./resolution.js";
 export { looksPasted, ownSentences, ownWords, readConstraint, readRequest, unsureConstraintSentences, type Reading } from "./user-text.js";
 export {
   bashFailed,
-  constraintSentences,
-  toolResultFailed,
   contentText,
+  failureKeys,
+  readToolResult,
+  toolResultFailed,
+  type FailureKeys,
+  type ResultReading,
+} from "./tool-results.js";
+export { FailureTracker, type Failure } from "./failures.js";
+export { answerText, humanWordsInResult, type AnsweredQuestion, type HumanWords } from "./human-words.js";
+export {
+  constraintSentences,
   emptyProbes,
   isGoalRequest,
   isPlanSentence,
@@ -55,6 +76,8 @@ export {
   type RepairResult,
 } from "./repair.js";
 export { contextProbes } from "./context-probes.js";
+export { isLookupCommand } from "./lookups.js";
+export { emptySummaryParts, isHarnessLine, parseSummaryParts, type SummaryParts } from "./summary-parts.js";
 export { classifyToolCall, reportedExitCode, type ActionKind, type ToolAction } from "./tools.js";
 export {
   clip,

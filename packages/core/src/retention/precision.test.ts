@@ -4,6 +4,7 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { resultMessage } from "../test-support.js";
 import { formatRetention, checkRetention } from "./check.js";
 import { probeMessages } from "./probes.js";
 import { repairSummary } from "./repair.js";
@@ -19,13 +20,7 @@ const say = (text: string, calls: [string, string, Record<string, unknown>][] = 
   ],
   stopReason: calls.length > 0 ? "toolUse" : "stop",
 });
-const result = (id: string, name: string, text: string, isError = false): ContextMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError,
-});
+const result = resultMessage;
 const bash = (id: string, command: string): ContextMessage => say("", [[id, "bash", { command }]]);
 
 describe("requests: a message that asks for work", () => {
@@ -126,16 +121,106 @@ describe("errors: seen by their first line, fixed by a later success or the assi
     expect(probeMessages([...failing, say("All tests now compile without errors and the build succeeds!")]).errors[0]!.resolved).toBe(true);
   });
 
-  it("a cancelled or refused call is no error; a grep of a missing file is an answer, not a failure", () => {
+  it("a cancelled call is no error; a grep of a missing file is an answer, not a failure", () => {
     const probes = probeMessages([
       bash("a", "npm test"),
       result("a", "bash", "Debugger attached.\nCommand aborted", true),
       bash("b", 'grep -A 3 "a\\|b" packages/tui/src/wrap-ansi.ts'),
       result("b", "bash", "grep: packages/tui/src/wrap-ansi.ts: No such file or directory\n\nCommand exited with code 2", true),
-      say("", [["c", "edit", { path: "a.ts", oldText: "x", newText: "y" }]]),
-      result("c", "edit", "The user doesn't want to proceed with this tool use.", true),
     ]);
     expect(probes.errors).toEqual([]);
+  });
+
+  it("a call the user refused stands, by its first sentences, until the work goes on", () => {
+    const refused =
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string " +
+      "was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+    const calls = [say("", [["c", "bash", { command: "git merge --abort" }]]), result("c", "bash", refused, true)];
+    const standing = probeMessages(calls).errors;
+    expect(standing).toEqual([
+      { text: "The user doesn't want to proceed with this tool use. The tool use was rejected", index: 1, detail: "git merge --abort" },
+    ]);
+    const later = probeMessages([...calls, bash("d", "git status"), result("d", "bash", "On branch main")]).errors;
+    expect(later[0]!.resolved).toBe(true);
+  });
+
+  it("a command that says nothing but its exit status is a check that answered no, not an error", () => {
+    const probes = probeMessages([bash("a", "sudo wg show wg0 2>/dev/null"), result("a", "bash", "Exit code 1", true)]);
+    expect(probes.errors).toEqual([]);
+  });
+
+  it("the error a person reads: not the location line above it, not the harness's exit note", () => {
+    const output = "Exit code 1\n/Users/me/project/[eval]:1\n^^^\nthe module could not be loaded from here";
+    const probes = probeMessages([bash("a", "node -e 'x'"), result("a", "bash", output, true)]);
+    expect(probes.errors.map((e) => e.text)).toEqual(["the module could not be loaded from here"]);
+  });
+
+  it("a command failing again for another reason supersedes its first failure", () => {
+    const probes = probeMessages([
+      bash("a", "npm run build"),
+      result("a", "bash", "error: cannot find module 'x'\nExit code 1", true),
+      bash("b", "npm run build"),
+      result("b", "bash", "error TS2304: Cannot find name 'y'\nExit code 1", true),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([
+      ["error: cannot find module 'x'", true],
+      ["error TS2304: Cannot find name 'y'", false],
+    ]);
+  });
+
+  it("a failure whose message names another command is that command's: it stands, once, until that command works", () => {
+    const harness = "Command failed: cygpath -u 'c:\\users\\me'";
+    const probes = probeMessages([
+      bash("a", 'powershell.exe -Command "Get-ScheduledTask"'),
+      result("a", "bash", harness, true),
+      bash("b", "git status"),
+      result("b", "bash", "On branch main"),
+      bash("c", 'powershell.exe -Command "Get-Service x"'),
+      result("c", "bash", harness, true),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([[harness, false]]);
+  });
+
+  it("a result that is not flagged but whose error stream names an error failed, by that line", () => {
+    const output = "<status>running</status>\n<output>\n[stderr] Running hooks...\nPython was not found; run without arguments to install\n</output>";
+    const probes = probeMessages([say("", [["a", "TaskOutput", { task_id: "b1" }]]), result("a", "TaskOutput", output)]);
+    expect(probes.errors.map((e) => e.text)).toEqual(["Python was not found; run without arguments to install"]);
+    const quiet = "<output>\n[stderr] ! First copy your one-time code: 25A4\n[stderr] Authentication complete.\n</output>";
+    expect(probeMessages([say("", [["b", "TaskOutput", { task_id: "b2" }]]), result("b", "TaskOutput", quiet)]).errors).toEqual([]);
+  });
+
+  it("a tool we know nothing about that failed is fixed by the same tool working later", () => {
+    const probes = probeMessages([
+      say("", [["a", "TaskOutput", { task_id: "b1" }]]),
+      result("a", "TaskOutput", "Error: task b1 timed out", true),
+      say("", [["b", "TaskOutput", { task_id: "b2" }]]),
+      result("b", "TaskOutput", "<status>completed</status>"),
+    ]);
+    expect(probes.errors.map((e) => e.resolved === true)).toEqual([true]);
+  });
+
+  it("a failed look-up is the agent learning something: it stands only until the work goes on", () => {
+    const failed = [bash("a", "whoami /priv"), result("a", "bash", "Exit code 1\nwhoami: extra operand '/priv'", true)];
+    expect(probeMessages(failed).errors.map((e) => [e.text, e.resolved === true])).toEqual([["whoami: extra operand '/priv'", false]]);
+    const later = probeMessages([...failed, bash("b", "npm run build"), result("b", "bash", "built in 2s")]).errors;
+    expect(later.map((e) => e.resolved === true)).toEqual([true]);
+  });
+
+  it("another approach to the same goal fixes a failure: a later success of the same program and subcommand", () => {
+    const probes = probeMessages([
+      bash("a", "git push 2>&1"),
+      result("a", "bash", "fatal: The current branch x has no upstream branch.", true),
+      bash("b", "git push --set-upstream origin x"),
+      result("b", "bash", "branch 'x' set up to track 'origin/x'."),
+      bash("c", "python3 a.py"),
+      result("c", "bash", "Traceback (most recent call last):\nValueError: bad input", true),
+      bash("d", "python3 b.py"),
+      result("d", "bash", "ok"),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([
+      ["fatal: The current branch x has no upstream branch.", true],
+      ["ValueError: bad input", false],
+    ]);
   });
 });
 

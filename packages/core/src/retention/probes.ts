@@ -3,11 +3,14 @@
  * summary replaces. Pure and linear in the input; the extractive summarizer is built on the same
  * readings, and every summary is checked against them.
  */
-import type { ContextMessage, UserContentBlock } from "@base-context/protocol";
-import { errorLine, exitedAsDesigned, foundNothing, hasStackTrace, startsWithErrorLine } from "./errors.js";
-import { ANY_LATER_SUCCESS, commandFailureKeys, commandKeys, maySayFixed, saysFixed, wasCancelled } from "./resolution.js";
+import type { ContextMessage } from "@base-context/protocol";
+import { errorLine } from "./errors.js";
+import { FailureTracker, type Failure } from "./failures.js";
+import type { HumanWords } from "./human-words.js";
+import { actionKeys, commandFailureKeys, commandKeys } from "./resolution.js";
 import { clip, normalizeKey, sentences } from "./text.js";
-import { classifyToolCall, reportedExitCode } from "./tools.js";
+import { classifyToolCall } from "./tools.js";
+import { bashFailed, contentText, failureKeys, readToolResult } from "./tool-results.js";
 import { constraintSentences, isSummaryText, ownSentences, readRequest, unsureConstraintSentences } from "./user-text.js";
 
 export { constraintSentences, isGoalRequest, isSummaryText, readRequest, requestText } from "./user-text.js";
@@ -49,41 +52,6 @@ export function isPlanSentence(sentence: string): boolean {
   return PLAN.test(sentence) && !sentence.endsWith(":");
 }
 
-export function contentText(content: string | readonly UserContentBlock[]): string {
-  if (typeof content === "string") return content;
-  let text = "";
-  for (const block of content) if (block.type === "text") text += (text ? "\n" : "") + block.text;
-  return text;
-}
-
-/**
- * A tool result that reports a failure: flagged `isError`, a non-zero exit, or a stack trace —
- * unless the command exited non-zero as designed (an empty search, `test`, `diff`, `sleep`) or a
- * search tool only found nothing.
- */
-export function toolResultFailed(
-  call: { readonly kind: string; readonly target: string } | undefined,
-  message: Extract<ContextMessage, { role: "toolResult" }>,
-): boolean {
-  const text = contentText(message.content);
-  if (wasCancelled(text)) return false;
-  const trace = hasStackTrace(text);
-  if (trace) return true;
-  const exitCode = call?.kind === "run" ? reportedExitCode(text) : undefined;
-  // A result whose own first line is an error line (`TypeError: …`), flagged or not; a file read is content.
-  if (message.isError !== true && call?.kind !== "read" && startsWithErrorLine(text)) return true;
-  if (message.isError !== true && (exitCode === undefined || exitCode === 0)) return false;
-  if (call?.kind === "run") return !exitedAsDesigned(call.target, exitCode ?? 1, text);
-  return !(call?.kind === "search" || call === undefined) || !foundNothing(text);
-}
-
-/** A `!command` the user ran that failed (not cancelled, not as designed). */
-export function bashFailed(message: Extract<ContextMessage, { role: "bashExecution" }>): boolean {
-  if (message.excludeFromContext === true || message.cancelled) return false;
-  const code = typeof message.exitCode === "number" ? message.exitCode : 0;
-  return (code !== 0 && !exitedAsDesigned(message.command, code, message.output)) || hasStackTrace(message.output);
-}
-
 type MessageOf<R extends ContextMessage["role"]> = Extract<ContextMessage, { role: R }>;
 
 /**
@@ -122,54 +90,28 @@ export function readMessages(messages: readonly ContextMessage[], reader: Messag
   });
 }
 
-/**
- * The keys of a file action. Its first key is the one its failure is known by: a failed change
- * is fixed by a later change of the file; a failed read by any later read or change of a file of
- * that name (the agent found the file it meant). Its success counts for every key.
- */
-function fileKeys(kind: string, target: string): string[] {
-  const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
-  if (kind === "read") return [name, ANY_LATER_SUCCESS];
-  if (kind === "modify") return [`file:${target}`, name];
-  return [`${kind}:${target}`];
-}
-
-/** An error seen, with the keys of the action that failed (a later success of one of them fixes it). */
-interface TrackedError {
-  readonly at: number;
-  readonly keys: readonly string[];
-  readonly fromCommand: boolean;
-}
-
-/** Collects probes in one pass; `add*` keep the first occurrence of each item. */
+/** Collects probes in one pass; `add` keeps the first occurrence of each item. */
 class ProbeCollector implements MessageReader {
   readonly probes = emptyProbes();
   private readonly seen = new Map<ProbeKind, Map<string, number>>(PROBE_KINDS.map((k) => [k, new Map()]));
-  private readonly calls = new Map<string, { kind: string; target: string; keys: string[] }>();
-  private readonly tracked: TrackedError[] = [];
-  /** The tracked errors by each of their keys: a success looks up only those it may fix (long sessions fail often). */
-  private readonly trackedByKey = new Map<string, TrackedError[]>();
+  private readonly calls = new Map<string, { kind: string; target: string; toolName: string; keys: string[] }>();
+  private readonly failures = new FailureTracker();
   private readonly unjudged: Unjudged = { requests: 0, constraints: 0 };
   private lastUserIndex = -1;
   private lastPlan: ProbeItem | undefined;
 
-  add(kind: ProbeKind, item: ProbeItem): number {
+  add(kind: ProbeKind, item: ProbeItem): void {
     const key = kind === "files" ? item.text : normalizeKey(item.text);
-    if (key.length === 0) return -1;
+    if (key.length === 0) return;
     const seen = this.seen.get(kind)!;
     const at = seen.get(key);
     if (at === undefined) {
       seen.set(key, this.probes[kind].length);
       this.probes[kind].push(item);
-      return this.probes[kind].length - 1;
-    }
-    if (kind === "files" && item.detail === "modified") {
+    } else if (kind === "files" && item.detail === "modified") {
       // A file read and later changed is a modified file.
       this.probes.files[at] = { ...this.probes.files[at]!, detail: "modified" };
     }
-    // The same error again: it stands again until fixed again.
-    if (kind === "errors" && this.probes.errors[at]!.resolved) this.probes.errors[at] = { ...this.probes.errors[at]!, resolved: false };
-    return at;
   }
 
   user(text: string, index: number): void {
@@ -192,8 +134,8 @@ class ProbeCollector implements MessageReader {
       if (block.type === "text") text += (text ? "\n" : "") + block.text;
       else if (block.type === "toolCall") {
         const action = classifyToolCall(block.name, block.arguments);
-        const keys = action.kind === "run" ? commandKeys(action.target) : fileKeys(action.kind, action.target);
-        this.calls.set(block.id, { kind: action.kind, target: action.target, keys });
+        const keys = actionKeys(action.kind, action.target, action.toolName);
+        this.calls.set(block.id, { kind: action.kind, target: action.target, toolName: action.toolName, keys });
         if ((action.kind === "read" || action.kind === "modify") && action.target.length > 0) {
           this.add("files", { text: action.target, index, detail: action.kind === "modify" ? "modified" : "read" });
         }
@@ -201,15 +143,17 @@ class ProbeCollector implements MessageReader {
     }
     const calledTools = message.content.some((block) => block.type === "toolCall");
     if (message.stopReason === "error" && message.errorMessage) {
-      this.failed({ text: errorLine(message.errorMessage), index, detail: "model call" }, ["model"], false);
+      const what = "model call";
+      const failure = { what, message: errorLine(message.errorMessage), index };
+      this.failures.failed({ ...failure, actionKey: MODEL, fixedBy: [MODEL], fromCommand: false });
     } else if (message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0)) {
       // A finished answer: the model works again, and the agent moved past what it could not read.
-      this.succeeded(["model"]);
+      this.failures.succeeded([MODEL], index, false);
     }
     if (text.trim().length === 0) return;
-    for (const sentence of sentences(text)) this.resolveBySaying(sentence);
-    // The latest text decides: a plan stated earlier was overtaken by the work after it.
     const said = sentences(text);
+    for (const sentence of said) this.failures.said(sentence, index);
+    // The latest text decides: a plan stated earlier was overtaken by the work after it.
     const final = said[said.length - 1];
     const plan = final?.endsWith("?") ? final : said.filter(isPlanSentence).pop();
     this.lastPlan = plan === undefined ? undefined : { text: clip(plan, 240), index };
@@ -217,64 +161,64 @@ class ProbeCollector implements MessageReader {
 
   toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
     const call = this.calls.get(message.toolCallId);
-    const keys = call?.keys ?? [`tool:${message.toolName}`];
-    if (!toolResultFailed(call, message)) {
-      this.succeeded(keys);
+    const reading = readToolResult(call, message);
+    if (reading.human) this.humanWords(reading.human, index);
+    if (!reading.failed) {
+      this.failures.succeeded(call?.keys ?? [`tool:${message.toolName}`], index);
       return;
     }
-    const item = { text: errorLine(contentText(message.content)), index, detail: call?.target ? call.target : message.toolName };
-    const failureKeys = call?.kind === "run" ? commandFailureKeys(call.target) : call?.kind === "read" ? keys : keys.slice(0, 1);
-    this.failed(item, failureKeys, call?.kind === "run");
+    const keys = failureKeys(call, message, reading, call ? `${call.kind}:${call.target}` : `tool:${message.toolName}`);
+    const what = call?.target ? call.target : message.toolName;
+    this.failures.failed({ what, message: reading.message, index, ...keys, ...(reading.refused ? { refused: true } : {}) });
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
     if (message.excludeFromContext === true || message.cancelled) return;
-    const keys = commandKeys(message.command);
-    if (bashFailed(message))
-      this.failed({ text: errorLine(message.output), index, detail: message.command }, commandFailureKeys(message.command), true);
-    else this.succeeded(keys);
-  }
-
-  private failed(item: ProbeItem, keys: readonly string[], fromCommand: boolean): void {
-    const at = this.add("errors", item);
-    if (at < 0) return;
-    const tracked = { at, keys, fromCommand };
-    this.tracked.push(tracked);
-    for (const key of new Set(keys)) {
-      const list = this.trackedByKey.get(key);
-      if (list) list.push(tracked);
-      else this.trackedByKey.set(key, [tracked]);
+    if (!bashFailed(message)) {
+      this.failures.succeeded(commandKeys(message.command), index);
+      return;
     }
+    const { command } = message;
+    const failure = { what: command, message: errorLine(message.output), index, actionKey: `run:${command}` };
+    this.failures.failed({ ...failure, fixedBy: commandFailureKeys(command), fromCommand: true });
   }
 
-  /** Resolves every tracked error that shares a key with the success (or counts any later success). */
-  private succeeded(keys: readonly string[]): void {
-    for (const key of new Set([...keys, ANY_LATER_SUCCESS])) {
-      for (const error of this.trackedByKey.get(key) ?? []) this.resolve(error.at);
+  /** The human's words in a tool result: typed words read as a user message; answers asked for work when they say so. */
+  private humanWords(words: HumanWords, index: number): void {
+    for (const typed of words.typed) this.user(typed, index);
+    for (const { answer } of words.answers) {
+      this.lastUserIndex = index;
+      // An answer is the user's choice, not a rule the probe can be sure of: seen, not counted.
+      this.unjudged.constraints++;
+      if (readRequest(answer) === "yes") this.add("requests", { text: clip(answer, 300), index });
     }
-  }
-
-  private resolveBySaying(sentence: string): void {
-    if (!maySayFixed(sentence)) return;
-    for (const error of this.tracked) {
-      const item = this.probes.errors[error.at]!;
-      if (!item.resolved && saysFixed(sentence, { message: item.text, fromCommand: error.fromCommand })) this.resolve(error.at);
-    }
-  }
-
-  private resolve(at: number): void {
-    const item = this.probes.errors[at]!;
-    if (!item.resolved) this.probes.errors[at] = { ...item, resolved: true };
   }
 
   finish(): RetentionProbes {
+    this.addErrors();
     // A question or plan the user already answered is not open any more… unless nothing else is.
     if (this.lastPlan && (this.lastPlan.index > this.lastUserIndex || !this.lastPlan.text.endsWith("?")))
       this.probes.plan.push(this.lastPlan);
     if (this.unjudged.requests > 0 || this.unjudged.constraints > 0) this.probes.unjudged = { ...this.unjudged };
     return this.probes;
   }
+
+  /** One item per error line, where it first occurred; standing when its latest occurrence stands. */
+  private addErrors(): void {
+    const latest = new Map<string, Failure>();
+    for (const failure of this.failures.failures) latest.set(normalizeKey(failure.message), failure);
+    for (const failure of this.failures.failures) {
+      const key = normalizeKey(failure.message);
+      const last = latest.get(key);
+      if (key.length === 0 || last === undefined) continue;
+      latest.delete(key);
+      const item = { text: failure.message, index: failure.index, detail: failure.what };
+      this.probes.errors.push(last.resolved ? { ...item, resolved: true } : item);
+    }
+  }
 }
+
+const MODEL = "model";
 
 /** The probes of a range of messages (what a summary of them is checked against). */
 export function probeMessages(messages: readonly ContextMessage[]): RetentionProbes {

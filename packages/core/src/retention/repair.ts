@@ -8,6 +8,7 @@
 import { checkRetention, isKept, SummaryIndex, type RetentionReport } from "./check.js";
 import { emptyProbes, type ProbeItem, type RetentionProbes } from "./probes.js";
 import { clip } from "./text.js";
+import { parseSummaryParts } from "./summary-parts.js";
 import { readConstraint } from "./user-text.js";
 import { capSummary, summaryCutNote, utf8ByteLength } from "../summary-cap.js";
 
@@ -19,8 +20,6 @@ const REPAIR_LINE = /^- (File read: |File modified: |Error(?: \(([^)]*)\))?: |Us
 const CRITICAL_HEADING = /^## Critical Context\s*$/m;
 const TRAILING_FILE_SECTIONS = /(?:\n\n<(read-files|modified-files)>\n[\s\S]*?\n<\/\1>)+$/;
 const CHARS_PER_TOKEN = 4;
-/** "(none)", "None stated", "N/A": a section's way of saying it is empty. */
-const PLACEHOLDER = /^\(?(?:none|n\/a|nothing|not stated)\b[^)]*\)?\.?$/i;
 
 /** Tokens repair may add: a quarter of the summary's own budget, at least 1,024. */
 export function repairBudgetTokens(summaryMaxTokens: number): number {
@@ -33,46 +32,31 @@ function unquote(text: string): string {
 }
 
 /**
- * The probes a previous summary carries: its repaired lines, its constraints section, its file
- * lists. Checked again in the summary that replaces it, so a later summarizer cannot drop them.
+ * The probes a previous summary carries: the lines repair appended to it (under its Critical
+ * Context), its constraints that read as rules, its file lists (or the files another agent's
+ * summary names). Checked again in the summary that replaces it, so a later summarizer cannot drop
+ * them. Nothing else of another agent's summary is carried: its "errors and fixes" list is
+ * history, and its analysis no item at all.
  */
 export function carriedProbes(previousSummary: string | undefined): RetentionProbes {
   const probes = emptyProbes();
   if (!previousSummary) return probes;
   const item = (text: string, detail?: string): ProbeItem => ({ text, index: -1, ...(detail !== undefined ? { detail } : {}) });
-  let section = "";
-  let fileList = "";
-  for (const raw of previousSummary.split("\n")) {
-    const line = raw.trim();
-    const tag = /^<(\/?)(read-files|modified-files)>$/.exec(line);
-    if (tag) {
-      fileList = tag[1] ? "" : tag[2]!;
-      continue;
-    }
-    if (fileList) {
-      if (line) probes.files.push(item(line, fileList === "read-files" ? "read" : "modified"));
-      continue;
-    }
-    const heading = /^#{2,4}\s+(.*)$/.exec(line);
-    if (heading) {
-      section = heading[1]!.toLowerCase();
-      continue;
-    }
-    const repaired = REPAIR_LINE.exec(line);
-    if (repaired) {
-      const [, prefix, detail, text] = repaired;
-      if (prefix === FILE_READ || prefix === FILE_MODIFIED)
-        probes.files.push(item(unquote(text!), prefix === FILE_READ ? "read" : "modified"));
-      else if (prefix === CONSTRAINT) probes.constraints.push(item(text!.trim()));
-      else probes.errors.push(item(unquote(text!), detail));
-      continue;
-    }
-    if (section.startsWith("constraints") && /^[-*]\s+/.test(line)) {
-      const text = line.replace(/^[-*]\s+/, "").trim();
-      // Whoever wrote that section, only a sentence that reads as a rule is carried (and repaired).
-      if (text.length > 0 && !PLACEHOLDER.test(text) && readConstraint(text) === "yes") probes.constraints.push(item(text));
-    }
+  const parts = parseSummaryParts(previousSummary);
+  for (const line of parts.critical) {
+    const repaired = REPAIR_LINE.exec(`- ${line}`);
+    if (!repaired) continue;
+    const [, prefix, detail, text] = repaired;
+    if (prefix === FILE_READ || prefix === FILE_MODIFIED) probes.files.push(item(unquote(text!), prefix === FILE_READ ? "read" : "modified"));
+    else if (prefix === CONSTRAINT) probes.constraints.push(item(text!.trim()));
+    // Repair writes an error line in backticks: any other "Error: …" is not one of its lines.
+    else if (/^`.*`$/.test(text!.trim())) probes.errors.push(item(unquote(text!), detail));
   }
+  for (const text of parts.constraints) {
+    // Whoever wrote that section, only a sentence that reads as a rule is carried (and repaired).
+    if (readConstraint(text) === "yes") probes.constraints.push(item(text));
+  }
+  for (const file of parts.files) probes.files.push(item(file.path, file.modified ? "modified" : "read"));
   return probes;
 }
 

@@ -74,19 +74,51 @@ export function commandKey(command: string): string {
 }
 
 /**
- * The keys an action is known by: its command key, and for copies and moves their destination.
- * A success of `a && b` is a success of `a` and of `b` too: their keys count for it.
+ * The keys an action is known by: its command key, its verb (below), and for copies and moves
+ * their destination. A success of `a && b` is a success of `a` and of `b` too: their keys count
+ * for it.
  */
 export function commandKeys(command: string): string[] {
   const key = commandKey(command);
   const keys = [`run:${key}`];
   const parts = shellSegments(key);
-  if (parts.length > 1 && parts.every((p) => p.joiner !== "|" && p.joiner !== "||")) for (const part of parts) keys.push(`run:${part.text}`);
+  if (parts.length > 1 && parts.every((p) => p.joiner !== "|" && p.joiner !== "||")) {
+    for (const part of parts) keys.push(`run:${part.text}`, ...verbKeys(part.text));
+  }
   const last = shellSegments(key).pop()?.text ?? "";
+  keys.push(...verbKeys(last));
   const words = last.split(/\s+/);
   const program = words[0]?.replace(/^.*\//, "") ?? "";
   if (DESTINATION_PROGRAMS.has(program) && words.length >= 2) keys.push(`dest:${program}:${words[words.length - 1]}`);
-  return keys;
+  return [...new Set(keys)];
+}
+
+/** Programs whose first argument is a file, a host or a script, not a subcommand: they have no verb. */
+const NO_VERB = new Set(
+  "cat ls rm cp mv cd mkdir rmdir touch chmod chown ln echo printf head tail less more grep egrep fgrep rg find wc sort diff file stat open code vim vi nano python python3 node deno ruby perl php bash sh zsh fish powershell powershell.exe pwsh cmd cmd.exe curl wget ssh scp rsync tar zip unzip sleep test which type kill pkill".split(
+    " ",
+  ),
+);
+/** Subcommands that take a subcommand of their own (`npm run build`, `gh pr create`, `docker compose up`). */
+const TWO_LEVEL = /^(?:run|exec|compose|x)$/;
+const SUBCOMMAND = /^[a-z][a-z0-9-]*(?::[a-z0-9-]+)*$/;
+
+/**
+ * `verb:git push` for `git push --set-upstream origin main`: the program and its subcommand.
+ * A later success of the same verb is another approach to the same goal, and fixes the failure.
+ * Commands whose first argument is not a subcommand (`python a.py`, `cat x`) have none.
+ */
+function verbKeys(segment: string): string[] {
+  const words = segment.split(/\s+/).filter((w) => !/^\w+=/.test(w));
+  while (words.length > 0 && /^(?:env|sudo|time|nice|timeout|exec|npx|bunx)$/.test(words[0]!)) {
+    words.shift();
+    if (words.length > 0 && /^\d+[smh]?$/.test(words[0]!)) words.shift();
+  }
+  const program = (words[0] ?? "").replace(/^.*\//, "");
+  if (program.length === 0 || NO_VERB.has(program) || !SUBCOMMAND.test(words[1] ?? "")) return [];
+  const second = TWO_LEVEL.test(words[1]!) || program === "gh" ? words[2] : undefined;
+  const verb = second !== undefined && SUBCOMMAND.test(second) ? `${program} ${words[1]} ${second}` : `${program} ${words[1]}`;
+  return [`verb:${verb}`];
 }
 
 const FIXED =
@@ -126,7 +158,7 @@ export function maySayFixed(sentence: string): boolean {
  */
 export function wasCancelled(output: string): boolean {
   const text = output.trim();
-  if (/^(?:the user doesn't want to (?:proceed|take this action)|\[?request interrupted by user)/i.test(text)) return true;
+  if (/^\[?request interrupted by user/i.test(text)) return true;
   const lines = text.split("\n");
   return /^(?:command )?(?:aborted|cancelled|canceled|interrupted)\.?$/i.test(lines[lines.length - 1]!.trim());
 }
@@ -137,7 +169,46 @@ export function wasCancelled(output: string): boolean {
  */
 export const ANY_LATER_SUCCESS = "any-later-success";
 
-/** The keys a failure of a command is known by: the whole command (not its parts), and a copy's destination. */
+/**
+ * The keys a failure of a command is known by: the whole command (not its parts: `a && b` may
+ * have failed in `a`), the verb of its last part, and a copy's destination.
+ */
 export function commandFailureKeys(command: string): string[] {
-  return commandKeys(command).filter((key, i) => i === 0 || key.startsWith("dest:"));
+  const last = shellSegments(commandKey(command)).pop()?.text ?? "";
+  const verb = new Set(verbKeys(last));
+  return commandKeys(command).filter((key, i) => i === 0 || key.startsWith("dest:") || verb.has(key));
+}
+
+/**
+ * The keys of a tool call's action: a command's (above); for a file, the first is the one its
+ * failure is known by: a failed change is fixed by a later change of the file, a failed read by
+ * any later read or change of a file of that name (the agent found the file it meant), or by any
+ * later success (the work went on). A success counts for every key.
+ */
+export function actionKeys(kind: string, target: string, toolName?: string): string[] {
+  if (kind === "run") return commandKeys(target);
+  const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
+  if (kind === "read") return [name, ANY_LATER_SUCCESS];
+  if (kind === "modify") return [`file:${target}`, name];
+  // A tool we know nothing about (waiting on a background task, a web fetch): the same tool working later.
+  if (kind === "other" && toolName !== undefined) return [`${kind}:${target}`, `tool:${toolName}`];
+  return [`${kind}:${target}`];
+}
+
+/** The keys a failure of a tool call's action is known by. */
+export function actionFailureKeys(kind: string, target: string, toolName?: string): string[] {
+  if (kind === "run") return commandFailureKeys(target);
+  const keys = actionKeys(kind, target, toolName);
+  return kind === "read" || kind === "other" ? keys : keys.slice(0, 1);
+}
+
+/**
+ * The command a failure belongs to when its message names another one (`Command failed: cygpath
+ * -u 'c:\users\me'`): the harness around the action failed, not the action, and that failure
+ * stands until the named command works, however many actions it breaks.
+ */
+export function failedCommandNamed(message: string, ownCommand: string | undefined): string | undefined {
+  const named = /^Command failed: (.+)$/.exec(message.trim())?.[1]?.trim();
+  if (named === undefined || named.length === 0) return undefined;
+  return ownCommand !== undefined && commandKey(named) === commandKey(ownCommand) ? undefined : named;
 }

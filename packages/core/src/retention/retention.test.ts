@@ -1,5 +1,6 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { resultMessage } from "../test-support.js";
 import { checkRetention, formatRetention } from "./check.js";
 import { errorLine, exitedAsDesigned } from "./errors.js";
 import { junkKind, junkLines } from "./junk.js";
@@ -15,13 +16,7 @@ const say = (text: string, calls: [string, string, Record<string, unknown>][] = 
   ],
   stopReason: calls.length > 0 ? "toolUse" : "stop",
 });
-const result = (id: string, name: string, text: string, isError = false): ContextMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: name,
-  content: [{ type: "text", text }],
-  isError,
-});
+const result = resultMessage;
 
 describe("probes", () => {
   it("files: read and modified, a file read then changed counts once as modified", () => {
@@ -256,6 +251,32 @@ describe("junk", () => {
     ["!function(e){var t={};function n(r){if(t[r])return t[r].exports}}", "code"],
   ])("%s is %s", (line, kind) => {
     expect(junkKind(line)).toBe(kind);
+  });
+
+  it.each([
+    ["defp expand_control_for(line, expand_groups) do", "code"],
+    ["_ -> nil", "code"],
+    ["{:ok, result} -> result", "code"],
+    ["end", "code"],
+    ['{:lazy_html, ">= 0.1.0", only: :test},', "code"],
+    ["@spec setup() :: :ok", "code"],
+    ["fn main() {", "code"],
+    ["│   ├── print-mode.ts # Already here", "tree"],
+    ["+-- src/index.ts", "tree"],
+    ["at Object.<anonymous> (/srv/app/index.js:3:14)", "stack frame"],
+    ["lib/spotter_web/controllers/otel_trace_helpers.ex:57:13", "stack frame"],
+  ])("%s is %s", (line, kind) => {
+    expect(junkKind(line)).toBe(kind);
+  });
+
+  it.each([
+    "For each test, report: ✅ Full access | ⚠️ Partial/read-only | ❌ Denied",
+    "Request: no, dimGray should be that, no need for linkGray,",
+    "what should we do",
+    "import the data from the old file first",
+    "Current task: Implement spotter-gqc",
+  ])("%s is prose, not code", (line) => {
+    expect(junkKind(line)).toBeUndefined();
   });
 
   it.each([

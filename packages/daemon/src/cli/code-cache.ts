@@ -1,7 +1,7 @@
 /**
  * Runs the daemon's CommonJS bundle with V8's code cache (docs/architecture.md#start-path-and-bundles).
  *
- * Compiling the bundle is a quarter of a daemon's start. V8 can skip it: `script.createCachedData()`
+ * Compiling the bundle is a large part of a daemon's start. V8 can skip it: `script.createCachedData()`
  * serialises the compiled code (every function compiled so far, so made after the start it should
  * speed up), and a later `new vm.Script(source, { cachedData })` deserialises it instead of
  * parsing. Node 20 offers nothing of the kind for ES modules, hence the daemon's CommonJS bundle.
@@ -205,17 +205,18 @@ export function loadBundle(bundlePath: string, env: NodeJS.ProcessEnv = process.
 
 /**
  * `base-context serve`: loads the daemon's bundle with the code cache and serves; writes the cache
- * once the daemon has started (the code its start ran is compiled then) when none was used, and
- * again after it has served requests when the cache covered its start only.
+ * at the daemon's quiet moments (never on a request's path): once it has started (the code its
+ * start ran is compiled then) when none was used, and again once it has served requests when the
+ * cache covered its start only.
  */
 export function serveBundle(bundlePath: string, args: string[]): void {
   const loaded = loadBundle(bundlePath);
-  const serveMain = loaded.exports.serveMain as (args: string[], hooks: { cacheCompiledCode?: (covers: CacheCoverage) => void }) => void;
+  const serveMain = loaded.exports.serveMain as (args: string[], hooks: { onQuiet?: (served: boolean) => void }) => void;
   const said = loaded.reason !== undefined ? ` (${loaded.reason})` : loaded.covers !== undefined ? ` (covering the ${loaded.covers === "start" ? "start only" : "start and requests"})` : "";
   log("debug", `start: code cache ${loaded.state}${said}`);
   serveMain(args, {
-    cacheCompiledCode: (covers) => {
-      const saved = loaded.save(covers);
+    onQuiet: (served) => {
+      const saved = loaded.save(served ? "requests" : "start");
       if (saved !== undefined) log("debug", `start: ${saved}`);
     },
   });

@@ -54,7 +54,7 @@ export function checkDatabase(databasePath: string): CheckResult {
     const integrity = db.pragma("quick_check", { simple: true });
     if (integrity !== "ok") throw Object.assign(new Error(`integrity check: ${String(integrity)}`), { code: "SQLITE_CORRUPT" });
     const version = db.pragma("user_version", { simple: true }) as number;
-    if (version > SCHEMA_VERSION) throw new DatabaseTooNewError(version);
+    if (version > SCHEMA_VERSION) throw new DatabaseTooNewError(version, SCHEMA_VERSION);
     // Takes the write lock and gives it back: proves the file (and its journal) can be written.
     db.exec("BEGIN IMMEDIATE; ROLLBACK;");
     const sessions = version === 0 ? 0 : (db.prepare("SELECT count(*) FROM sessions").pluck().get() as number);

@@ -27,6 +27,7 @@ export const DOCTOR_SPEC: CommandSpec = {
     { name: "project", value: "dir", description: "check with this project's settings and plugins (default: the current folder)" },
     { name: "offline", description: "do not contact the summarizer's endpoint" },
     { name: "timeout", value: "ms", description: "how long to wait for the endpoint (default 5000)" },
+    { name: "context-window", value: "n", description: "check the compaction settings against a model's window of n tokens" },
     JSON_OPTION,
   ],
   exitStatus: "Exit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 usage error.",
@@ -39,6 +40,7 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
     quietDaemonLogs();
     const projectDir = resolve(stringOption(args, "project") ?? process.cwd());
     const timeoutMs = integerOption(args, "timeout", { min: 1, max: 600_000 }) ?? DEFAULT_TIMEOUT_MS;
+    const contextWindow = integerOption(args, "context-window", { min: 1, max: 100_000_000 });
     const home = baseContextHome(io.env);
     const { checkPlugins, checkSettings, checkTokenizer } = await import("./doctor-checks.js");
     const { checkSummarizer } = await import("./doctor-summarizer.js");
@@ -61,6 +63,8 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
         checks.push({ name: "database", status: "fail", summary: error.message, fixes: [storeFailure(error).hints[0]!] });
       }
       checks.push(checkSettings(project.errors, settingsFiles(manager.globalPath, projectDir, project.errors)));
+      const { checkCompactionWindow } = await import("./doctor-window.js");
+      checks.push(checkCompactionWindow(project.settings, project.sources, contextWindow));
 
       progress.update("loading the tokenizer");
       // The daemon counts with the global settings' tokenizer (counts must be comparable across projects).

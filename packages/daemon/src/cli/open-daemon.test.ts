@@ -19,7 +19,7 @@ describe("a database written by a newer base-context", () => {
   afterEach(() => dirs.cleanup());
 
   it("is recognised by its error class, whatever the message says", () => {
-    const failure = databaseFailure(path, Object.assign(new DatabaseTooNewError(SCHEMA_VERSION + 1), { message: "reworded" }));
+    const failure = databaseFailure(path, Object.assign(new DatabaseTooNewError(SCHEMA_VERSION + 1, SCHEMA_VERSION), { message: "reworded" }));
     expect(failure.message).toBe(`the session database ${path} was written by a newer base-context: reworded`);
     expect(failure.hints[0]).toMatch(/^Update base-context/);
     // A message that merely looks alike is not taken for one.

@@ -2,15 +2,10 @@
  * The retention report of a summary entry, for people: "kept 41/41 files, 6/7 errors, …" and
  * what was lost (docs/retention.md). Shared by `compact`, `navigate --summarize` and `show`.
  */
-import { RetentionReport, type RetentionReport as Report } from "@base-context/protocol";
+import type { RetentionReport as Report } from "@base-context/protocol";
 import { formatRetention, PROBE_KINDS } from "@base-context/core";
 
-/** The report stored on a summary entry (`details.retention`), when it has a valid one. */
-export function retentionOf(details: unknown): Report | undefined {
-  if (typeof details !== "object" || details === null) return undefined;
-  const parsed = RetentionReport.safeParse((details as { retention?: unknown }).retention);
-  return parsed.success ? parsed.data : undefined;
-}
+export { retentionOf } from "../tree/view/retention.js";
 
 export function retentionLine(report: Report): string {
   return formatRetention(report);

@@ -5,16 +5,10 @@
 
 import { claimProtocolOutput } from "../server/protocol-output.js";
 
-/** What the daemon's loader (cli/code-cache.ts) asks of a serving daemon. */
+/** What the loader of the daemon's bundle may ask of a serving daemon. */
 export interface ServeHooks {
-  /**
-   * Called when what the daemon compiled is worth caching, saying what it covers: once it has
-   * been built and the client has been quiet for a moment after `initialize`
-   * (server/serve-background.ts), again at the first quiet moment after it served requests when
-   * the first call covered its start only, and as it exits. The loader writes the cache only when
-   * that covers more than the one it has (cli/code-cache.ts), never on a request's path.
-   */
-  cacheCompiledCode?: (covers: "start" | "requests") => void;
+  /** Told of the daemon's quiet moments over stdio, and whether it had served a request by then (server/serve-stdio.ts). */
+  onQuiet?: (served: boolean) => void;
 }
 
 /** Runs `serve` with its arguments (those after the command name). */
@@ -25,7 +19,7 @@ export async function runServe(args: string[], hooks: ServeHooks = {}): Promise<
   const stdio = servesStdio(args);
   if (stdio) claimProtocolOutput();
   const serving = import("./serve.js");
-  if (stdio && hooks.cacheCompiledCode !== undefined) (await import("../server/serve-stdio.js")).whenStartCompiled(hooks.cacheCompiledCode);
+  if (stdio && hooks.onQuiet !== undefined) (await import("../server/serve-stdio.js")).onQuietMoments(hooks.onQuiet);
   return (await serving).serveCommand(args);
 }
 

@@ -5,7 +5,8 @@
  */
 import type { ContextMessage, OpenAIChatMessage, RetentionReport } from "@base-context/protocol";
 import { choiceOption, flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
-import { viewNativeMessage, viewOpenAIMessage, type MessageView } from "./context-view.js";
+import { viewNativeMessage, type MessageView } from "../context/message-view.js";
+import { viewOpenAIMessage } from "./context-view.js";
 import { withDaemon } from "./open-daemon.js";
 import { displayPath, formatCount, lineWidth, oneLine, plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
 import { lostLine, retentionLine, retentionOf } from "./retention-line.js";

@@ -25,7 +25,7 @@ export const ABANDONED_AFTER_MS = 3600_000;
 
 /**
  * How an owner's liveness is probed: the store's owners (processes on this machine for SQLite, a
- * lease across hosts for PostgreSQL: store/engine.ts), or for tests a probe or a pid check alone.
+ * lease across hosts for PostgreSQL: store/store-engine.ts), or for tests a probe or a pid check alone.
  */
 export type Liveness = StoreOwners | OwnerProbe | ((pid: number) => boolean);
 

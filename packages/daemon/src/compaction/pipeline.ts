@@ -25,11 +25,14 @@ import {
   withPlan,
   prunedOutputs,
   planFrom,
+  planTruncation,
+  truncationLimits,
   EMPTY_PRUNE_PLAN,
   isContextVisible,
   stubTokenCount,
   compactionSummaryText,
   type PrunePlan,
+  type TruncationLimits,
 } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import type { SessionSettings } from "../settings/session-settings.js";
@@ -39,7 +42,7 @@ import { compactHookEvent } from "./hook-event.js";
 import type { CompactHooks } from "../hooks/compact-hooks.js";
 import type { RunReporter } from "./reporter.js";
 import { retainCompactionSummary } from "./retention.js";
-import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
+import { compactionDisabledReason, requestSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
 
 /** `compaction/run`'s params; `strategy` defaults to `auto` for callers inside the daemon too. */
@@ -80,14 +83,22 @@ export async function runCompaction(
 ): Promise<CompactionResult> {
   const { sessionId } = params;
   const { signal } = ctx;
-  const settings = deps.settings.forSession(sessionId);
-  const compaction = effectiveCompactionSettings(settings, params.settings);
+  const applied = requestSettings(deps.settings.forSession(sessionId), {
+    sources: deps.settings.sourcesFor?.(sessionId),
+    overrides: params.settings,
+    contextWindow: params.contextWindow,
+  });
+  const { settings, compaction } = applied;
   reporter.begin();
   let result: CompactionResult;
   try {
     const disabled = compactionDisabledReason(settings.context.mode, compaction, params.reason);
     if (disabled !== undefined) return finish(reporter, { status: "disabled", message: disabled });
 
+    const window = params.contextWindow;
+    const limits = window !== undefined ? truncationLimits(window, settings.compaction.prune.enabled) : undefined;
+    const truncation = limits ? await truncate(deps, params, limits, signal) : undefined;
+    const notes = new RunNotes(applied.conflict, truncation);
     const path = await deps.sessions.getContextPath(sessionId);
     throwIfAborted(signal);
     const prune = settings.compaction.prune;
@@ -97,17 +108,23 @@ export async function runCompaction(
         return finish(reporter, {
           status: "nothing_to_compact",
           rung: "prune",
-          message: NOTHING_TO_PRUNE(prune.protectTokens, prune.minTokens),
+          message: notes.around(NOTHING_TO_PRUNE(prune.protectTokens, prune.minTokens)),
+          ...notes.truncated(),
         });
       }
       const leafId = path.entries[path.entries.length - 1]!.entry.id;
       reporter.createJob("prepared", leafId);
       reporter.report(`Hiding ${rung.plan.hidden.length} old tool output(s)`, 50);
       throwIfAborted(signal);
-      result = commitPrune(deps.records, params, leafId, rung.plan, path.entries, reporter);
+      result = notes.into(commitPrune(deps.records, params, leafId, rung.plan, path.entries, reporter));
     } else {
-      const prepared = prepareCompaction(path.entries, compaction, prune.enabled ? { pruneMinTokens: prune.minTokens } : {});
-      if ("nothing" in prepared) return finish(reporter, { status: "nothing_to_compact", rung: "summarize", message: prepared.nothing });
+      const prepared = prepareCompaction(path.entries, compaction, {
+        ...(prune.enabled ? { pruneMinTokens: prune.minTokens } : {}),
+        keepAtLeastBudget: applied.keepAtLeastBudget,
+      });
+      if ("nothing" in prepared) {
+        return finish(reporter, { status: "nothing_to_compact", rung: "summarize", message: notes.around(prepared.nothing), ...notes.truncated() });
+      }
       const { preparation } = prepared;
       reporter.createJob("prepared", preparation.leafId);
 
@@ -118,9 +135,10 @@ export async function runCompaction(
         return finish(reporter, {
           status: "cancelled",
           rung: "summarize",
-          message: `cancelled by plugin ${produced.pluginId}`,
+          message: notes.around(`cancelled by plugin ${produced.pluginId}`),
           stats,
           ...failuresOf(produced),
+          ...notes.truncated(),
         });
       }
       // The last moment a cancel can still mean "nothing written": the commit below is synchronous.
@@ -132,7 +150,7 @@ export async function runCompaction(
         summary: produced.summary,
         prune: tailPrune,
       });
-      result = { ...commit(deps.records, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) };
+      result = notes.into({ ...commit(deps.records, params, preparation, produced, tailPrune, stats, reporter), ...failuresOf(produced) });
     }
   } catch (error) {
     reporter.failed(error);
@@ -335,6 +353,7 @@ function resultOf(
  * The rung of this run: `prune` or `summarize` when asked; for `auto`, pruning when it alone
  * brings the context `minSavings` under the threshold. Auto needs the context window to know the
  * threshold (turn/end gives it); an overflow always summarizes (the context did not fit at all).
+ * `settings` are the request's (sizes fitted to its window).
  */
 function chooseRunRung(
   params: CompactionRunParams,
@@ -349,8 +368,7 @@ function chooseRunRung(
   }
   const plan = planPrune(path, prune);
   if (plan.hidden.length === 0) return { kind: "summarize" };
-  const compaction = effectiveCompactionSettings(settings, params.settings);
-  const threshold = params.contextWindow - compaction.reserveTokens;
+  const threshold = params.contextWindow - settings.compaction.reserveTokens;
   const tokens = estimateContextTokens(path).tokens;
   return chooseRung(tokens, threshold, plan, prune.minSavings) === "prune" ? { kind: "prune", plan } : { kind: "summarize" };
 }
@@ -422,6 +440,59 @@ function commitPrune(
     },
   );
   return result!;
+}
+
+/**
+ * Tool outputs larger than their share of the window, cut before anything else is decided
+ * (docs/compaction-rungs.md#outputs-larger-than-the-window): a prune entry of its own under the
+ * leaf, so the run then works on the context as the model will see it. Undefined when none was.
+ */
+async function truncate(
+  deps: PipelineDeps,
+  params: CompactionRunParams,
+  limits: TruncationLimits,
+  signal: AbortSignal | undefined,
+): Promise<CompactionResult["truncated"]> {
+  const path = await deps.sessions.getContextPath(params.sessionId);
+  throwIfAborted(signal);
+  const plan = planTruncation(path.entries, limits);
+  const leaf = path.entries[path.entries.length - 1];
+  if (plan.hidden.length === 0 || !leaf) return undefined;
+  const outcome = await deps.sessions.appendEntries({
+    sessionId: params.sessionId,
+    entries: [pruneEntryInput(plan)],
+    onlyIfOnPath: leaf.entry.id,
+  });
+  if (outcome.status === "stale") return undefined;
+  return { entryId: outcome.entries[0]!.entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved };
+}
+
+/** What a run adds to its result's message and fields: the window conflict and the outputs it cut first. */
+class RunNotes {
+  constructor(
+    private readonly conflict: string | undefined,
+    private readonly truncation: CompactionResult["truncated"],
+  ) {}
+
+  /** The message with the cut outputs before it and the conflict after it. */
+  around(message: string | undefined): string {
+    const parts: string[] = [];
+    if (this.truncation) {
+      const { outputs, tokensSaved } = this.truncation;
+      parts.push(`cut ${outputs} tool output${outputs === 1 ? "" : "s"} to fit the window (${tokensSaved.toLocaleString("en-US")} tokens)`);
+    }
+    if (message) parts.push(message);
+    if (this.conflict) parts.push(this.conflict);
+    return parts.join("; ");
+  }
+
+  truncated(): Pick<CompactionResult, "truncated"> {
+    return this.truncation ? { truncated: this.truncation } : {};
+  }
+
+  into(result: CompactionResult): CompactionResult {
+    return { ...result, message: this.around(result.message), ...this.truncated() };
+  }
 }
 
 /** The preparation's tail pruning, limited to the tail actually kept (a plugin may keep another). */

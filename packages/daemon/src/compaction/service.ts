@@ -24,7 +24,7 @@ import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Livenes
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
 import { RunReporter, type CompactionRunContext } from "./reporter.js";
 import { SessionLocks } from "../sessions/session-locks.js";
-import { compactionDisabledReason, effectiveCompactionSettings } from "./settings.js";
+import { compactionDisabledReason, requestSettings } from "./settings.js";
 
 export interface CompactionServiceOptions {
   readonly sessions: SessionService;
@@ -81,15 +81,19 @@ export class CompactionService {
    * overrides. Reads only the path from the latest compaction's first kept entry on (the range
    * prepareCompaction works on, and all its token estimate and file lists need).
    */
-  async prepare(sessionId: string, overrides?: Partial<CompactionSettings>): Promise<PrepareCompactionResult> {
-    const settings = this.options.settings.forSession(sessionId);
-    const compaction = effectiveCompactionSettings(settings, overrides);
+  async prepare(sessionId: string, overrides?: Partial<CompactionSettings>, contextWindow?: number): Promise<PrepareCompactionResult> {
+    const { settings, compaction, keepAtLeastBudget } = requestSettings(this.options.settings.forSession(sessionId), {
+      sources: this.options.settings.sourcesFor?.(sessionId),
+      overrides,
+      contextWindow,
+    });
     const disabled = compactionDisabledReason(settings.context.mode, compaction, "manual");
     if (disabled !== undefined) return { nothing: disabled };
     const path = await this.sessions.getContextPath(sessionId);
     // As `run` summarizes: with the kept tail's large tool outputs hidden when pruning is on.
     const prune = settings.compaction.prune;
-    return prepareCompaction(path.entries, compaction, prune.enabled ? { pruneMinTokens: prune.minTokens } : {});
+    const pruning = prune.enabled ? { pruneMinTokens: prune.minTokens } : {};
+    return prepareCompaction(path.entries, compaction, { ...pruning, keepAtLeastBudget });
   }
 
   /**

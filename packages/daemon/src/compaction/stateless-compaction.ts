@@ -20,7 +20,7 @@ import { describeChain, type Summarizer } from "../summarizer/index.js";
 import type { CompactHookContext, CompactHooks } from "../hooks/compact-hooks.js";
 import { compactHookEvent } from "./hook-event.js";
 import { retainCompactionSummary } from "./retention.js";
-import { effectiveCompactionSettings } from "./settings.js";
+import { requestSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
 import { summarizedResult, type StatelessDeps, type StatelessRequest } from "./stateless-deps.js";
 
@@ -40,8 +40,13 @@ export async function summarizeCompactionStateless(
   const { signal } = request;
   const progress = (value: SummarizeProgress) => request.progress?.(value);
   const projectDir = params.projectDir ?? request.projectDir;
-  const settings = deps.settingsFor(projectDir);
-  const preparation = preparationOf(params, effectiveCompactionSettings(settings, params.settings));
+  const applied = requestSettings(deps.settingsFor(projectDir), {
+    sources: deps.sourcesFor?.(projectDir),
+    overrides: params.settings,
+    contextWindow: params.contextWindow,
+  });
+  const { settings } = applied;
+  const preparation = preparationOf(params, applied.compaction);
   progress({ kind: "begin", title: "Summarizing for compaction", cancellable: true });
   let outcome = "failed";
   try {
@@ -92,9 +97,9 @@ export async function summarizeCompactionStateless(
     }
     throwIfAborted(signal);
     const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
-    outcome = produced.message;
+    outcome = applied.conflict !== undefined ? `${produced.message}; ${applied.conflict}` : produced.message;
     return {
-      ...summarizedResult(produced, retained),
+      ...summarizedResult({ ...produced, message: outcome }, retained),
       ...(produced.firstKeptEntryId !== undefined && params.firstKeptEntryId !== undefined
         ? { firstKeptEntryId: produced.firstKeptEntryId }
         : {}),

@@ -1,11 +1,13 @@
 /** What the stateless summaries (`summarize/compaction`, `summarize/branch`) need from the daemon. */
-import type { RetentionReport, Settings, SummarizeProgress, SummarizeResult } from "@base-context/protocol";
+import type { RetentionReport, Settings, SettingsSource, SummarizeProgress, SummarizeResult } from "@base-context/protocol";
 import { detailsWithRetention } from "@base-context/core";
 import type { ClientModel, Summarizer } from "../summarizer/index.js";
 
 export interface StatelessDeps {
   /** The effective settings of a project (only the global ones when it is undefined). */
   settingsFor(projectDir: string | undefined): Settings;
+  /** Where each `section.key` of those settings came from (absent: every key counts as set). */
+  sourcesFor?(projectDir: string | undefined): Readonly<Record<string, SettingsSource>>;
   /** The summarizer (and its fallback chain) for these settings and the asking client's model. */
   summarizerFor(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
 }

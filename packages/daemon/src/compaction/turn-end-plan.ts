@@ -8,6 +8,7 @@ import {
   compactionThreshold,
   estimateContextTokens,
   thresholdDisabledReason,
+  usableAssistantUsage,
   type CountedEntry,
   type ModelRef,
   type UsageSettings,
@@ -64,16 +65,16 @@ export function planTurnEnd(facts: TurnEndFacts): TurnEndPlan {
 
   // A failed reply reports no usable usage and is no reason to compact (pi does the same).
   if (reply?.message.stopReason === "error") return { action: "none", outcome: "completed" };
-  // Its usage measured a context that the latest compaction replaced.
-  if (stale)
-    return { action: "none", outcome: "completed", note: "the reply's usage predates the latest compaction: not used for the threshold" };
+  // Its usage measured a context that the latest compaction replaced: the stored counts measure this one.
+  const staleUsage = stale && usableAssistantUsage(reply.message) !== undefined;
+  const staleNote = staleUsage ? "the reply's usage predates the latest compaction: the threshold was checked with the stored counts" : undefined;
 
   const usage: UsageCheck = {
-    tokens: estimateContextTokens(facts.path).tokens,
+    tokens: estimateContextTokens(staleUsage ? withoutUsage(facts.path, reply.entryId) : facts.path).tokens,
     threshold: compactionThreshold(facts.contextWindow, facts.settings),
   };
   // Strictly above: a context exactly at the threshold still leaves the reserve free.
-  if (usage.tokens <= usage.threshold) return { action: "none", outcome: "completed", usage };
+  if (usage.tokens <= usage.threshold) return { action: "none", outcome: "completed", usage, ...(staleNote ? { note: staleNote } : {}) };
   const disabled = thresholdDisabledReason(facts.settings);
   if (disabled) {
     return {
@@ -119,6 +120,16 @@ function planOverflow(
     );
   }
   return { action: "compact", reason: "overflow", overflow, failedEntryId: reply.entryId };
+}
+
+/** The path with the reply's usage report left out (its entry as stored otherwise). */
+function withoutUsage(path: readonly CountedEntry[], entryId: string): readonly CountedEntry[] {
+  return path.map((item) => {
+    const { entry } = item;
+    if (entry.id !== entryId || entry.type !== "message" || entry.message.role !== "assistant") return item;
+    const { usage: _usage, ...message } = entry.message;
+    return { ...item, entry: { ...entry, message } };
+  });
 }
 
 /** "provider/model" of the reply when it names a model other than the session's, else undefined. */

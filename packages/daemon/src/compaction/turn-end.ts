@@ -20,6 +20,7 @@ import { answerTurnEnd, failedAfterCheckpoint, type TurnEndAnswer } from "./turn
 import { runCheckpoint, type CheckpointOutcome, type TurnEndCompaction } from "./turn-end-checkpoint.js";
 import { gatherTurnEndFacts } from "./turn-end-facts.js";
 import { planTurnEnd } from "./turn-end-plan.js";
+import { requestSettings } from "./settings.js";
 
 export type TurnEndParams = ValidParamsOf<typeof TurnEnd>;
 export type { TurnEndAnswer };
@@ -59,12 +60,17 @@ export class TurnEndService {
     const { sessionId } = params;
     // The keys of the steps inside, derived so a retry of the same turn/end finds them again.
     const base = requestId ?? `turn-end:${this.newRequestId()}`;
+    // The sizes the user did not set are capped at their share of the turn's window.
+    const applied = requestSettings(this.options.settings.forSession(sessionId), {
+      sources: this.options.settings.sourcesFor?.(sessionId),
+      contextWindow: params.contextWindow,
+    });
     const { facts, reply } = await gatherTurnEndFacts(this.options.sessions, {
       sessionId,
       contextWindow: params.contextWindow,
       assistant: params.assistant,
       replyRequestId: `${base}#reply`,
-      settings: this.options.settings.forSession(sessionId),
+      settings: applied.settings,
     });
     const plan = planTurnEnd(facts);
 
@@ -84,7 +90,7 @@ export class TurnEndService {
         ctx,
       );
     }
-    const answer = answerTurnEnd(params, plan, checkpoint, reply?.appended ? reply.entryId : undefined);
+    const answer = withConflict(answerTurnEnd(params, plan, checkpoint, reply?.appended ? reply.entryId : undefined), applied.conflict);
     return requestId === undefined ? answer : this.save(sessionId, requestId, answer);
   }
 
@@ -114,4 +120,10 @@ export class TurnEndService {
     const parsed = TurnEnd.result.safeParse(stored.result);
     return parsed.success ? parsed.data : undefined;
   }
+}
+
+/** The answer, its message naming settings that cannot fit the window (once: a checkpoint's message may carry it already). */
+function withConflict(answer: TurnEndAnswer, conflict: string | undefined): TurnEndAnswer {
+  if (conflict === undefined || answer.message?.includes(conflict)) return answer;
+  return { ...answer, message: answer.message ? `${answer.message}; ${conflict}` : conflict };
 }

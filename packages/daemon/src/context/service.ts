@@ -6,6 +6,7 @@ import type { ContextBuild, ContextUsage, ResultOf, ValidParamsOf } from "@base-
 import { buildContext, contextUsage, toOpenAIChat } from "@base-context/core";
 import type { SessionService } from "../sessions/index.js";
 import type { SessionSettings } from "../settings/session-settings.js";
+import { requestSettings } from "../compaction/settings.js";
 
 export class ContextService {
   constructor(
@@ -39,6 +40,7 @@ export class ContextService {
       thinkingLevel: built.thinkingLevel,
       ...(built.compactionId ? { compactionId: built.compactionId } : {}),
       tokens: built.tokens,
+      ...(params.messageTokens === true && params.format === "native" ? { messageTokens: built.messageTokens } : {}),
       ...(built.prunedEntryIds.length > 0
         ? { pruned: { entryIds: built.prunedEntryIds, toolCallIds: built.prunedToolCallIds, tokensSaved: built.prunedTokens } }
         : {}),
@@ -46,8 +48,15 @@ export class ContextService {
     return { context, messageTokens: built.messageTokens };
   }
 
+  /** With the settings as they apply to the client's window (capped sizes, the request's overrides). */
   async usage(params: ValidParamsOf<typeof ContextUsage>): Promise<ResultOf<typeof ContextUsage>> {
-    const path = await this.sessions.getContextPath(params.sessionId);
-    return contextUsage(path.entries, params.contextWindow, this.settings.forSession(params.sessionId));
+    const { sessionId, contextWindow } = params;
+    const path = await this.sessions.getContextPath(sessionId);
+    const applied = requestSettings(this.settings.forSession(sessionId), {
+      sources: this.settings.sourcesFor?.(sessionId),
+      overrides: params.settings,
+      contextWindow,
+    });
+    return contextUsage(path.entries, contextWindow, applied.settings, applied.conflict);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The plugin host seen through the hook interfaces the compaction and tree services declare
- * (compaction/hooks.ts, tree/hooks.ts): hand `compactHooks(host)` / `treeHooks(host)` to them when
+ * (hooks/compact-hooks.ts, hooks/tree-hooks.ts): hand `compactHooks(host)` / `treeHooks(host)` to them when
  * the daemon is built.
  */
 import type { CompactHooks } from "../hooks/compact-hooks.js";

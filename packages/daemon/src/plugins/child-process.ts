@@ -19,6 +19,7 @@ import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { workerProcessArguments } from "../workers/start-worker.js";
 import type { ChannelExit, PluginChannel } from "./channel.js";
 import { workerScripts } from "./worker/scripts.js";
 
@@ -78,7 +79,6 @@ function permissionFlag(): string {
 }
 
 function nodeArguments(options: ProcessOptions): string[] {
-  const scripts = workerScripts();
   return [
     permissionFlag(),
     ...readableFolders(options.dir).map((folder) => `--allow-fs-read=${folder}${folder.endsWith(sep) ? "" : sep}*`),
@@ -86,10 +86,7 @@ function nodeArguments(options: ProcessOptions): string[] {
     `--max-old-space-size=${options.heapMb}`,
     // Node warns about the experimental permission model and --allow-worker on every start: noise in the log.
     "--no-warnings",
-    "--input-type=commonjs",
-    "-e",
-    scripts.processEntrySource,
-    JSON.stringify(scripts),
+    ...workerProcessArguments("plugin", workerScripts()),
   ];
 }
 

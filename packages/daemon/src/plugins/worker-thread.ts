@@ -4,7 +4,8 @@
  * crash restart that takes a warm standby thread only pays for importing the plugin itself.
  * A standby has loaded nothing of any plugin, so each version still gets a fresh module cache.
  */
-import { MessageChannel, Worker, type ResourceLimits } from "node:worker_threads";
+import { MessageChannel, type ResourceLimits, type Worker } from "node:worker_threads";
+import { startWorker } from "../workers/start-worker.js";
 import type { ChannelExit, PluginChannel } from "./channel.js";
 import { serveTranspiler } from "./transpiler.js";
 import { workerScripts } from "./worker/scripts.js";
@@ -19,15 +20,12 @@ export function startThread(options: ThreadOptions): Worker {
   const scripts = workerScripts();
   const transpiler = new MessageChannel();
   serveTranspiler(transpiler.port1);
-  const worker = new Worker(scripts.entrySource, {
-    eval: true,
-    workerData: { scripts, transpiler: transpiler.port2 },
+  // Its output is piped, never inherited: a plugin's console.log must not reach the daemon's
+  // stdout (protocol bytes); the host reads it as the plugin's log.
+  const worker = startWorker("plugin", {
+    data: { scripts, transpiler: transpiler.port2 },
     transferList: [transpiler.port2],
-    // Piped, never inherited: a plugin's console.log must not reach the daemon's stdout (protocol bytes).
-    stdout: true,
-    stderr: true,
     env: options.env,
-    execArgv: [],
     resourceLimits: options.resourceLimits,
   });
   worker.once("exit", () => transpiler.port1.close());

@@ -18,16 +18,16 @@ import { STARTUP_QUIET_MS, startBackgroundWork, stopBackgroundWork } from "./ser
 import { startServer } from "./server.js";
 import { CAPABILITIES, logSummarizerSetup, SERVER_INFO } from "./serving.js";
 
-let compiled: ((covers: "start" | "requests") => void) | undefined;
+let quiet: ((served: boolean) => void) | undefined;
 
 /**
- * `callback` runs when the daemon serving stdio has started and the client has been quiet for a
- * moment, at the first such moment after it has served requests (if the first came before), and
- * as it exits; it is told whether requests other than the lifecycle's had been served by then
- * (cli/code-cache.ts caches the compiled code, writing only when that covers more than before).
+ * `listener` is told of the daemon's quiet moments, when work off the requests' path may be done:
+ * the first moment the client is quiet once the daemon is built, the first after it has served a
+ * request (other than the lifecycle's) when that came later, and its exit; each time, whether it
+ * had served one by then. (The loader of the daemon's bundle writes its code cache then.)
  */
-export function whenStartCompiled(callback: (covers: "start" | "requests") => void): void {
-  compiled = callback;
+export function onQuietMoments(listener: (served: boolean) => void): void {
+  quiet = listener;
 }
 
 /**
@@ -74,19 +74,16 @@ export async function serveStdio(): Promise<number> {
             // ones, after fd 1 has left the client's socket (protocol-output.ts: the helper process
             // that takes, started then too; a hook arriving earlier starts it and waits for it).
             const { activity } = router;
-            const coverage = () => (activity.served > 0 ? "requests" : "start");
             void activity
               .whenIdle(STARTUP_QUIET_MS)
               .then(guardFd1)
               .then(async () => {
                 started.plugins.startInBackground(projectDir);
-                compiled?.(coverage());
-                if (compiled === undefined || activity.served > 0) return;
-                // The first requests compile code the start never ran (context/build, writing a
-                // large answer): cached once they have been served, in the next quiet moment.
+                quiet?.(activity.served > 0);
+                if (quiet === undefined || activity.served > 0) return;
                 await activity.whenServed();
                 await activity.whenIdle(STARTUP_QUIET_MS);
-                compiled?.("requests");
+                quiet?.(true);
               });
             // Token counter warm-up and backfill, in the gaps between requests.
             startBackgroundWork(started, router.activity);
@@ -102,7 +99,7 @@ export async function serveStdio(): Promise<number> {
         void disposed
           .catch((error: unknown) => log("error", `shutdown: ${String(error)}`))
           .finally(() => {
-            compiled?.(router.activity.served > 0 ? "requests" : "start");
+            quiet?.(router.activity.served > 0);
             resolve(code);
             // stdin is still open when the client sent `exit` and would keep the process alive:
             // leave once everything written to the client has been handed to the OS.

@@ -65,6 +65,25 @@ export interface RunningServer {
   state(): LifecycleState;
 }
 
+/**
+ * A message the connection could not take. Nothing after an unreadable frame can be trusted to
+ * start at a message boundary: the client was told (if it still listens) and its connection ends.
+ * Over stdio that is the daemon's end, an error; on a shared daemon (a peerName) only "info",
+ * since warnings reach every client as log/message and one client's garbage is none of the
+ * others' business.
+ */
+function onProtocolError(error: Error, peerName: string | undefined, exit: (code: number) => void): void {
+  const who = peerName ?? "the client";
+  if (error instanceof FramingError) {
+    log(peerName === undefined ? "error" : "info", `protocol error from ${who}, closing the connection: ${error.message}`);
+    exit(1);
+  } else if (error instanceof InvalidMessageError) {
+    log("info", `answered an invalid message from ${who}: ${error.message}`);
+  } else {
+    log("error", `protocol error: ${error.message}`);
+  }
+}
+
 export function startServer(options: ServerOptions): RunningServer {
   const { router } = options;
   // Invalid messages are answered with JSON-RPC errors before the MessageConnection sees them;
@@ -153,20 +172,7 @@ export function startServer(options: ServerOptions): RunningServer {
   connection.onNotification(Initialized.method, () => undefined);
   connection.onNotification(Exit.method, () => exit(state === "shutdown" ? 0 : 1));
   connection.onClose(() => exit(state === "shutdown" ? 0 : 1));
-  connection.onError(([error]) => {
-    if (error instanceof FramingError) {
-      // Nothing after an unreadable frame can be trusted to start at a message boundary: the
-      // client was told (if it still listens) and its connection ends. Over stdio that is the
-      // daemon's end, an error; on a shared daemon (a peerName) only "info", since warnings reach
-      // every client as log/message and one client's garbage is none of the others' business.
-      log(options.peerName === undefined ? "error" : "info", `protocol error from ${peerName}, closing the connection: ${error.message}`);
-      exit(1);
-    } else if (error instanceof InvalidMessageError) {
-      log("info", `answered an invalid message from ${peerName}: ${error.message}`);
-    } else {
-      log("error", `protocol error: ${error.message}`);
-    }
-  });
+  connection.onError(([error]) => onProtocolError(error, options.peerName, exit));
   options.input.on("end", () => exit(state === "shutdown" ? 0 : 1));
   connection.listen();
   return { connection, peer, state: () => state };

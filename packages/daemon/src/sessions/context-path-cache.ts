@@ -83,9 +83,4 @@ export class ContextPathCache {
     this.paths.delete(sessionId);
     this.totalChars -= cached.chars;
   }
-
-  /** Sessions whose path is kept, least recently used first (for tests). */
-  sessionIds(): string[] {
-    return [...this.paths.keys()];
-  }
 }

@@ -4,4 +4,5 @@
  * is reached only through here and SessionService (docs/architecture.md#layers-and-the-rules-that-check-them).
  */
 export { openDatabase } from "../store/sqlite/open-database.js";
-export { DatabaseTooNewError, SCHEMA_VERSION } from "../store/sqlite/schema.js";
+export { DatabaseTooNewError } from "../store/database-too-new.js";
+export { SCHEMA_VERSION } from "../store/sqlite/schema.js";

@@ -5,7 +5,7 @@
  * Both sources split at "\n" and drop a "\r" before it, so files and strings read alike. A file
  * is read in 1 MiB chunks of bytes and cut at newline bytes before decoding: a newline byte never
  * occurs inside a multi-byte UTF-8 character, so each line is decoded whole, once, straight from
- * the chunk (no stream decoder, no readline, no big string sliced into small ones: a third of an
+ * the chunk (no stream decoder, no readline, no big string sliced into small ones: much of an
  * import's time went there).
  */
 import { constants } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * A search hit as the protocol sends it: the entry's kind and the words around the first place
- * the query matched, on one line. The index is contentless (store/search.ts), so the snippet is
+ * the query matched, on one line. The index is contentless (store/sqlite/search.ts), so the snippet is
  * cut from the entry's own text here.
  */
 import type { SearchHit, SessionEntry } from "@base-context/protocol";

@@ -10,9 +10,11 @@ import {
   EntryAppend,
   EntryAppendMany,
   type EntryInput,
+  type SessionDidChange,
   type SessionEntry,
   type SessionHeader,
   type SessionSummary,
+  type ValidParamsOf,
 } from "@base-context/protocol";
 import type { z } from "zod";
 import { entryNotFound, LimitError, sessionNotFound } from "../errors.js";
@@ -31,6 +33,7 @@ import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { TokenBackfill, type TokenBackfillOptions } from "./token-backfill.js";
 import { TokenLedger, type CountedEntry } from "./token-ledger.js";
 import { searchHit } from "./search-hit.js";
+import { SessionWatch, type SessionWatchOptions } from "./session-watch.js";
 import { flatTree, nestTree } from "./tree.js";
 
 type Params<K extends keyof SessionsApi> = Parameters<SessionsApi[K]>[0];
@@ -43,6 +46,8 @@ export interface SessionServiceOptions {
   maxEntryBytes?: () => number;
   import?: ImportOptions;
   contextPathCache?: ContextPathCacheLimits;
+  /** How often `watch` polls the store (tests shorten it). */
+  watch?: SessionWatchOptions;
 }
 
 /** An append that wrote its entries or found them written by an earlier try of its requestId. */
@@ -60,6 +65,9 @@ const DEFAULT_SEARCH_HITS = 3;
 /** Entries were written to a session (not a replayed requestId): what `entry/didAppend` reports. */
 export type AppendEvent = AppendedEntries;
 
+/** What `session/didChange` reports. */
+export type SessionNews = ValidParamsOf<typeof SessionDidChange>;
+
 export class SessionService implements SessionsApi {
   private readonly ids: IdSource;
   private readonly tokens: TokenLedger;
@@ -71,6 +79,9 @@ export class SessionService implements SessionsApi {
   private readonly maxEntryBytes: (() => number) | undefined;
   /** The rows compaction and tree navigation read and write besides appends and context paths. */
   readonly records: SessionRecords;
+  /** Made when a client first asks for `session/watch`. */
+  private sessionWatch: SessionWatch | undefined;
+  private readonly watchOptions: SessionWatchOptions | undefined;
 
   constructor(
     private readonly store: SessionStore,
@@ -83,6 +94,7 @@ export class SessionService implements SessionsApi {
     this.tokens = new TokenLedger(store, counter);
     this.importer = new SessionImporter(store, this.ids, options.import);
     this.contextPaths = new ContextPathCache(options.contextPathCache);
+    this.watchOptions = options.watch;
   }
 
   /**
@@ -320,6 +332,31 @@ export class SessionService implements SessionsApi {
     if (params.label !== null) entry.label = params.label;
     const outcome = await this.appendEntries({ sessionId: params.sessionId, entries: [entry] });
     return { entry: outcome.entries[0]!.entry };
+  }
+
+  /**
+   * `session/didChange` news (session-watch.ts): sessions created, written or deleted in the store
+   * by anyone, polled while at least one listener is subscribed.
+   */
+  watch(listener: (news: SessionNews) => void): { dispose(): void } {
+    this.sessionWatch ??= new SessionWatch(this.store, this.watchOptions);
+    return this.sessionWatch.subscribe((changes) => {
+      const changed: SessionRecord[] = [];
+      const deleted = [...changes.deleted];
+      for (const id of changes.changed) {
+        const record = this.store.getSession(id);
+        // Deleted between the poll and this read: the next poll would say so; say it now.
+        if (record) changed.push(record);
+        else deleted.push(id);
+      }
+      changed.sort((a, b) => Date.parse(b.modifiedAt) - Date.parse(a.modifiedAt));
+      listener({ changed: changed.map(toSummary), deleted });
+    });
+  }
+
+  /** Stops polling for every watcher (before the store closes). */
+  stopWatching(): void {
+    this.sessionWatch?.dispose();
   }
 
   /** See SessionStore.onDidAppend: every append that wrote entries, whichever part of the daemon made it. */

@@ -5,7 +5,7 @@
 import type { Settings } from "@base-context/protocol";
 import { redactStoreUrl } from "../store/store-location.js";
 
-export { SqliteAddonError, sqliteAddonError } from "../store/sqlite/addon.js";
+export { sqliteAddonError } from "../store/sqlite/addon.js";
 
 export { redactStoreUrl, STORE_URL_ENV, storeLocation, StoreOpenError, StoreUrlError, type StoreLocation } from "../store/store-location.js";
 

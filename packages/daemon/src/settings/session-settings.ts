@@ -1,4 +1,4 @@
-import type { Settings } from "@base-context/protocol";
+import type { Settings, SettingsSource } from "@base-context/protocol";
 
 /**
  * How settings reach a service (context, compaction, turn/end, tree): the effective settings of
@@ -8,4 +8,10 @@ import type { Settings } from "@base-context/protocol";
 export interface SessionSettings {
   /** The effective settings for a session's project; throws session_not_found. */
   forSession(sessionId: string): Settings;
+  /**
+   * Where each `section.key` of those settings came from: a size the user set is kept as is with
+   * a window, one left at its default is capped at its share of the window. Absent: every key
+   * counts as set.
+   */
+  sourcesFor?(sessionId: string): Readonly<Record<string, SettingsSource>>;
 }

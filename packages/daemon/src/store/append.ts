@@ -71,7 +71,7 @@ export class Appender {
     private readonly sessions: SessionsTable,
     private readonly requests: RequestResults,
     private readonly ids: Pick<IdSource, "now">,
-    /** Runs the append in one IMMEDIATE transaction (store/write-lock.ts). */
+    /** Runs the append in one IMMEDIATE transaction (store/sqlite/write-lock.ts). */
     private readonly write: WriteRunner,
     private readonly expectations?: LeafExpectations,
     /** The engine's write whose commit is awaited on the event loop (StoreEngine.writeAsync). */

@@ -108,7 +108,7 @@ export class CompactionJobs {
   constructor(
     private readonly sql: SqlStatements,
     private readonly write: <T>(work: () => T, lockKey?: string) => T,
-    /** Who this daemon is as a job's owner, and whether another owner still runs (store/engine.ts). */
+    /** Who this daemon is as a job's owner, and whether another owner still runs (store/store-engine.ts). */
     readonly owners: StoreOwners,
   ) {}
 

@@ -65,7 +65,7 @@ export class EntryWriter {
   constructor(
     private readonly sql: SqlStatements,
     private readonly ids: Pick<IdSource, "entryId">,
-    /** Search indexing and the INSERT that returns the new row's seq (store/engine.ts). */
+    /** Search indexing and the INSERT that returns the new row's seq (store/store-engine.ts). */
     private readonly engine: Pick<StoreEngine, "search" | "insertReturningSeq" | "existingEntryIds" | "tallyWithEntries">,
   ) {}
 

@@ -36,5 +36,6 @@ export {
   type OwnerProbe,
   type ProcessOwner,
 } from "./owner.js";
-export { ftsQuery, type SearchQuery, type SessionMatch, type SearchHitRow } from "./sqlite/search.js";
+export { ftsQuery } from "./sqlite/search.js";
+export type { SearchQuery, SessionMatch, SearchHitRow } from "./store-engine.js";
 export { searchText } from "./search-text.js";

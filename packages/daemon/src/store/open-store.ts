@@ -6,7 +6,7 @@
  */
 import type { IdSource } from "../ids.js";
 import type { OwnerProbe } from "./owner.js";
-import { openPostgresEngine } from "./postgres-engine-loader.js";
+import { PostgresEngine } from "./postgres/postgres-engine.js";
 import { SessionStore } from "./session-store.js";
 import { storeLocation, StoreOpenError, type StoreLocation, type StoreLocationInputs } from "./store-location.js";
 
@@ -37,7 +37,7 @@ export function openStore(options: OpenStoreOptions = {}): SessionStore {
   }
   let engine;
   try {
-    engine = openPostgresEngine(location, { applicationName: options.applicationName ?? "base-context" });
+    engine = PostgresEngine.open(location.url, location.display, { applicationName: options.applicationName ?? "base-context" });
   } catch (error) {
     throw new StoreOpenError(location, error);
   }

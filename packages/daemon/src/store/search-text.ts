@@ -9,6 +9,9 @@ import type { SessionEntry } from "@base-context/protocol";
 /** Longest text indexed per entry: enough to find any entry, bounded for huge pasted messages. */
 export const SEARCH_TEXT_MAX_CHARS = 32_768;
 
+/** Entry types that can have search text (`searchText`), as an SQL list (both engines' indexing). */
+export const SEARCHABLE_TYPES = "('message', 'custom_message', 'compaction', 'branch_summary', 'session_info')";
+
 export function searchText(entry: SessionEntry): string | undefined {
   const text = rawText(entry);
   if (text === undefined) return undefined;

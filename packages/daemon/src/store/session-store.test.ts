@@ -1,7 +1,8 @@
 import Database from "better-sqlite3";
 import type { EntryInput } from "@base-context/protocol";
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../errors.js";
 import { sequentialIds } from "../sessions/fixtures/test-helpers.js";
 import type { OwnerProbe } from "./owner.js";
@@ -480,8 +481,20 @@ describe.each(ENGINES)("SessionStore on %s", (engine) => {
       try {
         walStore.createSession({ id: "w", cwd: "/p", createdAt: "2026-03-01T12:00:00.000Z", modifiedMs: 0 });
         for (let i = 0; i < 300; i++) appendOne(walStore, "w", user(`message ${i} ${"x".repeat(500)}`));
-        await new Promise((resolve) => setTimeout(resolve, 600));
-        appendOne(walStore, "w", user("after the checkpoint")); // a writer restarts a fully checkpointed WAL
+        // SQLite's own checkpoints are off: the WAL file only grows, unless a checkpoint copied all
+        // of it back, after which the next writer starts it again from its beginning. So an append
+        // that leaves the file's size as it was is one the worker's checkpoint made room for.
+        const walBytes = () => statSync(`${path}-wal`).size;
+        let before = walBytes();
+        await vi.waitFor(
+          () => {
+            appendOne(walStore, "w", user("after the checkpoint?"));
+            const grew = walBytes() > before;
+            before = walBytes();
+            expect(grew).toBe(false);
+          },
+          { timeout: 20_000, interval: 50 },
+        );
         const probe = new Database(path);
         const [result] = probe.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
         probe.close();

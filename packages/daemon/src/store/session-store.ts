@@ -25,7 +25,7 @@ import {
 } from "./rows.js";
 import { RequestResults, type StoredRequestResult } from "./request-results.js";
 import { SessionsTable, type ListQuery, type NewSession } from "./sessions-table.js";
-import type { SearchQuery, SessionMatch } from "./sqlite/search.js";
+import type { SearchQuery, SessionMatch } from "./store-engine.js";
 import { SqliteEngine } from "./sqlite/sqlite-engine.js";
 import type { SqlStatements } from "./statements.js";
 import { LOCK_WAIT_BUCKETS_MS, type WriteLockStats } from "./write-runner.js";
@@ -134,7 +134,7 @@ export interface AppendedEntries {
 export class SessionStore {
   /** The database file (SQLite), or the server's URL with its password redacted (PostgreSQL). */
   readonly databasePath: string;
-  /** The engine under the store (store/engine.ts). */
+  /** The engine under the store (store/store-engine.ts). */
   readonly engine: StoreEngine;
   private readonly sql: SqlStatements;
   private readonly sessions: SessionsTable;
@@ -145,7 +145,7 @@ export class SessionStore {
   private readonly importer: ImportWriter;
   private readonly ids: IdSource;
   private readonly appendListeners = new Set<(event: AppendedEntries) => void>();
-  /** Compaction jobs (store/jobs.ts). */
+  /** Compaction jobs (store/compaction-jobs.ts). */
   readonly jobs: CompactionJobs;
   /** Writes deferred counts that no other write has carried yet (`setTokensSoon`). */
   private deferredFlush: NodeJS.Timeout | undefined;
@@ -212,9 +212,24 @@ export class SessionStore {
     return this.sessions.list(query);
   }
 
-  /** Full-text search over what sessions say (store/search.ts), in one read transaction. */
+  /** Full-text search over what sessions say (store/sqlite/search.ts), in one read transaction. */
   searchSessions(query: SearchQuery): SessionMatch[] {
     return this.read(() => this.engine.search.searchSessions(this.sql, query));
+  }
+
+  /**
+   * Each complete session's version: a string that changes when the session is appended to,
+   * renamed or its leaf moves. With `since` (the `changeStamp` of the last call), undefined when
+   * nothing committed since then (read without touching the sessions table where the engine can).
+   */
+  sessionVersions(since?: string): { stamp: string | undefined; versions: Map<string, string> } | undefined {
+    const stamp = this.engine.changeStamp?.();
+    if (since !== undefined && stamp !== undefined && stamp === since) return undefined;
+    const versions = new Map<string, string>();
+    for (const row of this.read(() => this.sessions.versions())) {
+      versions.set(row.id, `${row.modifiedMs}:${row.entryCount}:${row.leafId ?? ""}:${row.name ?? ""}`);
+    }
+    return { stamp, versions };
   }
 
   /** False when there was no such session. */
@@ -385,7 +400,7 @@ export class SessionStore {
   /**
    * Stores counts computed after the fact, with the next write of this store (an append, usually)
    * or within `DEFERRED_WRITE_MS`, whichever comes first, instead of taking the write lock for
-   * them alone (store/write-lock.ts). Until then the row's count is NULL: a reader elsewhere counts
+   * them alone (store/sqlite/write-lock.ts). Until then the row's count is NULL: a reader elsewhere counts
    * it itself, as after a crash. `onDone(true)` once stored; `onDone(false)` if that failed (the
    * session is gone, say): the count stays missing and is computed again when read.
    */
@@ -424,7 +439,7 @@ export class SessionStore {
     }
   }
 
-  /** Transactions begun and how long they waited for the write lock (store/write-lock.ts). */
+  /** Transactions begun and how long they waited for the write lock (store/sqlite/write-lock.ts). */
   writeLockStats(): Readonly<WriteLockStats> {
     return this.engine.writer.stats;
   }

@@ -44,6 +44,18 @@ const SET_LEAF = "UPDATE sessions SET leaf_id = ? WHERE id = ?";
 const FINISH_IMPORT = "UPDATE sessions SET import_started_ms = NULL, import_owner_pid = NULL, import_owner_start = NULL WHERE id = ?";
 const SET_DERIVED = "UPDATE sessions SET leaf_id = ?, modified_ms = ?, name = ?, first_message = ? WHERE id = ?";
 const IMPORTING = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE import_started_ms IS NOT NULL`;
+const VERSIONS = `
+  SELECT id, modified_ms AS "modifiedMs", entry_count AS "entryCount", leaf_id AS "leafId", name
+  FROM sessions WHERE import_started_ms IS NULL`;
+
+/** What tells one state of a session row from another, for a watcher (SessionStore.sessionVersions). */
+export interface SessionVersionRow {
+  id: string;
+  modifiedMs: number;
+  entryCount: number;
+  leafId: string | null;
+  name: string | null;
+}
 
 export class SessionsTable {
   constructor(private readonly sql: SqlStatements) {}
@@ -121,6 +133,11 @@ export class SessionsTable {
 
   finishImport(id: string): void {
     this.sql.get(FINISH_IMPORT).run(id);
+  }
+
+  /** Every complete session's version row (ids, times, counts, leaves and names: no JSON). */
+  versions(): SessionVersionRow[] {
+    return this.sql.get<SessionVersionRow>(VERSIONS).all();
   }
 
   /** Rows of sessions being imported (or left half-imported by a process that died). */

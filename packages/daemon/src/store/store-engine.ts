@@ -12,13 +12,36 @@
 import type { SessionEntry } from "@base-context/protocol";
 import type { ProcessOwner } from "./owner.js";
 import type { EntryRow, InsertedRow, RequestResultRow, SessionTally } from "./rows.js";
-import type { SearchQuery, SessionMatch } from "./sqlite/search.js";
 import type { SqlStatements } from "./statements.js";
 import type { WriteRunner } from "./write-runner.js";
 
 export type EngineKind = "sqlite" | "postgres";
 
-/** Full-text search: SQLite's FTS5 (store/search.ts) or PostgreSQL's tsvector (store/postgres/search.ts). */
+export interface SearchQuery {
+  text: string;
+  cwd?: string | undefined;
+  limit: number;
+  /** Hits listed per session. */
+  hitsPerSession: number;
+}
+
+export interface SearchHitRow {
+  seq: number;
+  entryId: string;
+  json: string;
+  score: number;
+}
+
+export interface SessionMatch {
+  sessionId: string;
+  /** bm25 of the best hit (lower is better), or -Infinity when only the name matched. */
+  score: number;
+  hitCount: number;
+  nameMatches: boolean;
+  hits: SearchHitRow[];
+}
+
+/** Full-text search: SQLite's FTS5 (store/sqlite/search.ts) or PostgreSQL's tsvector (store/postgres/search.ts). */
 export interface SearchIndex {
   /** Indexes one entry (inside the caller's write transaction). */
   indexEntry(sql: SqlStatements, row: InsertedRow, entry: SessionEntry): void;
@@ -43,7 +66,7 @@ export interface StoreOwners {
 
 /**
  * An engine's way to append in one round trip when the session's leaf is the one this daemon last
- * saw (PostgreSQL: postgres/engine.ts; docs/design.md). The append then reads nothing
+ * saw (PostgreSQL: postgres/postgres-engine.ts; docs/design.md). The append then reads nothing
  * before writing: the check that the leaf is still that one goes to the server with the writes,
  * under the session's write lock, and fails the transaction when it is not; so does an entry id
  * or requestId already taken (the unique indexes). Such a miss is made again the ordinary way.
@@ -84,10 +107,17 @@ export interface StoreEngine {
   noteWrite(): void;
   /** A read transaction: the statements in `work` see one snapshot while others write. */
   read<T>(work: () => T): T;
+  /**
+   * A value that changes whenever a transaction that changed rows committed, by this daemon or
+   * any other process (SQLite: its connection's `total_changes()` and the file's
+   * `data_version`), so a watcher reads the sessions table only after a change. Absent where
+   * there is no such cheap value (PostgreSQL): the watcher reads the table each time.
+   */
+  changeStamp?(): string;
   readonly search: SearchIndex;
   /**
    * Runs an INSERT (named parameters) into a table keyed by `seq` and returns the new row's seq.
-   * SQLite: the statement's last insert rowid (`RETURNING` costs twice as much there, on the
+   * SQLite: the statement's last insert rowid (`RETURNING` costs more there, on the
    * entries table); PostgreSQL: `RETURNING seq`, sent without waiting inside a transaction and
    * read when `seq` is (see InsertedRow).
    */

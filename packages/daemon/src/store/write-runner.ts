@@ -1,5 +1,5 @@
 /**
- * What the two engines' write runners share (store/write-lock.ts for SQLite,
+ * What the two engines' write runners share (store/sqlite/write-lock.ts for SQLite,
  * store/postgres/pg-write-runner.ts for PostgreSQL): the lock-wait statistics and the deferred
  * work that rides along with the next transaction. How each takes its lock and opens its
  * savepoints stays with the engine.
@@ -23,7 +23,7 @@ export interface WriteLockStats {
 
 /**
  * Runs `work` (which may itself be a nested transaction) inside one write transaction. `lockKey`
- * names the session written (store/engine.ts): PostgreSQL locks that session; SQLite's IMMEDIATE
+ * names the session written (store/store-engine.ts): PostgreSQL locks that session; SQLite's IMMEDIATE
  * transaction serialises every writer and ignores it.
  */
 export interface WriteRunner {

@@ -9,7 +9,6 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { createCompactCount, parseRankList } from "./compact-encoding.js";
 import { encodingFiles } from "./encodings.js";
-import { mergeLongPiece } from "./long-piece-merge.js";
 
 const requireHere = createRequire(import.meta.url);
 const utf8 = new TextEncoder();
@@ -52,7 +51,7 @@ describe("createCompactCount", () => {
   it("merges the lowest-ranked pair first, the leftmost on ties", () => {
     // Ranks: a, b, c, then "ab" (3), "bc" (4), "abc" (5): "abc" → a+b first (rank 3), then ab+c.
     const table = parseRankList(utf8.encode('const c0 = ["a", "b", "c", "ab", "bc", "abc", "cc"];'));
-    const { count } = createCompactCount(table, /[a-z]+|./gu, mergeLongPiece, 128);
+    const { count } = createCompactCount(table, /[a-z]+|./gu, 128);
     expect(count("abc")).toBe(1);
     expect(count("abcc")).toBe(2); // abc + c (ab first, then abc; "cc" never forms)
     expect(count("ccc")).toBe(2); // cc + c: leftmost on ties

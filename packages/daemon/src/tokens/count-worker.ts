@@ -18,10 +18,10 @@
  *   and hands them over (`sharedEncoding`): one copy per process, also used by the main thread.
  */
 import type { Worker } from "node:worker_threads";
-import { workerThreads } from "../lazy-node.js";
 import { log } from "../log.js";
+import { startWorker } from "../workers/start-worker.js";
+import type { CountReply, CountRequest, CountWorkerData, LoadedReply } from "./count-messages.js";
 import type { Encoding } from "./counter.js";
-import { countWorkerSource, type CountReply, type CountRequest, type LoadedReply } from "./worker-source.js";
 
 /** The encoding's tables and pre-tokenizer regex the worker shares with the main thread. */
 export type SharedEncoding = Omit<LoadedReply, "t" | "loadMs">;
@@ -110,8 +110,7 @@ export class CountWorker {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const { Worker } = workerThreads();
-    const worker = new Worker(countWorkerSource(this.encoding), { eval: true, stdout: true, stderr: true });
+    const worker = startWorker("token-count", { data: { encoding: this.encoding } satisfies CountWorkerData });
     worker.on("message", (message: CountReply | LoadedReply) => {
       if (message.t === "loaded") this.onLoaded(worker, message);
       else this.onReply(message);

@@ -20,7 +20,6 @@ import { CountWorker } from "./count-worker.js";
 import type { TokenCounter, TokenCounterOptions } from "./counter.js";
 import { LONG_PIECE_MIN_CHARS, LONG_STRETCH_MIN_CHARS } from "./encodings.js";
 import { createExactCount, type CountExact } from "./exact-count.js";
-import { mergeLongPiece } from "./long-piece-merge.js";
 import { chars4Tokens, CHARS_PER_TOKEN, entryContextText, IMAGE_TOKENS, type EntryContextText } from "./entry-text.js";
 import type { EntryInput, SessionEntry } from "@base-context/protocol";
 import type { Lane } from "./count-worker.js";
@@ -149,7 +148,7 @@ class ExactCounter implements TokenCounter {
     if (!shared) return undefined;
     if (this.here?.from !== shared) {
       const splitRegex = new RegExp(shared.splitRegex.source, shared.splitRegex.flags);
-      const plain = createCompactCount(shared.tables, splitRegex, mergeLongPiece, LONG_PIECE_MIN_CHARS).count;
+      const plain = createCompactCount(shared.tables, splitRegex, LONG_PIECE_MIN_CHARS).count;
       this.here = { count: createExactCount(plain, LONG_STRETCH_MIN_CHARS), from: shared };
     }
     return this.here.count;

@@ -2,15 +2,14 @@
  * Loading an encoding: its compact form (compact-encoding.ts), built from gpt-tokenizer's data
  * files, only for the configured encoding and only on first use, because loading blocks its
  * thread (bench/tokens.mjs measures it: bench/results/tokens.md). The daemon loads it in its
- * counting worker only (worker-source.ts, from `encodingFiles`); `loadExactCount` loads it on the
+ * counting worker only (count-worker-main.ts, with `readEncoding`); `loadExactCount` loads it on the
  * calling thread, for tests, benches and the oracle comparisons.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createCompactCount, parseRankList, type CountPlain } from "./compact-encoding.js";
+import { createCompactCount, parseRankList, type CompactTables, type CountPlain } from "./compact-encoding.js";
 import type { Encoding } from "./counter.js";
 import { createExactCount, type CountExact } from "./exact-count.js";
-import { mergeLongPiece } from "./long-piece-merge.js";
 
 /**
  * Pieces from this many bytes on are merged by `mergeLongPiece` (and not cached): measured per
@@ -50,9 +49,16 @@ export function encodingFiles(encoding: Encoding): { ranksPath: string; splitReg
   };
 }
 
+/** The encoding's compact tables and pre-tokenizer regex, read on this thread (blocks). */
+export function readEncoding(encoding: Encoding): { tables: CompactTables; splitRegex: RegExp } {
+  const { ranksPath, splitRegexPath, splitRegexName } = encodingFiles(encoding);
+  const splitRegex = (requireFromHere(splitRegexPath) as Record<string, RegExp>)[splitRegexName]!;
+  return { tables: parseRankList(readFileSync(ranksPath)), splitRegex };
+}
+
 /**
  * Exact counting on this thread; loads the encoding on first call (blocks, see above). The daemon
- * never calls it: its counting worker does the same in worker-source.ts.
+ * never calls it: its counting worker does the same in count-worker-main.ts.
  */
 export function loadExactCount(encoding: Encoding): CountExact {
   let count = loaded.get(encoding);
@@ -67,9 +73,8 @@ export function loadExactCount(encoding: Encoding): CountExact {
 export function loadPlainCount(encoding: Encoding): CountPlain {
   let count = loadedPlain.get(encoding);
   if (!count) {
-    const { ranksPath, splitRegexPath, splitRegexName } = encodingFiles(encoding);
-    const splitRegex = (requireFromHere(splitRegexPath) as Record<string, RegExp>)[splitRegexName]!;
-    count = createCompactCount(parseRankList(readFileSync(ranksPath)), splitRegex, mergeLongPiece, LONG_PIECE_MIN_CHARS).count;
+    const { tables, splitRegex } = readEncoding(encoding);
+    count = createCompactCount(tables, splitRegex, LONG_PIECE_MIN_CHARS).count;
     loadedPlain.set(encoding, count);
   }
   return count;

@@ -4,12 +4,9 @@
  * gpt-tokenizer (like js-tiktoken) merges a piece by rescanning every adjacent pair for the lowest
  * rank after each merge and splicing arrays: O(n²) in the piece length. Ordinary text splits into
  * short pieces, but a run the pre-tokenizer keeps whole — 100,000 `=`, a long run of spaces, of
- * lowercase letters, of CJK characters — took seconds for 100 k characters, and a 10 MB one would
- * never finish. This is the same algorithm (always merge the lowest-ranked pair, the leftmost one
+ * lowercase letters, of CJK characters — took time in the square of its length, and a long
+ * enough one would never finish. This is the same algorithm (always merge the lowest-ranked pair, the leftmost one
  * on ties) with a binary heap and a linked list of parts, so it yields identical tokens.
- *
- * IMPORTANT: the function is also run inside the counting worker from its source text
- * (`Function.prototype.toString`), so it must not reference anything outside its own body.
  */
 
 /** Rank of the bytes [start, end) of the piece, or undefined when they are not a token. */
@@ -17,6 +14,54 @@ export type RankOfRange = (start: number, end: number) => number | undefined;
 
 /** The tokens of a piece of `length` bytes. */
 export type MergeLongPiece = (length: number, rankOf: RankOfRange) => number[];
+
+/** Heap keys: rank * 2^32 + the part's first byte. */
+const SHIFT = 4294967296;
+
+/** A min-heap of numbers in a growing Float64Array. */
+class KeyHeap {
+  private keys: Float64Array;
+  size = 0;
+
+  constructor(capacity: number) {
+    this.keys = new Float64Array(capacity);
+  }
+
+  push(key: number): void {
+    if (this.size === this.keys.length) {
+      const grown = new Float64Array(this.keys.length * 2);
+      grown.set(this.keys);
+      this.keys = grown;
+    }
+    const heap = this.keys;
+    let index = this.size++;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      const parentKey = heap[parent]!;
+      if (parentKey <= key) break;
+      heap[index] = parentKey;
+      index = parent;
+    }
+    heap[index] = key;
+  }
+
+  pop(): number {
+    const heap = this.keys;
+    const top = heap[0]!;
+    const last = heap[--this.size]!;
+    let index = 0;
+    for (;;) {
+      let child = 2 * index + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && heap[child + 1]! < heap[child]!) child++;
+      if (heap[child]! >= last) break;
+      heap[index] = heap[child]!;
+      index = child;
+    }
+    heap[index] = last;
+    return top;
+  }
+}
 
 export function mergeLongPiece(length: number, rankOf: RankOfRange): number[] {
   const END = length;
@@ -43,47 +88,14 @@ export function mergeLongPiece(length: number, rankOf: RankOfRange): number[] {
     return rank;
   };
 
-  // Min-heap of rank * 2^32 + s: lowest rank first, then the leftmost part. Entries go stale when
-  // a part is merged away or its pair rank changes; they are skipped when popped.
-  const SHIFT = 4294967296;
-  let heap = new Float64Array(Math.max(16, length));
-  let heapSize = 0;
-  const push = (key: number): void => {
-    if (heapSize === heap.length) {
-      const grown = new Float64Array(heap.length * 2);
-      grown.set(heap);
-      heap = grown;
-    }
-    let index = heapSize++;
-    while (index > 0) {
-      const parent = (index - 1) >> 1;
-      const parentKey = heap[parent]!;
-      if (parentKey <= key) break;
-      heap[index] = parentKey;
-      index = parent;
-    }
-    heap[index] = key;
-  };
-  const pop = (): number => {
-    const top = heap[0]!;
-    const last = heap[--heapSize]!;
-    let index = 0;
-    for (;;) {
-      let child = 2 * index + 1;
-      if (child >= heapSize) break;
-      if (child + 1 < heapSize && heap[child + 1]! < heap[child]!) child++;
-      if (heap[child]! >= last) break;
-      heap[index] = heap[child]!;
-      index = child;
-    }
-    heap[index] = last;
-    return top;
-  };
+  // Lowest rank first, then the leftmost part. Entries go stale when a part is merged away or
+  // its pair rank changes; they are skipped when popped.
+  const heap = new KeyHeap(Math.max(16, length));
   /** Pair rank of part `left` and the part starting at `right` (which ends at `end`). */
   const updatePair = (left: number, right: number, end: number): void => {
     const rank = right < END ? rankOfPair(left, right, left, end) : -1;
     pairRank[left] = rank;
-    if (rank >= 0) push(rank * SHIFT + left);
+    if (rank >= 0) heap.push(rank * SHIFT + left);
   };
 
   for (let start = 0; start < length; start++) {
@@ -93,8 +105,8 @@ export function mergeLongPiece(length: number, rankOf: RankOfRange): number[] {
   }
   for (let start = 0; start + 1 < length; start++) updatePair(start, start + 1, start + 2);
 
-  while (heapSize > 0) {
-    const key = pop();
+  while (heap.size > 0) {
+    const key = heap.pop();
     const rank = Math.floor(key / SHIFT);
     const left = key - rank * SHIFT;
     if (next[left]! < 0 || pairRank[left] !== rank) continue; // stale entry

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PathBuilder, toolCall } from "../../../core/src/test-support.js";
 import { RequestFailedError } from "../errors.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../summarizer/index.js";
-import { NO_SUMMARIZER, summarizeBranch } from "./branch-summary.js";
+import { branchReserveSet, branchTokenBudget, NO_SUMMARIZER, summarizeBranch } from "./branch-summary.js";
 
 /** A model summarizer that always fails, as a provider outage would. */
 const failing: Summarizer = {
@@ -41,5 +41,17 @@ describe("summarizeBranch", () => {
   it("asks no summarizer for a branch without messages, and says so in details", async () => {
     const written = await summarizeBranch({ entries: [], tokenBudget: 0, summarizer: failing, fallback: false });
     expect(written.details).toEqual({ readFiles: [], modifiedFiles: [], summarizer: NO_SUMMARIZER });
+  });
+});
+
+describe("branchTokenBudget", () => {
+  it("caps a reserve the user did not set at a quarter of the window, and keeps one they set", () => {
+    expect(branchTokenBudget(128_000, 16_384, false)).toBe(128_000 - 16_384);
+    expect(branchTokenBudget(8_000, 16_384, false)).toBe(6_000);
+    // Set by the user and larger than the window: no limit (0), as pi does.
+    expect(branchTokenBudget(8_000, 16_384, true)).toBe(0);
+    expect(branchReserveSet({ "branchSummary.reserveTokens": "default" })).toBe(false);
+    expect(branchReserveSet({ "branchSummary.reserveTokens": "project" })).toBe(true);
+    expect(branchReserveSet(undefined)).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ import {
   retainSummary,
   NO_BRANCH_CONTENT,
   prepareBranchEntries,
+  WINDOW_SHARES,
   type CountedEntry,
 } from "@base-context/core";
 import {
@@ -34,12 +35,20 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const NO_SUMMARIZER = "none";
 
 /**
- * `contextWindow − reserveTokens`. A window smaller than the reserve leaves 0, which
- * `prepareBranchEntries` reads as "no limit", as pi does: the summarizing model has its own
- * window, and refusing to summarize anything would be worse.
+ * `contextWindow − reserveTokens`, the reserve capped at a quarter of the window when the user did
+ * not set it (`reserveSet`; docs/compaction-rungs.md#settings-that-fit-the-window): a small model's
+ * window then still gives the summary three quarters of it to read. A window smaller than a reserve
+ * the user set leaves 0, which `prepareBranchEntries` reads as "no limit", as pi does: the
+ * summarizing model has its own window, and refusing to summarize anything would be worse.
  */
-export function branchTokenBudget(contextWindow: number, reserveTokens: number): number {
-  return Math.max(0, contextWindow - reserveTokens);
+export function branchTokenBudget(contextWindow: number, reserveTokens: number, reserveSet = true): number {
+  const reserve = reserveSet ? reserveTokens : Math.min(reserveTokens, Math.floor(contextWindow * WINDOW_SHARES.reserveTokens));
+  return Math.max(0, contextWindow - reserve);
+}
+
+/** Whether `branchSummary.reserveTokens` comes from a settings file (without sources: taken as set). */
+export function branchReserveSet(sources: Readonly<Record<string, string>> | undefined): boolean {
+  return sources === undefined || (sources["branchSummary.reserveTokens"] ?? "default") !== "default";
 }
 
 export interface BranchSummaryInput {

@@ -16,7 +16,7 @@ import type { SessionSettings } from "../settings/session-settings.js";
 import type { SessionLocks } from "../sessions/session-locks.js";
 import { createSummarizer, describeChain, type ClientModel, type Summarizer, type SummarizerSettings } from "../summarizer/index.js";
 import { detailsWithRetention } from "@base-context/core";
-import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
+import { branchReserveSet, branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
 import { NavigationCommitter, type SummaryToWrite } from "./commit.js";
 import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "../hooks/tree-hooks.js";
 import { planNavigation, type NavigationPlan } from "./plan.js";
@@ -217,7 +217,8 @@ export class TreeService {
 
   private tokenBudget(params: NavigateParams): number {
     const settings = this.deps.settings.forSession(params.sessionId);
-    return branchTokenBudget(params.contextWindow ?? DEFAULT_CONTEXT_WINDOW, settings.branchSummary.reserveTokens);
+    const reserveSet = branchReserveSet(this.deps.settings.sourcesFor?.(params.sessionId));
+    return branchTokenBudget(params.contextWindow ?? DEFAULT_CONTEXT_WINDOW, settings.branchSummary.reserveTokens, reserveSet);
   }
 
   private async summarize(

@@ -9,7 +9,7 @@ import type { CountedEntry } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import { log } from "../log.js";
 import { describeChain } from "../summarizer/index.js";
-import { branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
+import { branchReserveSet, branchTokenBudget, DEFAULT_CONTEXT_WINDOW, retainBranchSummary, summarizeBranch } from "./branch-summary.js";
 import type { TreeHookContext, TreeHookOutcome, TreeHooks } from "../hooks/tree-hooks.js";
 
 export type SummarizeBranchParams = ValidParamsOf<typeof SummarizeBranch>;
@@ -29,7 +29,8 @@ export async function summarizeBranchStateless(
   const progress = (value: SummarizeProgress) => request.progress?.(value);
   const projectDir = params.projectDir ?? request.projectDir;
   const settings = deps.settingsFor(projectDir);
-  const tokenBudget = branchTokenBudget(params.contextWindow ?? DEFAULT_CONTEXT_WINDOW, settings.branchSummary.reserveTokens);
+  const reserveSet = branchReserveSet(deps.sourcesFor?.(projectDir));
+  const tokenBudget = branchTokenBudget(params.contextWindow ?? DEFAULT_CONTEXT_WINDOW, settings.branchSummary.reserveTokens, reserveSet);
   progress({ kind: "begin", title: "Summarizing a branch", cancellable: true });
   let outcome = "failed";
   try {

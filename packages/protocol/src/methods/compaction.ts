@@ -1,19 +1,13 @@
 import { z } from "zod";
-import { IdString, ProgressToken } from "../limits.js";
+import { ContextWindow, IdString, ProgressToken } from "../limits.js";
 import { notification, request } from "../declare.js";
 import { AssistantMessage, PrunedOutput, SessionEntry } from "../entries.js";
 import { RequestId } from "./sessions.js";
 import { ContextMessage } from "./context.js";
+import { CompactionSettings } from "./settings.js";
 
 // Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
 // ../entries.ts, docs/architecture.md#start-path-and-bundles).
-// `CompactionSettings` is not: declarations take its `.partial()`.
-
-export const CompactionSettings = z.object({
-  enabled: z.boolean(),
-  reserveTokens: z.number().int().nonnegative(),
-  keepRecentTokens: z.number().int().nonnegative(),
-});
 
 export const FileOps = z.lazy(() => z.object({ readFiles: z.array(z.string()), modifiedFiles: z.array(z.string()) }));
 
@@ -43,13 +37,18 @@ export const CompactionPreparation = z.lazy(() =>
   }),
 );
 
-export type CompactionSettings = z.infer<typeof CompactionSettings>;
 export type FileOps = z.infer<typeof FileOps>;
 export type CompactionPreparation = z.infer<typeof CompactionPreparation>;
 
 export const CompactionPrepare = request(
   "compaction/prepare",
-  () => z.object({ sessionId: IdString(), settings: CompactionSettings.partial().optional() }),
+  () => z.object({
+    sessionId: IdString(),
+    settings: CompactionSettings.partial().optional(),
+    contextWindow: ContextWindow()
+      .optional()
+      .describe("The model's window: the sizes not set are capped at their share of it, as compaction/run does."),
+  }),
   () => z.union([
     z.object({ preparation: CompactionPreparation }),
     z.object({ nothing: z.string() }),
@@ -178,6 +177,13 @@ export const CompactionResult = z.lazy(() =>
     ),
     /** Plugins that failed during this run; the summary then came from another plugin or the summarizer. */
     pluginFailures: z.array(HookFailure).optional(),
+    truncated: z
+      .object({ entryId: z.string(), outputs: z.number().int(), tokensSaved: z.number().int() })
+      .optional()
+      .describe(
+        "The prune entry a run with a contextWindow wrote first, cutting tool outputs larger than their share of the window " +
+          "(docs/compaction-rungs.md#outputs-larger-than-the-window): how many, and the tokens it saved.",
+      ),
   }),
 );
 export type CompactionResult = z.infer<typeof CompactionResult>;
@@ -197,12 +203,12 @@ export const CompactionRun = request(
         "(contextWindow − reserveTokens; without contextWindow auto summarizes), else summarize. " +
         "prune: only hide old tool output. summarize: write a summary (and hide the kept tail's large outputs when compaction.prune.enabled).",
     ),
-    contextWindow: z
-      .number()
-      .int()
-      .positive()
+    contextWindow: ContextWindow()
       .optional()
-      .describe("The model's context window, for `auto` to compare against the threshold (turn/end passes its own)."),
+      .describe(
+        "The model's context window (turn/end passes its own): `auto` compares against its threshold, the sizes not set are " +
+          "capped at their share of it, and tool outputs larger than theirs are cut first.",
+      ),
   }),
   () => CompactionResult,
 );
@@ -273,11 +279,9 @@ export const TurnEnd = request(
   "turn/end",
   () => z.object({
     sessionId: IdString(),
-    contextWindow: z
-      .number()
-      .int()
-      .positive()
-      .describe("The model's context window in tokens; the threshold is this minus compaction.reserveTokens."),
+    contextWindow: ContextWindow().describe(
+        "The model's context window in tokens; the threshold is this minus compaction.reserveTokens (capped at a quarter of it when not set).",
+      ),
     assistant: AssistantMessage.optional().describe(
       "The turn's final reply, when the client has not stored it: the daemon appends it (assistantEntryId). " +
         "Omit it when the reply is already in the session (entry/append): the daemon reads the turn's reply at the end of the path. " +

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { IdString } from "../limits.js";
 import { request } from "../declare.js";
 import { AgentMessage } from "../entries.js";
+import { CompactionSettings } from "./settings.js";
 
 // Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
 // ../entries.ts, docs/architecture.md#start-path-and-bundles).
@@ -55,6 +56,8 @@ export const ContextBuild = request(
     sessionId: IdString(),
     leafId: IdString().nullable().optional(),
     format: z.enum(["native", "openai-chat"]).default("native"),
+    /** Also return `messageTokens` (native format only). */
+    messageTokens: z.boolean().optional(),
   }),
   () => z.object({
     messages: z.array(z.union([ContextMessage, OpenAIChatMessage])),
@@ -63,6 +66,11 @@ export const ContextBuild = request(
     compactionId: z.string().optional(),
     /** Sum of the stored token counts of what the context holds (a pruned output counts its stub). */
     tokens: z.number().int(),
+    /**
+     * With `messageTokens: true` and the native format: the stored token count behind each message,
+     * in order (they add up to `tokens`).
+     */
+    messageTokens: z.array(z.number().int()).optional(),
     /**
      * Tool results shown as a stub because a `prune` entry on the path hides them (absent when
      * none): their entries, their tool call ids (to find them among `messages`), and the tokens
@@ -76,13 +84,28 @@ export const ContextBuild = request(
 
 export const ContextUsage = request(
   "context/usage",
-  () => z.object({ sessionId: IdString(), contextWindow: z.number().int().positive() }),
+  () => z.object({
+    sessionId: IdString(),
+    contextWindow: z.number().int().positive(),
+    settings: CompactionSettings.partial()
+      .optional()
+      .describe("Overrides of the session's compaction.* settings, as compaction/run takes them: the threshold uses their reserveTokens."),
+  }),
   () => z.object({
     tokens: z.number().int(),
     usageTokens: z.number().int().nullable(),
     trailingTokens: z.number().int(),
     threshold: z.number().int(),
     shouldCompact: z.boolean(),
-    reason: z.string().optional(),
+    settings: z
+      .object({ reserveTokens: z.number().int(), keepRecentTokens: z.number().int() })
+      .describe(
+        "The compaction sizes for this window as the daemon applies them: yours, or, for a size you did not set, its default " +
+          "capped at a quarter of the window (docs/compaction-rungs.md#settings-that-fit-the-window).",
+      ),
+    reason: z
+      .string()
+      .optional()
+      .describe("Why shouldCompact is what it is (over the threshold, compaction off), and settings that cannot fit the window."),
   }),
 );

@@ -270,3 +270,28 @@ export const EntryDidAppend = notification(
   "entry/didAppend",
   () => z.object({ sessionId: z.string(), entryIds: z.array(z.string()).min(1), leafId: z.string() }),
 );
+
+/**
+ * Starts (or, with `enabled: false`, stops) `session/didChange` notifications to this connection:
+ * news of every session of the store, whoever wrote it — this daemon's other clients, or another
+ * process on the same database (an agent's own daemon, a CLI command, Claude Code's hook). What a
+ * session list or an editor's view needs to stay current without asking again.
+ */
+export const SessionWatch = request(
+  "session/watch",
+  () => z.object({ enabled: z.boolean().default(true) }),
+  () => z.object({}),
+);
+
+/**
+ * Sessions changed in the store since the last notification (sent after `session/watch`, checked
+ * about once a second and only when the database changed): created, appended to, renamed or
+ * with their leaf moved (`changed`, as `session/list` lists them, newest first), or deleted.
+ */
+export const SessionDidChange = notification(
+  "session/didChange",
+  () => z.object({
+    changed: z.array(SessionSummary).describe("Sessions created or written (appended to, renamed, leaf moved), newest first."),
+    deleted: z.array(z.string()).describe("Ids of the sessions deleted."),
+  }),
+);

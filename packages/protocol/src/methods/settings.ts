@@ -5,6 +5,17 @@ import { notification, request } from "../declare.js";
 // ../entries.ts, docs/architecture.md#start-path-and-bundles).
 // `Settings` and `PruneSettings` are not: the daemon reads their `.shape` when its settings code loads.
 
+/**
+ * `compaction.*`'s declared keys, as a preparation carries them and requests override them. Built at
+ * load (not lazy): declarations take its `.partial()`.
+ */
+export const CompactionSettings = z.object({
+  enabled: z.boolean(),
+  reserveTokens: z.number().int().nonnegative(),
+  keepRecentTokens: z.number().int().nonnegative(),
+});
+export type CompactionSettings = z.infer<typeof CompactionSettings>;
+
 /** The settings file shape (docs/design.md#settings). Every key optional: files hold only what they change. */
 export const SettingsFile = z.lazy(() =>
   z

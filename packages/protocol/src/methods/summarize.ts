@@ -6,10 +6,11 @@
  * stored. Both are cancellable (`$/cancelRequest`) and report `$/progress` for a `workDoneToken`.
  */
 import { z } from "zod";
-import { IdString, PathString, ProgressToken } from "../limits.js";
+import { ContextWindow, IdString, PathString, ProgressToken } from "../limits.js";
 import { request } from "../declare.js";
 import { SessionEntry } from "../entries.js";
-import { CompactionSettings, FileOps, RetentionReport } from "./compaction.js";
+import { FileOps, RetentionReport } from "./compaction.js";
+import { CompactionSettings } from "./settings.js";
 import { ContextMessage } from "./context.js";
 
 // Object and union schemas are `z.lazy`: built on first use, not when this module loads (see
@@ -101,6 +102,12 @@ export const SummarizeCompaction = request(
       branchEntries: z.array(SessionEntry).optional(),
       /** Overrides of the project's `compaction.*` settings (`reserveTokens` bounds the summary's length). */
       settings: CompactionSettings.partial().optional(),
+      contextWindow: ContextWindow()
+        .optional()
+        .describe(
+          "The agent model's window: a reserveTokens not set is capped at a quarter of it, which bounds the summary; " +
+            "a reserve and kept part that cannot fit it are reported in message.",
+        ),
       ...Origin,
     }),
   () => SummarizeResult,
@@ -119,7 +126,7 @@ export const SummarizeBranch = request(
     replaceInstructions: z.boolean().optional(),
     /**
      * The agent model's window: the summary reads up to `contextWindow − branchSummary.reserveTokens`
-     * tokens (128,000 assumed when absent).
+     * tokens (128,000 assumed when absent; a reserve left unset is capped at a quarter of the window).
      */
     contextWindow: z.number().int().positive().optional(),
     /** Passed through to plugins' `preparation`. */

@@ -43,7 +43,7 @@ export const TreeNavigate = request(
     label: z.string().min(1).max(MAX_LABEL_CHARS).optional(),
     /**
      * The agent model's window: the branch summary reads up to `contextWindow − branchSummary.reserveTokens`
-     * tokens (128,000 assumed when absent).
+     * tokens (128,000 assumed when absent; a reserve left unset is capped at a quarter of the window).
      */
     contextWindow: z.number().int().positive().optional(),
     requestId: RequestId.optional(),

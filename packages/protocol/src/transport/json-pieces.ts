@@ -2,8 +2,8 @@
  * `JSON.stringify` in pieces: the same text, as a list of strings none of which is large.
  *
  * Why: for a large value V8's `JSON.stringify` returns a rope, and writing it to a stream or
- * measuring its UTF-8 length flattens the rope into one string. A string over ~128 KB lives in
- * V8's large-object space, which maps fresh memory for every such string; on a virtual machine
+ * measuring its UTF-8 length flattens the rope into one string. A string larger than V8's regular
+ * heap objects lives in its large-object space, which maps fresh memory for every such string; on a virtual machine
  * where a page fault is expensive that costs more than serializing the value.
  * A `context/build` reply of a full context window is that size on every call. Built from small
  * pieces, the text never exists as one string on the writing side.

@@ -189,7 +189,7 @@ export class StreamFrameReader extends AbstractMessageReader implements MessageR
   /** Consumes header bytes from `offset`; sets `remaining` once the header block is complete. */
   private readHeader(chunk: Buffer, offset: number): number {
     // The usual case, the whole header in this chunk: decode just the header, not the 8 KB after it
-    // (a chunk of many small messages would otherwise decode ~8 KB per message).
+    // (a chunk of many small messages would otherwise decode the whole chunk per message).
     if (this.header.length === 0) {
       const end = chunk.indexOf(HEADER_END, offset, "latin1");
       if (end >= 0 && end - offset <= MAX_HEADER_CHARS) {

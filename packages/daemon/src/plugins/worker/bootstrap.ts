@@ -2,13 +2,15 @@
  * Runs inside a plugin's worker thread: waits for "activate" (so a thread can be started before
  * it is needed), loads the plugin module, checks its shape, then serves hook calls from the host.
  * `ctx.countTokens` / `ctx.complete` are requests back to the host, which owns the tokenizer, the
- * model and its key. Loaded through the loader hooks (see scripts.ts), so this file may be
- * TypeScript source or compiled JavaScript.
+ * model and its key. Run by the daemon's one worker entry (workers/start-worker.ts), it first
+ * registers the loader hooks the plugin is loaded through (loader-hooks.ts, scripts.ts).
  */
 import type { HookName, PluginContext, PluginDefinition, PluginLogLevel } from "@base-context/protocol";
+import { register } from "node:module";
 import { Socket } from "node:net";
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { toWireError, type HostToWorker, type ServiceMethod, type WorkerBoot, type WorkerToHost } from "../wire.js";
+import type { WorkerScripts } from "./scripts.js";
 
 /** How the bootstrap talks to the host: the worker's parent port, or file descriptor 3 of a plugin process. */
 interface HostPort {
@@ -67,6 +69,23 @@ function containSignals(): void {
   };
 }
 
+/**
+ * The hooks that load the plugin, registered before anything of it loads: a thread asks the
+ * daemon's transpiler for TypeScript (its port comes in `workerData`); a process, which has no
+ * daemon thread to ask, strips types itself with the daemon's sucrase. A process gets the
+ * scripts as its second argument (after the worker's kind).
+ */
+function registerLoaderHooks(): void {
+  if (parentPort !== null) {
+    const { scripts, transpiler } = workerData as { scripts: WorkerScripts; transpiler: MessagePort };
+    register(scripts.hooksUrl, { data: { ...scripts.loaderData, transpiler }, transferList: [transpiler] });
+  } else {
+    const scripts = JSON.parse(process.argv[3]!) as WorkerScripts;
+    register(scripts.hooksUrl, { data: { ...scripts.loaderData, sucraseFrom: scripts.sucraseFrom } });
+  }
+}
+
+registerLoaderHooks();
 const port: HostPort = parentPort ?? processPort();
 if (parentPort !== null) containSignals();
 /** Set by "activate"; every other message comes after it. */

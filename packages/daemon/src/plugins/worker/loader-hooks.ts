@@ -8,8 +8,8 @@
  *   a plugins folder needs no node_modules and runs the same helpers the daemon uses;
  * - a few packages the daemon ships (`openai`) are lent to plugins that do not bring their own.
  *
- * This module is self-contained (builtins only): under the test runner it is loaded as a data:
- * URL, from which relative and bare imports cannot resolve.
+ * It runs on Node's hooks thread, apart from the daemon's modules: it imports Node's built-ins
+ * only (and types).
  */
 import { readFile } from "node:fs/promises";
 import { createRequire, type InitializeHook, type LoadHook, type ResolveHook } from "node:module";

@@ -3,7 +3,7 @@ import { CompactionPrepare, CompactionRun, CompactionStatusRequest, ContextBuild
 import type { Daemon } from "../../daemon.js";
 import type { Peer, Router } from "../router.js";
 import { registerPluginHandlers } from "./plugins.js";
-import { registerSessionHandlers } from "./sessions.js";
+import { registerSessionHandlers, registerSessionWatch } from "./sessions.js";
 import { registerSettingsHandlers } from "./settings.js";
 import { registerStatusHandler } from "./status.js";
 import { registerSummarizeHandlers } from "./summarize.js";
@@ -12,9 +12,10 @@ import { registerTreeHandlers } from "./tree.js";
 /** What it returns undoes the connection's subscriptions to daemon events (a socket client leaving). */
 export function registerHandlers(router: Router, daemon: Daemon, peer: Peer): { dispose(): void } {
   registerSessionHandlers(router, daemon.sessions);
+  const watch = registerSessionWatch(router, daemon.sessions, peer);
   router.handle(ContextBuild, (p) => daemon.context.build(p));
   router.handle(ContextUsage, (p) => daemon.context.usage(p));
-  router.handle(CompactionPrepare, (p) => daemon.compaction.prepare(p.sessionId, p.settings));
+  router.handle(CompactionPrepare, (p) => daemon.compaction.prepare(p.sessionId, p.settings, p.contextWindow));
   // Work that waits on a model is cancelled by `shutdown` (Router.finishRequests), storage work finished.
   router.handle(CompactionRun, (p, ctx) => daemon.compaction.run(p, ctx), { cancelOnShutdown: true });
   router.handle(CompactionStatusRequest, (p) => daemon.compaction.status(p));
@@ -28,6 +29,7 @@ export function registerHandlers(router: Router, daemon: Daemon, peer: Peer): { 
     dispose: () => {
       settings.dispose();
       plugins.dispose();
+      watch.dispose();
     },
   };
 }

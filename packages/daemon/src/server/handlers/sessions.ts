@@ -16,9 +16,12 @@ import {
   SessionRename,
   SessionSearch,
   SessionTree,
+  SessionDidChange,
+  SessionWatch,
 } from "@base-context/protocol";
 import type { SessionsApi } from "../../sessions/api.js";
-import type { Router } from "../router.js";
+import type { SessionService } from "../../sessions/index.js";
+import type { Peer, Router } from "../router.js";
 
 /** Registered as every other method is (`router.handle(declaration, implementation)`). */
 export function registerSessionHandlers(router: Router, sessions: SessionsApi): void {
@@ -38,4 +41,21 @@ export function registerSessionHandlers(router: Router, sessions: SessionsApi): 
   router.handle(SessionPath, (params) => sessions.path(params));
   router.handle(SessionTree, (params) => sessions.tree(params));
   router.handle(LabelSet, (params) => sessions.setLabel(params));
+}
+
+/**
+ * `session/watch`: this connection's `session/didChange` news, on until it asks otherwise or
+ * leaves (the returned disposable, for a socket client leaving).
+ */
+export function registerSessionWatch(router: Router, sessions: Pick<SessionService, "watch">, peer: Peer): { dispose(): void } {
+  let subscription: { dispose(): void } | undefined;
+  router.handle(SessionWatch, (params) => {
+    if (params.enabled) subscription ??= sessions.watch((news) => peer.sendNotification(SessionDidChange.method, news));
+    else {
+      subscription?.dispose();
+      subscription = undefined;
+    }
+    return {};
+  });
+  return { dispose: () => subscription?.dispose() };
 }

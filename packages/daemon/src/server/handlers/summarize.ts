@@ -9,6 +9,7 @@ import type { RequestContext, Router } from "../router.js";
 export function registerSummarizeHandlers(router: Router, daemon: Daemon): void {
   const deps: StatelessDeps = {
     settingsFor: (projectDir) => daemon.settings.get(projectDir).settings,
+    sourcesFor: (projectDir) => daemon.settings.get(projectDir).sources,
     summarizerFor: (settings, clientModel) => daemon.summarizerFor(settings, clientModel),
   };
   const requestOf = (ctx: RequestContext, workDoneToken: string | number | undefined): StatelessRequest => ({

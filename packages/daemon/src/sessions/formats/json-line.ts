@@ -30,8 +30,8 @@ export function parseJsonLine(text: string, lineNumber: number, idField?: string
 /**
  * As {@link parseJsonLine}, and a line that is not a JSON object is said too. A line that starts
  * with neither "{" nor "[" is not parsed: it cannot be an object (nor, mostly, JSON), and a file of
- * junk lines is skipped at the speed it is read (V8 takes some 10 µs to throw a JSON.parse error,
- * far more than reading the line). It counts as a line that cannot be read.
+ * junk lines is skipped at the speed it is read (a JSON.parse error thrown costs far more than
+ * reading the line). It counts as a line that cannot be read.
  */
 export function readJsonLine(text: string, lineNumber: number, idField?: string): JsonLine {
   const at = firstVisible(text, lineNumber);

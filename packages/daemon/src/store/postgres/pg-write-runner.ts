@@ -43,30 +43,35 @@ export interface PgWriteRunner extends WriteRunner {
   runAsync<T>(work: () => T, lockKey: string): Promise<T>;
 }
 
-/**
- * @param lockSession takes the session's write lock in the open transaction, before any statement
- *   of it that follows (RowBatches.lockSession).
- */
-export function createPgWriteRunner(db: SyncPostgres, lockSession: (key: string) => void): PgWriteRunner {
-  const stats = emptyWriteLockStats();
-  const deferred = new DeferredWork();
+/** The runner's state and steps: the sessions the open transaction locked, its savepoints, the deferred work. */
+class PgWrites {
+  readonly stats = emptyWriteLockStats();
+  readonly deferred = new DeferredWork();
   /** Sessions locked by the open transaction (none when no transaction is open). */
-  let locked = new Set<string>();
-  let savepoints = 0;
+  private locked = new Set<string>();
+  private savepoints = 0;
+
+  constructor(
+    private readonly db: SyncPostgres,
+    private readonly lockSession: (key: string) => void,
+  ) {}
 
   // A lock taken at once still needs a round trip: a wait longer than 1 ms counts as contended.
-  const record = (waitedMs: number): void => recordLockWait(stats, waitedMs, waitedMs > 1);
+  private record(waitedMs: number): void {
+    recordLockWait(this.stats, waitedMs, waitedMs > 1);
+  }
 
-  const lock = (key: string | undefined): number => {
-    if (key === undefined || locked.has(key)) return 0;
+  private lock(key: string | undefined): number {
+    if (key === undefined || this.locked.has(key)) return 0;
     // Pipelined: the wait for the lock is part of the transaction's next answer, not measured apart.
-    lockSession(key);
-    locked.add(key);
+    this.lockSession(key);
+    this.locked.add(key);
     return 0;
-  };
+  }
 
-  const inSavepoint = <T>(work: () => T): T => {
-    const name = `bc_sp${++savepoints}`;
+  private inSavepoint<T>(work: () => T): T {
+    const db = this.db;
+    const name = `bc_sp${++this.savepoints}`;
     db.send(`SAVEPOINT ${name}`);
     try {
       const result = work();
@@ -84,28 +89,49 @@ export function createPgWriteRunner(db: SyncPostgres, lockSession: (key: string)
       }
       throw error;
     } finally {
-      savepoints--;
+      this.savepoints--;
     }
-  };
+  }
+
+  /**
+   * A deferred piece in a savepoint, nothing waited for: one that throws here is undone on its
+   * own, as in `inSavepoint`; one the server fails fails the whole transaction (runAsync then
+   * makes it again the blocking way, where each piece's failure is its own).
+   */
+  private sendInSavepoint(work: () => void): void {
+    const db = this.db;
+    const name = `bc_sp${++this.savepoints}`;
+    db.send(`SAVEPOINT ${name}`);
+    try {
+      work();
+    } catch (error) {
+      db.send(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    } finally {
+      db.send(`RELEASE SAVEPOINT ${name}`);
+      this.savepoints--;
+    }
+  }
 
   /**
    * Begins, takes the session's lock, runs the deferred work (each piece through `savepoint`) and
    * `work`, then `end` (the commit). A failure rolls back and gives the deferred pieces back.
    */
-  const transaction = <T, R>(
+  private transaction<T, R>(
     work: () => T,
     lockKey: string | undefined,
     savepoint: (piece: () => void) => void,
     end: (result: T, ran: DeferredBatch) => R,
     countDeferred: boolean,
-  ): R => {
+  ): R {
+    const db = this.db;
     db.begin("write");
-    locked = new Set();
+    this.locked = new Set();
     let ran: DeferredBatch = [];
     try {
-      record(lock(lockKey));
-      ran = deferred.runAll(savepoint);
-      if (countDeferred) stats.deferredAlong += ran.length;
+      this.record(this.lock(lockKey));
+      ran = this.deferred.runAll(savepoint);
+      if (countDeferred) this.stats.deferredAlong += ran.length;
       return end(work(), ran);
     } catch (error) {
       if (db.inTransaction) {
@@ -115,36 +141,33 @@ export function createPgWriteRunner(db: SyncPostgres, lockSession: (key: string)
           // Connection lost: the server rolled the transaction back already.
         }
       }
-      deferred.settle(ran, false);
+      this.deferred.settle(ran, false);
       throw error;
     } finally {
-      locked = new Set();
+      this.locked = new Set();
     }
-  };
+  }
 
-  const once = <T>(work: () => T, lockKey: string | undefined, isFlush: boolean): T =>
-    transaction(
-      work,
-      lockKey,
-      inSavepoint,
-      (result, ran) => {
-        db.commit();
-        deferred.settle(ran, true);
-        return result;
-      },
-      !isFlush,
-    );
+  private once<T>(work: () => T, lockKey: string | undefined, isFlush: boolean): T {
+    const commit = (result: T, ran: DeferredBatch): T => {
+      this.db.commit();
+      this.deferred.settle(ran, true);
+      return result;
+    };
+    return this.transaction(work, lockKey, (piece) => this.inSavepoint(piece), commit, !isFlush);
+  }
 
-  const run = <T>(work: () => T, lockKey: string | undefined, isFlush = false): T => {
+  run<T>(work: () => T, lockKey: string | undefined, isFlush = false): T {
+    const db = this.db;
     if (db.inTransaction) {
-      lock(lockKey);
-      return inSavepoint(work);
+      this.lock(lockKey);
+      return this.inSavepoint(work);
     }
     const before = logTraffic.start(db);
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          return once(work, lockKey, isFlush);
+          return this.once(work, lockKey, isFlush);
         } catch (error) {
           if (!isRetryable(error) || attempt >= ATTEMPTS) throw error;
         }
@@ -152,55 +175,47 @@ export function createPgWriteRunner(db: SyncPostgres, lockSession: (key: string)
     } finally {
       logTraffic.end(db, before, lockKey === undefined ? "write" : `write (session ${lockKey})`);
     }
-  };
-
-  /**
-   * A deferred piece in a savepoint, nothing waited for: one that throws here is undone on its
-   * own, as in `inSavepoint`; one the server fails fails the whole transaction (runAsync then
-   * makes it again the blocking way, where each piece's failure is its own).
-   */
-  const sendInSavepoint = (work: () => void): void => {
-    const name = `bc_sp${++savepoints}`;
-    db.send(`SAVEPOINT ${name}`);
-    try {
-      work();
-    } catch (error) {
-      db.send(`ROLLBACK TO SAVEPOINT ${name}`);
-      throw error;
-    } finally {
-      db.send(`RELEASE SAVEPOINT ${name}`);
-      savepoints--;
-    }
-  };
+  }
 
   /** One attempt: begins, sends (deferred work first), and sends the COMMIT; `committed` is its answer. */
-  const sendAll = <T>(work: () => T, lockKey: string): { result: T; committed: Promise<void>; ran: DeferredBatch } =>
-    transaction(work, lockKey, sendInSavepoint, (result, ran) => ({ result, committed: db.commitAsync(), ran }), true);
+  private sendAll<T>(work: () => T, lockKey: string): { result: T; committed: Promise<void>; ran: DeferredBatch } {
+    const send = (piece: () => void): void => this.sendInSavepoint(piece);
+    return this.transaction(work, lockKey, send, (result, ran) => ({ result, committed: this.db.commitAsync(), ran }), true);
+  }
 
-  const runAsync = async <T>(work: () => T, lockKey: string): Promise<T> => {
-    if (db.inTransaction) return run(work, lockKey);
+  async runAsync<T>(work: () => T, lockKey: string): Promise<T> {
+    const db = this.db;
+    if (db.inTransaction) return this.run(work, lockKey);
     for (let attempt = 1; ; attempt++) {
       const before = logTraffic.start(db);
-      const { result, committed, ran } = sendAll(work, lockKey);
+      const { result, committed, ran } = this.sendAll(work, lockKey);
       // What this transaction sent, counted before others' interleave with its wait.
       const sent = logTraffic.sent(db, before);
       try {
         await committed;
-        deferred.settle(ran, true);
+        this.deferred.settle(ran, true);
         return result;
       } catch (error) {
-        deferred.settle(ran, false);
+        this.deferred.settle(ran, false);
         if (isRetryable(error) && attempt < ATTEMPTS) continue;
         // The failure may be a deferred piece's: made again with each piece's failure its own.
-        if (ran.length > 0) return run(work, lockKey);
+        if (ran.length > 0) return this.run(work, lockKey);
         throw error;
       } finally {
         logTraffic.end(db, sent, `write (session ${lockKey}), commit on the event loop`);
       }
     }
-  };
+  }
+}
 
-  const runner = (<T>(work: () => T, lockKey?: string): T => run(work, lockKey)) as PgWriteRunner;
+/**
+ * @param lockSession takes the session's write lock in the open transaction, before any statement
+ *   of it that follows (RowBatches.lockSession).
+ */
+export function createPgWriteRunner(db: SyncPostgres, lockSession: (key: string) => void): PgWriteRunner {
+  const writes = new PgWrites(db, lockSession);
+  const { deferred, stats } = writes;
+  const runner = (<T>(work: () => T, lockKey?: string): T => writes.run(work, lockKey)) as PgWriteRunner;
   Object.defineProperties(runner, {
     defer: {
       value: (work: () => void, onDone?: (written: boolean) => void): void => deferred.add(work, onDone),
@@ -208,11 +223,11 @@ export function createPgWriteRunner(db: SyncPostgres, lockSession: (key: string)
     hasDeferred: { get: () => deferred.hasAny },
     flushDeferred: {
       value: (): void => {
-        if (deferred.hasAny) run(() => undefined, undefined, true);
+        if (deferred.hasAny) writes.run(() => undefined, undefined, true);
       },
     },
     stats: { get: () => stats },
-    runAsync: { value: runAsync },
+    runAsync: { value: <T>(work: () => T, lockKey: string): Promise<T> => writes.runAsync(work, lockKey) },
   });
   return runner;
 }

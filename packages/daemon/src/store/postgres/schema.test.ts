@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../sqlite/open-database.js";
-import { DatabaseTooNewError } from "../sqlite/schema.js";
+import { DatabaseTooNewError } from "../database-too-new.js";
 import {
   migratePostgres,
   POSTGRES_SCHEMA_VERSION,

@@ -1,13 +1,13 @@
 /**
  * Schema and migrations on PostgreSQL: the same tables and column names as the SQLite schema
- * (store/schema.ts), so the store's portable SQL runs on both. The `schema_version` table holds
+ * (store/sqlite/schema.ts), so the store's portable SQL runs on both. The `schema_version` table holds
  * how many steps ran; a step is never edited once released — a change is a new step at the end.
  *
  * Types: `seq` is a BIGINT identity (insertion order, as SQLite's rowid), times in ms are BIGINT,
  * and JSON is TEXT holding the exact text that was appended (jsonb would reorder keys and lose
  * the byte-stable export).
  */
-import { DatabaseTooNewError } from "../sqlite/schema.js";
+import { DatabaseTooNewError } from "../database-too-new.js";
 
 /** What migrations need of a connection (`SyncPostgres` has it). */
 export interface MigrationConnection {
@@ -349,8 +349,7 @@ export const POSTGRES_SCHEMA_VERSION = postgresMigrations.length;
 /** The PostgreSQL database was migrated by a newer base-context (same kind as SQLite's error). */
 export class PostgresTooNewError extends DatabaseTooNewError {
   constructor(schemaVersion: number) {
-    super(schemaVersion);
-    this.message = `the PostgreSQL database has schema version ${schemaVersion}, newer than this daemon understands (${POSTGRES_SCHEMA_VERSION}); update base-context`;
+    super(schemaVersion, POSTGRES_SCHEMA_VERSION, "the PostgreSQL database");
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Full-text search on PostgreSQL: what store/search.ts does on SQLite, on a tsvector table
+ * Full-text search on PostgreSQL: what store/sqlite/search.ts does on SQLite, on a tsvector table
  * (`entries_fts`, keyed by entries.seq, GIN-indexed; postgres/schema.ts). The same text is
  * indexed (store/search-text.ts), every word typed must appear as a prefix of a stemmed word
  * ("theme" finds "themes", "THEMING" finds "theme"), sessions whose name contains the text come
@@ -12,12 +12,13 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { InsertedRow } from "../rows.js";
-import { SEARCHABLE_TYPES, type SearchHitRow, type SearchQuery, type SessionMatch } from "../sqlite/search.js";
+import { SEARCHABLE_TYPES } from "../search-text.js";
+import type { SearchHitRow, SearchQuery, SessionMatch } from "../store-engine.js";
 import { searchText } from "../search-text.js";
 import { SEARCH_CONFIG } from "./schema.js";
 
-export type { SearchHitRow, SearchQuery, SessionMatch } from "../sqlite/search.js";
-export { SEARCHABLE_TYPES } from "../sqlite/search.js";
+export type { SearchHitRow, SearchQuery, SessionMatch } from "../store-engine.js";
+export { SEARCHABLE_TYPES } from "../search-text.js";
 
 /** The statements this module runs (positional `?` parameters): the store's SqlStatements. */
 export interface SearchStatements {

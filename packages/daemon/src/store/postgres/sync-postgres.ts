@@ -25,8 +25,8 @@ import type { MessagePort, Worker } from "node:worker_threads";
 import { StoreUnavailableError } from "../../errors.js";
 import { workerThreads } from "../../lazy-node.js";
 import { log } from "../../log.js";
+import { startWorker } from "../../workers/start-worker.js";
 import { EventLoopCommits } from "./event-loop-commits.js";
-import { startPgWorker } from "./worker-start.js";
 import { valuesSize } from "./worker/values-size.js";
 import type { PgEvent, PgReply, PgRequest, PgWireError, PgWorkerData, QueryResult, TransactionRequest } from "./worker/messages.js";
 
@@ -517,7 +517,7 @@ export class SyncPostgres {
       signal: this.cell.buffer as SharedArrayBuffer,
       replyPort: channel.port2,
     };
-    const worker = startPgWorker(data);
+    const worker = startWorker("postgres", { data, transferList: [data.replyPort] });
     worker.on("message", (event: PgEvent | PgReply) => this.onEvent(event));
     worker.on("error", (error) => log("warn", `the PostgreSQL worker failed: ${error.message}`));
     worker.on("exit", (code) => {

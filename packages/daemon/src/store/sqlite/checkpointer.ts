@@ -21,15 +21,10 @@
  * The worker is started by the first write, not with the store: a daemon that starts to answer a
  * `context/build` (or a CLI command that only reads) never pays for a thread it does not need.
  */
-import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
-import { workerThreads } from "../../lazy-node.js";
 import { log } from "../../log.js";
-
-/** Pages one merge step of the search index writes at most (a step holds the write lock briefly). */
-const MERGE_PAGES = 64;
-/** Pause between two merge steps, leaving the write lock to whoever wants it. */
-const MERGE_PAUSE_MS = 20;
+import { startWorker } from "../../workers/start-worker.js";
+import type { CheckpointerData, DoneMessage, ToCheckpointer } from "./checkpointer-messages.js";
 
 export interface CheckpointerOptions {
   /** Wait this long after a write before checkpointing, so a burst of appends costs one checkpoint. */
@@ -40,98 +35,11 @@ export interface CheckpointerOptions {
   onFailure?: (error: Error) => void;
 }
 
-/**
- * The worker's code. Kept as source text (run with `eval`) so it works both from the built
- * `dist/` and from the TypeScript sources under vitest; `require` in an eval worker resolves
- * from the current directory, hence the absolute module path passed in `workerData`.
- */
-const workerSource = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.sqliteModule);
-const db = new Database(workerData.databasePath, { fileMustExist: true });
-const hasIndex = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'entries_fts_config'").get() !== undefined;
-const dataVersion = db.prepare("PRAGMA data_version").pluck();
-const totalChanges = db.prepare("SELECT total_changes()").pluck();
-const merge = hasIndex ? db.prepare("INSERT INTO entries_fts (entries_fts, rank) VALUES ('merge', ${MERGE_PAGES})") : undefined;
-let timer;
-let mergeTimer;
-let seenVersion;
-let merged = 0;
-function report(of, error) {
-  parentPort.postMessage({ t: "done", of, error, merged });
-  merged = 0;
-}
-function automergeOff() {
-  if (!hasIndex) return;
-  const current = db.prepare("SELECT v FROM entries_fts_config WHERE k = 'automerge'").pluck().get();
-  if (current !== 0) db.prepare("INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)").run();
-}
-function checkpoint() {
-  timer = undefined;
-  let error;
-  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch (e) { error = String(e && e.message || e); }
-  report("checkpoint", error);
-  waitForIdle();
-}
-function waitForIdle() {
-  if (merge === undefined) return;
-  if (mergeTimer !== undefined) clearTimeout(mergeTimer);
-  seenVersion = dataVersion.get();
-  mergeTimer = setTimeout(mergeStep, workerData.mergeIdleMs);
-}
-// One step while nobody wrote since the last look; on until a step finds nothing to merge.
-function mergeStep() {
-  mergeTimer = undefined;
-  let error;
-  try {
-    const version = dataVersion.get();
-    if (version !== seenVersion) return waitForIdle();
-    const before = totalChanges.get();
-    merge.run();
-    // The 'merge' command changes fewer than two rows when it found nothing to merge.
-    if (totalChanges.get() - before >= 2) {
-      merged++;
-      seenVersion = version;
-      mergeTimer = setTimeout(mergeStep, ${MERGE_PAUSE_MS});
-      return;
-    }
-    if (merged === 0) return;
-    db.pragma("wal_checkpoint(PASSIVE)");
-  } catch (e) {
-    error = String(e && e.message || e);
-  }
-  report("merge", error);
-}
-try { automergeOff(); } catch (e) { report("merge", "turning off the search index's automerge: " + String(e && e.message || e)); }
-parentPort.on("message", (message) => {
-  if (message.t === "write") {
-    if (mergeTimer !== undefined) { clearTimeout(mergeTimer); mergeTimer = undefined; }
-    if (timer === undefined) timer = setTimeout(checkpoint, workerData.delayMs);
-  } else if (message.t === "close") {
-    if (timer !== undefined) clearTimeout(timer);
-    if (mergeTimer !== undefined) clearTimeout(mergeTimer);
-    db.close();
-    parentPort.close();
-  }
-});
-`;
-
-/** Messages in the envelope of every worker (../worker-messages.ts). */
-type ToCheckpointer = { t: "write" } | { t: "close" };
-interface DoneMessage {
-  t: "done";
-  /** What ended: a checkpoint (the answer to a "write") or merging the search index while idle. */
-  of: "checkpoint" | "merge";
-  error?: string;
-  /** Merge steps of the search index run since the last message. */
-  merged: number;
-}
-
 export class WalCheckpointer {
   private worker: Worker | undefined;
   private inFlight = false;
   private writtenSinceSignal = false;
-  private merged = 0;
+  private readonly done = { checkpoints: 0, mergeSteps: 0 };
   private closed = false;
 
   constructor(
@@ -140,22 +48,14 @@ export class WalCheckpointer {
   ) {}
 
   private start(): Worker {
-    const sqliteModule = createRequire(import.meta.url).resolve("better-sqlite3");
-    const { Worker } = workerThreads();
-    const worker = new Worker(workerSource, {
-      eval: true,
-      workerData: {
-        sqliteModule,
-        databasePath: this.databasePath,
-        delayMs: this.options.delayMs ?? 100,
-        mergeIdleMs: this.options.mergeIdleMs ?? 500,
-      },
-      // Never let the worker write to the protocol stream (stdout) or interleave with logs. The
-      // streams are deliberately not read: a reader would keep the process alive despite unref(),
-      // and the worker reports through messages and its "error" event, never by printing.
-      stdout: true,
-      stderr: true,
-    });
+    const data: CheckpointerData = {
+      databasePath: this.databasePath,
+      delayMs: this.options.delayMs ?? 100,
+      mergeIdleMs: this.options.mergeIdleMs ?? 500,
+    };
+    // Its output is captured and never read (a reader would keep the process alive despite
+    // unref()); the worker reports through messages and its "error" event, never by printing.
+    const worker = startWorker("sqlite-checkpoints", { data });
     worker.on("message", (message: DoneMessage) => this.onDone(message));
     worker.on("error", (error) => this.fail(error));
     worker.on("exit", (code) => {
@@ -202,21 +102,17 @@ export class WalCheckpointer {
     clearTimeout(timer);
   }
 
-  /** No checkpoint is waiting for the worker (tests read it). */
-  get idle(): boolean {
-    return this.worker !== undefined && !this.inFlight;
-  }
-
-  /** Merge steps of the search index the worker has run (tests read it). */
-  get mergeSteps(): number {
-    return this.merged;
+  /** Checkpoints and merge steps of the search index the worker has run (logged when the store closes). */
+  get stats(): { readonly checkpoints: number; readonly mergeSteps: number } {
+    return this.done;
   }
 
   private onDone(message: DoneMessage): void {
     if (message.error) log("debug", `WAL checkpoint worker: ${message.error}`);
-    this.merged += message.merged;
+    this.done.mergeSteps += message.merged;
     // Merging while idle answers no "write": one may still be in flight.
     if (message.of === "merge") return;
+    this.done.checkpoints++;
     this.inFlight = false;
     if (this.writtenSinceSignal) {
       this.writtenSinceSignal = false;

@@ -3,6 +3,7 @@
  * step is never edited once released — a change to the schema is a new step at the end.
  */
 import type { Database } from "better-sqlite3";
+import { DatabaseTooNewError } from "../database-too-new.js";
 
 export interface Migration {
   /** What the step does, for error messages. */
@@ -163,13 +164,6 @@ export const migrations: readonly Migration[] = [
 
 export const SCHEMA_VERSION = migrations.length;
 
-/** The database was written by a newer base-context: its schema is past the steps this one knows. */
-export class DatabaseTooNewError extends Error {
-  override readonly name = "DatabaseTooNewError";
-  constructor(readonly schemaVersion: number) {
-    super(`the database has schema version ${schemaVersion}, newer than this daemon understands (${SCHEMA_VERSION}); update base-context`);
-  }
-}
 
 export function schemaVersion(db: Database): number {
   return db.pragma("user_version", { simple: true }) as number;
@@ -181,7 +175,7 @@ export function schemaVersion(db: Database): number {
  */
 export function migrate(db: Database): void {
   const found = schemaVersion(db);
-  if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(found);
+  if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(found, SCHEMA_VERSION);
   if (found === SCHEMA_VERSION) return;
   db.transaction(() => {
     const current = schemaVersion(db);

@@ -6,8 +6,9 @@
  */
 import type { SessionEntry } from "@base-context/protocol";
 import type { InsertedRow } from "../rows.js";
+import { SEARCHABLE_TYPES, searchText } from "../search-text.js";
 import type { SqlStatements } from "../statements.js";
-import { searchText } from "../search-text.js";
+import type { SearchHitRow, SearchQuery, SessionMatch } from "../store-engine.js";
 
 const INSERT_TEXT = "INSERT INTO entries_fts (rowid, text) VALUES (?, ?)";
 
@@ -17,8 +18,6 @@ export function indexEntry(sql: SqlStatements, row: InsertedRow, entry: SessionE
   if (text !== undefined) sql.get(INSERT_TEXT).run(row.seq, text);
 }
 
-/** Entry types that can have search text (see search-text.ts). */
-export const SEARCHABLE_TYPES = "('message', 'custom_message', 'compaction', 'branch_summary', 'session_info')";
 const SEARCHABLE_OF_SESSION = `SELECT seq, json FROM entries WHERE session_id = ? AND type IN ${SEARCHABLE_TYPES} ORDER BY seq`;
 
 /** Indexes every entry of a session written without EntryWriter.insert (a fork's copied path). */
@@ -27,30 +26,6 @@ export function indexSession(sql: SqlStatements, sessionId: string): void {
     const entry = JSON.parse(row.json) as SessionEntry;
     indexEntry(sql, { sessionId, id: entry.id, seq: row.seq }, entry);
   }
-}
-
-export interface SearchQuery {
-  text: string;
-  cwd?: string | undefined;
-  limit: number;
-  /** Hits listed per session. */
-  hitsPerSession: number;
-}
-
-export interface SearchHitRow {
-  seq: number;
-  entryId: string;
-  json: string;
-  score: number;
-}
-
-export interface SessionMatch {
-  sessionId: string;
-  /** bm25 of the best hit (lower is better), or -Infinity when only the name matched. */
-  score: number;
-  hitCount: number;
-  nameMatches: boolean;
-  hits: SearchHitRow[];
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The SQLite engine (the default): one database file, better-sqlite3, WAL. Several daemon
  * processes on one machine share the file; BEGIN IMMEDIATE serialises every writer
- * (store/write-lock.ts), and PASSIVE checkpoints run in a worker (store/checkpointer.ts).
+ * (write-lock.ts), and PASSIVE checkpoints run in a worker (checkpointer.ts).
  */
 import type { Statement, Transaction } from "better-sqlite3";
 import { log } from "../../log.js";
@@ -11,7 +11,7 @@ import type { SearchIndex, StoreEngine, StoreOwners } from "../store-engine.js";
 import { currentOwner, isOwnerAlive, isThisProcess, systemProbe, type OwnerProbe, type ProcessOwner } from "../owner.js";
 import { ENTRY_COLUMNS, type EntryRow } from "../rows.js";
 import { indexEntry, indexSession, searchSessions } from "./search.js";
-import { Statements } from "../statements.js";
+import { Statements } from "./sqlite-statements.js";
 import { createWriteRunner } from "./write-lock.js";
 import type { WriteRunner } from "../write-runner.js";
 
@@ -25,6 +25,7 @@ export interface SqliteEngineOptions {
 
 const ENTRIES_BY_SEQ = "SELECT seq, json FROM entries WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))";
 const TOTAL_CHANGES = "SELECT total_changes()";
+const CHANGE_STAMP = "SELECT total_changes() || ':' || data_version FROM pragma_data_version";
 // The partial index entries_uncounted holds the rows with tokens NULL only.
 const UNCOUNTED_ENTRIES = `
   SELECT ${ENTRY_COLUMNS} FROM entries INDEXED BY entries_uncounted
@@ -123,6 +124,12 @@ export class SqliteEngine implements StoreEngine {
       this.db.close();
     }
     await this.checkpointer?.close();
+    const done = this.checkpointer?.stats;
+    if (done) log("debug", `WAL checkpoint worker: ${done.checkpoints} checkpoints, ${done.mergeSteps} merge steps of the search index`);
+  }
+
+  changeStamp(): string {
+    return this.sql.get<string>(CHANGE_STAMP).pluck().get()!;
   }
 
   private totalChanges(): number {

@@ -1,22 +1,31 @@
 /**
  * What was done — tool calls and the user's own commands, counted per action — and what failed
- * (real failures only, by their first line); a failure is resolved when the same action later
- * succeeds. Part of the extractive summarizer's facts (facts.ts).
+ * (real failures only, by their first line, tracked by core's `FailureTracker` as the retention
+ * probes track them). Part of the extractive summarizer's facts (facts.ts).
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
+  actionFailureKeys,
+  actionKeys,
+  failureKeys,
   ANY_LATER_SUCCESS,
   bashFailed,
   classifyToolCall,
+  clip,
   commandFailureKeys,
   commandKeys,
-  contentText,
   errorLine,
+  FailureTracker,
+  tidyErrorLine,
+  readToolResult,
   reportedExitCode,
-  saysFixed,
-  toolResultFailed,
-  clip,
+  contentText,
+  commandFileOps,
+  shellCallFileOps,
+  type CallFileOps,
   type ActionKind,
+  type Failure,
+  type HumanWords,
   type ToolAction,
 } from "@base-context/core";
 
@@ -31,33 +40,45 @@ export interface Action {
   exitCode?: number;
 }
 
-export interface ErrorFact {
-  /** What failed, e.g. "`pnpm test` (exit 1)" or "edit `src/a.ts`". */
-  readonly what: string;
-  /** The first line of the error, as the retention probe reads it. */
-  readonly message: string;
-  readonly index: number;
-  /** The same action succeeded later in the range… */
-  resolved: boolean;
-  /** …in this message. */
-  resolvedIndex?: number;
-  readonly actionKey: string;
-  /** Successes of any of these keys fix it (the same command however wrapped, a copy to the same place). */
-  readonly fixedBy: readonly string[];
-  /** A command's failure: "the build passes now" fixes it. */
-  readonly fromCommand: boolean;
-}
+/** A failure (core `FailureTracker`): what failed, e.g. "`pnpm test` (exit 1)", its first line, and whether it still stands. */
+export type ErrorFact = Failure;
 
 /** The key of the model's own calls: a model error is resolved by a later finished answer. */
 const MODEL_KEY = "model";
 
+/** A file a shell command moved or removed, and where. */
+export interface FileChange {
+  readonly path: string;
+  /** Where it went (a move); absent: removed. */
+  readonly to?: string;
+  readonly index: number;
+}
+
+/** A command whose success says work was finished: a commit, a merge, a closed issue or task. */
+const COMPLETING = /\b(?:commit|push|merge|close|done|complete|finish|resolve|release|publish)\b/i;
+
 export class ActionLog {
   readonly actions = new Map<string, Action>();
-  readonly errors: ErrorFact[] = [];
+  readonly failures = new FailureTracker();
+  /** Files moved or removed by shell commands that succeeded, in order. */
+  readonly fileChanges: FileChange[] = [];
+  /** Commands that succeeded and finish work (`git commit -m "…"`, `bd close x`), as run. */
+  readonly completingCommands: { text: string; index: number }[] = [];
+  /** The keys of every action that succeeded (core `actionKeys`): a step naming a command that ran is done. */
+  readonly succeededKeys = new Set<string>();
   /** Tool call id → the key of its action, for the result that answers the call. */
   private readonly callActions = new Map<string, string>();
-  /** Action key → the keys a success of it counts for (docs/retention.md "Errors"). */
-  private readonly successKeys = new Map<string, string[]>();
+  /** Tool call id → what a shell call does to files, for when its result says it ran. */
+  private readonly callFiles = new Map<string, { ops: CallFileOps; command: string }>();
+
+  /** The blockers an earlier summary left (before message `index`): they stand until the messages resolve them, by the same rules. */
+  carry(blockers: readonly string[], index: number): void {
+    for (const item of blockers) this.failures.failed({ ...carriedFailure(item), index, carried: true });
+  }
+
+  get errors(): readonly ErrorFact[] {
+    return this.failures.failures;
+  }
 
   /** Counts a tool call; returns what it does (its kind and target). */
   toolCall(id: string, name: string, args: Readonly<Record<string, unknown>>, index: number): ToolAction {
@@ -65,53 +86,109 @@ export class ActionLog {
     // A command is the same action whoever ran it (a tool or the user's `!cmd`).
     const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
     this.callActions.set(id, key);
-    this.successKeys.set(key, actionKeys(action.kind, action.target));
+    const ops = action.kind === "run" ? shellCallFileOps(name, args) : undefined;
+    if (ops) this.callFiles.set(id, { ops, command: typeof args.command === "string" ? args.command : action.target });
     this.count(key, { ...action, count: 0, lastIndex: index, outcome: "unknown" }, index);
     return action;
   }
 
-  toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
+  /** A tool's result; the human's words it carries, if any, are returned for the caller to read as the user's. */
+  toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): HumanWords | undefined {
     const key = this.callActions.get(message.toolCallId);
     const action = key === undefined ? undefined : this.actions.get(key);
-    const text = contentText(message.content);
-    const exitCode = action?.kind === "run" ? reportedExitCode(text) : undefined;
-    const failed = toolResultFailed(action, message);
+    const reading = readToolResult(action, message);
+    const exitCode = action?.kind === "run" ? reportedExitCode(contentText(message.content)) : undefined;
     // The latest run's status: a success that reports no code exited 0.
     if (action?.kind === "run") action.exitCode = exitCode ?? (message.isError === true ? 1 : 0);
-    const what = action ? describeAction(action) : `\`${message.toolName}\``;
-    const error = failed ? { what: exitCode ? `${what} (exit ${exitCode})` : what, message: errorLine(text) } : undefined;
-    this.outcome(key ?? `other:${message.toolName}:`, !failed, index, error);
+    if (action) action.outcome = reading.failed ? "error" : "ok";
+    if (!reading.failed) {
+      const keys = action ? actionKeys(action.kind, action.target, action.toolName) : [`tool:${message.toolName}`];
+      this.failures.succeeded(keys, index);
+      for (const done of keys) this.succeededKeys.add(done);
+      this.ran(message.toolCallId, index);
+      return reading.human;
+    }
+    const described = action ? describeAction(action) : `\`${message.toolName}\``;
+    const what = reading.refused ? `${described} (refused by the user)` : exitCode ? `${described} (exit ${exitCode})` : described;
+    const keys = failureKeys(action, message, reading, key ?? `tool:${message.toolName}`);
+    this.failures.failed({ what, message: reading.message, index, ...keys, ...(reading.refused ? { refused: true } : {}) });
+    return reading.human;
   }
 
   /** A command the user ran (`!cmd`) and kept in the context; a cancelled one has no outcome. */
   command(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
     const target = clip(message.command, 160);
     const key = runKey(target);
-    this.successKeys.set(key, actionKeys("run", target));
     const action = this.count(key, { kind: "run", target, toolName: "!", count: 0, lastIndex: index, outcome: "unknown" }, index);
     if (typeof message.exitCode === "number") action.exitCode = message.exitCode;
     if (message.cancelled) return;
     const failed = bashFailed(message);
-    const what = `\`${clip(message.command, 120)}\` (exit ${message.exitCode})`;
-    const error = failed ? { what, message: errorLine(message.output) } : undefined;
-    this.outcome(key, !failed, index, error);
+    action.outcome = failed ? "error" : "ok";
+    if (!failed) {
+      this.failures.succeeded(commandKeys(target), index);
+      this.callFiles.set(`!${index}`, { ops: commandFileOps(message.command), command: message.command });
+      this.ran(`!${index}`, index);
+      return;
+    }
+    const what = `\`${tidyErrorLine(clip(message.command, 120))}\` (exit ${message.exitCode})`;
+    const failure = { what, message: errorLine(message.output), index, actionKey: key };
+    this.failures.failed({ ...failure, fixedBy: commandFailureKeys(target), fromCommand: true });
   }
 
   modelFailed(errorMessage: string, index: number): void {
-    this.errors.push({
-      what: "model call",
-      message: errorLine(errorMessage),
-      index,
-      resolved: false,
-      actionKey: MODEL_KEY,
-      fixedBy: [MODEL_KEY],
-      fromCommand: false,
-    });
+    const failure = { what: "model call", message: errorLine(errorMessage), index };
+    this.failures.failed({ ...failure, actionKey: MODEL_KEY, fixedBy: [MODEL_KEY], fromCommand: false });
   }
 
   /** A finished answer: the model calls that failed before are resolved. */
   modelAnswered(index: number): void {
-    this.outcome(MODEL_KEY, true, index);
+    this.failures.succeeded([MODEL_KEY], index, false);
+  }
+
+  /** An assistant sentence saying an error was fixed ("the build passes now", "fixed the TS2339 in a.ts"). */
+  saidFixed(sentence: string, index: number): void {
+    this.failures.said(sentence, index);
+  }
+
+  /**
+   * The messages right after the range (the split turn that follows it): their successes resolve
+   * the range's failures, a different failure of the same action supersedes one, a finished answer
+   * resolves a failed model call. Nothing else of them is counted: the turn is summarized apart.
+   */
+  settleWith(messages: readonly ContextMessage[], firstIndex: number): void {
+    const calls = new Map<string, { key: string; kind: ActionKind; target: string; toolName: string }>();
+    messages.forEach((message, offset) => {
+      const index = firstIndex + offset;
+      if (message.role === "assistant") {
+        for (const block of message.content) {
+          if (block.type !== "toolCall") continue;
+          const action = classifyToolCall(block.name, block.arguments);
+          const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
+          calls.set(block.id, { key, kind: action.kind, target: action.target, toolName: action.toolName });
+        }
+        if (message.stopReason === "stop") this.failures.succeeded([MODEL_KEY], index, false);
+      } else if (message.role === "toolResult") {
+        const call = calls.get(message.toolCallId);
+        const reading = readToolResult(call, message);
+        if (!reading.failed) {
+          this.failures.succeeded(call ? actionKeys(call.kind, call.target, call.toolName) : [`tool:${message.toolName}`], index);
+        } else if (call && !reading.refused) {
+          this.failures.supersede(failureKeys(call, message, reading, call.key).actionKey, reading.message, index);
+        }
+      } else if (message.role === "bashExecution" && !message.cancelled) {
+        if (!bashFailed(message)) this.failures.succeeded(commandKeys(message.command), index);
+        else this.failures.supersede(runKey(clip(message.command, 160)), errorLine(message.output), index);
+      }
+    });
+  }
+
+  /** A shell call that ran: the files it moved or removed, and whether it finished work. */
+  private ran(callId: string, index: number): void {
+    const call = this.callFiles.get(callId);
+    if (!call) return;
+    for (const { from, to } of call.ops.moved ?? []) this.fileChanges.push({ path: from, to, index });
+    for (const path of call.ops.removed ?? []) this.fileChanges.push({ path, index });
+    if (COMPLETING.test(call.command)) this.completingCommands.push({ text: call.command, index });
   }
 
   private count(key: string, fresh: Action, index: number): Action {
@@ -121,53 +198,38 @@ export class ActionLog {
     this.actions.set(key, action);
     return action;
   }
-
-  /** An assistant sentence saying an error was fixed ("the build passes now", "fixed the TS2339 in a.ts"). */
-  saidFixed(sentence: string, index: number): void {
-    for (const earlier of this.errors) {
-      if (!earlier.resolved && saysFixed(sentence, { message: earlier.message, fromCommand: earlier.fromCommand })) {
-        earlier.resolved = true;
-        earlier.resolvedIndex = index;
-      }
-    }
-  }
-
-  private outcome(key: string, ok: boolean, index: number, error?: Pick<ErrorFact, "what" | "message">): void {
-    const action = this.actions.get(key);
-    if (action) action.outcome = ok ? "ok" : "error";
-    const keys = this.successKeys.get(key) ?? [key];
-    if (ok) {
-      const all = [...keys, ANY_LATER_SUCCESS];
-      for (const earlier of this.errors) {
-        if (!earlier.resolved && earlier.fixedBy.some((k) => all.includes(k))) {
-          earlier.resolved = true;
-          earlier.resolvedIndex = index;
-        }
-      }
-    } else if (error) {
-      // A failed change is fixed by a later change of the file; a failed read by finding the file.
-      const fixedBy =
-        action?.kind === "run" ? commandFailureKeys(action.target) : key === MODEL_KEY || action?.kind === "read" ? keys : keys.slice(0, 1);
-      this.errors.push({ ...error, index, resolved: false, actionKey: key, fixedBy, fromCommand: action?.kind === "run" });
-    }
-  }
 }
 
 function runKey(command: string): string {
   return `run:${clip(command, 160)}`;
 }
 
-/** The keys a success of an action counts for; the first is the one its failure is known by (as the probes key them). */
-function actionKeys(kind: ActionKind, target: string): string[] {
-  if (kind === "run") return commandKeys(target);
-  const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
-  if (kind === "read") return [name, ANY_LATER_SUCCESS];
-  if (kind === "modify") return [`file:${target}`, name];
-  return [`${kind}:${target}`];
+/**
+ * A blocker a previous summary listed, as a failure to track: "`cmd` (exit 1): `message`" (ours),
+ * "Error (cmd): `message`" (repair's) is a command's failure, fixed by the same rules as one seen
+ * now; "edit `path`: `message`" a change's; any other text stands until a later failure of the same
+ * text supersedes it or the assistant says it is fixed.
+ */
+function carriedFailure(item: string): Omit<ErrorFact, "resolved" | "resolvedIndex" | "resolvedHow" | "index"> {
+  const ours = /^`([^`]+)`(?: \((?:exit -?\d+|refused by the user)\))*: `(.+)`$/.exec(item) ?? /^Error \(([^)]*)\): `(.+)`$/.exec(item);
+  const refused = /\(refused by the user\)/.test(item);
+  if (ours) {
+    const command = ours[1]!.replace(/…$/, "");
+    const fixedBy = refused ? [ANY_LATER_SUCCESS] : commandFailureKeys(command);
+    return { what: item, message: ours[2]!, actionKey: runKey(command), fixedBy, fromCommand: true, ...(refused ? { refused } : {}) };
+  }
+  const file = /^(\w+) `([^`]+)`(?: \([^)]*\))?: `(.+)`$/.exec(item);
+  if (file) {
+    const kind = file[1] === "read" ? "read" : "modify";
+    const fixedBy = refused ? [ANY_LATER_SUCCESS] : actionFailureKeys(kind, file[2]!);
+    return { what: item, message: file[3]!, actionKey: `carried:${file[1]}:${file[2]}`, fixedBy, fromCommand: false, ...(refused ? { refused } : {}) };
+  }
+  return { what: item, message: item, actionKey: `carried:${item.toLowerCase()}`, fixedBy: [], fromCommand: false };
 }
 
 function describeAction(action: Pick<Action, "kind" | "target" | "toolName">): string {
-  const target = action.target ? `\`${action.target}\`` : "";
+  // Long unbroken runs (an inline script's hash literal, a minified path) shortened as in error lines: read, not data.
+  const target = action.target ? `\`${tidyErrorLine(action.target)}\`` : "";
   switch (action.kind) {
     case "read":
       return `read ${target}`;

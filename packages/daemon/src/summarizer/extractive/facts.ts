@@ -7,7 +7,9 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
+  answerText,
   clip,
+  contentText,
   constraintSentences,
   extractCodeSpans,
   extractIdentifiers,
@@ -20,14 +22,16 @@ import {
   junkKind,
   OrderedSet,
   ownSentences,
+  parseSummaryParts,
+  ownWords,
   readMessages,
   readRequest,
   sentences,
   type MessageReader,
 } from "@base-context/core";
-import { ActionLog, type Action, type ErrorFact } from "./action-log.js";
+import { ActionLog, type Action, type ErrorFact, type FileChange } from "./action-log.js";
 
-export type { Action, ErrorFact };
+export type { Action, ErrorFact, FileChange };
 
 /** A piece of text and the index of the message it came from (recency drives priorities). */
 export interface Noted {
@@ -51,7 +55,23 @@ export interface Facts {
   readonly plans: Noted[];
   readonly question?: Noted;
   readonly actions: Map<string, Action>;
-  readonly errors: ErrorFact[];
+  readonly errors: readonly ErrorFact[];
+  /** The failures still standing: the latest per action. */
+  readonly standingErrors: ErrorFact[];
+  /** The user's answers to the agent's questions (`"question"="answer"`), in order. */
+  readonly answers: Noted[];
+  /** What says work was finished: assistant sentences ("Closed X", "X is committed") and commands that succeeded (`bd close X`). */
+  readonly completions: Noted[];
+  /** Files shell commands moved or removed. */
+  readonly fileChanges: readonly FileChange[];
+  /** The keys of the actions that succeeded (core `actionKeys`). */
+  readonly succeededKeys: ReadonlySet<string>;
+  /** The latest user message got a finished answer. */
+  readonly answered: boolean;
+  /** A split turn follows the range (summarized apart): the work goes on there. */
+  readonly followedByTurn?: boolean;
+  /** The split turn opens with the user's reply to the question the range ended on ("yes"): what they said to what. */
+  readonly questionAnswered?: { readonly question: string; readonly reply: string };
   readonly paths: OrderedSet;
   readonly codeSpans: OrderedSet;
   readonly identifiers: OrderedSet;
@@ -75,6 +95,10 @@ const FAILURE_WORDS = /\b(?:fail(?:s|ed|ure|ures)?|errors?|throws?|still|crash(?
 /** A user message that takes back what the assistant just did or decided. */
 const CORRECTION =
   /^(?:no\b|nope\b|wait\b|actually\b|hmm\b|not\s+(?:that|like that)\b|revert\b|undo\b|rather\b)|\b(?:doesn't look right|does not look right|that's wrong|that is wrong|no,\s+we want|no,\s+(?:use|keep|put|do)\b|not what i (?:asked|meant|want))/i;
+/** A sentence saying work was finished ("spotter-gqc.6 is closed", "Committed the fix"); not one saying it is not yet. */
+const COMPLETION =
+  /\b(?:closed|completed?|done|committed|merged|pushed|finished|resolved|implemented|fixed|written|created|added|released|published|shipped)\b/i;
+const NOT_YET = /\b(?:not|n't|yet|still|needs?|remaining|pending|todo|to do|will|going to|next)\b/i;
 const MIN_SENTENCE_WORDS = 4;
 const CHECKMARKS = /^[✓✔✅☑️\s]+/;
 
@@ -156,6 +180,8 @@ class FactCollector implements MessageReader {
   private lastActionIndex = -1;
   readonly statements: Noted[] = [];
   readonly notes: Noted[] = [];
+  readonly answers: Noted[] = [];
+  readonly completions: Noted[] = [];
   readonly embeddedSummaries: string[] = [];
   private readonly seenSentences = new OrderedSet();
   private readonly names = new ExactNames();
@@ -163,17 +189,23 @@ class FactCollector implements MessageReader {
   private readonly log = new ActionLog();
   private readonly turn = new TurnState();
 
-  constructor(private readonly messageCount: number) {}
+  constructor(
+    private readonly messageCount: number,
+    carriedBlockers: readonly string[] = [],
+  ) {
+    this.log.carry(carriedBlockers, -1);
+  }
 
   user(text: string, index: number): void {
     if (isSummaryText(text)) {
-      this.embeddedSummaries.push(unwrapSummary(text));
+      this.summary(unwrapSummary(text), index);
       return;
     }
     if (text.trim().length === 0) return;
     this.turn.answered = false;
     this.turn.lastUserIndex = index;
-    this.names.note(text, true);
+    // The names the user typed, not those of what they pasted (a stack trace's frames, a log).
+    this.names.note(ownWords(text), true);
     if (CORRECTION.test(text.trim())) this.correction(text, index);
     for (const sentence of constraintSentences(text)) {
       if (this.seenSentences.add(sentence)) this.constraints.push({ text: clip(sentence, 300), index });
@@ -233,6 +265,9 @@ class FactCollector implements MessageReader {
       this.log.saidFixed(sentence, index);
       if (sentence.endsWith("?") || !isProse(sentence)) continue;
       const clean = sentence.replace(CHECKMARKS, "");
+      if (COMPLETION.test(clean) && !NOT_YET.test(clean) && !isPlanSentence(clean)) {
+        this.completions.push({ text: clip(clean, 300), index });
+      }
       if (isPlanSentence(clean)) plans.push({ text: clip(clean, 240), index });
       if (DECISION.test(clean) && !FAILURE_WORDS.test(clean) && !isPlanSentence(clean)) {
         if (this.seenSentences.add(clean)) this.decisions.add({ text: clip(clean, 280), index });
@@ -245,7 +280,15 @@ class FactCollector implements MessageReader {
   }
 
   toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): void {
-    this.log.toolResult(message, index);
+    const human = this.log.toolResult(message, index);
+    if (!human) return;
+    // The human's words in a tool's result (a refusal's reason, answers to the agent's questions) are theirs.
+    for (const typed of human.typed) this.user(typed, index);
+    for (const answer of human.answers) {
+      this.answers.push({ text: answerText(answer), index });
+      this.turn.lastUserIndex = index;
+      if (readRequest(answer.answer) === "yes") this.user(answer.answer, index);
+    }
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {
@@ -257,15 +300,22 @@ class FactCollector implements MessageReader {
   custom(customType: string, text: string, index: number): void {
     // What the agent's harness injected (reminders, command echoes) is not a note about the work.
     if (isInjectedText(customType)) return;
-    if (isSummaryText(text)) this.embeddedSummaries.push(unwrapSummary(text));
+    if (isSummaryText(text)) this.summary(unwrapSummary(text), index);
     else if (text.trim().length > 0) {
       const line = firstLine(text, 200);
       if (junkKind(line) === undefined) this.notes.push({ text: `${customType}: ${line}`, index });
     }
   }
 
-  summary(summary: string): void {
+  /** The split turn after the range resolves its failures (and says nothing else about it). */
+  settleWith(turn: readonly ContextMessage[]): void {
+    this.log.settleWith(turn, this.messageCount);
+  }
+
+  /** A summary inside the range (a branch that crossed a compaction): its blockers stand from here until resolved. */
+  summary(summary: string, index: number): void {
     this.embeddedSummaries.push(summary);
+    this.log.carry(parseSummaryParts(summary).blocked, index);
   }
 
   facts(): Facts {
@@ -283,6 +333,12 @@ class FactCollector implements MessageReader {
       ...(question ? { question } : {}),
       actions: this.log.actions,
       errors: this.log.errors,
+      standingErrors: this.log.failures.standing(),
+      answers: this.answers,
+      completions: [...this.completions, ...this.log.completingCommands].sort((a, b) => a.index - b.index),
+      fileChanges: this.log.fileChanges,
+      succeededKeys: this.log.succeededKeys,
+      answered: turn.answered,
       paths: names.paths,
       codeSpans: names.codeSpans,
       identifiers: names.identifiers,
@@ -296,19 +352,40 @@ class FactCollector implements MessageReader {
   }
 }
 
-/** The request a range opens with (a split turn's prefix: its Original Request), in the user's words. */
-export function firstRequest(facts: Facts): Noted | undefined {
-  return facts.requests.find((r) => r.text.length > 0);
+/**
+ * What the user said to open a range (a split turn's prefix: its Original Request), in their
+ * words: the first message that asks for work or may ("docker status", "how do I configure it?").
+ */
+export function openingWords(facts: Facts): Noted | undefined {
+  return facts.userTurns.find((t) => t.text.length > 0) ?? facts.requests.find((r) => r.text.length > 0);
 }
 
-/** `followedByTurn`: a split turn follows (its user message first), so the range's last question was answered and its plans overtaken. */
-export function collectFacts(messages: readonly ContextMessage[], options: { followedByTurn?: boolean } = {}): Facts {
-  const collector = new FactCollector(messages.length);
+/**
+ * `followingTurn`: the split turn that follows (its user message first): the range's last
+ * question was answered there and its plans overtaken, and what the turn fixed is fixed.
+ * `carriedBlockers`: a previous summary's blockers, which stand until the messages show them
+ * resolved (their failures are tracked from before the first).
+ */
+export function collectFacts(
+  messages: readonly ContextMessage[],
+  options: { followingTurn?: readonly ContextMessage[]; carriedBlockers?: readonly string[] } = {},
+): Facts {
+  const collector = new FactCollector(messages.length, options.carriedBlockers);
   readMessages(messages, collector);
-  const facts = collector.facts();
-  if (!options.followedByTurn) return facts;
-  const { question: _answered, ...rest } = facts;
-  return { ...rest, plans: [] };
+  if (!options.followingTurn) return collector.facts();
+  collector.settleWith(options.followingTurn);
+  const { question, ...rest } = collector.facts();
+  const reply = openingReply(options.followingTurn);
+  const answered = question && reply !== undefined ? { questionAnswered: { question: question.text, reply } } : {};
+  return { ...rest, plans: [], followedByTurn: true, ...answered };
+}
+
+/** A turn that opens with a short reply of the user's ("yes", "go ahead"), not a request of its own. */
+function openingReply(turn: readonly ContextMessage[]): string | undefined {
+  const first = turn.find((message) => message.role === "user");
+  if (!first) return undefined;
+  const text = contentText(first.content).trim();
+  return text.length > 0 && text.length <= 80 && !text.startsWith("/") && readRequest(text) === "no" ? text : undefined;
 }
 
 function unwrapSummary(text: string): string {

@@ -11,7 +11,7 @@ import type { ContextMessage } from "@base-context/protocol";
 import { CancelledError } from "../../errors.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 import { composeBlocks } from "./compose.js";
-import { collectFacts, firstRequest } from "./facts.js";
+import { collectFacts, openingWords } from "./facts.js";
 import { emptySummary, mergeParsed, parseSummary } from "./previous.js";
 import { fitToBudget, render } from "./render.js";
 
@@ -34,12 +34,16 @@ export class ExtractiveSummarizer implements Summarizer {
 export function extractiveSummary(
   request: Pick<SummaryRequest, "kind" | "messages" | "previousSummary" | "customInstructions" | "maxTokens" | "followingTurn">,
 ): string {
-  const facts = collectFacts(request.messages, { followedByTurn: request.followingTurn !== undefined });
-  const earlier = [request.previousSummary, ...facts.embeddedSummaries].filter(
-    (s): s is string => typeof s === "string" && s.trim().length > 0,
-  );
   // The previous summary belongs to the history; a turn prefix only describes its own messages.
-  const previous = request.kind === "turnPrefix" || earlier.length === 0 ? emptySummary() : mergeParsed(earlier.map(parseSummary));
+  const updates = request.kind !== "turnPrefix" && typeof request.previousSummary === "string" && request.previousSummary.trim().length > 0;
+  const parsed = updates ? parseSummary(request.previousSummary!) : emptySummary();
+  // Its blockers are tracked from before the first message, so the messages can resolve them.
+  const facts = collectFacts(request.messages, {
+    ...(request.followingTurn ? { followingTurn: request.followingTurn } : {}),
+    carriedBlockers: parsed.blocked,
+  });
+  const embedded = request.kind === "turnPrefix" ? [] : facts.embeddedSummaries.filter((s) => s.trim().length > 0).map(parseSummary);
+  const previous = embedded.length > 0 ? mergeParsed([parsed, ...embedded]) : parsed;
   const turnRequest = request.followingTurn && turnRequestOf(request.followingTurn);
   const blocks = composeBlocks({
     kind: request.kind,
@@ -55,5 +59,5 @@ export function extractiveSummary(
 /** A split turn's request: read from its messages up to its first user message (the rest is that turn's work). */
 function turnRequestOf(turn: readonly ContextMessage[]): string | undefined {
   const opening = turn.slice(0, turn.findIndex((message) => message.role === "user") + 1);
-  return firstRequest(collectFacts(opening))?.text;
+  return openingWords(collectFacts(opening))?.text;
 }

@@ -90,29 +90,44 @@ export function actionItems(facts: Facts, s: Scorer): Item[] {
   return items;
 }
 
-/** Failures that a later run of the same action fixed: the latest few, the rest counted. */
-export function fixedItems(facts: Facts, s: Scorer): Item[] {
-  const fixed = facts.errors
-    .filter((e) => e.resolved)
-    .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then succeeded`, index: e.resolvedIndex ?? e.index, what: e.what }))
-    .sort((a, b) => a.index - b.index);
-  // Each error line stays (a successor may meet it again); the oldest beyond the cap are named by command.
-  return latestAndRest(
-    fixed,
-    30,
-    s,
-    46,
-    (rest) =>
-      `${rest.length} earlier failures were fixed, e.g. ${listed(
-        rest.map((r) => r.what),
-        3,
-      )}`,
+/** Files shell commands moved or removed: the file lists hold where they are now, Done says what happened. */
+export function fileChangeItems(facts: Facts, s: Scorer): Item[] {
+  return facts.fileChanges.map((change) =>
+    s.noted({ text: change.to !== undefined ? `Moved ${code(change.path)} to ${code(change.to)}` : `Removed ${code(change.path)}`, index: change.index }, 55),
   );
 }
 
+/**
+ * Failures that were fixed: the latest few, the rest counted; look-ups that failed and the work
+ * went on (the agent learned something, nothing was broken) on one line.
+ */
+export function fixedItems(facts: Facts, s: Scorer): Item[] {
+  const lookups = facts.errors.filter((e) => e.resolved && e.lookup && !e.carried);
+  const items: Item[] = [];
+  if (lookups.length > 0) {
+    const last = lookups[lookups.length - 1]!;
+    const text = `${lookups.length} look-up${lookups.length === 1 ? "" : "s"} failed and the work went on, e.g. ${listed(
+      lookups.slice(-3).map((e) => `${e.what}: ${code(e.message)}`),
+      3,
+    )}`;
+    items.push(s.noted({ text, index: last.resolvedIndex ?? last.index }, 40));
+  }
+  const fixed = facts.errors
+    .filter((e) => e.resolved && !e.lookup)
+    .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then ${fixedHow(e)}`, index: e.resolvedIndex ?? e.index, what: e.what }))
+    .sort((a, b) => a.index - b.index);
+  // Each error line stays (a successor may meet it again); the oldest beyond the cap are named by command.
+  const rest = (older: { what: string }[]) => `${older.length} earlier failures were fixed, e.g. ${listed(older.map((r) => r.what), 3)}`;
+  return [...items, ...latestAndRest(fixed, 30, s, 46, rest)];
+}
+
+function fixedHow(error: ErrorFact): string {
+  if (error.resolvedHow === "failed differently") return "failed differently";
+  if (error.resolvedHow === "said fixed") return "was fixed";
+  return "succeeded";
+}
+
+/** The failures still standing: the latest per action (repeated failures of one command are one blocker). */
 export function unresolvedErrors(facts: Facts): ErrorFact[] {
-  // The latest failure per action: repeated failures of one command are one blocker.
-  const latest = new Map<string, ErrorFact>();
-  for (const error of facts.errors) if (!error.resolved) latest.set(error.actionKey, error);
-  return [...latest.values()].sort((a, b) => a.index - b.index);
+  return facts.standingErrors;
 }

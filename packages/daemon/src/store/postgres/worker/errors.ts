@@ -19,22 +19,24 @@ export class Unavailable extends Error {
 export class Usage extends Error {}
 
 const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "25P03"]);
-const CONNECTION_MESSAGES =
-  /connection terminated|connection timeout|timeout exceeded when trying to connect|query read timeout|not queryable|connection ended|socket|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN/i;
 
 export function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
-/** A lost or unreachable server, as opposed to an error in a statement. */
+/**
+ * A lost or unreachable server, as opposed to an error in a statement: what the worker found so
+ * (`Unavailable`: a failed connect, a query on a connection that ended or went unanswered,
+ * transactions.ts), the server's connection classes of SQLSTATE (08…, shutting down, too many
+ * connections), or a socket's system error (`ECONNRESET`, `EPIPE` …). Never by its message.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (error instanceof Unavailable) return true;
   const state = sqlState(error);
   if (state) return UNAVAILABLE_SQLSTATES.has(state) || (state.startsWith("08") && state !== "08P01");
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return true;
-  return CONNECTION_MESSAGES.test(error instanceof Error ? error.message : String(error));
+  return typeof code === "string" && /^E[A-Z]+$/.test(code);
 }
 
 /** The error as data; `statementTimeoutMs` is named in a statement timeout's message. */

@@ -38,6 +38,8 @@ interface ClientSocket {
   cork(): void;
   uncork(): void;
   readonly writableCorked: number;
+  readonly destroyed: boolean;
+  readonly writable: boolean;
 }
 
 function socketOf(client: Client | undefined): ClientSocket | undefined {
@@ -69,7 +71,27 @@ function submit(client: Client, statement: string | pg.QueryConfig): Promise<pg.
   } else if (socket && !small) {
     socket.uncork();
   }
-  return typeof statement === "string" ? client.query(statement) : client.query(statement);
+  const sent = performance.now();
+  const query = typeof statement === "string" ? client.query(statement) : client.query(statement);
+  return query.catch((error: unknown) => {
+    throw connectionLoss(client, error, sent) ?? error;
+  });
+}
+
+/**
+ * A query's failure as a lost connection (`Unavailable`), told by where it came from rather than
+ * by its message: not the server's (no SQLSTATE), on a connection that has ended (its socket
+ * closed, or pg takes no more queries on it), or after the client's own wait for the answer ran
+ * out (`query_timeout`: the connection is alive but nothing comes back). Undefined otherwise.
+ */
+function connectionLoss(client: Client, error: unknown, sentMs: number): Unavailable | undefined {
+  if (error instanceof Unavailable || sqlState(error) !== undefined) return undefined;
+  const socket = socketOf(client);
+  const ended = socket === undefined || socket.destroyed || !socket.writable || isDead(client);
+  const waitMs = (client as unknown as { connectionParameters?: { query_timeout?: number } }).connectionParameters?.query_timeout;
+  const unanswered = waitMs !== undefined && waitMs > 0 && performance.now() - sentMs >= waitMs;
+  if (!ended && !unanswered) return undefined;
+  return new Unavailable(error instanceof Error ? error.message : String(error), (error as { code?: unknown } | null)?.code);
 }
 
 /** A pooled connection that has already seen its end (e.g. the server's FATAL on shutdown). */

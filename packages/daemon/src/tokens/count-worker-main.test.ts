@@ -1,8 +1,9 @@
 import { once } from "node:events";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Reply } from "../worker-messages.js";
-import { countWorkerSource, type CountRequest, type LoadedReply } from "./worker-source.js";
+import { startWorker } from "../workers/start-worker.js";
+import type { CountRequest, LoadedReply } from "./count-messages.js";
 
 describe("the token counting worker's messages", () => {
   let worker: Worker | undefined;
@@ -15,7 +16,7 @@ describe("the token counting worker's messages", () => {
   const next = async <T>(from: Worker): Promise<T> => ((await once(from, "message")) as [T])[0];
 
   it("speak the workers' envelope: loaded first, then a reply per count with the request's id", async () => {
-    worker = new Worker(countWorkerSource("o200k_base"), { eval: true, stdout: true, stderr: true });
+    worker = startWorker("token-count", { data: { encoding: "o200k_base" } });
     const loaded = await next<LoadedReply>(worker);
     expect(loaded.t).toBe("loaded");
     expect(loaded.loadMs).toBeGreaterThan(0);

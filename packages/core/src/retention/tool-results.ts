@@ -1,0 +1,117 @@
+/**
+ * Reading a tool's result (docs/retention.md "Errors"): whether it reports a failure, the line a
+ * person reads as the error, and the human's words it carries. The retention probes and the
+ * extractive summarizer read results through here, so both count the same failures.
+ */
+import type { ContextMessage, UserContentBlock } from "@base-context/protocol";
+import {
+  errorLine,
+  exitedAsDesigned,
+  foundNothing,
+  hasStackTrace,
+  saysOnlyExitStatus,
+  startsWithErrorLine,
+  stderrErrorLine,
+  tidyErrorLine,
+} from "./errors.js";
+import { humanWordsInResult, type HumanWords } from "./human-words.js";
+import { isLookupCommand } from "./lookups.js";
+import { ANY_LATER_SUCCESS, actionFailureKeys, commandFailureKeys, commandKey, failedCommandNamed, wasCancelled } from "./resolution.js";
+import { reportedExitCode } from "./tools.js";
+
+type ToolResult = Extract<ContextMessage, { role: "toolResult" }>;
+
+export function contentText(content: string | readonly UserContentBlock[]): string {
+  if (typeof content === "string") return content;
+  let text = "";
+  for (const block of content) if (block.type === "text") text += (text ? "\n" : "") + block.text;
+  return text;
+}
+
+/**
+ * A tool result that reports a failure: flagged `isError`, a non-zero exit, or a stack trace —
+ * unless the command exited non-zero as designed (an empty search, `test`, `diff`, `sleep`), said
+ * nothing but its exit status (a check that answered no), or a search tool only found nothing.
+ * A cancelled call is no failure; a refused one is read by `readToolResult`.
+ */
+export function toolResultFailed(call: { readonly kind: string; readonly target: string } | undefined, message: ToolResult): boolean {
+  const text = contentText(message.content);
+  if (wasCancelled(text)) return false;
+  const trace = hasStackTrace(text);
+  if (trace) return true;
+  const exitCode = call?.kind === "run" ? reportedExitCode(text) : undefined;
+  // A result whose own first line is an error line (`TypeError: …`), or whose error stream names
+  // one, flagged or not; a file read is content.
+  if (message.isError !== true && call?.kind !== "read" && (startsWithErrorLine(text) || stderrErrorLine(text) !== undefined)) return true;
+  if (message.isError !== true && (exitCode === undefined || exitCode === 0)) return false;
+  if (call?.kind === "run") return !exitedAsDesigned(call.target, exitCode ?? 1, text) && !saysOnlyExitStatus(text);
+  return !(call?.kind === "search" || call === undefined) || !foundNothing(text);
+}
+
+/** A `!command` the user ran that failed (not cancelled, not as designed, not silent). */
+export function bashFailed(message: Extract<ContextMessage, { role: "bashExecution" }>): boolean {
+  if (message.excludeFromContext === true || message.cancelled) return false;
+  const code = typeof message.exitCode === "number" ? message.exitCode : 0;
+  if (hasStackTrace(message.output)) return true;
+  return code !== 0 && !exitedAsDesigned(message.command, code, message.output) && !saysOnlyExitStatus(message.output);
+}
+
+export interface ResultReading {
+  /** A failure to track: an error, or the user refusing the call. */
+  readonly failed: boolean;
+  /** The user refused the call: it stands until the work goes on (any later success). */
+  readonly refused: boolean;
+  /** The line a person reads as the error (when failed). */
+  readonly message: string;
+  /** The human's words the result carries (answers to the agent's questions, a refusal's reason). */
+  readonly human?: HumanWords;
+}
+
+/** How a tool result reads: failed or not, its error line, the human's words in it. */
+export function readToolResult(call: { readonly kind: string; readonly target: string } | undefined, message: ToolResult): ResultReading {
+  const text = contentText(message.content);
+  const human = humanWordsInResult(message.toolName, text);
+  if (human?.refused) return { failed: true, refused: true, message: refusalLine(text), human };
+  const failed = toolResultFailed(call, message);
+  const line = failed ? (message.isError === true ? errorLine(text) : (stderrErrorLine(text) ?? errorLine(text))) : "";
+  return { failed, refused: false, message: line, ...(human ? { human } : {}) };
+}
+
+/** How a failed call is tracked (failures.ts): the action it belongs to, the keys whose success fixes it. */
+export interface FailureKeys {
+  readonly actionKey: string;
+  readonly fixedBy: readonly string[];
+  readonly fromCommand: boolean;
+  readonly lookup?: boolean;
+}
+
+/**
+ * The keys of a failed call: a refusal stands until any later success; a failure whose message
+ * names another command (`Command failed: cygpath …`) is that command's; else the call's own
+ * action's (resolution.ts `actionFailureKeys`). `actionKey` is the caller's key for the call.
+ */
+export function failureKeys(
+  call: { readonly kind: string; readonly target: string; readonly toolName: string } | undefined,
+  message: ToolResult,
+  reading: ResultReading,
+  actionKey: string,
+): FailureKeys {
+  const fromCommand = call?.kind === "run";
+  if (reading.refused) return { actionKey, fixedBy: [ANY_LATER_SUCCESS], fromCommand };
+  const named = failedCommandNamed(reading.message, fromCommand ? call!.target : undefined);
+  if (named !== undefined) return { actionKey: `run:${commandKey(named)}`, fixedBy: commandFailureKeys(named), fromCommand: true };
+  if (!call) return { actionKey, fixedBy: [`tool:${message.toolName}`], fromCommand: false };
+  const fixedBy = actionFailureKeys(call.kind, call.target, call.toolName);
+  // A look-up that failed taught the agent something; like a failed read, it stands until the work goes on.
+  if (fromCommand && isLookupCommand(call.target)) {
+    return { actionKey, fixedBy: [...fixedBy, ANY_LATER_SUCCESS], fromCommand, lookup: true };
+  }
+  return { actionKey, fixedBy, fromCommand };
+}
+
+/** A refusal's line: its first sentences up to the harness's parenthesis ("The user doesn't want to proceed … was rejected"). */
+function refusalLine(text: string): string {
+  const first = text.trim().split("\n", 1)[0]!;
+  const paren = first.indexOf(" (");
+  return tidyErrorLine(paren > 0 ? first.slice(0, paren) : first);
+}

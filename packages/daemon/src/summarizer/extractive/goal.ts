@@ -1,0 +1,86 @@
+/**
+ * The Goal of a structured summary, in the human's words: the current task — the latest request
+ * and the short replies that follow it ("yes, do it all") — and the session's first request as
+ * background when different. Never empty when a request precedes the cut: without a request in
+ * the part, an earlier summary's current task still is one (or, for a range holding only what an
+ * agent injects before its first turn, the split turn's request). The earlier requests are under
+ * Done ("Request: …", "Earlier task: …"), in the user's words.
+ */
+import { clip } from "@base-context/core";
+import type { Carried } from "./carry.js";
+import type { Facts } from "./facts.js";
+import type { Scorer } from "./items.js";
+import { KEEP, type Item } from "./render.js";
+
+const CURRENT = "Current task: ";
+const BACKGROUND = "Background, the first request: ";
+/** The human's words are kept whole up to here: they are what a successor must not paraphrase. */
+const GOAL_CHARS = 2000;
+const REQUEST_CHARS = 600;
+
+export interface GoalParts {
+  items: Item[];
+  /** What the user asked before the current task, for Done. */
+  asked: Item[];
+}
+
+/** `turnRequest`: the request of the split turn that follows, the goal when nothing before the cut states one. */
+export function goalParts(facts: Facts, carried: Carried, turnRequest: string | undefined, s: Scorer): GoalParts {
+  const thread = currentThread(facts.userTurns);
+  const items: Item[] = [];
+  const asked: Item[] = carried.earlierTasks.map((t) => s.item(`Earlier task: ${t}`, 46));
+  let background = carried.background;
+  const first = facts.requests[0];
+  if (thread.length > 0) {
+    const [head, ...then] = thread;
+    items.push({ text: `${CURRENT}${clip(head!.text, GOAL_CHARS)}${replies(facts, then)}`, priority: KEEP });
+    // The earlier summary's current task is history now.
+    if (carried.currentTask !== undefined && carried.currentTask !== background) {
+      if (background === undefined) background = carried.currentTask;
+      else asked.push(s.item(`Earlier task: ${carried.currentTask}`, 46));
+    }
+  } else if (carried.currentTask !== undefined) {
+    items.push({ text: `${CURRENT}${clip(carried.currentTask, GOAL_CHARS)}`, priority: KEEP });
+  } else if (turnRequest !== undefined) {
+    // Nothing asked before the cut (Codex's injected context, then one long turn): that turn's request is the goal.
+    items.push({ text: `${CURRENT}${clip(turnRequest, GOAL_CHARS)}`, priority: KEEP });
+  } else if (facts.userTurns.length > 0) {
+    // Nothing reads as a request ("how do I configure the launcher?"): what the user said is still what they are after.
+    const latest = facts.userTurns[facts.userTurns.length - 1]!;
+    items.push({ text: `${CURRENT}${clip(latest.text, GOAL_CHARS)}${replies(facts, [])}`, priority: KEEP });
+    thread.push(latest);
+  }
+  const inGoal = new Set(thread.map((t) => t.index));
+  if (background === undefined && first && !inGoal.has(first.index)) background = first.text;
+  // No request at all: the first thing the user said is the background.
+  const opening = facts.userTurns[0];
+  if (background === undefined && !first && opening && !inGoal.has(opening.index)) background = opening.text;
+  if (background !== undefined) items.push({ text: `${BACKGROUND}${clip(background, GOAL_CHARS)}`, priority: KEEP });
+  asked.push(...carried.requests.map((t) => s.item(`Request: ${clip(t, REQUEST_CHARS)}`, 46)));
+  for (const request of facts.requests) {
+    if (inGoal.has(request.index) || request.text === background) continue;
+    asked.push(s.noted({ text: `Request: ${clip(request.text, REQUEST_CHARS)}`, index: request.index }, 48));
+  }
+  return { items, asked };
+}
+
+/** ` Then: "yes, do it all".`: what the user said after the request, and the reply that opens the split turn after the cut. */
+function replies(facts: Facts, then: readonly Facts["userTurns"][number][]): string {
+  const said = then.map((t) => `"${clip(t.text, 300)}"`);
+  const answered = facts.questionAnswered;
+  if (answered) said.push(`"${clip(answered.reply, 80)}" (to: "${clip(answered.question, 200)}")`);
+  return said.length > 0 ? ` Then: ${said.join("; ")}.` : "";
+}
+
+/** The latest request that says what to do (six words or more) and what the user said after it; at most four messages. */
+function currentThread(turns: Facts["userTurns"]): Facts["userTurns"][number][] {
+  const thread: Facts["userTurns"][number][] = [];
+  for (let i = turns.length - 1; i >= 0 && thread.length < 4; i--) {
+    const turn = turns[i]!;
+    thread.unshift(turn);
+    if (turn.request && turn.text.split(/\s+/).length >= 6) break;
+  }
+  // Only replies and remarks since the last request: start the thread at a request.
+  while (thread.length > 0 && !thread[0]!.request) thread.shift();
+  return thread;
+}
