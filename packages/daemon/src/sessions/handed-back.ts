@@ -29,5 +29,7 @@ export function handedBackProbes(path: readonly SessionEntry[]): RetentionProbes
     if ((entry.details as { attachment?: unknown }).attachment !== "hook_additional_context") continue;
     texts.push(typeof entry.content === "string" ? entry.content : entry.content.map((block) => (block.type === "text" ? block.text : "")).join("\n"));
   }
-  return mergeProbes(...texts.map((text) => carriedProbes(text)));
+  // Its item lines are repair's: read as the critical-context section of a previous summary would be.
+  const items = texts.flatMap((text) => text.split("\n").filter((line) => line.startsWith("- ")));
+  return items.length === 0 ? mergeProbes() : carriedProbes(`## Critical Context\n${items.join("\n")}`);
 }

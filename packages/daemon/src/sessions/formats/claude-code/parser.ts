@@ -159,7 +159,8 @@ export class ClaudeCodeLineParser implements LineParser {
     const sessionId = line.sessionId as string;
     this.sessionId = sessionId;
     this.subagentFile = line.isSidechain === true && typeof line.agentId === "string" && line.agentId.length > 0;
-    const extra: JsonObject = {};
+    // Which agent wrote the session (the editor's Sessions view says it); an export keeps it in the header.
+    const extra: JsonObject = { importedFrom: "claude-code-jsonl" };
     if (this.title !== undefined) extra.name = this.title;
     return {
       kind: "header",

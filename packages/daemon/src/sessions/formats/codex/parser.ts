@@ -132,7 +132,7 @@ export class CodexLineParser implements LineParser {
       createdAt: typeof payload.timestamp === "string" ? payload.timestamp : timestamp,
       cwd: typeof payload.cwd === "string" ? payload.cwd : undefined,
       parentSession: typeof payload.forked_from_id === "string" ? payload.forked_from_id : undefined,
-      extra: { codex },
+      extra: { importedFrom: "codex-jsonl", codex },
     };
     return { kind: "header", header: this.header };
   }
