@@ -4,7 +4,8 @@
  * context messages, in the order the model reads them (a run of attachments before the user lines
  * it follows, after the latest reply or tool result); bookkeeping stays data; an import that goes
  * on from the middle of a turn gives the same entries; Base Context's own SessionStart context,
- * given back after a compaction, is carried by the next compaction's probes.
+ * given back after a compaction, is carried by the next compaction's probes. And the messages the
+ * user typed while the agent worked (queue-operation lines) that no conversation line holds.
  */
 import type { SessionEntry } from "@base-context/protocol";
 import { buildContext } from "@base-context/core";
@@ -162,5 +163,34 @@ describe("Claude Code's attachments", () => {
     const probes = probesWithHandedBack(store.path(SESSION).map((stored) => stored.entry));
     expect(probes.constraints.map((item) => item.text)).toContain("Never touch the tests folder.");
     expect(probes.errors.map((item) => item.text)).toContain("ls: cannot access '/srv/old': No such file or directory");
+  });
+
+  it("gives the conversation a message the user typed while the agent worked, where Claude Code handed it over", async () => {
+    const queue = (operation: string, content?: string) =>
+      JSON.stringify({ type: "queue-operation", operation, timestamp: "2026-12-01T10:00:30.000Z", sessionId: SESSION, ...(content ? { content } : {}) });
+    const lines = [
+      queue("enqueue", "Fix the parser."),
+      queue("dequeue"),
+      user(1, null, "Fix the parser."),
+      assistant(2, 1, [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }]),
+      queue("enqueue", "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"),
+      queue("enqueue", "check the lexer too"),
+      user(3, 2, [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }]),
+      queue("remove"),
+      assistant(4, 3, [{ type: "text", text: "Tests pass; looking at the lexer." }]),
+    ];
+    const { store, sessions } = service("queued", new ImportStates(join(folder, "states")));
+    const result = await sessions.import({ path: transcript(lines) });
+    expect(result.ignoredLines).toEqual({ "queue-operation": 4 });
+    const path = store.path(SESSION).map((stored) => stored.entry);
+    // Given once (a dequeued message is the user line after it), then the one typed during the turn, on the path.
+    expect(path.map((entry) => (entry.type === "message" && entry.message.role === "user" ? entry.message.content : entry.id))).toEqual([
+      "Fix the parser.",
+      u(2),
+      u(3),
+      "check the lexer too",
+      u(4),
+    ]);
+    expect(path[3]!.id).toBe(`${SESSION}.queued-1`);
   });
 });

@@ -15,6 +15,7 @@ import { API, assistantBlocks, PROVIDER, stopReason, textOf, toolResultMessage, 
 import { latestPairs, SnapshotError, SnapshotReader, stringOrNullValue, stringValue } from "../snapshot.js";
 import { attachmentText } from "./attachments.js";
 import { injectedKind, splitReminders, type InjectedKind } from "./injected.js";
+import { QueuedMessages } from "./queued-messages.js";
 import { TurnOrder } from "./turn-order.js";
 
 /** Line types that hold no conversation: skipped and counted. */
@@ -48,6 +49,8 @@ export class ClaudeCodeLineParser implements LineParser {
   private readonly chains = [new RecentChain(), new RecentChain()];
   /** User lines held for the attachments written after them, which the model reads first. */
   private readonly order = new TurnOrder();
+  /** Messages the user typed while the agent worked (`queue-operation` lines), until they are given to the model. */
+  private readonly queue = new QueuedMessages();
 
   constructor(
     private readonly ids: Pick<IdSource, "now">,
@@ -70,6 +73,7 @@ export class ClaudeCodeLineParser implements LineParser {
       subagentFile: this.subagentFile,
       chains: this.chains.map((chain) => chain.snapshot()),
       order: this.order.snapshot(),
+      queue: this.queue.snapshot(),
     };
   }
 
@@ -87,6 +91,7 @@ export class ClaudeCodeLineParser implements LineParser {
     this.mainLeaf = state.optionalString("mainLeaf");
     this.subagentFile = state.boolean("subagentFile");
     this.order.restore(state.reader("order"));
+    this.queue.restore(state.reader("queue"));
   }
 
   parse(text: string, lineNumber: number): ParseOutcome {
@@ -100,6 +105,10 @@ export class ClaudeCodeLineParser implements LineParser {
     }
     const type = typeof value.type === "string" ? value.type : "(no type)";
     if (type === "summary" || type === "custom-title") return this.titleLine(value, type);
+    if (type === "queue-operation" && this.headerDone) {
+      const delivered = this.queue.line(value);
+      if (delivered !== undefined) return [...this.flushHeld(), this.queuedMessage(delivered, value)];
+    }
     if (METADATA_TYPES.has(type) || (type === "system" && METADATA_SUBTYPES.has(String(value.subtype)))) {
       this.alias(value);
       return { kind: "ignored", what: type === "system" ? `system ${String(value.subtype)}` : type };
@@ -220,6 +229,27 @@ export class ClaudeCodeLineParser implements LineParser {
     // Between a tool call and its results (a reminder after each result) it does not break their run.
     this.chainOf(line).add(uuid, parentId, true);
     if (!this.order.holding) this.noteLeaf(line, uuid);
+    return { kind: "entry", entry };
+  }
+
+  /**
+   * A message the user typed while the agent worked, now given to the model: a user message (or,
+   * for a harness notification queued the same way, injected text) under the main conversation's
+   * latest entry; the lines after it, which name that entry, hang under it.
+   */
+  private queuedMessage(text: string, line: JsonObject): ParsedLine {
+    const id = `${this.sessionId}.queued-${this.queue.delivered}`;
+    const parentId = this.mainLeaf ?? null;
+    const base = { id, parentId, timestamp: entryTimestamp(line, this.ids) };
+    const kind = injectedKind(text, false);
+    const timestamp = timeMs(line.timestamp);
+    const entry: SessionEntry =
+      kind !== undefined
+        ? { type: "custom_message", ...base, customType: INJECTED_TEXT_TYPE, content: text, display: false, details: { source: "claude-code", kind } }
+        : { type: "message", ...base, message: { role: "user", content: text, ...(timestamp !== undefined ? { timestamp } : {}) } };
+    if (parentId !== null) this.aliases.set(parentId, id);
+    this.chains[0]!.add(id, parentId, false);
+    this.mainLeaf = id;
     return { kind: "entry", entry };
   }
 
