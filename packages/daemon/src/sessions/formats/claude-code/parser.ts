@@ -433,8 +433,12 @@ export class ClaudeCodeLineParser implements LineParser {
 const RECENT_ENTRIES = 256;
 /** Aliases followed at most from one parent uuid (a run's attachments, then a line stored under another id…). */
 const MAX_ALIAS_HOPS = 16;
-/** Aliases and tool names a snapshot keeps: the latest, which is what the lines after it name. */
-const SNAPSHOT_PAIRS = 4096;
+/**
+ * Aliases and tool names a snapshot keeps: the latest, which are what the lines after it name (a
+ * progress line's child comes right after it, a tool's result within its turn). Saved at every
+ * import and read back at the next: a few hundred keep it small.
+ */
+const SNAPSHOT_PAIRS = 512;
 
 /**
  * The latest entries of one chain (id → parent, and whether it is part of a tool-call run:
