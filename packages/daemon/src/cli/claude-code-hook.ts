@@ -195,7 +195,8 @@ async function withSession<T>(
   return withDaemon(io, async (daemon) => {
     const opened = performance.now();
     signal.throwIfAborted();
-    const imported = await daemon.sessions.import({ path: transcript, format: "claude-code-jsonl" }, { signal });
+    // Out of time, the import keeps what it read and says where it stopped: the next run goes on from there.
+    const imported = await daemon.sessions.import({ path: transcript, format: "claude-code-jsonl" }, { signal, keepWhatIsRead: true });
     signal.throwIfAborted();
     const importedAt = performance.now();
     const answer = work(daemon.sessions, imported.session.id);

@@ -66,6 +66,8 @@ export interface ImportRunOptions {
   batchSize: number;
   /** Where imports of files stopped; undefined: every import reads its file whole. */
   states: ImportStates | undefined;
+  /** Stopped by its signal, the run keeps what it read and says where it stopped (the Claude Code hook's imports). */
+  keepWhatIsRead?: boolean | undefined;
   /** The largest entry imported (`limits.maxEntryBytes`); a larger one is a skipped line. */
   maxEntryBytes: (() => number) | undefined;
 }
@@ -114,14 +116,21 @@ export class ImportRun {
     this.parser = format.createParser(ids);
   }
 
-  /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
+  /**
+   * `signal` (the request's cancellation) is honoured between chunks and batches: what was written
+   * is removed, unless the run keeps what it read (`keepWhatIsRead`): then it stops between two
+   * chunks, stores the lines read whole, and saves where it stopped for the next import.
+   */
   async run(fileLimits: FileLimits | undefined, signal?: AbortSignal): Promise<ImportResult> {
     this.signal = signal;
+    let cursor: LineCursor | undefined;
+    let start: SavedImport | undefined;
     try {
       const { path, content } = this.source;
-      const start = path !== undefined ? await this.savedStart(path) : undefined;
-      if (start !== undefined && "rewritten" in start) return this.rewritten(start.rewritten);
-      const cursor = new LineCursor(start);
+      const saved = path !== undefined ? await this.savedStart(path) : undefined;
+      if (saved !== undefined && "rewritten" in saved) return this.rewritten(saved.rewritten);
+      start = saved;
+      cursor = new LineCursor(start);
       for await (const text of path !== undefined ? fileLines(path, fileLimits, cursor) : stringLines(content ?? "")) {
         this.lineNumber++;
         // A last line still being written is read, but the next import starts before it.
@@ -135,9 +144,25 @@ export class ImportRun {
       if (path !== undefined && !this.source.newId) await this.saveState(path, result.session.id, start?.offset);
       return result;
     } catch (error) {
+      if (this.options.keepWhatIsRead && signal?.aborted && error === signal.reason && cursor !== undefined && this.target) {
+        return this.stopHere(cursor, start?.offset);
+      }
       await this.abort();
       throw importFailure(error, this.lineNumber, this.source.path);
     }
+  }
+
+  /**
+   * Stopped between two chunks of the file, every line read handled whole: what they gave is
+   * stored (a new session is made visible with it, a prefix of the file's history) and the place
+   * is saved, so the next import goes on from there instead of starting over.
+   */
+  private async stopHere(cursor: LineCursor, startedAt: number | undefined): Promise<ImportResult> {
+    this.checkpoint = this.here(cursor, this.lineNumber);
+    const result = await this.finish();
+    if (this.source.path !== undefined && !this.source.newId) await this.saveState(this.source.path, result.session.id, startedAt);
+    log("info", `import of ${this.source.path ?? "content"} stopped at line ${this.lineNumber} (${String(this.signal?.reason)}): the next import goes on from there`);
+    return result;
   }
 
   private async line(parsed: ParseOutcome): Promise<void> {
@@ -336,7 +361,8 @@ export class ImportRun {
 
   /** Waits for the batch before it, then sends the batch. */
   private async writeBatch(): Promise<void> {
-    this.signal?.throwIfAborted();
+    // A run that keeps what it read stops only between two chunks of the file, where every line read is whole.
+    if (!this.options.keepWhatIsRead) this.signal?.throwIfAborted();
     await this.settle();
     const report = this.target!.insertBatchAsync(this.batch);
     // Its failure is taken by settle(); until then it must not count as unhandled.
@@ -363,7 +389,7 @@ export class ImportRun {
     if (!target) throw noHeader(this.format, this.nonBlankLines, this.firstUnreadable);
     if (this.batch.length > 0) await this.writeBatch();
     await this.settle();
-    this.signal?.throwIfAborted();
+    if (!this.options.keepWhatIsRead) this.signal?.throwIfAborted();
     this.skips.parentsLater((id) => this.store.hasEntry(target.sessionId, id));
     await target.searchWritten();
     // An update that added nothing leaves the leaf where it is (the user may have moved it here).
