@@ -2,25 +2,13 @@ import type { CompactionPreparation } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { planCompactionSummary } from "./summary.js";
 import { planWithinBudget, windowSummaryBudget } from "./summary-budget.js";
+import { preparationOf } from "../test-support.js";
 
 /** An 8,000-token window: reserve 2,000, summary budget 1,600. */
 const RESERVE = 2_000;
 
-function preparation(overrides: Partial<CompactionPreparation>): CompactionPreparation {
-  return {
-    leafId: "leaf",
-    firstKeptEntryId: "kept",
-    messagesToSummarize: [{ role: "user", content: "history" }],
-    summarizeEntryIds: ["h"],
-    turnPrefixMessages: [],
-    turnPrefixEntryIds: [],
-    isSplitTurn: false,
-    tokensBefore: 100,
-    fileOps: { readFiles: [], modifiedFiles: [] },
-    settings: { enabled: true, reserveTokens: RESERVE, keepRecentTokens: 2_000 },
-    ...overrides,
-  };
-}
+const preparation = (overrides: Partial<CompactionPreparation>) =>
+  preparationOf({ settings: { enabled: true, reserveTokens: RESERVE, keepRecentTokens: 2_000 }, ...overrides });
 
 describe("windowSummaryBudget", () => {
   it("is 0.8 × reserve for the whole summary, an eighth of it for repair, four bytes a token, and names the window", () => {
