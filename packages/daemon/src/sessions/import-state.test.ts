@@ -182,4 +182,20 @@ describe("imports that go on from where the last one stopped", () => {
     expect(rest).toMatchObject({ updated: true, addedEntries: 1500 - stopped.entryCount, entryCount: 1500 });
     expect((await sessions.getCountedPath("kept")).map((counted) => counted.entry.id)).toEqual(Array.from({ length: 1500 }, (_, n) => `e${n}`));
   });
+
+  it("records the format each session was imported from: session/list and session/get say it, a session made through the API has none", async () => {
+    const { sessions } = service("main");
+    const imported = new Map<string, string>();
+    for (const fixture of [CLAUDE, CODEX, PI]) imported.set((await sessions.import({ path: fixture })).session.id, fixture);
+    const created = (await sessions.create({ cwd: "/p" })).session.id;
+    const formats = Object.fromEntries((await sessions.list({})).sessions.map((summary) => [summary.id, summary.format]));
+    expect(Object.values(formats).sort()).toEqual(["claude-code-jsonl", "codex-jsonl", "pi-jsonl", undefined].sort());
+    expect(formats[created]).toBeUndefined();
+    for (const [id] of imported) expect((await sessions.get({ sessionId: id })).format).toBe(formats[id]);
+    // An export of Claude Code's session, imported back as a pi file under a new id, still says who wrote it.
+    const claude = [...imported].find(([, fixture]) => fixture === CLAUDE)![0];
+    const exported = await sessions.export({ sessionId: claude, format: "pi-jsonl" });
+    const copy = await sessions.import({ content: exported.content!, newId: true });
+    expect((await sessions.get({ sessionId: copy.session.id })).format).toBe("claude-code-jsonl");
+  });
 });

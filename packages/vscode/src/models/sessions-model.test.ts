@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
+import { agentOf, inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
 
 const NOW = Date.parse("2026-03-10T12:00:00.000Z");
 const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Summary> = {}): Summary => ({
@@ -14,8 +14,15 @@ const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Sum
 const sessions = [
   session("a1b2c3d4-1", "/home/me/api", "2026-03-10T11:57:00.000Z", { name: "Refresh tokens", firstMessage: "Move the API to JWTs" }),
   session("e5f6a7b8-2", "/home/me/site", "2026-03-10T09:00:00.000Z", { firstMessage: "Fix the   footer\nlinks", entryCount: 1 }),
-  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z", { format: "claude-code-jsonl" } as Partial<Summary>),
+  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z", { format: "claude-code-jsonl" }),
 ];
+
+describe("agentOf", () => {
+  it("names the agent the daemon says wrote the session (session/list's format), and none for a session made through the API", () => {
+    const of = (format?: Summary["format"]) => agentOf(session("x", "/p", "2026-03-10T11:00:00.000Z", format ? { format } : {}));
+    expect([of("pi-jsonl"), of("claude-code-jsonl"), of("codex-jsonl"), of()]).toEqual(["pi", "Claude Code", "Codex", undefined]);
+  });
+});
 
 describe("sessionsView", () => {
   it("lists this workspace's sessions first, then the others, with agent, folder, size and last change", () => {

@@ -83,7 +83,7 @@ export function sessionTitle(session: Pick<Summary, "id" | "name" | "firstMessag
 
 /** Which agent wrote a session, when the daemon says so (`format` of an import, else absent). */
 export function agentOf(session: Summary): string | undefined {
-  const format = (session as { format?: unknown }).format;
+  const { format } = session;
   if (format === "claude-code-jsonl") return "Claude Code";
   if (format === "codex-jsonl") return "Codex";
   if (format === "pi-jsonl") return "pi";

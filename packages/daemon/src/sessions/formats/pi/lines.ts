@@ -47,7 +47,9 @@ export function headerLine(session: SessionRecord): string {
     cwd: session.cwd,
   };
   if (session.parentSession !== undefined) header.parentSession = session.parentSession;
-  return JSON.stringify({ ...header, ...session.headerExtra });
+  // A pi file says nothing of its writer: a session read from one is written back byte for byte.
+  const { importedFrom, ...extra } = session.headerExtra;
+  return JSON.stringify({ ...header, ...extra, ...(importedFrom !== undefined && importedFrom !== "pi-jsonl" ? { importedFrom } : {}) });
 }
 
 /**
