@@ -8,7 +8,7 @@
 // Each area's table is also written to bench/results/<area>.md, with the date, the machine and
 // the load when it ran: the measured figures live there (docs state the targets and link them),
 // and the next run of that area replaces them.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
@@ -61,6 +61,21 @@ function runArea(area) {
   });
 }
 
+/**
+ * `node -e 0`, a process that does nothing, whole (median of 5, ms): taken before and after each
+ * area and written beside its figures, for scale. A figure of this shared machine means something
+ * only next to what the machine did meanwhile; the areas' targets are ratios to a peer measured in
+ * the same run where the machine moves a figure more than the code does.
+ */
+function bareNodeMs() {
+  const times = Array.from({ length: 5 }, () => {
+    const started = performance.now();
+    spawnSync(process.execPath, ["-e", "0"]);
+    return performance.now() - started;
+  });
+  return times.sort((a, b) => a - b)[2];
+}
+
 function machineInfo() {
   const cpu = cpus();
   return [
@@ -73,7 +88,8 @@ function machineInfo() {
 function writeResults(area, result, machine, loadBefore) {
   const folder = join(here, "results");
   mkdirSync(folder, { recursive: true });
-  const load = `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`;
+  const bare = `node -e 0 (a process that does nothing, for scale): ${result.bareBefore.toFixed(0)} ms before, ${result.bareAfter.toFixed(0)} ms after`;
+  const load = `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after; ${bare}`;
   const lines = [
     `# bench area \`${area.name}\``,
     "",
@@ -110,13 +126,15 @@ async function main() {
   for (const area of areas) {
     process.stdout.write(`\n== ${area.name}: ${area.what}\n`);
     const loadBefore = loadavg()[0];
-    const result = await runArea(area);
+    const bareBefore = bareNodeMs();
+    const result = { ...(await runArea(area)), bareBefore, bareAfter: bareNodeMs() };
     // An area that failed before reporting anything leaves the last results as they were.
     if (result.rows.length > 0) writeResults(area, result, machine, loadBefore);
     if (result.rows.length > 0) process.stdout.write(formatTable(result.rows) + "\n");
     if (result.output) process.stdout.write(result.output.replace(/^/gm, "  ") + "\n");
     const rss = result.peakRssMB === undefined ? "" : `, bench process peak RSS ${result.peakRssMB.toFixed(0)} MB`;
-    process.stdout.write(`(${result.seconds.toFixed(1)} s${rss})\n`);
+    const bare = `; node -e 0: ${result.bareBefore.toFixed(0)} ms before, ${result.bareAfter.toFixed(0)} ms after`;
+    process.stdout.write(`(${result.seconds.toFixed(1)} s${rss}${bare})\n`);
     for (const row of result.rows) {
       const outcome = verdict(row);
       if (outcome === "PASS") passed++;

@@ -50,7 +50,7 @@ describe("an Agents SDK session with a small window, default settings", () => {
 
   // The provider's usage is what measures the instructions and tool schemas the SDK adds; a server
   // that reports none leaves the daemon its own counts, and the reserve holds what they miss.
-  it.each<UsageReport>(["counted", "none"])(
+  it.each<UsageReport>(["counted", "rough", "none"])(
     "40 turns with tools, usage %s: no request above the window, compactions every few turns, then popItem down to nothing",
     async (report) => {
       usageReport = report;
@@ -79,6 +79,18 @@ describe("an Agents SDK session with a small window, default settings", () => {
     },
     300_000,
   );
+
+  it("keeps runs larger than the reserve under the window: it compacts before one would not fit", async () => {
+    usageReport = "counted";
+    const first = fake.requests.length;
+    // ~2,200 tokens a run (a file of 120 lines read each turn): more than the reserve, a quarter of the window.
+    const { events, code, stderr } = await runScenario(["window", "20"], { ...windowEnv(), READ_LINES: "120" }, node24);
+    expect(code, stderr).toBe(0);
+    const sizes = fake.requests.slice(first).filter(isAgentRequest).map((request) => requestTokens(request.body));
+    expect(sizes).toHaveLength(40);
+    expect(Math.max(...sizes), JSON.stringify(sizes)).toBeLessThanOrEqual(WINDOW);
+    expect(compactedTurns(events).length).toBeGreaterThanOrEqual(3);
+  }, 300_000);
 
   it("uses the session's compaction option for the threshold, and fails with errors of its own", async () => {
     usageReport = "counted";

@@ -16,7 +16,7 @@ import { tempDirs } from "../support/temp-dir.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-const PACKAGES = ["protocol", "core", "daemon", "plugin-sdk"] as const;
+const PACKAGES = ["protocol", "core", "daemon", "plugin-sdk", "openai-agents"] as const;
 type PackageName = (typeof PACKAGES)[number];
 
 /** Paths of test code: test files, test support, fixtures. (The SDK's public `fixture.js` is none of them.) */

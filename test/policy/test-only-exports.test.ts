@@ -25,6 +25,7 @@ const PACKAGES = {
   "@base-context/core": "packages/core/src/index.ts",
   "@base-context/core/plugin-api": "packages/core/src/plugin-api.ts",
   "@base-context/daemon": "packages/daemon/src/index.ts",
+  "@base-context/daemon/views": "packages/daemon/src/views.ts",
   "@base-context/plugin-sdk": "packages/plugin-sdk/src/index.ts",
   "@base-context/openai-agents": "packages/openai-agents/src/index.ts",
 };
@@ -34,8 +35,9 @@ const isTest = (file: string) => /\.test\.ts$|(^|\/)test-support\.ts$|(^|\/)fixt
 const isShipped = (file: string) => /^packages\/[^/]+\/src\//.test(file) && !isTest(file);
 /**
  * Exports reached by name rather than by an import: the daemon bundle's entry (cli/code-cache.ts
- * calls `serveMain` on the bundle's exports) and the module hooks Node calls (`register`: the
- * plugins' loader hooks, the type-stripping hooks of workers run from the sources).
+ * calls `serveMain` on the bundle's exports), the module hooks Node calls (`register`: the
+ * plugins' loader hooks, the type-stripping hooks of workers run from the sources), and the
+ * VS Code extension's `activate` and `deactivate`, which VS Code calls.
  */
 const REACHED_BY_NAME = new Set([
   "packages/daemon/src/cli/serve-main.ts#serveMain",
@@ -44,6 +46,8 @@ const REACHED_BY_NAME = new Set([
   "packages/daemon/src/plugins/worker/loader-hooks.ts#load",
   "packages/daemon/src/workers/typescript-hooks.mjs#resolve",
   "packages/daemon/src/workers/typescript-hooks.mjs#load",
+  "packages/vscode/src/extension.ts#activate",
+  "packages/vscode/src/extension.ts#deactivate",
 ]);
 
 /** Whether `name` occurs in its own module besides its declaration (comments left out). */
@@ -86,7 +90,6 @@ describe("exports of the shipped packages", () => {
  * fails the check until its line is removed.
  */
 const TEST_ONLY_MEMBERS_LEFT = new Set([
-  "packages/daemon/src/compaction/service.ts: CompactionService.setHooks",
   "packages/daemon/src/settings/manager.ts: SettingsManager.whenWatching",
   "packages/protocol/src/transport/stream-transport.ts: StreamFrameReader.bufferedBytes",
 ]);

@@ -19,9 +19,10 @@ export const isAgentRequest = (request: RecordedRequest) => (request.body?.tools
 
 /**
  * How the fake reports a request's usage: `counted`, the whole request as a provider counts it
- * (tools included); `none`, no usage at all, as some OpenAI-compatible servers answer.
+ * (tools included); `rough`, the fake's own estimate (a quarter of the messages' characters, no tool
+ * schemas); `none`, no usage at all, as some OpenAI-compatible servers answer.
  */
-export type UsageReport = "counted" | "none";
+export type UsageReport = "counted" | "rough" | "none";
 
 /** The fake agent: two parallel tool calls for each user message, then a short answer. */
 export function agentReply(body: FakeChatRequestBody | undefined, usageReport: UsageReport = "counted"): FakeReply {
@@ -31,15 +32,17 @@ export function agentReply(body: FakeChatRequestBody | undefined, usageReport: U
   const usage =
     usageReport === "counted"
       ? { prompt_tokens: requestTokens(body), completion_tokens: 12, total_tokens: requestTokens(body) + 12 }
-      : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  if (last?.role === "tool") return reply.text(`Fixed it (${messages.length} messages read).`, { usage });
+      : usageReport === "none"
+        ? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
+        : undefined;
+  if (last?.role === "tool") return reply.text(`Fixed it (${messages.length} messages read).`, usage ? { usage } : {});
   const file = /src\/[\w.]+/.exec(String(last?.content))?.[0] ?? "src/unknown.ts";
   return reply.toolCalls(
     [
       { name: "read_file", arguments: { path: file } },
       { name: "run_tests", arguments: { filter: file.replace(/\.ts$/, ".test.ts") } },
     ],
-    { usage },
+    usage ? { usage } : {},
   );
 }
 

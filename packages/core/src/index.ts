@@ -29,7 +29,6 @@ export {
   planFrom,
   planPrune,
   planTailPrune,
-  planTruncation,
   pruneEntryInput,
   prunedOutputs,
   prunedToolResult,
@@ -37,14 +36,13 @@ export {
   savedBy,
   stubTokenCount,
   thousands,
-  truncationLimits,
   withPlan,
   withPrunedCounts,
   type PruneLimits,
   type PrunePlan,
   type PrunedOutputs,
-  type TruncationLimits,
 } from "./prune.js";
+export { planTruncation, truncationLimits, type TruncationLimits } from "./truncation.js";
 export { fitToWindow, WINDOW_SHARES, WINDOW_SIZE_KEYS, type FittedSizes, type WindowSizes } from "./window-fit.js";
 export { convertToLlm, toLlmMessages } from "./convert-to-llm.js";
 export { toOpenAIChat } from "./openai-chat.js";

@@ -6,14 +6,13 @@ import {
   chooseRung,
   planPrune,
   planTailPrune,
-  planTruncation,
   pruneEntryInput,
   prunedOutputs,
   pruneStub,
   stubTokenCount,
-  truncationLimits,
   withPrunedCounts,
 } from "./prune.js";
+import { planTruncation, truncationLimits } from "./truncation.js";
 import { PathBuilder, toolCall } from "./test-support.js";
 import { estimateContextTokens } from "./usage.js";
 

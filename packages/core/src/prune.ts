@@ -48,7 +48,8 @@ export function pruneStub(item: Pick<PrunedOutput, "toolName" | "args" | "tokens
   return `[output of ${call} pruned: ${thousands(item.tokens)} tokens — call the tool again to see it]`;
 }
 
-function excerptNote(call: string, tokens: number): string {
+/** The note between a cut output's beginning and end. */
+export function excerptNote(call: string, tokens: number): string {
   return `[… output of ${call} cut here to fit the context window: ${thousands(tokens)} tokens in all, its beginning and end are shown …]`;
 }
 
@@ -103,7 +104,7 @@ export function describeArguments(args: Record<string, unknown> | undefined): st
 }
 
 /** Tool call id → its arguments, for the calls on the path. */
-function toolCallArguments(path: readonly CountedEntry[]): Map<string, Record<string, unknown>> {
+export function toolCallArguments(path: readonly CountedEntry[]): Map<string, Record<string, unknown>> {
   const calls = new Map<string, Record<string, unknown>>();
   for (const { entry } of path) {
     if (entry.type !== "message" || entry.message.role !== "assistant") continue;
@@ -212,125 +213,3 @@ export function withPlan(hidden: PrunedOutputs, plan: PrunePlan): PrunedOutputs 
 export function chooseRung(contextTokens: number, threshold: number, plan: PrunePlan, minSavings: number): "prune" | "summarize" {
   return plan.hidden.length > 0 && contextTokens - plan.tokensSaved <= threshold - minSavings ? "prune" : "summarize";
 }
-
-/**
- * How much of a window tool outputs may take (docs/compaction-rungs.md#outputs-larger-than-the-window):
- * no output more than a quarter of it, and the outputs the model has not answered yet (the latest
- * batch of calls) no more than half of it together. Outputs the model has answered are the prune
- * rung's: they are cut only when pruning is off (`answered`).
- */
-export interface TruncationLimits {
-  readonly outputTokens: number;
-  readonly batchTokens: number;
-  readonly answered: boolean;
-}
-
-export function truncationLimits(contextWindow: number, pruning: boolean): TruncationLimits {
-  return { outputTokens: Math.floor(contextWindow / 4), batchTokens: Math.floor(contextWindow / 2), answered: !pruning };
-}
-
-/** Parts of an output's text an excerpt keeps: half from its beginning, half from its end. */
-const HEAD_SHARE = 0.5;
-/** A cut moves to a line break when one is this close (a share of the part kept), so lines stay whole. */
-const LINE_SLACK = 0.2;
-
-/**
- * The outputs to cut so that the context's tool outputs keep within `limits`: each is cut to its
- * share, keeping its beginning and end (an excerpt, stored in a prune entry like a stub). Outputs a
- * prune entry hides or cuts already are left as they are; outputs without text are never cut. The
- * model has not read an unanswered output yet: a stub would only make it run the tool again.
- */
-export function planTruncation(path: readonly CountedEntry[], limits: TruncationLimits): PrunePlan {
-  const hidden = prunedOutputs(path);
-  const selection = selectContextEntries(withPrunedCounts(path, hidden));
-  const visible = [...selection.keptBeforeCompaction, ...selection.afterCompaction];
-  let lastAnswer = -1;
-  for (let i = visible.length - 1; i >= 0 && lastAnswer < 0; i--) {
-    const { entry } = visible[i]!;
-    if (entry.type === "message" && entry.message.role === "assistant") lastAnswer = i;
-  }
-  const outputs = visible
-    .map((item, index) => ({ item, index }))
-    .filter(({ item, index }) => isToolResultEntry(item.entry) && !hidden.has(item.entry.id) && (limits.answered || index > lastAnswer))
-    .filter(({ item }) => resultText(item).length > 0);
-  const unanswered = outputs.filter(({ index }) => index > lastAnswer).map(({ item }) => item.tokens);
-  const batchLevel = waterLevel(unanswered, limits.batchTokens);
-  const calls = toolCallArguments(path);
-  const chosen: PrunedOutput[] = [];
-  for (const { item, index } of outputs) {
-    const cap = index > lastAnswer ? Math.min(limits.outputTokens, batchLevel) : limits.outputTokens;
-    if (item.tokens <= cap) continue;
-    const result = item as CountedEntry & { entry: { message: ToolResultMessage } };
-    const cut = excerptOf(result, calls.get(result.entry.message.toolCallId), cap);
-    if (cut.stubTokens < cut.tokens) chosen.push(cut);
-  }
-  return { hidden: chosen, tokensSaved: savedBy(chosen) };
-}
-
-/** The largest level L with Σ min(size, L) ≤ budget (Infinity when everything fits already). */
-function waterLevel(sizes: readonly number[], budget: number): number {
-  let total = 0;
-  for (const size of sizes) total += size;
-  if (total <= budget) return Number.POSITIVE_INFINITY;
-  const sorted = [...sizes].sort((a, b) => a - b);
-  let below = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    const level = Math.floor((budget - below) / (sorted.length - i));
-    if (level <= sorted[i]!) return Math.max(0, level);
-    below += sorted[i]!;
-  }
-  return Number.POSITIVE_INFINITY;
-}
-
-function resultText(item: CountedEntry): string {
-  const { entry } = item;
-  if (!isToolResultEntry(entry)) return "";
-  let text = "";
-  for (const block of entry.message.content) if (block.type === "text") text += text ? `\n${block.text}` : block.text;
-  return text;
-}
-
-/**
- * The output cut to about `capTokens`: its beginning and end, sized with the output's own
- * characters per token (its stored count over its length), so no tokenizer is needed and every
- * reader agrees on the count stored with it.
- */
-function excerptOf(
-  item: CountedEntry & { entry: { message: ToolResultMessage } },
-  args: Record<string, unknown> | undefined,
-  capTokens: number,
-): PrunedOutput {
-  const text = resultText(item);
-  const partial = { entryId: item.entry.id, toolName: item.entry.message.toolName, args: describeArguments(args), tokens: item.tokens };
-  const call = partial.args ? `${partial.toolName} ${partial.args}` : partial.toolName;
-  const noteTokens = stubTokenCount(excerptNote(call, partial.tokens));
-  const charsPerToken = text.length / Math.max(1, item.tokens);
-  const keptChars = Math.max(0, Math.floor((capTokens - noteTokens) * charsPerToken));
-  const head = headOf(text, Math.ceil(keptChars * HEAD_SHARE));
-  const tail = tailOf(text, keptChars - head.length);
-  const stubTokens = Math.ceil((head.length + tail.length) / Math.max(charsPerToken, Number.EPSILON)) + noteTokens;
-  return { ...partial, stubTokens, excerpt: { head, tail } };
-}
-
-/** The first `chars` characters, ending at a line break when one is near, never inside a surrogate pair. */
-function headOf(text: string, chars: number): string {
-  if (chars <= 0) return "";
-  let end = Math.min(text.length, chars);
-  const lineBreak = text.lastIndexOf("\n", end - 1);
-  if (lineBreak >= 0 && end - lineBreak <= chars * LINE_SLACK) end = lineBreak;
-  if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end--;
-  return text.slice(0, end);
-}
-
-/** The last `chars` characters, starting after a line break when one is near, never inside a surrogate pair. */
-function tailOf(text: string, chars: number): string {
-  if (chars <= 0) return "";
-  let start = Math.max(0, text.length - chars);
-  const lineBreak = text.indexOf("\n", start);
-  if (lineBreak >= 0 && lineBreak + 1 - start <= chars * LINE_SLACK) start = lineBreak + 1;
-  if (start < text.length && isLowSurrogate(text.charCodeAt(start))) start++;
-  return text.slice(start);
-}
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
-const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

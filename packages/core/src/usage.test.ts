@@ -21,6 +21,16 @@ describe("usageTotalTokens", () => {
 });
 
 describe("estimateContextTokens", () => {
+  it("never reports less than the stored counts of what the context holds, whatever a usage report says", () => {
+    const s = new PathBuilder();
+    s.user("a long request", 3_000);
+    s.toolResult("c1", "a long output", 2_000);
+    // A server that counts a quarter of the characters of the messages, and no tool schemas.
+    s.assistant({ text: "a", usage: { input: 900, output: 100 } }, 20);
+    s.user("more", 7);
+    expect(estimateContextTokens(s.path)).toMatchObject({ tokens: 5_027, usageTokens: 1_000, trailingTokens: 7 });
+  });
+
   it("adds the counts of the entries after the last usage to it", () => {
     const s = new PathBuilder();
     s.user("q", 10);

@@ -37,6 +37,11 @@ export interface ContextTokenEstimate {
   measurable: boolean;
 }
 
+/**
+ * The context's tokens: the latest usable report plus what came after it, and never less than the
+ * stored counts of what the context holds: a report below them (another tokenizer, or a server that
+ * counts only part of the request) would hide the entries' own size from the threshold.
+ */
 export function estimateContextTokens(path: readonly CountedEntry[]): ContextTokenEstimate {
   // Hidden tool outputs count their stubs: that is what the context holds.
   const selection = selectContextEntries(withPrunedCounts(path, prunedOutputs(path)));
@@ -52,7 +57,7 @@ export function estimateContextTokens(path: readonly CountedEntry[]): ContextTok
     // A prune after the reply hid outputs the reply's usage still measured in full.
     const prunedSince = savedByPrunesAfter(path, entry.id);
     return {
-      tokens: Math.max(0, usageTokens - prunedSince) + trailingTokens,
+      tokens: Math.max(Math.max(0, usageTokens - prunedSince) + trailingTokens, selectionTokens(selection)),
       usageTokens,
       trailingTokens,
       usageEntryId: entry.id,

@@ -85,7 +85,10 @@ export class BaseContextSession
   lastCompaction: LastCompaction | undefined;
   private opening: Promise<{ link: DaemonLink; sessionId: string }> | undefined;
   private readonly lent: LentUsage = { requests: 0, input: 0, output: 0 };
-  private readonly daemonGone = new AbortController();
+  /** Aborted when the connection's daemon goes away; a new connection (after a failed start) gets a new one. */
+  private daemonGone = new AbortController();
+  /** The context's tokens after the latest runCompaction, and the most one run has added (what the next may add). */
+  private readonly runs: { after: number | undefined; largest: number } = { after: undefined, largest: 0 };
 
   constructor(private readonly options: BaseContextSessionOptions) {
     checkOptions(options);
@@ -110,6 +113,8 @@ export class BaseContextSession
     input: string | AgentInputItem[] | RunState<TContext, TAgent>,
     options: Omit<NonStreamRunOptions<TContext, TAgent>, "session" | "stream"> = {},
   ): Promise<RunResult<TContext, TAgent>> {
+    // Connected first: the signal is this connection's (a failed start rejects here, and the next run tries again).
+    await this.open();
     const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
     try {
       return await runAgent(agent, input, { ...options, session: this, signal });
@@ -123,7 +128,9 @@ export class BaseContextSession
   private open(): Promise<{ link: DaemonLink; sessionId: string }> {
     this.opening ??= (async () => {
       const model = this.options.model;
-      const onGone = (error: DaemonGoneError) => this.daemonGone.abort(error);
+      if (this.daemonGone.signal.aborted) this.daemonGone = new AbortController();
+      const gone = this.daemonGone;
+      const onGone = (error: DaemonGoneError) => gone.abort(error);
       const link = await DaemonLink.open(this.options.daemon ?? {}, (client: BaseContextClient) => {
         if (model) lendModel(client, model, this.lent);
       }, onGone);
@@ -214,8 +221,10 @@ export class BaseContextSession
 
   /**
    * Called by the runner after each completed turn: compacts when the daemon's threshold for
-   * `contextWindow` says the context is too full, or always with `force`. Returns the usage of the
-   * lent model's summary calls, or null when nothing was compacted (or the daemon's own summarizer wrote it).
+   * `contextWindow` says the context is too full, when a run as large as the largest so far would
+   * not fit what is left of the window (the runner compacts only between runs), or always with
+   * `force`. Returns the usage of the lent model's summary calls, or null when nothing was compacted
+   * (or the daemon's own summarizer wrote it).
    */
   async runCompaction(
     args?: OpenAIResponsesCompactionArgs,
@@ -224,11 +233,17 @@ export class BaseContextSession
     const { link, sessionId } = await this.open();
     const contextWindow = this.options.contextWindow;
     const settings = this.options.compaction ? { settings: this.options.compaction } : {};
+    let tokens: number | undefined;
     if (args?.force !== true) {
       const usage = await link.request(ContextUsage, { sessionId, contextWindow, ...settings });
-      if (!usage.shouldCompact) {
+      tokens = usage.tokens;
+      if (this.runs.after !== undefined) this.runs.largest = Math.max(this.runs.largest, usage.tokens - this.runs.after);
+      // The runner compacts only between runs: one as large as the largest so far must still fit after this one.
+      const nextRunFits = usage.tokens + this.runs.largest <= contextWindow;
+      if (!usage.shouldCompact && nextRunFits) {
         const why = usage.reason !== undefined ? `; ${usage.reason}` : "";
         this.lastCompaction = { skipped: `under the threshold (${usage.tokens}/${usage.threshold} tokens)${why}` };
+        this.runs.after = usage.tokens;
         return null;
       }
     }
@@ -252,6 +267,7 @@ export class BaseContextSession
       throw error;
     }
     this.lastCompaction = { result };
+    this.runs.after = result.status === "committed" ? (result.stats?.tokensAfter ?? tokens) : tokens;
     const requests = this.lent.requests - before.requests;
     if (result.status !== "committed" || requests === 0) return null;
     const input = this.lent.input - before.input;

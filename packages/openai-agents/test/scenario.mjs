@@ -29,7 +29,7 @@ const readFile = tool({
   parameters: z.object({ path: z.string() }),
   execute: async ({ path }) => {
     emit({ event: "tool", name: "read_file" });
-    return `// ${path}\n${`export const value = "${path}"; // padding line of the file\n`.repeat(30)}`;
+    return `// ${path}\n${`export const value = "${path}"; // padding line of the file\n`.repeat(Number(process.env.READ_LINES ?? 30))}`;
   },
 });
 const runTests = tool({

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * Packages the extension as a .vsix with @vscode/vsce (pinned): bundles it (build.mjs), then runs
- * `vsce package`. vsce is not a dependency of the workspace (it and its own dependencies are about
- * 140 MB that only this step needs): it is installed once into node_modules/.cache/base-context/,
- * as the suite's other tools are. Prints the .vsix's path.
+ * `vsce package`. vsce is not a dependency of the workspace (it brings some two hundred packages
+ * that only this step needs): it is installed once into node_modules/.cache/base-context/, as the
+ * suite's other tools are. Prints the .vsix's path.
  *
  *   node packages/vscode/scripts/package-vsix.mjs [--out <file.vsix>]
  */
@@ -31,7 +31,8 @@ export function ensureVsce() {
     execFileSync(
       "npm",
       ["install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", staging, `@vscode/vsce@${VSCE_VERSION}`],
-      { stdio: ["ignore", "ignore", "inherit"], timeout: 600_000 },
+      // Without the npm_config_* a package manager running this script set: npm would read them as its own settings.
+      { stdio: ["ignore", "ignore", "inherit"], timeout: 600_000, env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm|pnpm)_/i.test(key))) },
     );
     try {
       renameSync(staging, dir);

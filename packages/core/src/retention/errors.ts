@@ -23,8 +23,6 @@ const ANSWERING_PROGRAMS = new Set([
   "[[",
   "diff",
   "cmp",
-  "which",
-  "type",
   "pgrep",
   "sleep",
   "false",
@@ -113,6 +111,17 @@ export function startsWithErrorLine(text: string): boolean {
   return /^(?:(?:[A-Z][A-Za-z]*)?(?:Error|Exception)(?:\s*\[[^\]]*\])?:\s|error(?:\[\w+\])?:\s|fatal:\s|panic:\s|E[A-Z]{3,}:\s|<tool_use_error>|Traceback \(most recent call last\))/.test(
     first,
   );
+}
+
+/**
+ * The first line of an output that opens with an error word (`Error processing a.jsonl: bad
+ * escape`, `ERROR: …`, `fatal: …`): a script reporting failures while exiting 0. Read only for
+ * commands that change or run something (a look-up's output is content, a search's matches too).
+ */
+export function reportedErrorLine(output: string): string | undefined {
+  if (!/(?:^|\n)\s*(?:Error|ERROR|error|FATAL|Fatal|fatal|panic|Traceback)\b/.test(output)) return undefined;
+  const line = head(output).find((l) => /^\s*(?:(?:Error|ERROR|FATAL|Fatal)\b[\s:]|error(?:\[\w+\])?:\s|fatal:\s|panic:\s|Traceback \(most recent call last\))/.test(l));
+  return line === undefined ? undefined : tidyErrorLine(line);
 }
 
 /** A stack trace (JavaScript frames or a Python traceback) anywhere in the output. */

@@ -19,6 +19,7 @@ export {
   commandKey,
   commandKeys,
   failedCommandNamed,
+  MOVED_ON,
   saysFixed,
   shellSegments,
   wasCancelled,
@@ -30,6 +31,7 @@ export {
   failureKeys,
   readToolResult,
   toolResultFailed,
+  userCommandOutput,
   type FailureKeys,
   type ResultReading,
 } from "./tool-results.js";

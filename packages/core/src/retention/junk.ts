@@ -72,10 +72,12 @@ export function junkKind(line: string): JunkKind | undefined {
 }
 
 function hasLongRun(text: string): boolean {
-  for (const run of text.split(/[\s`]+/)) {
+  for (const word of text.split(/[\s`]+/)) {
+    // A path in parentheses or before a colon ("(C:/Users/[USER]/x.py):") is a path: its punctuation is not part of it.
+    const run = word.replace(/^[("'<]+|[)"'>,.:;]+$/g, "");
     if (run.length < LONG_RUN || run.includes("://")) continue;
-    // A long path is fine; base64 and minified code are not.
-    if (/^[\w@./~-]+$/.test(run) && run.includes("/") && run.split("/").every((part) => part.length <= 40)) continue;
+    // A long path is fine (a redacted part such as `[USER]` too); base64 and minified code are not.
+    if (/^[\w@./~:[\]%+\\-]+$/.test(run) && /[/\\]/.test(run) && run.split(/[/\\]/).every((part) => part.length <= 40)) continue;
     return true;
   }
   return false;

@@ -4,6 +4,7 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
+import { INJECTED_TEXT_TYPE } from "../injected.js";
 import { resultMessage } from "../test-support.js";
 import { formatRetention, checkRetention } from "./check.js";
 import { probeMessages } from "./probes.js";
@@ -145,7 +146,7 @@ describe("errors: seen by their first line, fixed by a later success or the assi
   });
 
   it("a command that says nothing but its exit status is a check that answered no, not an error", () => {
-    const probes = probeMessages([bash("a", "sudo wg show wg0 2>/dev/null"), result("a", "bash", "Exit code 1", true)]);
+    const probes = probeMessages([bash("a", "sudo ip link show tun0 2>/dev/null"), result("a", "bash", "Exit code 1", true)]);
     expect(probes.errors).toEqual([]);
   });
 
@@ -169,7 +170,7 @@ describe("errors: seen by their first line, fixed by a later success or the assi
   });
 
   it("a failure whose message names another command is that command's: it stands, once, until that command works", () => {
-    const harness = "Command failed: cygpath -u 'c:\\users\\me'";
+    const harness = "Command failed: git rev-parse --show-toplevel";
     const probes = probeMessages([
       bash("a", 'powershell.exe -Command "Get-ScheduledTask"'),
       result("a", "bash", harness, true),
@@ -204,6 +205,77 @@ describe("errors: seen by their first line, fixed by a later success or the assi
     expect(probeMessages(failed).errors.map((e) => [e.text, e.resolved === true])).toEqual([["whoami: extra operand '/priv'", false]]);
     const later = probeMessages([...failed, bash("b", "npm run build"), result("b", "bash", "built in 2s")]).errors;
     expect(later.map((e) => e.resolved === true)).toEqual([true]);
+  });
+
+  it("a program that is not there taught the agent something: it stands until the work goes on", () => {
+    const missing = [
+      bash("a", "pkill -9 git"),
+      result("a", "bash", "Exit code 127\n/usr/bin/bash: line 1: pkill: command not found", true),
+      bash("b", "python3 -c 'print(1)'"),
+      result("b", "bash", "Exit code 9009\nPython was not found; run without arguments to install from the Microsoft Store", true),
+    ];
+    expect(probeMessages(missing).errors.map((e) => e.resolved === true)).toEqual([false, false]);
+    const later = probeMessages([...missing, bash("c", "/c/Python314/python -c 'print(1)'"), result("c", "bash", "1")]).errors;
+    expect(later.map((e) => e.resolved === true)).toEqual([true, true]);
+  });
+
+  it("a failed change is done when the file is written another way; an error reaching a file, when it is reached", () => {
+    const probes = probeMessages([
+      say("", [["a", "Write", { file_path: "C:/Users/me/app/scripts/sync.py", content: "x" }]]),
+      result("a", "Write", "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>", true),
+      bash("b", "cat > \"$HOME/app/scripts/sync.py\" << 'EOF'\nprint(1)\nEOF"),
+      result("b", "bash", ""),
+      bash("c", "chmod 644 ./app/workflows/build.yml"),
+      result("c", "bash", "chmod: changing permissions of './app/workflows/build.yml': Operation not permitted", true),
+      say("", [["d", "Read", { file_path: "/home/me/app/workflows/build.yml" }]]),
+      result("d", "Read", "name: build"),
+    ]);
+    expect(probes.errors.map((e) => e.resolved === true)).toEqual([true, true]);
+  });
+
+  it("a model that failed works again at its next call, not only at its next finished answer", () => {
+    const probes = probeMessages([
+      { role: "assistant", content: [], stopReason: "error", errorMessage: "You've hit your limit · resets 5am" },
+      bash("a", "ls"),
+      result("a", "bash", "a.txt"),
+    ]);
+    expect(probes.errors.map((e) => [e.detail, e.resolved === true])).toEqual([["model call", true]]);
+  });
+
+  it("a script that reports errors while exiting 0 failed, by its error line; a look-up's output is content", () => {
+    const output = "Syncing 31 logs\nError processing a.jsonl: bad escape \\U at position 2\n0 synced";
+    expect(probeMessages([bash("a", "python scripts/sync.py"), result("a", "bash", output)]).errors.map((e) => e.text)).toEqual([
+      "Error processing a.jsonl: bad escape \\U at position 2",
+    ]);
+    expect(probeMessages([bash("b", "cat notes.log"), result("b", "bash", output)]).errors).toEqual([]);
+  });
+
+  it("the output of a command the user ran through the harness fails like theirs", () => {
+    const injected = (text: string): ContextMessage => ({ role: "custom", customType: INJECTED_TEXT_TYPE, content: text, display: false });
+    const probes = probeMessages([
+      injected("<command-name>/login</command-name>\n<command-args></command-args>"),
+      injected("<local-command-stdout>Login failed: could not reach the server</local-command-stdout>"),
+      injected("<command-name>/export</command-name>"),
+      injected("<local-command-stdout>Conversation exported to: chat.txt</local-command-stdout>"),
+    ]);
+    expect(probes.errors.map((e) => [e.detail, e.text, e.resolved === true])).toEqual([
+      ["/login", "Login failed: could not reach the server", false],
+    ]);
+  });
+
+  it("a `which` that finds nothing is a look-up that failed; a silent one says nothing; `&& echo` is no part of the action", () => {
+    const probes = probeMessages([
+      bash("a", "which fzf bat 2>/dev/null"),
+      result("a", "bash", "Exit code 1\nfzf not found\nbat not found", true),
+    ]);
+    expect(probes.errors.map((e) => [e.text, e.resolved === true])).toEqual([["fzf not found", false]]);
+    const echoed = probeMessages([
+      bash("b", 'python3 -c "import yaml" && echo "valid"'),
+      result("b", "bash", "Traceback (most recent call last):\nModuleNotFoundError: No module named 'yaml'", true),
+      bash("c", 'python3 -c "import yaml" && echo "NOW valid"'),
+      result("c", "bash", "NOW valid"),
+    ]);
+    expect(echoed.errors.map((e) => e.resolved === true)).toEqual([true]);
   });
 
   it("another approach to the same goal fixes a failure: a later success of the same program and subcommand", () => {

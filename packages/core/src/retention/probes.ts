@@ -7,10 +7,11 @@ import type { ContextMessage } from "@base-context/protocol";
 import { errorLine } from "./errors.js";
 import { FailureTracker, type Failure } from "./failures.js";
 import type { HumanWords } from "./human-words.js";
-import { actionKeys, commandFailureKeys, commandKeys } from "./resolution.js";
+import { actionKeys, commandFailureKeys, commandKeys, MOVED_ON } from "./resolution.js";
 import { clip, normalizeKey, sentences } from "./text.js";
 import { classifyToolCall } from "./tools.js";
-import { bashFailed, contentText, failureKeys, readToolResult } from "./tool-results.js";
+import { isInjectedText } from "../injected.js";
+import { bashFailed, contentText, failureKeys, readToolResult, userCommandOutput } from "./tool-results.js";
 import { constraintSentences, isSummaryText, ownSentences, readRequest, unsureConstraintSentences } from "./user-text.js";
 
 export { constraintSentences, isGoalRequest, isSummaryText, readRequest, requestText } from "./user-text.js";
@@ -99,6 +100,8 @@ class ProbeCollector implements MessageReader {
   private readonly unjudged: Unjudged = { requests: 0, constraints: 0 };
   private lastUserIndex = -1;
   private lastPlan: ProbeItem | undefined;
+  /** The latest command the user ran through the harness (its output follows in another injected text). */
+  private userCommand: string | undefined;
 
   add(kind: ProbeKind, item: ProbeItem): void {
     const key = kind === "files" ? item.text : normalizeKey(item.text);
@@ -148,6 +151,9 @@ class ProbeCollector implements MessageReader {
       this.failures.failed({ ...failure, actionKey: MODEL, fixedBy: [MODEL], fromCommand: false });
     } else if (message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0)) {
       // A finished answer: the model works again, and the agent moved past what it could not read.
+      this.failures.succeeded([MODEL, MOVED_ON], index, false);
+    } else if (calledTools) {
+      // A call: the model works again.
       this.failures.succeeded([MODEL], index, false);
     }
     if (text.trim().length === 0) return;
@@ -170,6 +176,20 @@ class ProbeCollector implements MessageReader {
     const keys = failureKeys(call, message, reading, call ? `${call.kind}:${call.target}` : `tool:${message.toolName}`);
     const what = call?.target ? call.target : message.toolName;
     this.failures.failed({ what, message: reading.message, index, ...keys, ...(reading.refused ? { refused: true } : {}) });
+  }
+
+  /** The harness's text: the output of a command the user ran through it (a slash command) fails or works like theirs. */
+  custom(customType: string, text: string, index: number): void {
+    if (!isInjectedText(customType)) return;
+    const ran = userCommandOutput(text);
+    if (ran.command !== undefined) this.userCommand = ran.command;
+    if (this.userCommand === undefined || !/<local-command-(?:stdout|stderr)>/.test(text)) return;
+    const keys = commandKeys(this.userCommand);
+    if (ran.error === undefined) this.failures.succeeded(keys, index);
+    else {
+      const failure = { what: this.userCommand, message: ran.error, index, actionKey: keys[0]! };
+      this.failures.failed({ ...failure, fixedBy: keys.slice(0, 1), fromCommand: true });
+    }
   }
 
   bash(message: Extract<ContextMessage, { role: "bashExecution" }>, index: number): void {

@@ -6,6 +6,9 @@
  * pass now, for the failures of commands). A fixed error is not blocked, and repair never adds it.
  */
 
+import { commandFileOps } from "../shell-file-ops.js";
+import { extractPaths } from "./text.js";
+
 const PREFIX_SEGMENT = /^(?:cd|pushd|popd|export|source|\.|set|unset|nvm use|ulimit)\b/;
 const FILTER = /^(?:head|tail|grep|egrep|rg|less|more|cat|wc|sort|uniq|tee|cut|awk|sed|tr|column|jq)\b/;
 /** Programs whose action is known by their last argument: two copies to one place are one action. */
@@ -63,6 +66,8 @@ export function commandKey(command: string): string {
   const kept: string[] = [];
   for (const { text, joiner } of shellSegments(command)) {
     if (joiner === "|" && FILTER.test(text)) continue;
+    // `a && echo "✓ valid"`: the echo reports on `a`, it is not part of the action.
+    if (joiner !== "" && joiner !== "|" && /^(?:echo|printf|true)\b/.test(text)) continue;
     if (PREFIX_SEGMENT.test(text)) continue;
     const bare = text
       .replace(/\s*\d?>>?\s*(?:&\d|\/dev\/null|\S+)/g, "")
@@ -170,6 +175,12 @@ export function wasCancelled(output: string): boolean {
 export const ANY_LATER_SUCCESS = "any-later-success";
 
 /**
+ * The key a finished answer of the model counts for: the agent moved on. A failed read (a file it
+ * did not find) stops standing there too; a failed command does not (the answer may only report it).
+ */
+export const MOVED_ON = "moved-on";
+
+/**
  * The keys a failure of a command is known by: the whole command (not its parts: `a && b` may
  * have failed in `a`), the verb of its last part, and a copy's destination.
  */
@@ -186,25 +197,47 @@ export function commandFailureKeys(command: string): string[] {
  * later success (the work went on). A success counts for every key.
  */
 export function actionKeys(kind: string, target: string, toolName?: string): string[] {
-  if (kind === "run") return commandKeys(target);
+  // A command that worked reached the files it names (a failed read of one stops standing) and
+  // wrote the files it writes (a failed change of one is done another way).
+  if (kind === "run") return [...commandKeys(target), ...pathLookupKeys(target), ...writtenKeys(target)];
   const name = `lookup:${target.replace(/^.*[\\/]/, "")}`;
-  if (kind === "read") return [name, ANY_LATER_SUCCESS];
-  if (kind === "modify") return [`file:${target}`, name];
+  if (kind === "read") return [name, ANY_LATER_SUCCESS, MOVED_ON];
+  if (kind === "modify") return [`file:${target}`, name, wroteKey(target)];
   // A tool we know nothing about (waiting on a background task, a web fetch): the same tool working later.
   if (kind === "other" && toolName !== undefined) return [`${kind}:${target}`, `tool:${toolName}`];
   return [`${kind}:${target}`];
 }
 
-/** The keys a failure of a tool call's action is known by. */
+/** `lookup:<name>` for each file a command names: what a read of that file is known by. */
+export function pathLookupKeys(command: string): string[] {
+  return [...new Set(extractPaths(command).map((path) => `lookup:${path.replace(/^.*[\\/]/, "")}`))];
+}
+
+/**
+ * `wrote:<folder>/<name>`: a file written, known by its last two path parts, so a change made
+ * another way (a shell's heredoc to `$HOME/…/scripts/a.py` after an edit of `C:/…/scripts/a.py`
+ * failed) is the same file written.
+ */
+function wroteKey(path: string): string {
+  return `wrote:${path.replace(/\\/g, "/").split("/").filter((part) => part.length > 0).slice(-2).join("/")}`;
+}
+
+function writtenKeys(command: string): string[] {
+  const ops = commandFileOps(command);
+  return [...ops.written, ...ops.edited, ...(ops.moved ?? []).map((move) => move.to)].map(wroteKey);
+}
+
+/** The keys a failure of a tool call's action is known by: a failed change is fixed by the file written again, however. */
 export function actionFailureKeys(kind: string, target: string, toolName?: string): string[] {
   if (kind === "run") return commandFailureKeys(target);
   const keys = actionKeys(kind, target, toolName);
+  if (kind === "modify") return [keys[0]!, wroteKey(target)];
   return kind === "read" || kind === "other" ? keys : keys.slice(0, 1);
 }
 
 /**
- * The command a failure belongs to when its message names another one (`Command failed: cygpath
- * -u 'c:\users\me'`): the harness around the action failed, not the action, and that failure
+ * The command a failure belongs to when its message names another one (`Command failed: git rev-parse
+ * --show-toplevel`): the harness around the action failed, not the action, and that failure
  * stands until the named command works, however many actions it breaks.
  */
 export function failedCommandNamed(message: string, ownCommand: string | undefined): string | undefined {

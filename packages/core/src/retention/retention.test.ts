@@ -258,13 +258,13 @@ describe("junk", () => {
     ["_ -> nil", "code"],
     ["{:ok, result} -> result", "code"],
     ["end", "code"],
-    ['{:lazy_html, ">= 0.1.0", only: :test},', "code"],
+    ['{:jason, "~> 1.4"},', "code"],
     ["@spec setup() :: :ok", "code"],
     ["fn main() {", "code"],
     ["│   ├── print-mode.ts # Already here", "tree"],
     ["+-- src/index.ts", "tree"],
     ["at Object.<anonymous> (/srv/app/index.js:3:14)", "stack frame"],
-    ["lib/spotter_web/controllers/otel_trace_helpers.ex:57:13", "stack frame"],
+    ["lib/app_web/controllers/page_controller.ex:57:13", "stack frame"],
   ])("%s is %s", (line, kind) => {
     expect(junkKind(line)).toBe(kind);
   });
@@ -274,7 +274,7 @@ describe("junk", () => {
     "Request: no, dimGray should be that, no need for linkGray,",
     "what should we do",
     "import the data from the old file first",
-    "Current task: Implement spotter-gqc",
+    "Current task: Implement the billing epic",
   ])("%s is prose, not code", (line) => {
     expect(junkKind(line)).toBeUndefined();
   });

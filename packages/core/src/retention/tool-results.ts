@@ -5,18 +5,28 @@
  */
 import type { ContextMessage, UserContentBlock } from "@base-context/protocol";
 import {
+  commandProgram,
   errorLine,
   exitedAsDesigned,
   foundNothing,
   hasStackTrace,
   saysOnlyExitStatus,
   startsWithErrorLine,
+  reportedErrorLine,
   stderrErrorLine,
   tidyErrorLine,
 } from "./errors.js";
 import { humanWordsInResult, type HumanWords } from "./human-words.js";
 import { isLookupCommand } from "./lookups.js";
-import { ANY_LATER_SUCCESS, actionFailureKeys, commandFailureKeys, commandKey, failedCommandNamed, wasCancelled } from "./resolution.js";
+import {
+  ANY_LATER_SUCCESS,
+  actionFailureKeys,
+  commandFailureKeys,
+  commandKey,
+  failedCommandNamed,
+  pathLookupKeys,
+  wasCancelled,
+} from "./resolution.js";
 import { reportedExitCode } from "./tools.js";
 
 type ToolResult = Extract<ContextMessage, { role: "toolResult" }>;
@@ -43,6 +53,8 @@ export function toolResultFailed(call: { readonly kind: string; readonly target:
   // A result whose own first line is an error line (`TypeError: …`), or whose error stream names
   // one, flagged or not; a file read is content.
   if (message.isError !== true && call?.kind !== "read" && (startsWithErrorLine(text) || stderrErrorLine(text) !== undefined)) return true;
+  // A command that changes or runs something and reports errors while exiting 0 ("Error processing a.jsonl: …").
+  if (message.isError !== true && call?.kind === "run" && !isLookupCommand(call.target) && reportedErrorLine(text) !== undefined) return true;
   if (message.isError !== true && (exitCode === undefined || exitCode === 0)) return false;
   if (call?.kind === "run") return !exitedAsDesigned(call.target, exitCode ?? 1, text) && !saysOnlyExitStatus(text);
   return !(call?.kind === "search" || call === undefined) || !foundNothing(text);
@@ -73,7 +85,8 @@ export function readToolResult(call: { readonly kind: string; readonly target: s
   const human = humanWordsInResult(message.toolName, text);
   if (human?.refused) return { failed: true, refused: true, message: refusalLine(text), human };
   const failed = toolResultFailed(call, message);
-  const line = failed ? (message.isError === true ? errorLine(text) : (stderrErrorLine(text) ?? errorLine(text))) : "";
+  const reported = message.isError === true ? undefined : (stderrErrorLine(text) ?? reportedErrorLine(text));
+  const line = failed ? (reported ?? errorLine(text)) : "";
   return { failed, refused: false, message: line, ...(human ? { human } : {}) };
 }
 
@@ -87,7 +100,7 @@ export interface FailureKeys {
 
 /**
  * The keys of a failed call: a refusal stands until any later success; a failure whose message
- * names another command (`Command failed: cygpath …`) is that command's; else the call's own
+ * names another command (`Command failed: git rev-parse …`) is that command's; else the call's own
  * action's (resolution.ts `actionFailureKeys`). `actionKey` is the caller's key for the call.
  */
 export function failureKeys(
@@ -101,13 +114,48 @@ export function failureKeys(
   const named = failedCommandNamed(reading.message, fromCommand ? call!.target : undefined);
   if (named !== undefined) return { actionKey: `run:${commandKey(named)}`, fixedBy: commandFailureKeys(named), fromCommand: true };
   if (!call) return { actionKey, fixedBy: [`tool:${message.toolName}`], fromCommand: false };
-  const fixedBy = actionFailureKeys(call.kind, call.target, call.toolName);
-  // A look-up that failed taught the agent something; like a failed read, it stands until the work goes on.
-  if (fromCommand && isLookupCommand(call.target)) {
+  const fixedBy = [...actionFailureKeys(call.kind, call.target, call.toolName), ...accessKeys(call, reading.message)];
+  // A look-up that failed, or a program that is not there, taught the agent something; like a failed
+  // read, it stands until the work goes on.
+  if (fromCommand && (isLookupCommand(call.target) || missingProgram(call.target, reading.message))) {
     return { actionKey, fixedBy: [...fixedBy, ANY_LATER_SUCCESS], fromCommand, lookup: true };
   }
   return { actionKey, fixedBy, fromCommand };
 }
+
+/** The shell saying the program does not exist (`pkill: command not found`, PowerShell's "is not recognized as the name of a cmdlet"). */
+const MISSING_PROGRAM = /\bcommand not found\b|\bis not recognized as (?:the name of a cmdlet|an internal or external command)|\bNo such file or directory\b.*\bexec\b/i;
+
+/** The message says the command's own program is not there ("Python was not found; …" for `python3 -c …`). */
+function missingProgram(command: string, message: string): boolean {
+  if (MISSING_PROGRAM.test(message)) return true;
+  const program = commandProgram(command).replace(/\.exe$/i, "").replace(/[\d.]+$/, "");
+  if (program.length < 2) return false;
+  return new RegExp(`\\b${program.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\w*\\b[^.;]{0,20}\\b(?:was not found|not found|not installed)\\b`, "i").test(message);
+}
+
+/** An error about reaching a file: the file being reached later (read, written, named by a command that works) fixes it. */
+const ACCESS = /permission denied|EACCES|EPERM|operation not permitted|no such file|cannot access|does not exist|not found/i;
+
+/** `lookup:<name>` for each file a command names, when its failure was about reaching a file. */
+function accessKeys(call: { readonly kind: string; readonly target: string }, message: string): string[] {
+  if (call.kind !== "run" || !ACCESS.test(message)) return [];
+  return pathLookupKeys(call.target);
+}
+
+/**
+ * The output of a command the user ran through the agent's harness (Claude Code's slash commands:
+ * `<command-name>/login</command-name>`, then `<local-command-stdout>…`), read from
+ * the injected text that carries it: the command, and its error line when the output names one.
+ */
+export function userCommandOutput(text: string): { command?: string; error?: string } {
+  const command = /<command-name>\s*([^<]+?)\s*<\/command-name>/.exec(text)?.[1];
+  const output = /<local-command-(?:stdout|stderr)>([\s\S]*?)(?:<\/local-command-(?:stdout|stderr)>|$)/.exec(text)?.[1];
+  const named = output !== undefined && (STRONG_OR_WEAK.test(output) || startsWithErrorLine(output)) ? errorLine(output) : undefined;
+  return { ...(command !== undefined ? { command } : {}), ...(named ? { error: named } : {}) };
+}
+
+const STRONG_OR_WEAK = /\b(?:error|fatal|panic|failed|failure|couldn't|could not|cannot|can't|denied|refused)\b/i;
 
 /** A refusal's line: its first sentences up to the harness's parenthesis ("The user doesn't want to proceed … was rejected"). */
 function refusalLine(text: string): string {

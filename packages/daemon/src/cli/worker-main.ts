@@ -4,7 +4,7 @@
  * `dist/bundle/worker.cjs` (scripts/bundle.mjs), with each kind's module loaded when that kind
  * starts.
  *
- * The checkpointer, the token counter and the PostgreSQL bridge never print: whatever a
+ * The checkpointer, the token counter, the PostgreSQL bridge and the stdio socket's helper never print: whatever a
  * dependency writes is dropped here, before anything loads (captured output that is never read
  * keeps the daemon alive, and none of it may reach the protocol's stdout). A plugin's output is
  * its log: the daemon reads it (plugins/output.ts).
@@ -17,6 +17,7 @@ const MAINS: Record<WorkerKind, () => Promise<unknown>> = {
   "token-count": () => import("../tokens/count-worker-main.js"),
   postgres: () => import("../store/postgres/worker/main.js"),
   plugin: () => import("../plugins/worker/bootstrap.js"),
+  "socket-helper": () => import("../server/socket-helper.js"),
 };
 
 const kind = ((workerData as Record<string, unknown> | null)?.[WORKER_KIND_FIELD] ?? process.argv[2]) as WorkerKind;

@@ -25,14 +25,12 @@ import {
   withPlan,
   prunedOutputs,
   planFrom,
-  planTruncation,
-  truncationLimits,
   EMPTY_PRUNE_PLAN,
   isContextVisible,
   stubTokenCount,
   compactionSummaryText,
   type PrunePlan,
-  type TruncationLimits,
+  truncationLimits,
 } from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import type { SessionSettings } from "../settings/session-settings.js";
@@ -44,6 +42,7 @@ import type { RunReporter } from "./reporter.js";
 import { retainCompactionSummary } from "./retention.js";
 import { compactionDisabledReason, requestSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
+import { RunNotes, truncate } from "./truncate.js";
 
 /** `compaction/run`'s params; `strategy` defaults to `auto` for callers inside the daemon too. */
 export type CompactionRunParams = Omit<ValidParamsOf<typeof CompactionRun>, "strategy"> & {
@@ -97,7 +96,7 @@ export async function runCompaction(
 
     const window = params.contextWindow;
     const limits = window !== undefined ? truncationLimits(window, settings.compaction.prune.enabled) : undefined;
-    const truncation = limits ? await truncate(deps, params, limits, signal) : undefined;
+    const truncation = limits ? await truncate(deps.sessions, sessionId, limits, () => throwIfAborted(signal)) : undefined;
     const notes = new RunNotes(applied.conflict, truncation);
     const path = await deps.sessions.getContextPath(sessionId);
     throwIfAborted(signal);
@@ -440,59 +439,6 @@ function commitPrune(
     },
   );
   return result!;
-}
-
-/**
- * Tool outputs larger than their share of the window, cut before anything else is decided
- * (docs/compaction-rungs.md#outputs-larger-than-the-window): a prune entry of its own under the
- * leaf, so the run then works on the context as the model will see it. Undefined when none was.
- */
-async function truncate(
-  deps: PipelineDeps,
-  params: CompactionRunParams,
-  limits: TruncationLimits,
-  signal: AbortSignal | undefined,
-): Promise<CompactionResult["truncated"]> {
-  const path = await deps.sessions.getContextPath(params.sessionId);
-  throwIfAborted(signal);
-  const plan = planTruncation(path.entries, limits);
-  const leaf = path.entries[path.entries.length - 1];
-  if (plan.hidden.length === 0 || !leaf) return undefined;
-  const outcome = await deps.sessions.appendEntries({
-    sessionId: params.sessionId,
-    entries: [pruneEntryInput(plan)],
-    onlyIfOnPath: leaf.entry.id,
-  });
-  if (outcome.status === "stale") return undefined;
-  return { entryId: outcome.entries[0]!.entry.id, outputs: plan.hidden.length, tokensSaved: plan.tokensSaved };
-}
-
-/** What a run adds to its result's message and fields: the window conflict and the outputs it cut first. */
-class RunNotes {
-  constructor(
-    private readonly conflict: string | undefined,
-    private readonly truncation: CompactionResult["truncated"],
-  ) {}
-
-  /** The message with the cut outputs before it and the conflict after it. */
-  around(message: string | undefined): string {
-    const parts: string[] = [];
-    if (this.truncation) {
-      const { outputs, tokensSaved } = this.truncation;
-      parts.push(`cut ${outputs} tool output${outputs === 1 ? "" : "s"} to fit the window (${tokensSaved.toLocaleString("en-US")} tokens)`);
-    }
-    if (message) parts.push(message);
-    if (this.conflict) parts.push(this.conflict);
-    return parts.join("; ");
-  }
-
-  truncated(): Pick<CompactionResult, "truncated"> {
-    return this.truncation ? { truncated: this.truncation } : {};
-  }
-
-  into(result: CompactionResult): CompactionResult {
-    return { ...result, message: this.around(result.message), ...this.truncated() };
-  }
 }
 
 /** The preparation's tail pruning, limited to the tail actually kept (a plugin may keep another). */

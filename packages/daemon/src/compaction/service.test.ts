@@ -238,23 +238,24 @@ describe("plugin hooks", () => {
     },
   });
 
-  it("uses a plugin's compaction as returned, marked fromHook, without a summarizer call", async () => {
+  /** A fresh harness whose compaction service has these hooks. */
+  const withHooks = async (compactHooks: CompactHooks) => {
     await h.cleanup();
+    h = await harness({ hooks: compactHooks });
+  };
+
+  it("uses a plugin's compaction as returned, marked fromHook, without a summarizer call", async () => {
     const seen: unknown[] = [];
-    h = await harness({
-      hooks: hooks(
-        { compaction: { summary: "plugin summary", firstKeptEntryId: "", tokensBefore: 42, details: { mine: true } }, pluginId: "p1" },
-        seen,
-      ),
+    // The plugin picks its own first kept entry, once the conversation has one.
+    let firstKeptEntryId = "";
+    await withHooks({
+      async runCompactHook(event, signal, context) {
+        const compaction = { summary: "plugin summary", firstKeptEntryId, tokensBefore: 42, details: { mine: true } };
+        return hooks({ compaction, pluginId: "p1" }, seen).runCompactHook(event, signal, context);
+      },
     });
     const ids = await h.conversation(5);
-    // The plugin picks its own first kept entry.
-    h.service.setHooks(
-      hooks(
-        { compaction: { summary: "plugin summary", firstKeptEntryId: ids[6]!, tokensBefore: 42, details: { mine: true } }, pluginId: "p1" },
-        seen,
-      ),
-    );
+    firstKeptEntryId = ids[6]!;
     const result = await h.service.run(manual({ customInstructions: "keep it short" }));
     expect(result).toMatchObject({ status: "committed", summarizer: "plugin:p1" });
     expect(result.entry).toMatchObject({
@@ -274,8 +275,8 @@ describe("plugin hooks", () => {
   });
 
   it("reports a plugin's cancel as status cancelled and writes nothing", async () => {
+    await withHooks(hooks({ cancel: true, pluginId: "p2" }));
     await h.conversation(5);
-    h.service.setHooks(hooks({ cancel: true, pluginId: "p2" }));
     const before = h.entryCount();
     const result = await h.service.run(manual());
     expect(result).toMatchObject({ status: "cancelled", message: "cancelled by plugin p2" });
@@ -283,15 +284,15 @@ describe("plugin hooks", () => {
   });
 
   it("skips the hook when no plugin could answer", async () => {
-    await h.conversation(5);
     let called = false;
-    h.service.setHooks({
+    await withHooks({
       hasCompactHook: () => false,
       runCompactHook: async () => {
         called = true;
         return undefined;
       },
     });
+    await h.conversation(5);
     expect((await h.service.run(manual())).status).toBe("committed");
     expect(called).toBe(false);
   });

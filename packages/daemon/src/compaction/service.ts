@@ -29,7 +29,7 @@ import { compactionDisabledReason, requestSettings } from "./settings.js";
 export interface CompactionServiceOptions {
   readonly sessions: SessionService;
   readonly settings: SessionSettings;
-  /** `session_before_compact`; may also be set later with `setHooks` (the plugin host starts after). */
+  /** `session_before_compact` (the plugin host's). */
   readonly hooks?: CompactHooks | undefined;
   /** Where the summarizer comes from (default: `createSummarizer(settings, env, { clientModel })`). */
   summarizerFor?(settings: Settings["summarizer"], clientModel: ClientModel | undefined): Summarizer;
@@ -54,7 +54,7 @@ export class CompactionService {
   readonly locks: SessionLocks;
   private readonly sessions: SessionService;
   private readonly records: SessionRecords;
-  private hooks: CompactHooks | undefined;
+  private readonly hooks: CompactHooks | undefined;
   private readonly summarizerFor: (settings: Settings["summarizer"], clientModel: ClientModel | undefined) => Summarizer;
   private readonly now: () => number;
   private readonly newJobId: () => string;
@@ -70,10 +70,6 @@ export class CompactionService {
     this.summarizerFor = options.summarizerFor ?? ((settings, clientModel) => createSummarizer(settings, env, { clientModel }));
     this.now = options.now ?? Date.now;
     this.newJobId = options.newJobId ?? (() => globalThis.crypto.randomUUID());
-  }
-
-  setHooks(hooks: CompactHooks | undefined): void {
-    this.hooks = hooks;
   }
 
   /**

@@ -40,15 +40,6 @@ function helperTimeoutMs(): number {
   const set = Number(process.env.BASE_CONTEXT_FD1_HELPER_TIMEOUT_MS);
   return Number.isFinite(set) && set >= 0 ? set : 10_000;
 }
-/**
- * Sends the socket it inherited as its fd 4 back to its parent; the parent receives a new
- * descriptor to the same socket. Not as the helper's own stdout: a descriptor shares its blocking
- * mode with every copy of it, and a child's descriptors 0-2 are made blocking when it starts
- * (libuv) and put back as they were found when Node exits. The daemon's copy then turned
- * blocking, and its first write to a client that was not reading blocked the whole daemon.
- */
-const SOCKET_HELPER = `const { Socket } = require("node:net");
-process.send("fd1", new Socket({ fd: 4, readable: false, writable: true }), () => process.disconnect());`;
 
 /**
  * As bigint stats on purpose: plain stats go through a buffer Node shares with its module
@@ -67,8 +58,16 @@ async function receiveSocketCopy(): Promise<Socket> {
   // Loaded here, not at start-up: child_process (and dgram, which it loads) would be loaded before
   // the `initialize` reply, and most daemons never need the helper (stdio over pipes).
   const { spawn } = await import("node:child_process");
+  const { workerProcessArguments } = await import("../workers/start-worker.js");
   return new Promise((resolve, reject) => {
-    const helper = spawn(process.execPath, ["-e", SOCKET_HELPER], { stdio: ["ignore", "ignore", "ignore", "ipc", 1], env: {} });
+    // The helper (socket-helper.ts) sends the socket it inherits as its fd 4 back; the daemon
+    // receives a new descriptor to the same socket. Not as the helper's own stdout: a descriptor
+    // shares its blocking mode with every copy of it, and a child's descriptors 0-2 are made
+    // blocking when it starts (libuv) and put back as they were found when Node exits. The
+    // daemon's copy then turned blocking, and its first write to a client that was not reading
+    // blocked the whole daemon.
+    const args = workerProcessArguments("socket-helper", null);
+    const helper = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "ignore", "ipc", 1], env: {} });
     const timer = setTimeout(() => {
       helper.kill("SIGKILL");
       reject(new Error(`the helper process did not answer within ${helperTimeoutMs()} ms`));

@@ -21,8 +21,8 @@ import { fileURLToPath } from "node:url";
 import type { ResourceLimits, TransferListItem, Worker } from "node:worker_threads";
 import { workerThreads } from "../lazy-node.js";
 
-/** The workers the entry knows (cli/worker-main.ts). */
-export type WorkerKind = "sqlite-checkpoints" | "token-count" | "postgres" | "plugin";
+/** The workers the entry knows (cli/worker-main.ts): threads, and the processes of plugins and of the stdio socket's helper. */
+export type WorkerKind = "sqlite-checkpoints" | "token-count" | "postgres" | "plugin" | "socket-helper";
 
 /** The field of `workerData` that names the kind (the rest is the worker's own data). */
 export const WORKER_KIND_FIELD = "workerKind";

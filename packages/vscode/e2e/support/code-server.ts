@@ -40,7 +40,7 @@ export function ensureCodeServer(): string {
     execFileSync(node, [npmCli(), "install", "--no-audit", "--no-fund", "--no-package-lock", `code-server@${CODE_SERVER_VERSION}`], {
       cwd: staging,
       stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, PATH: `${join(nodeDir, "bin")}:${process.env.PATH ?? ""}`, npm_config_nodedir: nodeDir },
+      env: { ...withoutNpmConfig(process.env), PATH: `${join(nodeDir, "bin")}:${process.env.PATH ?? ""}`, npm_config_nodedir: nodeDir },
       timeout: 1_800_000,
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -59,6 +59,15 @@ export function ensureCodeServer(): string {
     rmSync(staging, { recursive: true, force: true });
   }
   return entry;
+}
+
+/**
+ * The environment without what a package manager running this test put in it (`npm_config_*`,
+ * `npm_package_*`, …): npm reads `npm_config_*` as its own settings, so the outer pnpm's
+ * `npm_config_user_agent` (naming Node 20) reached code-server's postinstall, which refused to run.
+ */
+function withoutNpmConfig(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !/^(npm|pnpm)_/i.test(key)));
 }
 
 /** npm's own script, run under Node 24 (the `npm` on PATH is a shell script for the machine's Node). */

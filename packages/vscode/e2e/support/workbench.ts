@@ -68,9 +68,9 @@ export class Workbench {
     const input = this.quickInputBox();
     await input.waitFor();
     await input.fill(`>${title}`);
-    const row = this.page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
-    await row.waitFor();
-    await input.press("Enter");
+    // Clicked, not Enter: the palette may still highlight a recently used command while it filters.
+    const row = this.page.locator(".quick-input-widget .monaco-list-row", { hasText: new RegExp(`^${escapeRegExp(title)}`) }).first();
+    await row.click();
   }
 
   /** The quick input's text box (palette, input box, quick pick). */
@@ -255,4 +255,8 @@ function renderedLines(): string {
   const lines = Array.from(editor?.querySelectorAll<HTMLElement>(".view-line") ?? []);
   lines.sort((a, b) => Number.parseFloat(a.style.top) - Number.parseFloat(b.style.top));
   return lines.map((line) => (line.textContent ?? "").replace(/\u00a0/g, " ")).join("\n");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import { SessionDelete, SessionExport, SessionImport, SessionRename, type BaseContextClient } from "@base-context/protocol";
 import { errorCode } from "../daemon/problems.js";
 import { plural } from "../models/format.js";
+import { importAllOutcome, parseImportAllReport } from "../models/import-model.js";
 import { daemonSettings } from "../settings.js";
 import type { ExtensionState } from "../state.js";
 import type { SessionTreeView } from "../views/session-tree-view.js";
@@ -168,33 +169,29 @@ async function importAll(state: ExtensionState, sessions: SessionsView): Promise
   if (!picked) return;
   const settings = daemonSettings();
   const args = [...settings.args, "import", "--all", picked.agent, "--json"];
-  const output = await vscode.window.withProgress(
+  const run = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Base Context: importing ${picked.label}'s sessions`, cancellable: true },
     (_progress, token) => runCli(settings.command, args, { ...process.env, ...settings.env }, token, state.log),
   );
-  if (output === undefined) return;
-  const report = JSON.parse(output) as {
-    folder: string;
-    files: { path: string; error?: string; updated?: boolean; addedEntries?: number }[];
-  };
-  const failed = report.files.filter((file) => file.error !== undefined);
-  const updated = report.files.filter((file) => file.updated === true && (file.addedEntries ?? 0) > 0).length;
-  const fresh = report.files.filter((file) => file.error === undefined && file.updated !== true).length;
-  for (const file of failed) state.log.appendLine(`[extension] ${file.path}: ${file.error}`);
+  if (run === undefined) return;
+  // A file that failed makes the command exit 1, with the report of all the others still written.
+  const report = parseImportAllReport(run.stdout);
+  if (!report) throw new Error(lastLines(run.stderr) || `${settings.command} exited with ${run.code}`);
+  const outcome = importAllOutcome(picked.label, report);
+  for (const failure of outcome.failures) state.log.appendLine(`[extension] ${failure}`);
   await sessions.reload();
-  const text = `Base Context: ${plural(fresh, "session")} imported from ${report.folder}, ${updated} brought up to date` +
-    (failed.length > 0 ? `; ${plural(failed.length, "file")} failed (see the log).` : ".");
-  void (failed.length > 0 ? vscode.window.showWarningMessage(text) : vscode.window.showInformationMessage(text));
+  const text = `Base Context: ${outcome.message}`;
+  void (outcome.level === "warning" ? vscode.window.showWarningMessage(text) : vscode.window.showInformationMessage(text));
 }
 
-/** Runs the command line; its stdout when it succeeds, undefined when cancelled; else throws with what it said. */
+/** Runs the command line: its exit code and output, or undefined when cancelled; throws when it cannot start. */
 function runCli(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   token: vscode.CancellationToken,
   log: vscode.OutputChannel,
-): Promise<string | undefined> {
+): Promise<{ code: number | null; stdout: string; stderr: string } | undefined> {
   return new Promise((resolve, reject) => {
     log.appendLine(`[extension] running ${[command, ...args].join(" ")}`);
     const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -210,11 +207,9 @@ function runCli(
       cancel.dispose();
       reject(new Error(`${command} could not be started: ${error.message}`));
     });
-    child.once("close", (code, signal) => {
+    child.once("close", (code) => {
       cancel.dispose();
-      if (token.isCancellationRequested) resolve(undefined);
-      else if (code === 0) resolve(stdout);
-      else reject(new Error(lastLines(stderr) || `${command} exited with ${signal ?? code}`));
+      resolve(token.isCancellationRequested ? undefined : { code, stdout, stderr });
     });
   });
 }

@@ -1,15 +1,9 @@
 import type { CompactionResult } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { compactionOutcome, summarizerName } from "./compaction-model.js";
+import { report } from "./test-support.js";
 
-const retention = {
-  files: { kept: 16, total: 16 },
-  errors: { kept: 1, total: 2 },
-  requests: { kept: 3, total: 3 },
-  constraints: { kept: 0, total: 0 },
-  plan: { kept: 0, total: 0 },
-  missing: { files: [], errors: ["TypeError: x is undefined"], requests: [], constraints: [], plan: [] },
-};
+const retention = report({ files: [16, 16], errors: [1, 2], requests: [3, 3] }, { errors: ["TypeError: x is undefined"] });
 const stats = {
   summarizedMessages: 40,
   turnPrefixMessages: 0,

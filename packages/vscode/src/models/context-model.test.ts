@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contextDocument, type BuiltContext } from "./context-model.js";
+import { report } from "./test-support.js";
 
 const context: BuiltContext = {
   messages: [
@@ -23,14 +24,7 @@ const context: BuiltContext = {
   pruned: { entryIds: ["t1"], toolCallIds: ["call_1"], tokensSaved: 2_000 },
 } as BuiltContext;
 
-const retention = {
-  files: { kept: 1, total: 2 },
-  errors: { kept: 0, total: 0 },
-  requests: { kept: 1, total: 1 },
-  constraints: { kept: 0, total: 0 },
-  plan: { kept: 0, total: 0 },
-  missing: { files: ["src/db.ts"], errors: [], requests: [], constraints: [], plan: [] },
-};
+const retention = report({ files: [1, 2], requests: [1, 1] }, { files: ["src/db.ts"] });
 
 describe("contextDocument", () => {
   const text = contextDocument({ sessionId: "s1", title: "Refresh\ntokens", leafId: "e42", atCurrentLeaf: true, context, retention, summarizedBy: "Claude Code" });

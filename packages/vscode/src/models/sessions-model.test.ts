@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentOf, inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
+import { agentOf, applySessionNews, inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
 
 const NOW = Date.parse("2026-03-10T12:00:00.000Z");
 const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Summary> = {}): Summary => ({
@@ -32,6 +32,8 @@ describe("sessionsView", () => {
       ["Refresh tokens", "12 entries · 3 min ago"],
       ["session c9d0e1f2", "Claude Code · 12 entries · 6 days ago"],
     ]);
+    expect(ours!.children![1]).toMatchObject({ accessibilityLabel: "session session c9d0e1f2, Claude Code, 12 entries, 6 days ago" });
+    expect(ours!.children![1]!.tooltip).toContain("- written by: Claude Code");
     expect(others).toMatchObject({ label: "Other folders", description: "1 session", collapsible: "collapsed" });
     expect(others!.children!.map((item) => [item.label, item.description])).toEqual([["Fix the footer links", "site · 1 entry · 3 h ago"]]);
   });
@@ -93,5 +95,19 @@ describe("inWorkspace and sessionTitle", () => {
     expect(sessionTitle({ id: "x", name: "  ", firstMessage: "Hello\nworld" })).toBe("Hello world");
     expect(sessionTitle({ id: "0123456789", firstMessage: "a".repeat(100) }, 10)).toBe(`${"a".repeat(9)}…`);
     expect(sessionTitle({ id: "0123456789" })).toBe("session 01234567");
+  });
+});
+
+describe("applySessionNews", () => {
+  it("puts a session another client created or wrote first, drops a deleted one, keeps the rest in order", () => {
+    const written = { ...sessions[2]!, entryCount: 13, modifiedAt: "2026-03-10T11:59:00.000Z" };
+    const created = session("new-one", "/home/me/api", "2026-03-10T11:58:00.000Z");
+    const list = applySessionNews(sessions, [written, created], ["e5f6a7b8-2"]);
+    expect(list.map((s) => [s.id, s.entryCount])).toEqual([
+      ["c9d0e1f2-3", 13],
+      ["new-one", 12],
+      ["a1b2c3d4-1", 12],
+    ]);
+    expect(applySessionNews(list, [], ["no-such-session"])).toEqual(list);
   });
 });

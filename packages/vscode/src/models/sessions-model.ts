@@ -65,6 +65,17 @@ export function sessionsView(input: SessionsViewInput): ViewItem[] {
   return groups;
 }
 
+/**
+ * The list after `session/didChange` news: a changed session replaces its row (or joins the list,
+ * created by another client), a deleted one leaves, newest change first.
+ */
+export function applySessionNews(sessions: readonly Summary[], changed: readonly Summary[], deleted: readonly string[]): Summary[] {
+  const gone = new Set([...deleted, ...changed.map((session) => session.id)]);
+  return [...changed, ...sessions.filter((session) => !gone.has(session.id))].sort(
+    (a, b) => Date.parse(b.modifiedAt) - Date.parse(a.modifiedAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+  );
+}
+
 /** Whether a session's folder is one of the workspace's or inside one (same separators assumed). */
 export function inWorkspace(cwd: string, folders: readonly string[]): boolean {
   const trimmed = cwd.replace(/[\\/]+$/, "");
@@ -81,12 +92,11 @@ export function sessionTitle(session: Pick<Summary, "id" | "name" | "firstMessag
   return `session ${session.id.slice(0, 8)}`;
 }
 
-/** Which agent wrote a session, when the daemon says so (`format` of an import, else absent). */
+/** Which agent wrote a session, when the daemon says so (session/list's `format`; absent for a session made through the API). */
 export function agentOf(session: Summary): string | undefined {
-  const { format } = session;
-  if (format === "claude-code-jsonl") return "Claude Code";
-  if (format === "codex-jsonl") return "Codex";
-  if (format === "pi-jsonl") return "pi";
+  if (session.format === "claude-code-jsonl") return "Claude Code";
+  if (session.format === "codex-jsonl") return "Codex";
+  if (session.format === "pi-jsonl") return "pi";
   return undefined;
 }
 

@@ -2,6 +2,7 @@ import type { SessionEntry } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import type { ViewItem } from "./view-item.js";
 import { treeView, type FlatNode } from "./tree-model.js";
+import { report } from "./test-support.js";
 
 let clock = Date.parse("2026-03-01T10:00:00.000Z");
 const at = () => new Date((clock += 1000)).toISOString();
@@ -12,14 +13,7 @@ function user(id: string, parentId: string | null, text: string): SessionEntry {
 function assistant(id: string, parentId: string | null, text: string): SessionEntry {
   return { type: "message", id, parentId, timestamp: at(), message: { role: "assistant", content: [{ type: "text", text }] } } as SessionEntry;
 }
-const retention = {
-  files: { kept: 2, total: 3 },
-  errors: { kept: 1, total: 1 },
-  requests: { kept: 1, total: 1 },
-  constraints: { kept: 0, total: 0 },
-  plan: { kept: 0, total: 0 },
-  missing: { files: ["src/lost.ts"], errors: [], requests: [], constraints: [], plan: [] },
-};
+const retention = report({ files: [2, 3], errors: [1, 1], requests: [1, 1] }, { files: ["src/lost.ts"] });
 
 /**
  *   u1 a1 u2 a2 c1(compaction keeping from u2) u3 a3*        (branch 1, holds the leaf)

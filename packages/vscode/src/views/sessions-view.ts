@@ -5,7 +5,7 @@
  */
 import * as vscode from "vscode";
 import { SessionDidChange, SessionList, SessionSearch, SessionWatch, type BaseContextClient } from "@base-context/protocol";
-import { sessionsView, type SearchResults, type Summary } from "../models/sessions-model.js";
+import { applySessionNews, sessionsView, type SearchResults, type Summary } from "../models/sessions-model.js";
 import type { ViewItem } from "../models/view-item.js";
 import type { ExtensionState } from "../state.js";
 import { ModelTree } from "./model-tree.js";
@@ -101,10 +101,7 @@ export class SessionsView implements vscode.Disposable {
 
   /** News from the daemon: changed sessions replace their rows (or join the list), deleted ones leave. */
   private apply(changed: readonly Summary[], deleted: readonly string[]): void {
-    const gone = new Set([...deleted, ...changed.map((session) => session.id)]);
-    this.sessions = [...changed, ...this.sessions.filter((session) => !gone.has(session.id))].sort(
-      (a, b) => Date.parse(b.modifiedAt) - Date.parse(a.modifiedAt),
-    );
+    this.sessions = applySessionNews(this.sessions, changed, deleted);
     this.state.remember(changed);
     this.render();
     for (const id of deleted) this.state.sessionDeleted(id);

@@ -16,12 +16,14 @@ import {
   commandKeys,
   errorLine,
   FailureTracker,
+  MOVED_ON,
   tidyErrorLine,
   readToolResult,
   reportedExitCode,
   contentText,
   commandFileOps,
   shellCallFileOps,
+  userCommandOutput,
   type CallFileOps,
   type ActionKind,
   type Failure,
@@ -68,6 +70,7 @@ export class ActionLog {
   readonly succeededKeys = new Set<string>();
   /** Tool call id → the key of its action, for the result that answers the call. */
   private readonly callActions = new Map<string, string>();
+  private lastUserCommand: string | undefined;
   /** Tool call id → what a shell call does to files, for when its result says it ran. */
   private readonly callFiles = new Map<string, { ops: CallFileOps; command: string }>();
 
@@ -135,14 +138,33 @@ export class ActionLog {
     this.failures.failed({ ...failure, fixedBy: commandFailureKeys(target), fromCommand: true });
   }
 
+  /** The harness's report of a command the user ran through it (a slash command): it fails or works like theirs. */
+  userCommand(text: string, index: number): void {
+    const ran = userCommandOutput(text);
+    if (ran.command !== undefined) this.lastUserCommand = ran.command;
+    const command = this.lastUserCommand;
+    if (command === undefined || !/<local-command-(?:stdout|stderr)>/.test(text)) return;
+    const keys = commandKeys(command);
+    if (ran.error === undefined) this.failures.succeeded(keys, index);
+    else {
+      const failure = { what: `\`${command}\` (the user's)`, message: ran.error, index, actionKey: keys[0]! };
+      this.failures.failed({ ...failure, fixedBy: keys.slice(0, 1), fromCommand: true });
+    }
+  }
+
   modelFailed(errorMessage: string, index: number): void {
     const failure = { what: "model call", message: errorLine(errorMessage), index };
     this.failures.failed({ ...failure, actionKey: MODEL_KEY, fixedBy: [MODEL_KEY], fromCommand: false });
   }
 
+  /** A call of the model's: it works again (a failed model call before it is resolved). */
+  modelWorked(index: number): void {
+    this.failures.succeeded([MODEL_KEY], index, false);
+  }
+
   /** A finished answer: the model calls that failed before are resolved. */
   modelAnswered(index: number): void {
-    this.failures.succeeded([MODEL_KEY], index, false);
+    this.failures.succeeded([MODEL_KEY, MOVED_ON], index, false);
   }
 
   /** An assistant sentence saying an error was fixed ("the build passes now", "fixed the TS2339 in a.ts"). */
@@ -166,7 +188,8 @@ export class ActionLog {
           const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
           calls.set(block.id, { key, kind: action.kind, target: action.target, toolName: action.toolName });
         }
-        if (message.stopReason === "stop") this.failures.succeeded([MODEL_KEY], index, false);
+        if (message.stopReason === "stop") this.failures.succeeded([MODEL_KEY, MOVED_ON], index, false);
+        else if (message.stopReason !== "error") this.failures.succeeded([MODEL_KEY], index, false);
       } else if (message.role === "toolResult") {
         const call = calls.get(message.toolCallId);
         const reading = readToolResult(call, message);
@@ -218,6 +241,8 @@ function carriedFailure(item: string): Omit<ErrorFact, "resolved" | "resolvedInd
     const fixedBy = refused ? [ANY_LATER_SUCCESS] : commandFailureKeys(command);
     return { what: item, message: ours[2]!, actionKey: runKey(command), fixedBy, fromCommand: true, ...(refused ? { refused } : {}) };
   }
+  const model = /^model call: `(.+)`$/.exec(item);
+  if (model) return { what: item, message: model[1]!, actionKey: MODEL_KEY, fixedBy: [MODEL_KEY], fromCommand: false };
   const file = /^(\w+) `([^`]+)`(?: \([^)]*\))?: `(.+)`$/.exec(item);
   if (file) {
     const kind = file[1] === "read" ? "read" : "modify";

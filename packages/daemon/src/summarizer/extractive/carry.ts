@@ -6,7 +6,7 @@
  *   and the human's words it quotes (Claude Code's "All user messages"), stay the human's words;
  * - its rules stay rules, and the rules in the human's words it quotes join them;
  * - an in-progress item the part finished (a completing command or sentence names its subject:
- *   `bd close spotter-gqc.6`, "Committed spotter-gqc.6") moves to Done;
+ *   `gh issue close 42`, "Committed PROJ-12") moves to Done;
  * - an item naming a file the part moved or removed goes (the file lists say where it is now);
  * - its blockers are tracked as failures from before the part (facts.ts), so the part's
  *   successes resolve them by the same rules as its own errors;
@@ -101,7 +101,7 @@ function previousGoal(previous: ParsedSummary): Pick<Carried, "currentTask" | "b
   return { ...(currentTask !== undefined ? { currentTask } : {}), ...(background !== undefined ? { background } : {}), earlierTasks };
 }
 
-/** The subject an item is about: its first name with a digit and a separator (`spotter-gqc.6`, `v0.8.0`, `PROJ-12`). */
+/** The subject an item is about: its first name with a digit and a separator (`PROJ-12`, `v0.8.0`, `task-3.2`). */
 function subjectOf(item: string): string | undefined {
   for (const token of item.split(/[\s`*()[\],:;"'!?]+/)) {
     const bare = token.replace(/[.]+$/, "");

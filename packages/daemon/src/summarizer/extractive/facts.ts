@@ -1,9 +1,11 @@
 /**
  * One pass over the messages, collecting what a summary is made of, read the way the retention
- * probes read them (docs/retention.md): the user's requests and constraints in their own words,
- * what was done (tool calls with their targets, the assistant's own "I fixed…" statements),
- * decisions (minus those a user correction rejected), errors (real failures only, by their first
- * line) and whether they were resolved later, the last plan or open question, and exact names.
+ * probes read them (docs/retention.md): the user's requests and constraints in their own words
+ * (and in tool results: answers to the agent's questions, a refusal's reason), what was done (tool
+ * calls with their targets, files moved or removed, the assistant's own "I fixed…" statements, what
+ * says work was finished), decisions (minus those a user correction rejected), errors (real
+ * failures only, by their first line, a previous summary's blockers among them) and whether they
+ * stopped standing, the last plan or open question, and exact names.
  */
 import type { ContextMessage } from "@base-context/protocol";
 import {
@@ -60,7 +62,7 @@ export interface Facts {
   readonly standingErrors: ErrorFact[];
   /** The user's answers to the agent's questions (`"question"="answer"`), in order. */
   readonly answers: Noted[];
-  /** What says work was finished: assistant sentences ("Closed X", "X is committed") and commands that succeeded (`bd close X`). */
+  /** What says work was finished: assistant sentences ("Closed X", "X is committed") and commands that succeeded (`gh issue close 42`). */
   readonly completions: Noted[];
   /** Files shell commands moved or removed. */
   readonly fileChanges: readonly FileChange[];
@@ -95,7 +97,7 @@ const FAILURE_WORDS = /\b(?:fail(?:s|ed|ure|ures)?|errors?|throws?|still|crash(?
 /** A user message that takes back what the assistant just did or decided. */
 const CORRECTION =
   /^(?:no\b|nope\b|wait\b|actually\b|hmm\b|not\s+(?:that|like that)\b|revert\b|undo\b|rather\b)|\b(?:doesn't look right|does not look right|that's wrong|that is wrong|no,\s+we want|no,\s+(?:use|keep|put|do)\b|not what i (?:asked|meant|want))/i;
-/** A sentence saying work was finished ("spotter-gqc.6 is closed", "Committed the fix"); not one saying it is not yet. */
+/** A sentence saying work was finished ("PROJ-12 is closed", "Committed the fix"); not one saying it is not yet. */
 const COMPLETION =
   /\b(?:closed|completed?|done|committed|merged|pushed|finished|resolved|implemented|fixed|written|created|added|released|published|shipped)\b/i;
 const NOT_YET = /\b(?:not|n't|yet|still|needs?|remaining|pending|todo|to do|will|going to|next)\b/i;
@@ -254,6 +256,7 @@ class FactCollector implements MessageReader {
       this.log.modelAnswered(index);
     } else if (calledTools || message.stopReason !== undefined) {
       turn.answered = false;
+      if (calledTools) this.log.modelWorked(index);
     }
   }
 
@@ -298,8 +301,12 @@ class FactCollector implements MessageReader {
   }
 
   custom(customType: string, text: string, index: number): void {
-    // What the agent's harness injected (reminders, command echoes) is not a note about the work.
-    if (isInjectedText(customType)) return;
+    // What the agent's harness injected (reminders, command echoes) is not a note about the work;
+    // the output of a command the user ran through it is that command's outcome.
+    if (isInjectedText(customType)) {
+      this.log.userCommand(text, index);
+      return;
+    }
     if (isSummaryText(text)) this.summary(unwrapSummary(text), index);
     else if (text.trim().length > 0) {
       const line = firstLine(text, 200);
