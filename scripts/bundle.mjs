@@ -197,22 +197,28 @@ const commonJs = {
 const BUNDLE_URL = '"use strict";const __bundleUrl=require("node:url").pathToFileURL(__filename).href;';
 
 /**
- * The daemon's bundle: CommonJS, which cli/code-cache.ts compiles with V8's code cache (an ES
- * module cannot be given one on Node 20). In CommonJS, what a module imports (Node's built-ins,
- * better-sqlite3) is required when the importing module first runs, not all at start as an ES
- * module's static imports are. `import.meta.url` is the bundle's own URL.
+ * The bundles cli/code-cache.ts compiles with V8's code cache (an ES module cannot be given one on
+ * Node 20): CommonJS. In CommonJS, what a module imports (Node's built-ins, better-sqlite3) is
+ * required when the importing module first runs, not all at start as an ES module's static imports
+ * are. `import.meta.url` is the bundle's own URL.
  */
-const serve = build({
-  ...commonJs,
-  entryPoints: { daemon: join(daemon, "src", "cli", "serve-main.ts") },
-  plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
-  banner: {
-    js:
-      BUNDLE_URL +
-      'const __bundleImport=typeof __import==="function"?__import:(specifier)=>import(specifier);' +
-      'const __workerBundle=new URL("./worker.cjs",__bundleUrl).href;',
-  },
-});
+const codeCached = (entryPoints) =>
+  build({
+    ...commonJs,
+    entryPoints,
+    plugins: [daemonSources({ importThroughLoader: true }), withoutZodLocales, betterSqliteAddon],
+    banner: {
+      js:
+        BUNDLE_URL +
+        'const __bundleImport=typeof __import==="function"?__import:(specifier)=>import(specifier);' +
+        'const __workerBundle=new URL("./worker.cjs",__bundleUrl).href;',
+    },
+  });
+
+/** The daemon's bundle. */
+const serve = codeCached({ daemon: join(daemon, "src", "cli", "serve-main.ts") });
+/** The Claude Code hook's (cli/claude-code-hook-main.ts): Claude Code waits for it at every compaction. */
+const hook = codeCached({ "claude-code-hook": join(daemon, "src", "cli", "claude-code-hook-main.ts") });
 
 /**
  * Every worker's bundle (workers/start-worker.ts): the one entry, each kind's module evaluated
@@ -226,19 +232,25 @@ const worker = build({
   banner: { js: BUNDLE_URL },
 });
 
-/** What bin/base-context.js runs for `serve`: the loader that compiles the daemon's bundle with its code cache. */
+/**
+ * What bin/base-context.js runs for `serve` and `claude-code hook`: the loaders that compile the
+ * daemon's and the hook's bundles with their code cache.
+ */
 const loader = build({
   ...common,
-  entryPoints: { serve: join(daemon, "src", "cli", "serve-loader.ts") },
+  entryPoints: {
+    serve: join(daemon, "src", "cli", "serve-loader.ts"),
+    hook: join(daemon, "src", "cli", "claude-code-hook-loader.ts"),
+  },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
-  // The daemon's bundle beside it, which it compiles itself.
-  external: [...common.external, "./daemon.cjs"],
+  // The bundles beside them, which they compile themselves.
+  external: [...common.external, "./daemon.cjs", "./claude-code-hook.cjs"],
   plugins: [daemonSources({ importThroughLoader: false })],
 });
 
-const results = await Promise.all([cli, serve, loader, worker]);
-for (const [file, output] of Object.entries(results[1].metafile.outputs)) {
+const results = await Promise.all([cli, serve, loader, worker, hook]);
+for (const [file, output] of Object.entries({ ...results[1].metafile.outputs, ...results[4].metafile.outputs })) {
   const left = output.imports.filter((imported) => imported.kind === "dynamic-import" && imported.external);
   if (left.length > 0) throw new Error(`${file}: import() of ${left.map((i) => i.path).join(", ")} would fail from the code cache (see daemonSources)`);
 }

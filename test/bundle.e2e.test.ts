@@ -4,7 +4,8 @@
  * docs/architecture.md#start-path-and-bundles).
  * The whole end-to-end suite runs them (support/daemon.ts's DAEMON_MAIN); this file checks by name
  * the parts loaded on first use: the OpenAI client (a compaction with a model) and the
- * plugin host with its worker scripts (a plugin's hook), each named in the debug log when loaded.
+ * plugin host with its worker scripts (a plugin's hook), each named in the debug log when loaded;
+ * and the Claude Code hook's bundle (dist/bundle/claude-code-hook.cjs), run from its code cache too.
  */
 import { CompactionRun, SessionCreate } from "@base-context/protocol";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,13 +23,15 @@ const BUNDLES = join(dirname(DAEMON_BIN), "..", "dist", "bundle");
 const EXAMPLE = new URL("../examples/sessions/refactor-auth.jsonl", import.meta.url).pathname;
 const EXAMPLE_ID = "5b0c2f4e-8d1a-4c3b-9e6f-2a7d1c0b9e13";
 const BUILTINS_AT_REPLY = new URL("./support/builtins-at-reply.cjs", import.meta.url).pathname;
+/** bench/lib's generator of Claude Code transcripts (plain JavaScript, shared with the hook's bench). */
+const TRANSCRIPT_GENERATOR = "../bench/lib/claude-code-transcript.mjs";
 
 const daemons = usePluginDaemons();
 const fake = useFakeOpenAI();
 
 describe("the bundles", () => {
   it("are one file per entry point with a source map each", () => {
-    for (const name of ["daemon.cjs", "cli.js"]) {
+    for (const name of ["daemon.cjs", "cli.js", "claude-code-hook.cjs"]) {
       const bundle = join(BUNDLES, name);
       expect(existsSync(bundle), name).toBe(true);
       expect(readFileSync(bundle, "utf8")).toContain(`//# sourceMappingURL=${name}.map`);
@@ -139,6 +142,36 @@ describe("the bundled daemon's code cache", () => {
         expect(later).toContain("start: code cache used (covering the start and requests)");
         expect(later).not.toContain("code cache written");
       }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the bundled Claude Code hook (base-context claude-code hook)", () => {
+  // Claude Code waits for it at every compaction: it runs from a bundle of its own and its code cache, as serve does.
+  it("runs from its own bundle, whose code cache is written once it has answered and used by the next runs", async () => {
+    const copy = mkdtempSync(join(BUNDLES, "..", "bundle-hook-cache-test-"));
+    try {
+      for (const file of ["claude-code-hook.cjs", "hook.cjs", "worker.cjs"]) copyFileSync(join(BUNDLES, file), join(copy, file));
+      const main = join(copy, "bin.cjs");
+      writeFileSync(main, `"use strict";\nrequire("./hook.cjs");\n`);
+      const home = daemons.dirs.make("bc-bundle-hook-");
+      const transcript = join(home, "transcript.jsonl");
+      type Generator = { writeClaudeTranscript(path: string, options: { bytes: number }): unknown };
+      const generator = (await import(TRANSCRIPT_GENERATOR)) as Generator;
+      generator.writeClaudeTranscript(transcript, { bytes: 20_000 });
+      const input = JSON.stringify({ session_id: "bundle-hook", transcript_path: transcript, hook_event_name: "PreCompact", trigger: "auto" });
+      const run = () => runCli(["claude-code", "hook"], { home, main, input, env: { BASE_CONTEXT_LOG: "debug" } });
+      const first = await run();
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain("claude-code hook: code cache absent");
+      expect(first.stderr).toMatch(/claude-code hook: code cache written \(\d+ KiB, covering the start and requests\)/);
+      expect(first.stdout).toMatch(/^Base Context read this session's transcript/);
+      const second = await run();
+      expect(second.stderr).toContain("claude-code hook: code cache used");
+      expect(second.stderr).not.toContain("code cache written");
+      expect(second.stdout).toBe(first.stdout);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

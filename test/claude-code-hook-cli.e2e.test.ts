@@ -22,15 +22,13 @@ interface TranscriptState {
   sessionId: string;
   turns: number;
   written: number;
-  /** The uuid the next line names as its parent. */
-  parent: string | null;
-  cwd: string;
 }
 const generatorPath = "../bench/lib/claude-code-transcript.mjs";
 const generator = (await import(generatorPath)) as {
   writeClaudeTranscript(path: string, options: { bytes: number; compactAtEnd?: boolean; sessionId?: string }): TranscriptState;
   appendCompaction(state: TranscriptState): void;
   appendTurns(state: TranscriptState, count: number): void;
+  appendUserLine(state: TranscriptState, content: unknown): void;
 };
 
 const OTHER_HOOKS = {
@@ -240,21 +238,7 @@ describe("base-context claude-code hook never blocks Claude Code", () => {
     const transcript = join(home, "long-line.jsonl");
     const state = generator.writeClaudeTranscript(transcript, { bytes: 50_000 });
     expect((await runCli(["claude-code", "hook"], { home, input: hookInput(transcript, "PreCompact") })).code).toBe(0);
-    const big = "00000000-0000-4000-8000-00000000b16b";
-    const line = {
-      parentUuid: state.parent,
-      isSidechain: false,
-      userType: "external",
-      cwd: state.cwd,
-      sessionId: state.sessionId,
-      version: "2.1.332",
-      type: "user",
-      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_big", content: "x".repeat(70_000_000) }] },
-      uuid: big,
-      timestamp: "2026-11-02T00:00:00.000Z",
-    };
-    appendFileSync(transcript, `${JSON.stringify(line)}\n`);
-    state.parent = big;
+    generator.appendUserLine(state, [{ type: "tool_result", tool_use_id: "toolu_big", content: "x".repeat(70_000_000) }]);
     generator.appendTurns(state, 1);
     const turn = state.turns - 1;
     for (let run = 0; run < 2; run++) {

@@ -139,6 +139,17 @@ function transcript(): string {
   return join(projects, files[0]!);
 }
 
+type ShownMessage = { message: { role: string; customType?: string; content: unknown; details?: { kind?: string; attachment?: string } } };
+
+/** What SessionStart gave back, as the imported context holds it: the text of its attachment lines (injected text). */
+function givenBackInContext(messages: ShownMessage[]): string {
+  return messages
+    .filter(({ message }) => message.role === "custom" && message.customType === "injected-text")
+    .filter(({ message }) => message.details?.kind === "attachment" && message.details.attachment === "hook_additional_context")
+    .map(({ message }) => JSON.stringify(message.content))
+    .join("\n");
+}
+
 /** Every text a request sends: the system prompt and each message's text blocks. */
 function requestText(request: AnthropicRequestBody): string {
   return JSON.stringify(request.system ?? "") + (request.messages ?? []).map((message) => messageText(message)).join("\n");
@@ -212,11 +223,10 @@ describe("Base Context's hooks in the real Claude Code", () => {
       });
       expect(tree.stdout).toMatch(/\[compaction\].*\[Claude Code's summary kept .*0\/1 errors, 1\/1 constraints/);
 
-      // The context imported is the one the model read: SessionStart's additional context is in it, as text.
-      const shownMessages = (context as unknown as { messages: { message: { role: string; customType?: string; content: unknown } }[] })
-        .messages;
-      const injected = shownMessages.filter(({ message }) => message.role === "custom" && message.customType === "injected-text");
-      expect(injected.map(({ message }) => JSON.stringify(message.content)).join("\n")).toContain("Before this compaction, the conversation held these");
+      // The context imported is the one the model read: SessionStart's additional context is in it, as text, from its attachment line.
+      const givenBack = givenBackInContext((context as unknown as { messages: ShownMessage[] }).messages);
+      expect(givenBack).toContain("Before this compaction, the conversation held these");
+      expect(givenBack).toContain(JSON.stringify(errorLine![1]).slice(1, -1));
 
       // A second /compact: the error the first summary lost is still asked for, from what SessionStart gave back.
       const beforeSecond = fake.requests.length;
@@ -230,6 +240,13 @@ describe("Base Context's hooks in the real Claude Code", () => {
       const asked = secondPrompt.slice(secondPrompt.indexOf("Base Context read this session's transcript"));
       expect(asked).toContain(`- User constraint: ${CONSTRAINT}`);
       expect(asked).toContain(`\`${errorLine![1]}\``);
+      // Imported after the second compaction too: the context from the second summary on holds what SessionStart gave back again.
+      expect((await runCli(["import", file], { home: baseContextHome })).code).toBe(0);
+      const shownAgain = await runCli(["show", first.session_id, "--json"], { home: baseContextHome });
+      expect(shownAgain.code).toBe(0);
+      const givenAgain = givenBackInContext((JSON.parse(shownAgain.stdout) as { messages: ShownMessage[] }).messages);
+      expect(givenAgain).toContain(JSON.stringify(errorLine![1]).slice(1, -1));
+      expect(givenAgain).toContain(`- User constraint: ${CONSTRAINT}`);
       // Not because the turn in between failed again: the listing ran once, before the first compaction.
       const listings = readFileSync(file, "utf8")
         .split("\n")

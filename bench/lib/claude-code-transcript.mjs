@@ -92,6 +92,13 @@ export function appendTurns(state, count) {
   state.written += Buffer.byteLength(text);
 }
 
+/** One `user` line with this content (a string, or blocks such as a tool result), after the last line. */
+export function appendUserLine(state, content) {
+  const text = `${line(state, "user", { role: "user", content })}\n`;
+  appendFileSync(state.path, text);
+  state.written += Buffer.byteLength(text);
+}
+
 /** Claude Code's compaction: its boundary line, then its summary line (keeps the constraint, drops the errors). */
 export function appendCompaction(state) {
   const last = state.parent;

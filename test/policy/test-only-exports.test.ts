@@ -34,13 +34,14 @@ const PUBLISHED_FOR_OUTSIDE = new Set([...Object.values(PACKAGES).filter((entry)
 const isTest = (file: string) => /\.test\.ts$|(^|\/)test-support\.ts$|(^|\/)fixtures(\.ts$|\/)|^test\//.test(file);
 const isShipped = (file: string) => /^packages\/[^/]+\/src\//.test(file) && !isTest(file);
 /**
- * Exports reached by name rather than by an import: the daemon bundle's entry (cli/code-cache.ts
- * calls `serveMain` on the bundle's exports), the module hooks Node calls (`register`: the
+ * Exports reached by name rather than by an import: the daemon's and the Claude Code hook's bundle
+ * entries (cli/code-cache.ts calls `serveMain` and `hookMain` on the bundle's exports), the module hooks Node calls (`register`: the
  * plugins' loader hooks, the type-stripping hooks of workers run from the sources), and the
  * VS Code extension's `activate` and `deactivate`, which VS Code calls.
  */
 const REACHED_BY_NAME = new Set([
   "packages/daemon/src/cli/serve-main.ts#serveMain",
+  "packages/daemon/src/cli/claude-code-hook-main.ts#hookMain",
   "packages/daemon/src/plugins/worker/loader-hooks.ts#initialize",
   "packages/daemon/src/plugins/worker/loader-hooks.ts#resolve",
   "packages/daemon/src/plugins/worker/loader-hooks.ts#load",

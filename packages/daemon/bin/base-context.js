@@ -4,8 +4,9 @@
 // builds dist (a bin pointing into dist could not be linked yet). This file always exists.
 //
 // It runs the bundles the build makes (docs/architecture.md#start-path-and-bundles): `serve` the
-// daemon's (through its loader, serve.cjs); help and version the smallest; any other command the
-// CLI's. Each is one file, so a start reads and compiles one module instead of a few hundred.
+// daemon's (through its loader, serve.cjs), `claude-code hook` the hook's (hook.cjs); help and
+// version the smallest; any other command the CLI's. Each is one file, so a start reads and
+// compiles one module instead of a few hundred.
 // CommonJS (bin/package.json): `serve` then never starts Node's ES module loader, which a fresh
 // process pays for in CPU before its first reply.
 "use strict";
@@ -43,6 +44,9 @@ if (addonNode) {
   });
 } else if (command === "serve") {
   require("../dist/bundle/serve.cjs");
+} else if (command === "claude-code" && process.argv[3] === "hook") {
+  // Claude Code waits for it at every compaction: a bundle of its own, from its code cache as serve's.
+  require("../dist/bundle/hook.cjs");
 } else {
   const HELP = [undefined, "--help", "-h", "help", "--version", "-v"];
   import(HELP.includes(command) ? "../dist/bundle/help.js" : "../dist/bundle/cli.js");

@@ -140,8 +140,8 @@ describe("the Base Context extension in VS Code (code-server, Chromium)", () => 
     await wb.waitForNotification(/Imported pi-large-session\.jsonl: 1,018 entries, pi-jsonl/);
     await importThroughTheDialog(CLAUDE_CODE_SESSION);
     await wb.waitForNotification(/Imported cc-258c7280[^:]*: 497 entries, claude-code-jsonl/);
-    await wb.waitForRow("Sessions", /^session \/mode, pi-mono, 1,018 entries/);
-    await wb.waitForRow("Sessions", /^session Implement spotter-gqc, spotter-gqc, 497 entries/);
+    await wb.waitForRow("Sessions", /^session \/mode, pi, pi-mono, 1,018 entries/);
+    await wb.waitForRow("Sessions", /^session Implement spotter-gqc, Claude Code, spotter-gqc, 497 entries/);
     await wb.screenshot("sessions-imported");
 
     // Another client: the command line, in a process of its own, on the same store.

@@ -204,6 +204,21 @@ export function loadBundle(bundlePath: string, env: NodeJS.ProcessEnv = process.
 }
 
 /**
+ * Runs the Claude Code hook's bundle (cli/claude-code-hook-main.ts) with the command's arguments
+ * (those after `claude-code`). Its cache is written once the hook has answered, so it covers what
+ * the hook ran (an import, the probes), and only when the one used covered less.
+ */
+export function hookBundle(bundlePath: string, args: string[]): void {
+  const loaded = loadBundle(bundlePath);
+  const hookMain = loaded.exports.hookMain as (args: string[], onEnded: () => void) => void;
+  log("debug", `claude-code hook: code cache ${loaded.state}${loaded.reason !== undefined ? ` (${loaded.reason})` : ""}`);
+  hookMain(args, () => {
+    const saved = loaded.save("requests");
+    if (saved !== undefined) log("debug", `claude-code hook: ${saved}`);
+  });
+}
+
+/**
  * `base-context serve`: loads the daemon's bundle with the code cache and serves; writes the cache
  * at the daemon's quiet moments (never on a request's path): once it has started (the code its
  * start ran is compiled then) when none was used, and again once it has served requests when the

@@ -19,8 +19,11 @@ import { workerThreads } from "../lazy-node.js";
 export const HOOK_DEADLINE_MS = 20_000;
 /** The import and the answer stop here, leaving time to stop them in order. */
 const SOFT_MS = HOOK_DEADLINE_MS - 4_000;
-/** The process ends here whatever it is doing. */
-const HARD_MS = HOOK_DEADLINE_MS - 1_000;
+/**
+ * The process ends here whatever it is doing: 2 s before the limit, as the thread that ends it
+ * must still be scheduled, write its line and start WASI (slow on a loaded machine).
+ */
+const HARD_MS = HOOK_DEADLINE_MS - 2_000;
 
 export interface HookDeadline {
   /** Aborts at the soft deadline (its reason says so). */

@@ -59,6 +59,8 @@ describe("pi JSONL import and export", () => {
         parentSession: "/home/dev/.pi/agent/sessions/--home-dev-projects-shop--/2026-01-09T17-00-00-000Z_1234.jsonl",
         editor: { name: "vim", tabs: 2 },
         name: "Checkout refactor",
+        // Which agent wrote it: recorded at import, never written back into a pi file (the export below is byte for byte).
+        importedFrom: "pi-jsonl",
       });
       const id = result.session.id;
       const got = await sessions.get({ sessionId: id });

@@ -6,13 +6,11 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
-import { SessionStore } from "../store/index.js";
-import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
-import { SessionService } from "./service.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { SessionStore } from "../store/index.js";
+import { sessionServices } from "./fixtures/test-helpers.js";
+import type { SessionService } from "./service.js";
 
-const dirs = tempDirs();
 const CORPUS = join(import.meta.dirname, "..", "..", "..", "..", "..", "shared", "corpus");
 const HARDENING = join(CORPUS, "cc-chatlog-repo-hardening.jsonl");
 
@@ -44,21 +42,12 @@ const ccLine = (n: number, parent: number | null, type: "user" | "assistant", co
     timestamp: `2026-03-01T10:00:${String(n).padStart(2, "0")}.000Z`,
   });
 
+const services = sessionServices();
+
 describe("an unreadable line never cuts the history", () => {
-  let folder: string;
   let store: SessionStore;
   let sessions: SessionService;
-
-  beforeEach(() => {
-    folder = dirs.make();
-    const ids = sequentialIds();
-    store = new SessionStore({ path: join(folder, "gaps.db"), ids, checkpoints: "sqlite" });
-    sessions = new SessionService(store, new FakeCounter(), { ids, import: { batchSize: 2 } });
-  });
-  afterEach(async () => {
-    await store.close();
-    dirs.remove(folder);
-  });
+  beforeEach(() => ({ store, sessions } = services.open("gaps", { batchSize: 2 })));
 
   const pathIds = async (id: string) => (await sessions.getCountedPath(id)).map((counted) => counted.entry.id);
   const roots = (id: string) => [...store.entriesInOrder(id)].flat().filter((stored) => stored.entry.parentId === null);
@@ -131,7 +120,7 @@ describe("an unreadable line never cuts the history", () => {
       ccLine(4, 3, "assistant", [{ type: "text", text: "One file." }]),
       ccLine(5, 4, "user", "Thanks"),
     ];
-    const path = join(folder, `${SESSION}.jsonl`);
+    const path = join(services.folder, `${SESSION}.jsonl`);
     const { writeFileSync, appendFileSync } = await import("node:fs");
     writeFileSync(path, `${lines.join("\n")}\n`);
     const first = await sessions.import({ path, format: "claude-code-jsonl" });
@@ -162,27 +151,19 @@ describe("an unreadable line never cuts the history", () => {
 
 describe.skipIf(!existsSync(HARDENING))("the corpus's transcript with a line that is not JSON (skipped when ../shared/corpus is absent)", () => {
   it("imports with its whole history on one path: the human's first message is on the context's path", async () => {
-    const folder = dirs.make();
-    const ids = sequentialIds();
-    const store = new SessionStore({ path: join(folder, "corpus.db"), ids, checkpoints: "sqlite" });
-    try {
-      const sessions = new SessionService(store, new FakeCounter(), { ids });
-      const result = await sessions.import({ path: HARDENING });
-      expect(result.skippedLines).toEqual([{ line: 745, reason: expect.stringMatching(/^invalid JSON.*bridged/), bridgedTo: expect.any(String) }]);
-      const all = [...store.entriesInOrder(result.session.id)].flat();
-      // One root: the conversation's first line. Everything read is reachable from it.
-      expect(all.filter((stored) => stored.entry.parentId === null).map((stored) => stored.entry.id)).toEqual([all[0]!.entry.id]);
-      const path = (await sessions.getCountedPath(result.session.id)).map((counted) => counted.entry);
-      expect(path[0]!.id).toBe(all[0]!.entry.id);
-      const typed = path.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message.content] : []));
-      expect(String(typed[0])).toMatch(/^I want a complete history of our chats/);
-      // Lines on both sides of the gap are on the path.
-      const onPath = new Set(path.map((entry) => entry.id));
-      expect(onPath.has(result.skippedLines?.[0]?.bridgedTo ?? "")).toBe(true);
-      expect(path.length).toBeGreaterThan(all.length * 0.9);
-    } finally {
-      await store.close();
-      dirs.remove(folder);
-    }
+    const { store, sessions } = services.open("corpus");
+    const result = await sessions.import({ path: HARDENING });
+    expect(result.skippedLines).toEqual([{ line: 745, reason: expect.stringMatching(/^invalid JSON.*bridged/), bridgedTo: expect.any(String) }]);
+    const all = [...store.entriesInOrder(result.session.id)].flat();
+    // One root: the conversation's first line. Everything read is reachable from it.
+    expect(all.filter((stored) => stored.entry.parentId === null).map((stored) => stored.entry.id)).toEqual([all[0]!.entry.id]);
+    const path = (await sessions.getCountedPath(result.session.id)).map((counted) => counted.entry);
+    expect(path[0]!.id).toBe(all[0]!.entry.id);
+    const typed = path.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message.content] : []));
+    expect(String(typed[0])).toMatch(/^I want a complete history of our chats/);
+    // Lines on both sides of the gap are on the path.
+    const onPath = new Set(path.map((entry) => entry.id));
+    expect(onPath.has(result.skippedLines?.[0]?.bridgedTo ?? "")).toBe(true);
+    expect(path.length).toBeGreaterThan(all.length * 0.9);
   });
 });

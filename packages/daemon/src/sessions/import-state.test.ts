@@ -8,43 +8,31 @@
 import type { SessionEntry } from "@base-context/protocol";
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDirs } from "../../../../test/support/temp-dir.js";
-import { SessionStore } from "../store/index.js";
-import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { SessionStore } from "../store/index.js";
+import { FakeCounter, sequentialIds, sessionServices } from "./fixtures/test-helpers.js";
 import { ImportStates } from "./import-state.js";
 import { SessionService } from "./service.js";
 
-const dirs = tempDirs();
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const CLAUDE = join(FIXTURES, "claude-code", "1f0e2d3c-4b5a-4968-8776-a5b4c3d2e1f0.jsonl");
 const CODEX = join(import.meta.dirname, "formats", "codex", "fixtures", "codex-rollout.jsonl");
 const PI = join(FIXTURES, "pi-v3.jsonl");
 const linesOf = (path: string) => readFileSync(path, "utf8").trimEnd().split("\n");
 
+const services = sessionServices();
+
 describe("imports that go on from where the last one stopped", () => {
   let folder: string;
   let file: string;
-  let stores: SessionStore[];
-
   beforeEach(() => {
-    folder = dirs.make();
+    folder = services.folder;
     file = join(folder, "session.jsonl");
-    stores = [];
-  });
-  afterEach(async () => {
-    for (const store of stores) await store.close();
-    dirs.remove(folder);
   });
 
   /** A service on a database of its own, saving import states in `states` (a folder name; none: no states). */
-  const service = (name: string, states?: string) => {
-    const ids = sequentialIds();
-    const store = new SessionStore({ path: join(folder, `${name}.db`), ids, checkpoints: "sqlite" });
-    stores.push(store);
-    const importStates = states === undefined ? undefined : new ImportStates(join(folder, states));
-    return { store, sessions: new SessionService(store, new FakeCounter(), { ids, import: { batchSize: 3, states: importStates } }) };
-  };
+  const service = (name: string, states?: string) =>
+    services.open(name, { batchSize: 3, ...(states !== undefined ? { states: new ImportStates(join(folder, states)) } : {}) });
   const entries = (store: SessionStore, id: string) =>
     [...store.entriesInOrder(id)].flat().map(({ entry }): SessionEntry => entry);
 
@@ -72,7 +60,7 @@ describe("imports that go on from where the last one stopped", () => {
 
   it("reads only what was appended: a line read before is not read again (its skip is not reported twice)", async () => {
     const lines = linesOf(CLAUDE);
-    const { sessions } = service("main", "states");
+    const { store, sessions } = service("main", "states");
     writeFileSync(file, `${lines.slice(0, 34).join("\n")}\n`);
     const first = await sessions.import({ path: file });
     expect((first.skippedLines ?? []).map((skip) => skip.line)).toEqual([33]);
@@ -81,7 +69,7 @@ describe("imports that go on from where the last one stopped", () => {
     expect(again).toMatchObject({ updated: true, skippedLines: [] });
     expect(again.addedEntries).toBeGreaterThan(0);
     // Without a state (another home), the whole file is read again: line 33 is reported again.
-    const other = new SessionService(stores[0]!, new FakeCounter(), { ids: sequentialIds() });
+    const other = new SessionService(store, new FakeCounter(), { ids: sequentialIds() });
     expect(((await other.import({ path: file })).skippedLines ?? []).map((skip) => skip.line)).toEqual([33]);
   });
 
@@ -165,15 +153,10 @@ describe("imports that go on from where the last one stopped", () => {
       });
     // About 3 MB: three chunks of the file's reading.
     writeFileSync(file, `${[header, ...Array.from({ length: 1500 }, (_, n) => line(n))].join("\n")}\n`);
-    const { store } = service("main", "states");
-    const ids = sequentialIds();
-    const sessions = new SessionService(store, new FakeCounter(), {
-      ids,
-      import: {
-        batchSize: 100,
-        states: new ImportStates(join(folder, "states")),
-        limits: () => ({ maxImportLineBytes: 1 << 20, maxImportFileBytes: 1 << 30 }),
-      },
+    const { store, sessions } = services.open("main", {
+      batchSize: 100,
+      states: new ImportStates(join(folder, "states")),
+      limits: () => ({ maxImportLineBytes: 1 << 20, maxImportFileBytes: 1 << 30 }),
     });
     const controller = new AbortController();
     const beginImport = store.beginImport.bind(store);
@@ -198,5 +181,21 @@ describe("imports that go on from where the last one stopped", () => {
     const rest = await sessions.import({ path: file });
     expect(rest).toMatchObject({ updated: true, addedEntries: 1500 - stopped.entryCount, entryCount: 1500 });
     expect((await sessions.getCountedPath("kept")).map((counted) => counted.entry.id)).toEqual(Array.from({ length: 1500 }, (_, n) => `e${n}`));
+  });
+
+  it("records the format each session was imported from: session/list and session/get say it, a session made through the API has none", async () => {
+    const { sessions } = service("main");
+    const imported = new Map<string, string>();
+    for (const fixture of [CLAUDE, CODEX, PI]) imported.set((await sessions.import({ path: fixture })).session.id, fixture);
+    const created = (await sessions.create({ cwd: "/p" })).session.id;
+    const formats = Object.fromEntries((await sessions.list({})).sessions.map((summary) => [summary.id, summary.format]));
+    expect(Object.values(formats).sort()).toEqual(["claude-code-jsonl", "codex-jsonl", "pi-jsonl", undefined].sort());
+    expect(formats[created]).toBeUndefined();
+    for (const [id] of imported) expect((await sessions.get({ sessionId: id })).format).toBe(formats[id]);
+    // An export of Claude Code's session, imported back as a pi file under a new id, still says who wrote it.
+    const claude = [...imported].find(([, fixture]) => fixture === CLAUDE)![0];
+    const exported = await sessions.export({ sessionId: claude, format: "pi-jsonl" });
+    const copy = await sessions.import({ content: exported.content!, newId: true });
+    expect((await sessions.get({ sessionId: copy.session.id })).format).toBe("claude-code-jsonl");
   });
 });

@@ -9,7 +9,9 @@
 import {
   EntryAppend,
   EntryAppendMany,
+  IMPORT_FORMATS,
   type EntryInput,
+  type ImportFormat,
   type SessionDidChange,
   type SessionEntry,
   type SessionHeader,
@@ -173,7 +175,8 @@ export class SessionService implements SessionsApi {
 
   async get(params: Params<"get">): Result<"get"> {
     const record = this.store.requireSession(params.sessionId);
-    return { session: toHeader(record), leafId: record.leafId, entryCount: record.entryCount };
+    const format = importedFormat(record);
+    return { session: toHeader(record), leafId: record.leafId, entryCount: record.entryCount, ...(format !== undefined ? { format } : {}) };
   }
 
   async delete(params: Params<"delete">): Result<"delete"> {
@@ -417,5 +420,13 @@ function toSummary(record: SessionRecord): z.infer<typeof SessionSummary> {
   };
   if (record.name !== undefined) summary.name = record.name;
   if (record.firstMessage !== undefined) summary.firstMessage = record.firstMessage;
+  const format = importedFormat(record);
+  if (format !== undefined) summary.format = format;
   return summary;
+}
+
+/** The format of the file the session was imported from, as its header records it (`importedFrom`, set by the import's parsers). */
+function importedFormat(record: SessionRecord): ImportFormat | undefined {
+  const recorded = record.headerExtra.importedFrom;
+  return (IMPORT_FORMATS as readonly unknown[]).includes(recorded) ? (recorded as ImportFormat) : undefined;
 }

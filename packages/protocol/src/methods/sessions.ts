@@ -31,6 +31,10 @@ export const SessionSummary = z.lazy(() =>
     modifiedAt: z.string(),
     entryCount: z.number().int(),
     firstMessage: z.string().optional(),
+    format: ImportFormat.optional().describe(
+      "The format of the file the session was imported from, so the agent that wrote it (a session exported to pi's format " +
+        "and imported back keeps its agent's). Absent for a session made through session/create or session/fork.",
+    ),
   }),
 );
 
@@ -102,7 +106,12 @@ export const SessionRename = request(
 export const SessionGet = request(
   "session/get",
   () => z.object({ sessionId: SessionId }),
-  () => z.object({ session: SessionHeader, leafId: z.string().nullable(), entryCount: z.number().int() }),
+  () => z.object({
+    session: SessionHeader,
+    leafId: z.string().nullable(),
+    entryCount: z.number().int(),
+    format: ImportFormat.optional().describe("The format of the file the session was imported from (as SessionSummary's format)."),
+  }),
 );
 
 export const SessionDelete = request("session/delete", () => z.object({ sessionId: SessionId }), () => z.object({}));

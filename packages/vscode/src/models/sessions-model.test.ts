@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applySessionNews, inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
+import { agentOf, applySessionNews, inWorkspace, sessionsView, sessionTitle, type Summary } from "./sessions-model.js";
 
 const NOW = Date.parse("2026-03-10T12:00:00.000Z");
 const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Summary> = {}): Summary => ({
@@ -14,17 +14,26 @@ const session = (id: string, cwd: string, modifiedAt: string, extra: Partial<Sum
 const sessions = [
   session("a1b2c3d4-1", "/home/me/api", "2026-03-10T11:57:00.000Z", { name: "Refresh tokens", firstMessage: "Move the API to JWTs" }),
   session("e5f6a7b8-2", "/home/me/site", "2026-03-10T09:00:00.000Z", { firstMessage: "Fix the   footer\nlinks", entryCount: 1 }),
-  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z"),
+  session("c9d0e1f2-3", "/home/me/api/packages/db", "2026-03-04T12:00:00.000Z", { format: "claude-code-jsonl" }),
 ];
 
+describe("agentOf", () => {
+  it("names the agent the daemon says wrote the session (session/list's format), and none for a session made through the API", () => {
+    const of = (format?: Summary["format"]) => agentOf(session("x", "/p", "2026-03-10T11:00:00.000Z", format ? { format } : {}));
+    expect([of("pi-jsonl"), of("claude-code-jsonl"), of("codex-jsonl"), of()]).toEqual(["pi", "Claude Code", "Codex", undefined]);
+  });
+});
+
 describe("sessionsView", () => {
-  it("lists this workspace's sessions first, then the others, with folder, size and last change", () => {
+  it("lists this workspace's sessions first, then the others, with agent, folder, size and last change", () => {
     const [ours, others] = sessionsView({ sessions, workspaceFolders: ["/home/me/api"], now: NOW });
     expect(ours).toMatchObject({ label: "This workspace", description: "2 sessions", collapsible: "expanded" });
     expect(ours!.children!.map((item) => [item.label, item.description])).toEqual([
       ["Refresh tokens", "12 entries · 3 min ago"],
-      ["session c9d0e1f2", "12 entries · 6 days ago"],
+      ["session c9d0e1f2", "Claude Code · 12 entries · 6 days ago"],
     ]);
+    expect(ours!.children![1]).toMatchObject({ accessibilityLabel: "session session c9d0e1f2, Claude Code, 12 entries, 6 days ago" });
+    expect(ours!.children![1]!.tooltip).toContain("- written by: Claude Code");
     expect(others).toMatchObject({ label: "Other folders", description: "1 session", collapsible: "collapsed" });
     expect(others!.children!.map((item) => [item.label, item.description])).toEqual([["Fix the footer links", "site · 1 entry · 3 h ago"]]);
   });

@@ -92,8 +92,18 @@ export function sessionTitle(session: Pick<Summary, "id" | "name" | "firstMessag
   return `session ${session.id.slice(0, 8)}`;
 }
 
+/** Which agent wrote a session, when the daemon says so (session/list's `format`; absent for a session made through the API). */
+export function agentOf(session: Summary): string | undefined {
+  if (session.format === "claude-code-jsonl") return "Claude Code";
+  if (session.format === "codex-jsonl") return "Codex";
+  if (session.format === "pi-jsonl") return "pi";
+  return undefined;
+}
+
 function sessionItem(session: Summary, input: SessionsViewInput, showFolder: boolean): ViewItem {
+  const agent = agentOf(session);
   const parts = [
+    ...(agent ? [agent] : []),
     ...(showFolder ? [baseName(session.cwd) || session.cwd] : []),
     plural(session.entryCount, "entry", "entries"),
     relativeTime(session.modifiedAt, input.now),
@@ -103,7 +113,7 @@ function sessionItem(session: Summary, input: SessionsViewInput, showFolder: boo
     id: `session:${session.id}`,
     label: sessionTitle(session),
     description: parts.join(" · "),
-    tooltip: sessionTooltip(session),
+    tooltip: sessionTooltip(session, agent),
     icon: { id: open ? "comment-discussion" : "comment", ...(open ? { color: "charts.blue" } : {}) },
     contextValue: "session",
     collapsible: "none",
@@ -112,12 +122,13 @@ function sessionItem(session: Summary, input: SessionsViewInput, showFolder: boo
   };
 }
 
-function sessionTooltip(session: Summary): string {
+function sessionTooltip(session: Summary, agent: string | undefined): string {
   const lines = [
     `**${escapeMarkdown(sessionTitle(session, 200))}**`,
     "",
     `- id: \`${session.id}\``,
     `- folder: ${escapeMarkdown(session.cwd || "(none)")}`,
+    ...(agent ? [`- written by: ${agent}`] : []),
     `- ${plural(session.entryCount, "entry", "entries")}`,
     `- created ${session.createdAt}, last change ${session.modifiedAt}`,
   ];

@@ -11,15 +11,12 @@ import type { SessionEntry } from "@base-context/protocol";
 import { buildContext } from "@base-context/core";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDirs } from "../../../../../../test/support/temp-dir.js";
-import { SessionStore } from "../../../store/index.js";
-import { FakeCounter, sequentialIds } from "../../fixtures/test-helpers.js";
+import { describe, expect, it } from "vitest";
+import type { SessionStore } from "../../../store/index.js";
+import { sessionServices } from "../../fixtures/test-helpers.js";
 import { probesWithHandedBack } from "../../handed-back.js";
 import { ImportStates } from "../../import-state.js";
-import { SessionService } from "../../service.js";
 
-const dirs = tempDirs();
 const SESSION = "a77ac0de-0000-4000-8000-000000000000";
 const u = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
@@ -73,28 +70,12 @@ const TRANSCRIPT = [
   assistant(16, 15, [{ type: "text", text: "Nothing." }]),
 ];
 
+const services = sessionServices();
+
 describe("Claude Code's attachments", () => {
-  let folder: string;
-  let stores: SessionStore[];
-  beforeEach(() => {
-    folder = dirs.make();
-    stores = [];
-  });
-  afterEach(async () => {
-    for (const store of stores) await store.close();
-    dirs.remove(folder);
-  });
-  const service = (name: string, states?: ImportStates) => {
-    const ids = sequentialIds();
-    const store = new SessionStore({ path: join(folder, `${name}.db`), ids, checkpoints: "sqlite" });
-    stores.push(store);
-    return {
-      store,
-      sessions: new SessionService(store, new FakeCounter(), { ids, import: { batchSize: 4, ...(states ? { states } : {}) } }),
-    };
-  };
+  const service = (name: string, states?: ImportStates) => services.open(name, { batchSize: 4, ...(states ? { states } : {}) });
   const transcript = (lines: readonly string[]) => {
-    const path = join(folder, `${SESSION}.jsonl`);
+    const path = join(services.folder, `${SESSION}.jsonl`);
     writeFileSync(path, `${lines.join("\n")}\n`);
     return path;
   };
@@ -140,7 +121,7 @@ describe("Claude Code's attachments", () => {
     await once.import({ path: transcript(TRANSCRIPT) });
     const expected = [...whole.entriesInOrder(SESSION)].flat().map(({ entry }): SessionEntry => entry);
     for (const cut of [4, 5, 6, 7, 8, 9]) {
-      const { store, sessions } = service(`cut-${cut}`, new ImportStates(join(folder, `states-${cut}`)));
+      const { store, sessions } = service(`cut-${cut}`, new ImportStates(join(services.folder, `states-${cut}`)));
       await sessions.import({ path: transcript(TRANSCRIPT.slice(0, cut)) });
       await sessions.import({ path: transcript(TRANSCRIPT) });
       const pieces = [...store.entriesInOrder(SESSION)].flat().map(({ entry }): SessionEntry => entry);
@@ -149,7 +130,7 @@ describe("Claude Code's attachments", () => {
   });
 
   it("keeps every attachment on the path when an import stops between a user line and its attachments (they then follow it)", async () => {
-    const { store, sessions } = service("cut", new ImportStates(join(folder, "states")));
+    const { store, sessions } = service("cut", new ImportStates(join(services.folder, "states")));
     await sessions.import({ path: transcript(TRANSCRIPT.slice(0, 12)) });
     await sessions.import({ path: transcript(TRANSCRIPT) });
     const context = contextOf(store);
@@ -179,7 +160,7 @@ describe("Claude Code's attachments", () => {
       queue("remove"),
       assistant(4, 3, [{ type: "text", text: "Tests pass; looking at the lexer." }]),
     ];
-    const { store, sessions } = service("queued", new ImportStates(join(folder, "states")));
+    const { store, sessions } = service("queued", new ImportStates(join(services.folder, "states")));
     const result = await sessions.import({ path: transcript(lines) });
     expect(result.ignoredLines).toEqual({ "queue-operation": 4 });
     const path = store.path(SESSION).map((stored) => stored.entry);

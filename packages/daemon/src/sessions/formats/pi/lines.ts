@@ -47,7 +47,10 @@ export function headerLine(session: SessionRecord): string {
     cwd: session.cwd,
   };
   if (session.parentSession !== undefined) header.parentSession = session.parentSession;
-  return JSON.stringify({ ...header, ...session.headerExtra });
+  // A pi file says nothing of its writer: a session read from one is written back byte for byte
+  // (another agent's keeps its importedFrom, so its export imported back still names that agent).
+  const { importedFrom, ...others } = session.headerExtra;
+  return JSON.stringify({ ...header, ...(importedFrom === "pi-jsonl" ? others : session.headerExtra) });
 }
 
 /**

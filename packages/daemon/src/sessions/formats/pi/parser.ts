@@ -85,6 +85,8 @@ export class PiLineParser implements LineParser {
         );
       }
       this.header = readHeader(value);
+      // The agent that wrote the session: pi, unless the header says another (an export of another agent's session).
+      this.header.extra.importedFrom ??= "pi-jsonl";
       // Its ids are made here at each import: its session cannot be recognised in a second one.
       return this.header.version < 2 ? { kind: "header", header: this.header, idsOfItsOwn: false } : { kind: "header", header: this.header };
     }
