@@ -27,6 +27,7 @@ const storeBound = [
   "test/turn-end-crash.e2e.test.ts",
   "test/lifecycle.e2e.test.ts",
   "test/socket.e2e.test.ts",
+  "test/socket-neighbours.e2e.test.ts",
 ];
 /** The end-to-end suite: the tests that run the built daemon. */
 const endToEnd = ["test/**/*.e2e.test.ts", "test/adversarial/**/*.test.ts"];
@@ -65,12 +66,6 @@ const needsFreshModules = [
   "packages/daemon/src/tokens/counter-thread.test.ts",
   "packages/daemon/src/settings/manager-watch-start.test.ts",
 ];
-/**
- * Files that measure latency against the machine's CPU and run on their own after the rest of the
- * suite (`sequence.groupOrder`): beside other test files on two cores, what one client's CPU costs
- * another grew past the bound these files check, whatever the code under test did.
- */
-const quiet = ["test/socket-neighbours.e2e.test.ts"];
 /** Adversarial files that never start a daemon. */
 const engineFree = ["test/adversarial/scoreboard.test.ts"];
 /**
@@ -130,7 +125,7 @@ export default defineConfig({
           ...shared,
           name: "sqlite",
           include: [...needsFreshModules, "examples/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...shared.exclude, ...quiet, policy],
+          exclude: [...shared.exclude, policy],
         },
       },
       {
@@ -152,25 +147,12 @@ export default defineConfig({
           setupFiles: [...shared.setupFiles, "test/support/engine-setup.ts"],
         },
       },
-      {
-        test: {
-          ...shared,
-          name: "postgres-quiet",
-          include: quiet,
-          env: { BASE_CONTEXT_TEST_ENGINE: "postgres" },
-          globalSetup: ["test/support/postgres-setup.ts"],
-          setupFiles: [...shared.setupFiles, "test/support/engine-setup.ts"],
-          // After every other project has finished, one file at a time.
-          sequence: { groupOrder: 1 },
-          maxWorkers: 1,
-        },
-      },
       ...otherNodes.map((major) => ({
         test: {
           ...shared,
           name: `node${major}`,
           include: endToEnd,
-          exclude: [...shared.exclude, ...engineFree, ...notOnOtherNodes, ...quiet],
+          exclude: [...shared.exclude, ...engineFree, ...notOnOtherNodes],
           env: otherNodeEnv(major),
           globalSetup: ["test/support/other-node-setup.ts"],
         },

@@ -2,8 +2,8 @@
  * A client that sends requests and does not read the replies (docs/guarantees.md, "Protocol and
  * connections"): the daemon stops reading it once `limits.maxQueuedOutputBytes` of output waits,
  * its memory stays bounded, every reply arrives once the client reads, and on a socket daemon the
- * other clients are served meanwhile (their `context/build` p99 against the same client's before
- * the stall). The absolute figures are `pnpm bench bounded`'s (bench/bounded.mjs).
+ * other clients are served meanwhile. How fast they are served then (their `context/build` p99,
+ * alone and beside the stall) is `pnpm bench bounded`'s (bench/bounded.mjs), not a timed test's.
  */
 import type { ChildProcess } from "node:child_process";
 import { constants, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
@@ -37,15 +37,8 @@ const REPLY_CHARS = 3 * 1024 * 1024;
 const DAEMON_NODE_MAJOR = Number(process.env.BASE_CONTEXT_TEST_NODE_MAJOR ?? process.versions.node.split(".")[0]);
 const MAX_RSS = (DAEMON_NODE_MAJOR >= 24 ? 480 : 400) * 1024 * 1024;
 
-/** Requests timed on the other client, alone and while one client is stalled. */
+/** Requests made by the other client, before and while one client is stalled. */
 const BUILDS = 100;
-const P99_BOUND_MS = 50;
-
-/** The 99th percentile, nearest rank. */
-function p99(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.ceil(0.99 * sorted.length) - 1]!;
-}
 
 function home(): string {
   const dir = dirs.make("bc-backpressure-");
@@ -235,26 +228,18 @@ describe("a client that does not read its replies", { timeout: 240_000 }, () => 
       entry: { type: "message", message: { role: "user", content: "hello", timestamp: 1 } },
     });
 
-    const builds = async (firstId: number): Promise<number> => {
-      const times: number[] = [];
+    const builds = async (firstId: number): Promise<void> => {
       for (let i = 0; i < BUILDS; i++) {
-        const started = performance.now();
         const built = await call(other.socket, other.reader, firstId + i, "context/build", { sessionId: small.session.id });
-        times.push(performance.now() - started);
         expect(built.error).toBeUndefined();
       }
-      return p99(times);
     };
-    await builds(100); // warm-up: the first builds pay for loading the path
-    const alone = await builds(100 + BUILDS);
+    await builds(100);
 
     const peak = await floodUnread(daemon.process.pid!, stalled.socket, stalled.reader, sessionId, daemon.stderr);
     expect(peak).toBeLessThan(MAX_RSS);
-    // The other client is served while the first one's replies wait, as fast as before the stall:
-    // its p99 stays under 50 ms, or (on a machine already too busy for that) under its own p99 alone
-    // plus the same margin. Both are measured in this run, so the machine's speed cancels out.
-    const whileStalled = await builds(100 + 2 * BUILDS);
-    expect(whileStalled).toBeLessThan(Math.max(P99_BOUND_MS, alone + P99_BOUND_MS - 10));
+    // The other client is served while the first one's replies wait (still unread: 3 of them read).
+    await builds(100 + BUILDS);
     expect(stalled.reader.replies.size).toBe(3);
     await readAll(stalled.reader);
     recordScore({ area: "backpressure (socket)", scenario: "250 unread 3 MB replies, another client served", tried: REQUESTS, survived: REQUESTS, lost: 0 });

@@ -20,7 +20,6 @@ async function daemonWith(plugins: Record<string, Record<string, string>>, setti
 
 describe("a plugin stuck in while (true)", () => {
   it("only blocks its own thread: the daemon answers meanwhile, the worker is terminated at the timeout and the default summary is used", async () => {
-    // Long enough that "answered while the hook hangs" cannot be an accident of timing.
     const HOOK_TIMEOUT_MS = 3_000;
     const marker = join(dirs.make("bc-plugins-marker-"), "looping");
     const { client, project, news } = await daemonWith(
@@ -39,12 +38,11 @@ describe("a plugin stuck in while (true)", () => {
     await waitFor(() => existsSync(marker), { timeoutMs: 20_000, message: "the hook to start looping" });
     const loopingSince = Date.now();
 
-    const asked = Date.now();
+    // The hook never ends by itself: a daemon whose thread it held would never answer. The
+    // compaction settles only after the hook's timeout: unsettled, the hook was still hanging.
     const answer = await client.request(SessionGet, { sessionId });
-    const answeredInMs = Date.now() - asked;
     expect(answer.entryCount).toBe(5);
-    expect(settled).toBe(false); // the hook was still hanging when the daemon answered
-    expect(answeredInMs).toBeLessThan(HOOK_TIMEOUT_MS / 2);
+    expect(settled).toBe(false);
 
     const result = await compaction;
     const hungForMs = Date.now() - loopingSince;

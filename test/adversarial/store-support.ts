@@ -9,9 +9,11 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
 import type { TestDaemon } from "../support/daemon.js";
 import { storeUrlFor } from "../support/engine.js";
 import { queryJsonSync } from "../support/postgres.js";
+import { waitFor } from "../support/wait.js";
 
 const requireFromDaemon = createRequire(fileURLToPath(new URL("../../packages/daemon/package.json", import.meta.url)));
 const Database = requireFromDaemon("better-sqlite3") as typeof BetterSqlite3;
@@ -89,11 +91,52 @@ export function isImporting(home: string, sessionId: string): boolean {
   });
 }
 
-/** SIGKILLs a daemon (no goodbye to its store) and waits until it is gone. */
+/**
+ * SIGKILLs a daemon (no goodbye to its store) and waits until it is gone for the other daemons:
+ * its process has exited and, on PostgreSQL, the server has ended its lease connection. The server
+ * learns of the death from the closed socket, which the connection's backend reads when it next
+ * runs (moments after the exit, later on a loaded machine); until then the lease's lock is held and
+ * the killed daemon still counts as alive (store/postgres/lease.ts).
+ */
 export async function kill(daemon: TestDaemon): Promise<void> {
+  const url = storeUrlFor(daemon.home);
+  const leaseBackend = url === undefined ? undefined : await leaseBackendOf(url, daemon.process.pid!);
   daemon.process.kill("SIGKILL");
   await daemon.exited;
+  if (url !== undefined) await backendEnded(url, leaseBackend!);
   await daemon.close();
+}
+
+/** The server process (backend) of the connection holding the lease of the daemon whose pid is `pid`. */
+async function leaseBackendOf(url: string, pid: number): Promise<number> {
+  const rows = await query<{ backend: number }>(
+    url,
+    `SELECT l.pid AS backend FROM daemons d
+       JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.objid = d.id::oid
+         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+     WHERE d.pid = $1`,
+    [pid],
+  );
+  if (rows.length !== 1) throw new Error(`daemon ${pid} holds ${rows.length} leases on its store, expected one`);
+  return rows[0]!.backend;
+}
+
+/** Resolves once the server process `backend` has ended (its locks are released before it leaves pg_stat_activity). */
+async function backendEnded(url: string, backend: number): Promise<void> {
+  await waitFor(
+    async () => (await query(url, "SELECT 1 FROM pg_stat_activity WHERE pid = $1", [backend])).length === 0,
+    { timeoutMs: 20_000, message: `the server ended the killed daemon's lease connection (backend ${backend})` },
+  );
+}
+
+async function query<Row>(url: string, sql: string, params: unknown[]): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as Row[];
+  } finally {
+    await client.end();
+  }
 }
 
 export const user = (content: string): EntryInput => ({ type: "message", message: { role: "user", content, timestamp: 1 } });

@@ -89,16 +89,15 @@ describe("fake OpenAI server", () => {
   });
 
   it("abandons a pending reply when the client aborts, without hanging", async () => {
+    // The reply never comes: a call that settles, and a request seen disconnected, did not hang.
     fake.setHandler(() => reply.hang());
     const controller = new AbortController();
-    const started = Date.now();
     const call = ask("slow", {}, controller.signal).catch((error: unknown) => error);
     await until(() => fake.requests.length === 1);
     controller.abort();
 
     expect(await call).toBeInstanceOf(APIUserAbortError);
     await until(() => fake.requests[0]!.disconnected);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("abandons a delayed reply when the client aborts", async () => {

@@ -36,17 +36,18 @@ describe("plugin isolation", () => {
     const ticker = setInterval(() => ticks++, 10);
     disposers.push(() => clearInterval(ticker));
 
-    const started = Date.now();
+    // The hook never ends: that the call returns at all is the timeout's doing.
+    const started = performance.now();
     const run = await host.runCompactHook(compactEvent(), { settings: settings({ hookTimeoutMs: 300 }) });
-    const elapsed = Date.now() - started;
+    const elapsed = performance.now() - started;
     expect(run.kind).toBe("none");
     expect(run.errors).toEqual([
       expect.objectContaining({ pluginId: "global:spinner", kind: "timeout", message: "the hook did not finish within 300 ms" }),
     ]);
-    expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(2_000);
-    // Timers of the daemon thread ran meanwhile (10 ms interval over ≥ 300 ms).
-    expect(ticks).toBeGreaterThan(10);
+    expect(elapsed).toBeGreaterThanOrEqual(290); // not before the timeout (a loaded machine only makes it later)
+    // Timers of the daemon thread ran meanwhile: the ticker's first tick (10 ms) comes before the
+    // hook's timeout (300 ms) on the same thread's event loop, however busy the machine.
+    expect(ticks).toBeGreaterThan(0);
     // After the grace the stuck thread is terminated and a fresh one serves the same version.
     const log: string[] = [];
     disposers.push(addLogSink((_level, message) => log.push(message)).dispose);

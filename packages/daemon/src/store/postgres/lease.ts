@@ -4,7 +4,8 @@
  * pid, start time: what status and logs show) and takes a session-level advisory lock keyed by
  * the row's id on a connection held for the daemon's life. The lease is alive exactly while that
  * lock is held: when the daemon dies (SIGKILL, crash, lost host) its connection closes, the
- * server drops the lock, and every daemon sees its jobs and half-imports as abandoned at once.
+ * server drops the lock once it finds the connection closed, and from then on every daemon sees its
+ * jobs and half-imports as abandoned.
  *
  * The lease travels in the existing owner model (store/owner.ts): the owner's `pid` is the
  * daemon's pid, its `start` names the lease (`pg-lease:<id>`), and `leaseProbe` answers whether

@@ -28,7 +28,17 @@ import { log } from "../../log.js";
 import { startWorker } from "../../workers/start-worker.js";
 import { EventLoopCommits } from "./event-loop-commits.js";
 import { valuesSize } from "./worker/values-size.js";
-import type { PgEvent, PgReply, PgRequest, PgWireError, PgWorkerData, QueryResult, TransactionRequest } from "./worker/messages.js";
+import {
+  REPLIES,
+  STARTED,
+  type PgEvent,
+  type PgReply,
+  type PgRequest,
+  type PgWireError,
+  type PgWorkerData,
+  type QueryResult,
+  type TransactionRequest,
+} from "./worker/messages.js";
 
 export interface SyncPostgresOptions {
   /** How long connecting may take (default 5000 ms). */
@@ -87,6 +97,12 @@ export interface PostgresTraffic {
 const DEFAULTS = { connectTimeoutMs: 5000, statementTimeoutMs: 30_000, applicationName: "base-context" };
 /** How much longer than the worker's own timeouts the main thread waits before giving up on it. */
 const WAIT_MARGIN_MS = 2000;
+/**
+ * How long a call waits for a new worker thread to start (load its code) before its own bound
+ * begins. Starting is work of this machine's CPU, not a wait on the server, so the call's bound
+ * does not cover it; this only ends the wait for a worker that failed to start.
+ */
+const WORKER_START_WAIT_MS = 60_000;
 /** The most characters of values a commit made on this thread sends (SyncPostgres.takeQueued). */
 const EVENT_LOOP_COMMIT_MAX_CHARS = 64 * 1024;
 /** How long close() waits for the worker to end its connections before stopping it. */
@@ -97,7 +113,8 @@ type Request = PgRequest extends infer R ? (R extends { requestId: number } ? Om
 export class SyncPostgres {
   private worker: Worker | undefined;
   private replies: MessagePort | undefined;
-  private readonly cell = new Int32Array(new SharedArrayBuffer(4));
+  /** [REPLIES]: bumped by the worker after each reply; [STARTED]: 1 once the worker runs (worker/messages.ts). */
+  private readonly cell = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
   private nextRequestId = 1;
   private nextTxId = 1;
   private nextSendId = 1;
@@ -517,6 +534,7 @@ export class SyncPostgres {
       signal: this.cell.buffer as SharedArrayBuffer,
       replyPort: channel.port2,
     };
+    Atomics.store(this.cell, STARTED, 0);
     const worker = startWorker("postgres", { data, transferList: [data.replyPort] });
     worker.on("message", (event: PgEvent | PgReply) => this.onEvent(event));
     worker.on("error", (error) => log("warn", `the PostgreSQL worker failed: ${error.message}`));
@@ -608,10 +626,11 @@ export class SyncPostgres {
     const { receiveMessageOnPort } = workerThreads();
     const requestId = this.nextRequestId++;
     this.post({ ...request, requestId } as PgRequest, true);
+    this.waitForWorkerStart();
     const deadline = performance.now() + this.waitMs;
     for (;;) {
       // The worker posts a reply, then bumps the cell: a reply posted after `seen` was read wakes the wait.
-      const seen = Atomics.load(this.cell, 0);
+      const seen = Atomics.load(this.cell, REPLIES);
       for (let received = receiveMessageOnPort(replies); received; received = receiveMessageOnPort(replies)) {
         const reply = received.message as PgReply;
         // Replies to requests given up on earlier arrive late and are dropped here.
@@ -621,12 +640,27 @@ export class SyncPostgres {
       }
       const left = deadline - performance.now();
       if (left <= 0) break;
-      Atomics.wait(this.cell, 0, seen, left);
+      Atomics.wait(this.cell, REPLIES, seen, left);
     }
     this.post({ t: "abandon", requestId }, true);
     // The worker drops the connection the request ran on: an open transaction is then lost, and
     // the caller's rollback() ends it.
     throw new PostgresUnavailableError(`PostgreSQL did not answer within ${Math.round(this.waitMs)} ms`);
+  }
+
+  /**
+   * Blocks until the worker thread runs. A call's bound is for the worker's connecting and the
+   * server's answer; on a loaded machine a new thread's start (its code loaded and compiled) can
+   * alone take longer than a short bound, and counting it made the first call of a healthy
+   * bridge fail.
+   */
+  private waitForWorkerStart(): void {
+    const deadline = performance.now() + WORKER_START_WAIT_MS;
+    while (Atomics.load(this.cell, STARTED) === 0) {
+      const left = deadline - performance.now();
+      if (left <= 0) throw new PostgresUnavailableError(`the PostgreSQL worker did not start within ${WORKER_START_WAIT_MS} ms`);
+      Atomics.wait(this.cell, STARTED, 0, left);
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { INJECTED_TEXT_TYPE } from "@base-context/core";
 import { CancelledError } from "../../errors.js";
-import { assistant, bash, largeSession, refactorAuthSession, tool, user } from "./fixtures.js";
+import { assistant, bash, hostileText, largeSession, refactorAuthSession, tool, user } from "./fixtures.js";
 import { ExtractiveSummarizer, extractiveSummary } from "./index.js";
 
 const HEADINGS = [
@@ -263,17 +263,12 @@ describe("extractive summarizer", () => {
     expect(summary.length).toBeLessThanOrEqual(13_107 * 4);
   });
 
-  it("stays fast on text that defeats naive patterns (long tokens, dotted runs, long lines)", () => {
-    const blob = "QUJD".repeat(50_000);
-    const dotted = "a.".repeat(50_000);
-    const started = performance.now();
-    const summary = summarize([
-      user(`Decode this ${blob} and also ${dotted} then fix src/app.ts`),
-      ...tool("bash", { command: "node decode.js" }, `${"x".repeat(200_000)}Error\n`, { isError: true }),
-      assistant(`${"word ".repeat(40_000)}done.`),
-    ]);
-    expect(performance.now() - started).toBeLessThan(1_000);
+  // How fast, and that its time grows linearly with such text: bench/extractive.mjs.
+  it("summarizes text that defeats naive patterns (long tokens, dotted runs, long lines)", () => {
+    const summary = summarize(hostileText());
+    expectHeadingsInOrder(summary);
     expect(summary).toContain("src/app.ts");
+    expect(summary.length).toBeLessThanOrEqual(13_107 * 4);
   });
 
   it("rejects with CancelledError when the signal is already aborted", async () => {

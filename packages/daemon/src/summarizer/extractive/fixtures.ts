@@ -93,6 +93,20 @@ export function refactorAuthSession(): ContextMessage[] {
 }
 
 /**
+ * Text that defeats naive patterns: a base64-like token and a dotted run of 100k characters each in
+ * the request, a 200k-character line before a tool's error, a 200k-character answer; all of it
+ * `scale` times as long. The summary must still name `src/app.ts`, and take time linear in the
+ * text (bench/extractive.mjs compares scales).
+ */
+export function hostileText(scale = 1): ContextMessage[] {
+  return [
+    user(`Decode this ${"QUJD".repeat(50_000 * scale)} and also ${"a.".repeat(50_000 * scale)} then fix src/app.ts`),
+    ...tool("bash", { command: "node decode.js" }, `${"x".repeat(200_000 * scale)}Error\n`, { isError: true }),
+    assistant(`${"word ".repeat(40_000 * scale)}done.`),
+  ];
+}
+
+/**
  * A long porting session of about `targetTokens` tokens (chars / 4): many files read, ported,
  * tested, a few follow-up requests and decisions, and at the end an open request whose command
  * fails. Deterministic: no randomness, so runs and benches compare.

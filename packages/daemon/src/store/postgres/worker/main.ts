@@ -9,7 +9,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { clientConfig } from "./client-config.js";
 import { toWire, Usage } from "./errors.js";
 import { Listener } from "./listener.js";
-import type { AnsweredRequest, PgEvent, PgReply, PgRequest, PgWorkerData, QueryResult } from "./messages.js";
+import { REPLIES, STARTED, type AnsweredRequest, type PgEvent, type PgReply, type PgRequest, type PgWorkerData, type QueryResult } from "./messages.js";
 import { SessionLocks } from "./session-locks.js";
 import { Transactions } from "./transactions.js";
 
@@ -34,8 +34,8 @@ function reply(request: AnsweredRequest, value: QueryResult | null, error?: PgRe
   if (sent) message.sent = sent;
   if (request.t === "commit" && request.onEventLoop) return port.postMessage(message);
   data.replyPort.postMessage(message);
-  Atomics.add(cell, 0, 1);
-  Atomics.notify(cell, 0);
+  Atomics.add(cell, REPLIES, 1);
+  Atomics.notify(cell, REPLIES);
 }
 
 function answer(request: AnsweredRequest): Promise<QueryResult | null> {
@@ -110,3 +110,7 @@ function handle(request: PgRequest): void {
     (error) => reply(request, null, toWire(error, data.statementTimeoutMs)),
   );
 }
+
+// Running: the main thread's calls start counting their bound now.
+Atomics.store(cell, STARTED, 1);
+Atomics.notify(cell, STARTED);

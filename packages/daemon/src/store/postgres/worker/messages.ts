@@ -1,14 +1,15 @@
 /**
  * What the daemon's main thread (../sync-postgres.ts) and the PostgreSQL worker say to each other
- * (the workers' one envelope, ../../../worker-messages.ts). Types only.
+ * (the workers' one envelope, ../../../worker-messages.ts): types, and the slots of the shared cell.
  *
  * - main → worker (`worker.postMessage`): the `PgRequest`s, one per message or several in an
  *   array (those the main thread made in one synchronous run, handled in order in one turn). One
  *   that carries a `requestId` is answered on the reply port; `begin`, `send`, `abandon`,
  *   `unlisten` and `close` are not.
  * - worker → main, on the reply port: a `PgReply` for each answered request, after which the
- *   worker adds one to the shared cell and wakes the main thread (it reads the port with
- *   `receiveMessageOnPort`).
+ *   worker adds one to the shared cell's REPLIES and wakes the main thread (it reads the port with
+ *   `receiveMessageOnPort`). Once its code is loaded and it listens, the worker sets STARTED to 1:
+ *   a call's bounded wait for its answer starts then.
  * - worker → main, on `parentPort` (the main thread's event loop): `PgEvent`s, i.e. LISTEN
  *   notifications, "the LISTEN connection came back" and log lines; and the `PgReply` to a commit
  *   sent with `onEventLoop` (one the main thread does not block for).
@@ -96,7 +97,12 @@ export interface PgWorkerData {
   applicationName: string;
   connectTimeoutMs: number;
   statementTimeoutMs: number;
-  /** Int32Array cell: the worker adds one after each reply it posts. */
+  /** Int32Array cell of two: the worker adds one to [REPLIES] after each reply it posts, sets [STARTED] to 1 once running. */
   signal: SharedArrayBuffer;
   replyPort: MessagePort;
 }
+
+/** Index in the shared cell (`PgWorkerData.signal`) of the count of replies posted. */
+export const REPLIES = 0;
+/** Index in the shared cell of the worker's start: 1 once it runs. */
+export const STARTED = 1;
