@@ -23,7 +23,7 @@ const AREAS = [
   { name: "startup", file: "startup.mjs", what: "spawn → initialize, first context/build, daemon RSS, CLI latency" },
   { name: "daemon", file: "daemon.mjs", what: "the daemon over stdio: appends, context/build, memory, import" },
   { name: "import", file: "import.mjs", what: "session/import MB/s: 100 MB of Claude Code transcripts against 100 MB of pi JSONL" },
-  { name: "claude-code", file: "claude-code.mjs", what: "the Claude Code hook on a 5 MB transcript: first time and imported" },
+  { name: "claude-code", file: "claude-code.mjs", what: "the Claude Code hook: first time on 5 MB; one turn new at 5 and 50 MB, beside --help" },
   { name: "contention", file: "contention.mjs", what: "several writers on one database (four daemons flat out, two at an agent's pace, one socket daemon): append latency" },
   { name: "postgres", file: "postgres.mjs", what: "the same rows on SQLite and on PostgreSQL through a 1 ms delay proxy; the 100k pi import on loopback; socket neighbours; four daemons on one server" },
   { name: "memory", file: "memory.mjs", what: "daemon RSS after initialize, after idle, peak under load (fresh processes)" },

@@ -106,7 +106,12 @@ describe.skipIf(!present)("the corpus's real Claude Code transcripts (skipped wh
     const human = messages.flatMap((message) => (message.role === "user" && typeof message.content === "string" ? [message.content] : []));
     const labelled = [...labels.requests, ...labels.notRequests].map((item) => (typeof item === "string" ? item : item.text));
     expect(human.filter((text) => !labelled.some((label) => text.startsWith(label)))).toEqual([]);
-    const userTexts = lines.flatMap((line) => (line.type === "user" && typeof line.message?.content === "string" ? [line.message.content] : []));
+    // The user's words are in user lines, and in the queue for those typed while the agent worked and handed over mid-turn.
+    const queued = lines.flatMap((line) => (line.type === "queue-operation" && typeof line.content === "string" ? [line.content] : []));
+    const userTexts = [
+      ...lines.flatMap((line) => (line.type === "user" && typeof line.message?.content === "string" ? [line.message.content] : [])),
+      ...queued,
+    ];
     const inFile = labelled.filter((label) => userTexts.some((text) => text.startsWith(label)));
     expect(inFile.filter((label) => !human.some((text) => text.startsWith(label)))).toEqual([]);
     expect(human.length).toBeGreaterThanOrEqual(Math.min(2, labels.humanMessages));

@@ -16,7 +16,15 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claudeCodeBinary, type ClaudeBinary } from "./support/claude-code.js";
-import { messageText, startFakeAnthropic, toolResults, type AnthropicReply, type AnthropicRequestBody, type FakeAnthropic } from "./support/fake-anthropic.js";
+import {
+  messageText,
+  startFakeAnthropic,
+  toolResults,
+  type AnthropicMessage,
+  type AnthropicReply,
+  type AnthropicRequestBody,
+  type FakeAnthropic,
+} from "./support/fake-anthropic.js";
 import { runCli } from "./support/run-cli.js";
 import { tempDirs } from "./support/temp-dir.js";
 import { testNodeEnv } from "./support/test-node.js";
@@ -39,6 +47,17 @@ function isSummaryRequest(request: AnthropicRequestBody): boolean {
 }
 
 /**
+ * What the user typed last: the message's last text block that is not Claude Code's (system
+ * reminders, slash-command echoes and output come in the same message).
+ */
+function prompt(message: AnthropicMessage | undefined): string {
+  if (message === undefined) return "";
+  if (typeof message.content === "string") return message.content;
+  const texts = message.content.flatMap((block) => (block.type === "text" && typeof block.text === "string" ? [block.text.trim()] : []));
+  return texts.filter((text) => !text.startsWith("<")).at(-1) ?? "";
+}
+
+/**
  * The fake model: a request without tools is one of Claude Code's side requests (titles) and gets
  * a line of text; the summary request gets a summary that keeps the file and the constraint but
  * not the failed listing; otherwise the reply follows the tool result it was sent, or the prompt.
@@ -54,7 +73,7 @@ function respond(request: AnthropicRequestBody): AnthropicReply {
   const last = messages[messages.length - 1];
   const [result] = toolResults(last);
   if (result === undefined) {
-    if (messageText(last).includes("typo")) return { content: [{ type: "tool_use", name: "Read", input: { file_path: notes } }] };
+    if (prompt(last).includes("typo")) return { content: [{ type: "tool_use", name: "Read", input: { file_path: notes } }] };
     return { content: [{ type: "text", text: "Nothing else to do." }] };
   }
   const call = messages
@@ -192,6 +211,30 @@ describe("Base Context's hooks in the real Claude Code", () => {
         home: baseContextHome,
       });
       expect(tree.stdout).toMatch(/\[compaction\].*\[Claude Code's summary kept .*0\/1 errors, 1\/1 constraints/);
+
+      // The context imported is the one the model read: SessionStart's additional context is in it, as text.
+      const shownMessages = (context as unknown as { messages: { message: { role: string; customType?: string; content: unknown } }[] })
+        .messages;
+      const injected = shownMessages.filter(({ message }) => message.role === "custom" && message.customType === "injected-text");
+      expect(injected.map(({ message }) => JSON.stringify(message.content)).join("\n")).toContain("Before this compaction, the conversation held these");
+
+      // A second /compact: the error the first summary lost is still asked for, from what SessionStart gave back.
+      const beforeSecond = fake.requests.length;
+      const second = await claudeRun(`/compact ${USER_INSTRUCTIONS}`, first.session_id);
+      expect(second.is_error).toBe(false);
+      const secondSummary = fake.requests
+        .slice(beforeSecond)
+        .flatMap((request) => (request.body && isSummaryRequest(request.body) ? [request.body] : []));
+      expect(secondSummary.length).toBeGreaterThanOrEqual(1);
+      const secondPrompt = messageText(secondSummary[0]!.messages!.at(-1));
+      const asked = secondPrompt.slice(secondPrompt.indexOf("Base Context read this session's transcript"));
+      expect(asked).toContain(`- User constraint: ${CONSTRAINT}`);
+      expect(asked).toContain(`\`${errorLine![1]}\``);
+      // Not because the turn in between failed again: the listing ran once, before the first compaction.
+      const listings = readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"type":"tool_use"') && line.includes(`"command":"ls ${MISSING_DIR}"`));
+      expect(listings).toHaveLength(1);
     },
     15 * 60_000,
   );

@@ -29,7 +29,7 @@ describe("the same words for the same problem in every command", () => {
         [missing, `no such file: ${missing}`],
         [README, `${README} is not a pi session file: none of its lines is JSON`],
         [binary, `${binary} is not a pi session file: it is a binary file`],
-        [empty, `${empty} is empty: a pi session file starts with a session header line`],
+        [empty, `${empty} is empty: a session file holds a line per entry (pi's starts with a session header line)`],
       ];
       for (const [file, message] of cases) {
         const run = await runCli([command, file], { home });
@@ -69,12 +69,13 @@ describe("hints that run where the user is", () => {
     const repo = join(import.meta.dirname, "..");
     // The program the suite runs, as a path from the clone (the installed command by default).
     const asRun = `node ${relative(repo, DAEMON_MAIN)}`;
+    // The home it ran on (BASE_CONTEXT_HOME) is in the hint, so that it runs pasted into any shell.
     const run = await runCli(["show", "d7d7"], { home, cwd: repo, env: { PATH: "/usr/bin:/bin" } });
-    expect(run.stderr).toContain(`List the sessions with: ${asRun} sessions`);
+    expect(run.stderr).toContain(`List the sessions with: BASE_CONTEXT_HOME=${home} ${asRun} sessions`);
     const compacted = await runCli(["compact", EXAMPLE], { home, cwd: repo, env: { PATH: "/usr/bin:/bin" } });
-    expect(compacted.stdout).toContain(`  ${asRun} show ${EXAMPLE_ID} --brief`);
+    expect(compacted.stdout).toContain(`  BASE_CONTEXT_HOME=${home} ${asRun} show ${EXAMPLE_ID} --brief`);
     const installed = await runCli(["show", "d7d7"], { home, cwd: repo });
-    expect(installed.stderr).toContain("List the sessions with: base-context sessions");
+    expect(installed.stderr).toContain(`List the sessions with: BASE_CONTEXT_HOME=${home} base-context sessions`);
   });
 });
 

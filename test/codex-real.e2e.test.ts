@@ -6,6 +6,7 @@
  * imported, then imported again after the second run (only the new lines are added), and the
  * imported session is shown, drawn, searched, compacted and exported with the CLI.
  */
+import type { RetentionReport } from "@base-context/protocol";
 import {
   ContextBuild,
   SessionImport,
@@ -169,6 +170,12 @@ describe("real Codex sessions", () => {
     const compaction = after.find((entry) => entry.type === "compaction");
     // Codex's summary, without the preamble Codex puts before it for the next model (kept in the details).
     expect(compaction).toMatchObject({ type: "compaction", summary: CODEX_SUMMARY, details: { source: "codex", preamble: expect.any(String) } });
+    // Checked at import against the context it replaced, as Claude Code's are: the summary keeps the
+    // user's request, and says the listing failed without the error's own words.
+    const { retention } = compaction!.details as { retention?: RetentionReport };
+    expect(retention?.requests).toEqual({ kept: 1, total: 1 });
+    expect(retention?.errors).toEqual({ kept: 0, total: 1 });
+    expect(retention?.missing.errors).toEqual(["ls: cannot access 'missing-dir': No such file or directory"]);
     const context = await daemon.client.request(ContextBuild, { sessionId });
     expect(context.compactionId).toBe(compaction!.id);
     // What Codex continued from: its summary, the user's kept request, then the new turn.

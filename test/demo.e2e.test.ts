@@ -1,7 +1,8 @@
 /**
  * `pnpm demo` (scripts/demo.mjs): writes into a home of its own under the system's temporary
  * folder, never the user's ~/.base-context, says where, and gives the same first compaction at
- * every run (the second run imports the file afresh: no pile of copies of the sample session).
+ * every run (the second run imports the file afresh: no pile of copies of the sample session); the
+ * commands it suggests work when pasted.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -32,6 +33,19 @@ describe("pnpm demo", () => {
       expect(output).toMatch(/Summarizer\s+extractive/);
     }
     expect(existsSync(join(demoHome, "sessions.db"))).toBe(true);
+    expect(existsSync(join(userHome, ".base-context"))).toBe(false);
+
+    // Each hint works as printed, pasted into a shell that has no BASE_CONTEXT_HOME, from the clone's root.
+    const hints = second.stdout
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => /^(?:BASE_CONTEXT_HOME=\S+ )?node \S+ (?:show|tree|doctor|compact)\b/.test(line));
+    expect(hints.length).toBeGreaterThanOrEqual(4);
+    for (const hint of hints) {
+      // A terminal's tree picker is the printed tree here (stdout is a pipe); the compaction again has no model to ask.
+      const pasted = await run("/bin/sh", ["-c", hint.replace('"focus on …"', '"focus on the tokens"')], { env, cwd: join(import.meta.dirname, "..") });
+      expect(pasted.stderr, hint).not.toMatch(/no session with id/);
+    }
     expect(existsSync(join(userHome, ".base-context"))).toBe(false);
   });
 });

@@ -108,7 +108,8 @@ describe("base-context tree", () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe("");
     expect(unknown.stderr).toBe(
-      'base-context tree: no session with id "no-such-session"\n  List the sessions with: base-context sessions\n',
+      // The hint names the home the command ran on: pasted into a shell without BASE_CONTEXT_HOME, it still works.
+      `base-context tree: no session with id "no-such-session"\n  List the sessions with: BASE_CONTEXT_HOME=${d.home} base-context sessions\n`,
     );
 
     expect(missing.code).toBe(2);
@@ -157,7 +158,7 @@ describe("base-context navigate", () => {
     expect(noSession.stderr).toMatch(/^base-context navigate: no session with id "no-such-session"\n/);
     expect(noEntry.code).toBe(1);
     expect(noEntry.stderr).toBe(
-      `base-context navigate: session "${s.sessionId}" has no entry "deadbeef"\n  See the session's entries with: base-context tree ${s.sessionId}\n`,
+      `base-context navigate: session "${s.sessionId}" has no entry "deadbeef"\n  See the session's entries with: BASE_CONTEXT_HOME=${d.home} base-context tree ${s.sessionId}\n`,
     );
     expect(badWindow.code).toBe(2);
     expect(badWindow.stderr).toMatch(/^base-context navigate: --context-window takes a whole number/);

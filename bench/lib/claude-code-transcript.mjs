@@ -9,11 +9,23 @@ const uuid = (n) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}
 /**
  * Writes the transcript to `path` until it holds at least `bytes` bytes; returns the session id,
  * the number of turns and the next free uuid number (to append more turns with `appendTurns`).
+ * `compactEvery`: a compaction of Claude Code's after each so many bytes of turns, as Claude Code
+ * compacts when the context nears its window (a real transcript of 50 MB holds many).
  */
-export function writeClaudeTranscript(path, { bytes, sessionId = "5e551011-0000-4000-8000-000000000001", cwd = "/srv/app", compactAtEnd = false }) {
+export function writeClaudeTranscript(
+  path,
+  { bytes, sessionId = "5e551011-0000-4000-8000-000000000001", cwd = "/srv/app", compactAtEnd = false, compactEvery = Infinity },
+) {
   writeFileSync(path, "");
   const state = { path, sessionId, cwd, next: 1, parent: null, written: 0, turns: 0 };
-  while (state.written < bytes) appendTurns(state, 1);
+  let compactedAt = 0;
+  while (state.written < bytes) {
+    appendTurns(state, 1);
+    if (state.written - compactedAt >= compactEvery && state.written < bytes) {
+      appendCompaction(state);
+      compactedAt = state.written;
+    }
+  }
   if (compactAtEnd) appendCompaction(state);
   return state;
 }

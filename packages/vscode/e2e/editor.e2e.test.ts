@@ -139,9 +139,9 @@ describe("the Base Context extension in VS Code (code-server, Chromium)", () => 
     await importThroughTheDialog(PI_SESSION);
     await wb.waitForNotification(/Imported pi-large-session\.jsonl: 1,018 entries, pi-jsonl/);
     await importThroughTheDialog(CLAUDE_CODE_SESSION);
-    await wb.waitForNotification(/Imported cc-258c7280[^:]*: 495 entries, claude-code-jsonl/);
+    await wb.waitForNotification(/Imported cc-258c7280[^:]*: 497 entries, claude-code-jsonl/);
     await wb.waitForRow("Sessions", /^session \/mode, pi-mono, 1,018 entries/);
-    await wb.waitForRow("Sessions", /^session Implement spotter-gqc, spotter-gqc, 495 entries/);
+    await wb.waitForRow("Sessions", /^session Implement spotter-gqc, spotter-gqc, 497 entries/);
     await wb.screenshot("sessions-imported");
 
     // Another client: the command line, in a process of its own, on the same store.
@@ -154,7 +154,7 @@ describe("the Base Context extension in VS Code (code-server, Chromium)", () => 
     await openSession(/^session Implement spotter-gqc/, /^plugin data \S+: claude-code\.system\. .*current leaf/);
     await wb.runCommand("Base Context: Filter Session Tree…");
     await wb.pick("compactions", /Only compactions and summaries/);
-    const row = await wb.waitForRow("Session Tree", /^compaction .*replaced 326 entries, Claude Code's summary kept \d+\/\d+ files, \d+\/\d+ errors/);
+    const row = await wb.waitForRow("Session Tree", /^compaction .*replaced 328 entries, Claude Code's summary kept \d+\/\d+ files, \d+\/\d+ errors/);
     expect(row).toMatch(/requests/);
     await wb.screenshot("claude-code-compaction");
     await wb.runCommand("Base Context: Filter Session Tree…");

@@ -23,7 +23,8 @@ import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CompactionEntry, SessionEntry } from "@base-context/protocol";
 import type { SessionService } from "../sessions/service.js";
-import { checkRetention, clip, contextProbes, criticalLines, formatRetention, lostItems, PROBE_KINDS, type LostItems } from "@base-context/core";
+import { checkRetention, clip, criticalLines, formatRetention, lostItems, PROBE_KINDS, type LostItems } from "@base-context/core";
+import { probesWithHandedBack } from "../sessions/handed-back.js";
 import { log } from "../log.js";
 import { baseContextHome, defaultDatabasePath } from "../paths.js";
 import { pseudoFileSystem } from "../pseudo-filesystem.js";
@@ -109,7 +110,7 @@ async function answer(io: CliIo, input: HookInput, signal: AbortSignal): Promise
 
 /** The instructions for the summary Claude Code is about to write (empty: nothing to ask). */
 export function preCompactInstructions(path: readonly SessionEntry[]): string {
-  const probes = contextProbes(path);
+  const probes = probesWithHandedBack(path);
   const items: LostItems = {
     constraints: probes.constraints,
     errors: probes.errors.filter((item) => item.resolved !== true),
@@ -131,7 +132,7 @@ export function lostByCompaction(summary: string, replaced: readonly SessionEntr
   const heading =
     "Claude Code's summary of the earlier conversation left these out. Base Context read them from the " +
     "transcript before the compaction; they still hold:";
-  return handOver(heading, lostItems(summary, contextProbes(replaced)));
+  return handOver(heading, lostItems(summary, probesWithHandedBack(replaced)));
 }
 
 /**
@@ -142,13 +143,13 @@ export function standingItems(context: readonly SessionEntry[]): string | undefi
   const heading =
     "Before this compaction, the conversation held these; Base Context read them from the transcript " +
     "(the user's constraints, errors still unresolved, files modified). They still hold:";
-  const items = lostItems("", contextProbes(context));
+  const items = lostItems("", probesWithHandedBack(context));
   return handOver(heading, { ...items, files: items.files.filter((item) => item.detail === "modified") });
 }
 
 /** `Claude Code's summary kept 1/1 files, 0/1 errors, 1/1 constraints; lost: error "…"`, for PostCompact. */
 export function retentionReportLine(summary: string, replaced: readonly SessionEntry[]): string {
-  const report = checkRetention(summary, contextProbes(replaced));
+  const report = checkRetention(summary, probesWithHandedBack(replaced));
   const lost = PROBE_KINDS.flatMap((kind) =>
     report.missing[kind].map((text) => `${kind === "files" ? "file" : kind.replace(/s$/, "")} "${clip(text, 120)}"`),
   );
@@ -194,7 +195,8 @@ async function withSession<T>(
   return withDaemon(io, async (daemon) => {
     const opened = performance.now();
     signal.throwIfAborted();
-    const imported = await daemon.sessions.import({ path: transcript, format: "claude-code-jsonl" }, { signal });
+    // Out of time, the import keeps what it read and says where it stopped: the next run goes on from there.
+    const imported = await daemon.sessions.import({ path: transcript, format: "claude-code-jsonl" }, { signal, keepWhatIsRead: true });
     signal.throwIfAborted();
     const importedAt = performance.now();
     const answer = work(daemon.sessions, imported.session.id);

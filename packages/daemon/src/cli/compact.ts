@@ -5,10 +5,11 @@
  * model is configured), committed like `compaction/run` does, and shown with what it changed.
  */
 import { CompactionStrategy, type CompactionResult, type CompactionSettings } from "@base-context/protocol";
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Daemon } from "../daemon.js";
-import { choiceOption, flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
+import { choiceOption, flag, integerOption, JSON_OPTION, stringOption, UsageError, type CommandSpec } from "./args.js";
+import { dryRunCompaction, printDryRun } from "./compact-dry-run.js";
 import { importSessionFile, type ImportedFile } from "./compact-import.js";
 import { printCompactReport, type CompactReport } from "./compact-report.js";
 import { withDaemon } from "./open-daemon.js";
@@ -22,12 +23,13 @@ export const COMPACT_SPEC: CommandSpec = {
   name: "compact",
   summary: "compact a session now: summarize the older part, keep the recent part verbatim",
   description:
-    "Works like /compact in an agent. A pi session file is imported first; a file imported before\n" +
-    "is not imported again: its session is compacted (import --new-id makes a copy). The summary\n" +
+    "Works like /compact in an agent. A session file (pi's, Claude Code's, Codex's) is imported first;\n" +
+    "a file imported before is brought up to date and its session compacted (import --new-id makes a\n" +
+    "copy). --dry-run writes nothing: it prints the summary a compaction would write. The summary\n" +
     "comes from the configured summarizer: a model when the global settings name one\n" +
     "(summarizer.model; its key in OPENAI_API_KEY, or summarizer.apiKeyEnv),\n" +
     "else the built-in offline extractive one. A key alone sends nothing anywhere.",
-  arguments: [{ name: "session", description: "a pi session file (.jsonl), or a session id (or a unique start of it)" }],
+  arguments: [{ name: "session", description: "a session file (.jsonl), or a session id (or a unique start of it)" }],
   options: [
     { name: "instructions", short: "i", value: "text", description: "what the summary should focus on, with high priority" },
     { name: "keep-recent", value: "n", description: "tokens kept verbatim at the end (default: compaction.keepRecentTokens, 20000)" },
@@ -38,10 +40,15 @@ export const COMPACT_SPEC: CommandSpec = {
       description:
         "prune: only hide old large tool outputs (no model call); summarize or auto (default): summarize, hiding the kept part's large outputs",
     },
+    {
+      name: "dry-run",
+      description: "summarize as a compaction would (plugins, summarizer, retention check) and print the summary; write nothing",
+    },
     JSON_OPTION,
   ],
   examples: [
     "base-context compact examples/sessions/refactor-auth.jsonl",
+    "base-context compact 5b0c --dry-run",
     'base-context compact 5b0c --instructions "keep the exact migration commands"',
     "base-context compact session.jsonl --keep-recent 4000 --json",
     "base-context compact 5b0c --strategy prune",
@@ -60,6 +67,17 @@ export function compactCommand(argv: string[], io: CliIo = processIo()): Promise
     if (reserve !== undefined) overrides.reserveTokens = reserve;
     const instructions = stringOption(args, "instructions");
     const strategy = choiceOption(args, "strategy", CompactionStrategy.options);
+
+    if (flag(args, "dry-run")) {
+      if (strategy === "prune") throw new UsageError("--dry-run tries a summary; --strategy prune writes no summary");
+      const run = await interruptible(io, "Opening the session database", (signal, spinner) =>
+        withDaemon(io, async (daemon) => {
+          const sessionId = await targetSession(daemon, args.arguments[0]!, spinner);
+          return dryRunCompaction(daemon, { sessionId: sessionId.id, overrides, instructions, signal, spinner });
+        }),
+      );
+      return printDryRun(io, run, flag(args, "json"));
+    }
 
     // Ctrl-C stops the model call; nothing is written.
     const report = await interruptible(io, "Opening the session database", (signal, spinner) =>
@@ -88,15 +106,7 @@ interface CompactOptions {
 
 async function compact(daemon: Daemon, options: CompactOptions): Promise<CompactReport> {
   const { spinner } = options;
-  let imported: ImportedFile | undefined;
-  let sessionId: string;
-  if (isSessionFile(options.target)) {
-    spinner.update("Importing the session file");
-    imported = await importSessionFile(daemon, resolve(options.target));
-    sessionId = imported.sessionId;
-  } else {
-    sessionId = await resolveSessionId(daemon, options.target);
-  }
+  const { id: sessionId, imported } = await targetSession(daemon, options.target, spinner);
 
   const before = await daemon.context.build({ sessionId, format: "native" });
   spinner.update("Preparing the compaction");
@@ -149,6 +159,28 @@ async function compact(daemon: Daemon, options: CompactOptions): Promise<Compact
       settingsPath: displayPath(daemon.settings.globalPath),
     },
   };
+}
+
+/**
+ * The session a target names: a session file (imported first, or brought up to date), or a session
+ * id. When the current folder has plugins of its own and the session was started elsewhere, they
+ * are opened too: a project's plugins run only for sessions started in its folder, and the plugin
+ * host's log then says that they do not run for this one, and why (plugins/applies.ts).
+ */
+async function targetSession(daemon: Daemon, target: string, spinner: Spinner): Promise<{ id: string; imported?: ImportedFile }> {
+  let found: { id: string; imported?: ImportedFile };
+  if (!isSessionFile(target)) found = { id: await resolveSessionId(daemon, target) };
+  else {
+    spinner.update("Importing the session file");
+    const imported = await importSessionFile(daemon, resolve(target));
+    found = { id: imported.sessionId, imported };
+  }
+  const here = process.cwd();
+  if (existsSync(join(here, ".base-context", "plugins"))) {
+    const { session } = await daemon.sessions.get({ sessionId: found.id });
+    if (resolve(session.cwd) !== resolve(here)) await daemon.plugins.list(here);
+  }
+  return found;
 }
 
 /**

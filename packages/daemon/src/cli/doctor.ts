@@ -11,7 +11,7 @@ import { VERSION } from "../version.js";
 import { flag, integerOption, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import type { CheckResult, CheckStatus } from "./doctor-checks.js";
 import { displayPath, plural, processIo, quietDaemonLogs, startProgress, styleFor, writeJson, type CliIo, type Style } from "./output.js";
-import { storeFailure } from "./open-daemon.js";
+import { storeFailure, withDaemon } from "./open-daemon.js";
 import { EXIT, runCommand } from "./run.js";
 import { settingsFiles } from "./settings.js";
 
@@ -84,6 +84,9 @@ export function doctorCommand(argv: string[], io: CliIo = processIo()): Promise<
 
       progress.update("starting the plugins");
       checks.push(await checkPlugins(home, projectDir, project.settings));
+      const { checkPluginSessions } = await import("./doctor-plugin-sessions.js");
+      const sessionsCheck = await withDaemon(io, (daemon) => checkPluginSessions(daemon, projectDir, home)).catch(() => undefined);
+      if (sessionsCheck !== undefined) checks.push(sessionsCheck);
       const { claudeCodeCheck } = await import("./claude-code.js");
       checks.push(claudeCodeCheck(io.env, projectDir));
     } finally {

@@ -1,9 +1,10 @@
 /** `base-context export <session> [-o file] [--force] [--json]`: a session as a pi JSONL file. */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { flag, JSON_OPTION, stringOption, type CommandSpec } from "./args.js";
 import { withDaemon } from "./open-daemon.js";
 import { plural, processIo, styleFor, writeJson, type CliIo } from "./output.js";
+import { shellPath } from "./plugins-output.js";
 import { CliError, runCommand } from "./run.js";
 import { resolveSessionId } from "./session-ref.js";
 
@@ -30,6 +31,9 @@ export function exportCommand(argv: string[], io: CliIo = processIo()): Promise<
     const path = output !== undefined ? resolve(output) : undefined;
     if (path !== undefined && existsSync(path) && !flag(args, "force")) {
       throw new CliError(`${path} exists`, ["Add --force to replace it, or choose another file."]);
+    }
+    if (path !== undefined && !existsSync(dirname(path))) {
+      throw new CliError(`cannot write ${path}: its folder ${dirname(path)} does not exist`, [`Create it first: mkdir -p ${shellPath(dirname(path))}`]);
     }
     const exported = await withDaemon(io, async (daemon) => {
       const sessionId = await resolveSessionId(daemon, args.arguments[0]!);

@@ -20,12 +20,13 @@ const AGENTS = AGENT_SESSIONS.map((source) => source.agent);
 
 export const IMPORT_SPEC: CommandSpec = {
   name: "import",
-  summary: "import a session file: pi's (versions 1–3), Claude Code's or Codex's",
+  summary: "import a session file: pi's (versions 1–3), Claude Code's or Codex's; again, to add what is new",
   description:
     "The format is detected from the first lines (--format names it). Older pi versions are\n" +
     "migrated. Lines that cannot be read are skipped, as pi skips them, and reported with their\n" +
-    "line numbers; everything else is imported. A Claude Code or Codex file whose session is\n" +
-    "already here is brought up to date: only what is new in it is added (run it after every turn).\n" +
+    "line numbers; everything else is imported. A file whose session is already here is brought\n" +
+    "up to date: only what was appended since the last import is read and added (run it after\n" +
+    "every turn); a file rewritten since is said, and nothing is added (--new-id imports a copy).\n" +
     `--all ${AGENTS.join("|")} imports every session the agent keeps (${AGENT_SESSIONS.map((s) => `${s.agent}: $${s.envVariable} or its default folder`).join("; ")}).\n` +
     "Export writes pi's format, whatever the session was imported from.",
   arguments: [{ name: "file.jsonl", description: "the session file", optional: true }],

@@ -57,7 +57,7 @@ export function fileError(path: string, code: string, message: string): CliError
     return new CliError(`no such file: ${path}`, ["Check the path (base-context sessions lists the sessions already imported)."]);
   if (code === "EISDIR")
     return new CliError(`${path} is a folder, not a session file`, [
-      "Give a pi session file (.jsonl), or a session of the database by its id (base-context sessions lists them).",
+      "Give a session file (.jsonl: pi's, Claude Code's or Codex's), or a session of the database by its id (base-context sessions lists them).",
     ]);
   if (code === "EACCES" || code === "EPERM") return new CliError(`cannot read ${path}: permission denied`);
   return new CliError(`cannot read ${path}: ${message}`);
@@ -83,7 +83,7 @@ export function checkSessionFile(path: string, format?: ImportFormat): void {
     const failure = error as NodeJS.ErrnoException;
     throw fileError(path, failure.code ?? "", failure.message);
   }
-  if (size === 0) throw new CliError(`${path} is empty: a pi session file starts with a session header line`);
+  if (size === 0) throw new CliError(`${path} is empty: a session file holds a line per entry (pi's starts with a session header line)`);
 
   const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
   let fd: number | undefined;

@@ -27,6 +27,14 @@ describe("cliInvocation", () => {
       "List them with: node main.js sessions (see ~/.base-context/settings.json)",
     );
   });
+
+  it("sets the home and the database the command ran on, so a hint pasted into another shell finds the session", () => {
+    const env = { PATH: "/nonexistent", BASE_CONTEXT_HOME: "/tmp/base-context-demo", BASE_CONTEXT_DB: "/srv/my db.sqlite" };
+    const cli = cliInvocation(env, "/clone/packages/daemon/dist/cli/main.js", "/clone");
+    expect(cli).toBe("BASE_CONTEXT_HOME=/tmp/base-context-demo BASE_CONTEXT_DB='/srv/my db.sqlite' node packages/daemon/dist/cli/main.js");
+    expect(runnableHint("base-context show 5b0c --brief", cli)).toBe(`${cli} show 5b0c --brief`);
+    expect(cliInvocation({ PATH: "/nonexistent", BASE_CONTEXT_HOME: "" }, "/clone/main.js", "/clone")).toBe("node main.js");
+  });
 });
 
 describe("fitWidth", () => {

@@ -159,9 +159,20 @@ export function quietDaemonLogs(): void {
 /**
  * How to run this CLI again from here, for the commands a hint prints: `base-context` when that
  * is on the PATH, else `node <path to the script that is running>` (in a clone, where nothing was
- * installed: `node packages/daemon/dist/cli/main.js`).
+ * installed: `node packages/daemon/dist/cli/main.js`). When the command ran on another home or
+ * database than the default (`BASE_CONTEXT_HOME`, `BASE_CONTEXT_DB` set, as `pnpm demo` does for
+ * its commands), the hint sets them too: pasted into a shell that does not have them, it must not
+ * look for the session in ~/.base-context (and make that folder).
  */
 export function cliInvocation(env: NodeJS.ProcessEnv, script: string | undefined = process.argv[1], cwd: string = process.cwd()): string {
+  const where = (["BASE_CONTEXT_HOME", "BASE_CONTEXT_DB"] as const)
+    .filter((name) => (env[name] ?? "").length > 0)
+    .map((name) => `${name}=${shellWord(env[name]!)} `)
+    .join("");
+  return `${where}${command(env, script, cwd)}`;
+}
+
+function command(env: NodeJS.ProcessEnv, script: string | undefined, cwd: string): string {
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (dir.length === 0) continue;
     try {
@@ -174,7 +185,12 @@ export function cliInvocation(env: NodeJS.ProcessEnv, script: string | undefined
   if (script === undefined) return "base-context";
   const fromHere = relative(cwd, script);
   const path = fromHere.length > 0 && !fromHere.startsWith("..") && !isAbsolute(fromHere) ? fromHere : script;
-  return `node ${/^[\w@%+=:,./~-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`}`;
+  return `node ${shellWord(path)}`;
+}
+
+/** A word the shell reads as it is: quoted when it holds anything but plain path characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Commands in a hint (`base-context show …`) as they run here (cliInvocation). */

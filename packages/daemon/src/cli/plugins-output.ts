@@ -1,5 +1,6 @@
 /** How the `plugins` commands show plugins to people: one line each, then what went wrong and what to do. */
 import type { PluginInfo, PluginStatus } from "@base-context/protocol";
+import { appliesTo } from "../plugins/applies.js";
 import { displayPath, oneLine, styleFor, table, type CliIo, type Style } from "./output.js";
 
 const HOOK_SHORT_NAMES: Record<string, string> = { session_before_compact: "compact", session_before_tree: "tree" };
@@ -15,10 +16,21 @@ function statusText(status: PluginStatus, style: Style): string {
   }
 }
 
+/** A session the listing says each plugin runs for, or not (`plugins --session`). */
+export interface ListedSession {
+  id: string;
+  cwd: string;
+}
+
+/** The sessions a plugin runs for: every one, or those started in its project's folder. */
+function runsFor(plugin: PluginInfo): string {
+  return plugin.source === "global" || plugin.projectDir === undefined ? "every session" : `sessions in ${displayPath(plugin.projectDir)}`;
+}
+
 export function printPlugins(
   io: CliIo,
   plugins: readonly PluginInfo[],
-  where: { globalRoot: string; projectDir: string | undefined },
+  where: { globalRoot: string; projectDir: string | undefined; session?: ListedSession | undefined },
 ): void {
   const style = styleFor(io.stdout, io.env);
   if (plugins.length === 0) {
@@ -29,18 +41,29 @@ export function printPlugins(
     io.stdout.write(`No plugins in ${places.join(" or ")}.\nCreate one with: base-context plugin new <name>\n`);
     return;
   }
-  const header = ["NAME", "SOURCE", "STATUS", "TRUST", "ISOLATION", "VERSION", "HOOKS", "PATH"].map((title) => style.dim(title));
-  const rows = plugins.map((plugin) => [
-    plugin.name,
-    plugin.source,
-    statusText(plugin.status, style),
-    plugin.trusted ? "trusted" : style.yellow("not trusted"),
-    plugin.isolation,
-    plugin.version,
-    plugin.hooks.map((hook) => HOOK_SHORT_NAMES[hook] ?? hook).join(",") || "-",
-    displayPath(plugin.path),
-  ]);
-  io.stdout.write(`${table([header, ...rows])}\n`);
+  const { session } = where;
+  const verdicts = new Map(plugins.map((plugin) => [plugin.id, session === undefined ? undefined : appliesTo(plugin, session.cwd)]));
+  const titles = ["NAME", "SOURCE", "STATUS", "TRUST", "ISOLATION", "VERSION", "HOOKS", "RUNS FOR", ...(session ? [`SESSION ${session.id.slice(0, 8)}`] : []), "PATH"];
+  const rows = plugins.map((plugin) => {
+    const verdict = verdicts.get(plugin.id);
+    return [
+      plugin.name,
+      plugin.source,
+      statusText(plugin.status, style),
+      plugin.trusted ? "trusted" : style.yellow("not trusted"),
+      plugin.isolation,
+      plugin.version,
+      plugin.hooks.map((hook) => HOOK_SHORT_NAMES[hook] ?? hook).join(",") || "-",
+      runsFor(plugin),
+      ...(verdict === undefined ? [] : [verdict.applies ? style.green("runs") : style.yellow("does not run")]),
+      displayPath(plugin.path),
+    ];
+  });
+  io.stdout.write(`${table([titles.map((title) => style.dim(title)), ...rows])}\n`);
+  for (const plugin of plugins) {
+    const verdict = verdicts.get(plugin.id);
+    if (verdict !== undefined && !verdict.applies) io.stdout.write(`\n${style.bold(plugin.name)} does not run for session ${session!.id}: ${verdict.why}.\n`);
+  }
 
   const problems = plugins.filter((plugin) => plugin.lastError !== undefined);
   for (const plugin of problems) {

@@ -11,7 +11,10 @@ import { globalPluginsRoot } from "../plugins/discovery.js";
 import { flag, JSON_OPTION, stringOption, type CommandSpec, type ParsedArgs } from "./args.js";
 import { PLUGIN_NEW_SPEC, pluginNew } from "./plugin-new.js";
 import { nudgeRunningDaemons, projectOrNone, withPluginHost } from "./plugins-host.js";
-import { printPlugins, shellPath } from "./plugins-output.js";
+import { appliesTo } from "../plugins/applies.js";
+import { withDaemon } from "./open-daemon.js";
+import { printPlugins, shellPath, type ListedSession } from "./plugins-output.js";
+import { resolveSessionId } from "./session-ref.js";
 import { displayPath, processIo, writeJson, type CliIo } from "./output.js";
 import { CliError, EXIT, runCommand } from "./run.js";
 
@@ -29,8 +32,12 @@ const LIST_SPEC: CommandSpec = {
     "project's in <project>/.base-context/plugins/<name>/; those run only once the project is trusted.\n" +
     "Each plugin is loaded here, once, to report its status (a running daemon's plugins/list also\n" +
     "shows plugins its crash breaker disabled).",
-  options: [PROJECT_OPTION, JSON_OPTION],
-  examples: ["base-context plugins", "base-context plugins list --project ~/src/app --json"],
+  options: [
+    PROJECT_OPTION,
+    { name: "session", value: "id", description: "also its project's plugins, and whether each runs for that session (and why not)" },
+    JSON_OPTION,
+  ],
+  examples: ["base-context plugins", "base-context plugins list --project ~/src/app --json", "base-context plugins --session 5b0c"],
   exitStatus: "Exit status: 0 listed (whatever the plugins' status), 1 failure, 2 usage error.",
 };
 
@@ -115,12 +122,32 @@ function runSubcommand(name: string, argv: string[], io: CliIo): Promise<number>
 
 async function list(args: ParsedArgs, io: CliIo): Promise<number> {
   const projectDir = resolve(stringOption(args, "project") ?? process.cwd());
+  const sessionRef = stringOption(args, "session");
+  const session = sessionRef === undefined ? undefined : await listedSession(io, sessionRef);
   return withPluginHost(io, async (host, home) => {
     const project = projectOrNone(projectDir, home);
-    const plugins = await host.list(project);
-    if (flag(args, "json")) writeJson(io, { plugins });
-    else printPlugins(io, plugins, { globalRoot: globalPluginsRoot(home), projectDir: project });
+    // With a session: the plugins of its own project too (those are the ones that run for it).
+    const plugins = [
+      ...new Map(
+        [...(await host.list(project)), ...(session ? await host.list(projectOrNone(session.cwd, home)) : [])].map((plugin) => [
+          plugin.id,
+          plugin,
+        ]),
+      ).values(),
+    ];
+    if (flag(args, "json")) {
+      const forSession = (plugin: PluginInfo) => (session ? { forSession: appliesTo(plugin, session.cwd) } : {});
+      writeJson(io, { ...(session ? { session } : {}), plugins: plugins.map((plugin) => ({ ...plugin, ...forSession(plugin) })) });
+    } else printPlugins(io, plugins, { globalRoot: globalPluginsRoot(home), projectDir: project, session });
     return EXIT.ok;
+  });
+}
+
+/** The session `plugins --session` asks about: its id and folder, from the database. */
+async function listedSession(io: CliIo, ref: string): Promise<ListedSession> {
+  return withDaemon(io, async (daemon) => {
+    const id = await resolveSessionId(daemon, ref);
+    return { id, cwd: (await daemon.sessions.get({ sessionId: id })).session.cwd };
   });
 }
 

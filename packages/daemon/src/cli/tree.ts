@@ -83,8 +83,8 @@ export function treeCommand(argv: string[], io: CliIo = processIo()): Promise<nu
     const name = session.name === undefined ? "" : ` ${style.bold(`"${session.name}"`)}`;
     const count =
       nodes.length === shown.nodes.length ? plural(nodes.length, "entry", "entries") : `${formatShown(nodes.length, shown.nodes.length)}`;
-    const { cutVisible } = await import("../tree/view/index.js");
-    io.stdout.write(`${cutVisible(`session ${session.id}${name} · ${session.cwd} · ${count}`, width)}\n`);
+    const { cutVisible, visibleLength } = await import("../tree/view/index.js");
+    io.stdout.write(`${treeHeader({ id: session.id, name, cwd: session.cwd, count }, width, { cutVisible, visibleLength })}\n`);
     io.stdout.write(
       renderTree(nodes, {
         all: flag(args, "all") || around !== undefined,
@@ -95,6 +95,27 @@ export function treeCommand(argv: string[], io: CliIo = processIo()): Promise<nu
       }),
     );
   });
+}
+
+/**
+ * `session <id> "name" · <cwd> · 12 entries shown of 495`, within `width`: what gives way is the
+ * folder, then the name, never the counts (a number cut short says something false); when even
+ * the id and the counts do not fit on one line, the counts go on a line of their own.
+ */
+function treeHeader(
+  parts: { id: string; name: string; cwd: string; count: string },
+  width: number,
+  text: { cutVisible(line: string, width: number): string; visibleLength(text: string): number },
+): string {
+  const line = (name: string, cwd: string) => `session ${parts.id}${name}${cwd.length > 0 ? ` · ${cwd}` : ""} · ${parts.count}`;
+  const whole = line(parts.name, parts.cwd);
+  if (text.visibleLength(whole) <= width) return whole;
+  const bare = text.visibleLength(line(parts.name, ""));
+  // The folder, shortened from its start (its end says the most): "…/src/app".
+  const room = width - bare - 3;
+  if (room >= 8) return line(parts.name, `…${parts.cwd.slice(parts.cwd.length - room + 1)}`);
+  if (text.visibleLength(line("", "")) <= width) return line("", "");
+  return `${text.cutVisible(`session ${parts.id}`, width)}\n${text.cutVisible(parts.count, width)}`;
 }
 
 function formatShown(shown: number, total: number): string {

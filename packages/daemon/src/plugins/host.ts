@@ -20,6 +20,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import { AppError } from "../errors.js";
+import { log } from "../log.js";
+import { appliesTo } from "./applies.js";
 import { baseContextHome } from "../paths.js";
 import { CrashBreaker } from "./crash-breaker.js";
 import { globalPluginsRoot, listPluginFolders, projectPluginsRoot } from "./discovery.js";
@@ -122,6 +124,8 @@ export class PluginHost {
   private readonly errorListeners = new Set<(error: PluginError) => void>();
   private readonly threads: StandbyThreads;
   private changeScheduled = false;
+  /** Plugins and session folders the log said a plugin does not run for (said once each). */
+  private readonly toldNotRun = new Set<string>();
   private disposed = false;
 
   constructor(options: PluginHostOptions = {}) {
@@ -221,17 +225,18 @@ export class PluginHost {
   /** Runs `session_before_compact` across the plugins; never rejects for a plugin's failure, only for a cancel. */
   async runCompactHook(event: CompactHookEvent, options: CompactHookCallOptions): Promise<HookRun<HookCompaction>> {
     const context = options.keptEntryIds === undefined ? {} : { keptEntryIds: options.keptEntryIds };
-    return runHook({ hook: "session_before_compact", event, ...(await this.hookInput(options)), context });
+    return runHook({ hook: "session_before_compact", event, ...(await this.hookInput(options, "session_before_compact")), context });
   }
 
   /** Runs `session_before_tree` across the plugins; never rejects for a plugin's failure, only for a cancel. */
   async runTreeHook(event: TreeHookEvent, options: HookCallOptions): Promise<HookRun<HookBranchSummary>> {
-    return runHook({ hook: "session_before_tree", event, ...(await this.hookInput(options)), context: {} });
+    return runHook({ hook: "session_before_tree", event, ...(await this.hookInput(options, "session_before_tree")), context: {} });
   }
 
-  private async hookInput(options: HookCallOptions) {
+  private async hookInput(options: HookCallOptions, hook: HookName) {
     const projectDir = options.projectDir === undefined ? undefined : await this.addProject(options.projectDir);
     const candidates = [...this.plugins.values()].filter((plugin) => plugin.source === "global" || plugin.projectDir === projectDir);
+    this.sayNotRun(hook, options.projectDir);
     return {
       plugins: orderPlugins(candidates, options.settings.plugins.order),
       settings: options.settings,
@@ -239,6 +244,21 @@ export class PluginHost {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onPluginCall === undefined ? {} : { onPluginCall: options.onPluginCall }),
     };
+  }
+
+  /**
+   * The plugins of the other projects open here that would answer `hook` but do not run for a
+   * session in `sessionCwd`: said in the log, once per plugin and folder, with why.
+   */
+  private sayNotRun(hook: HookName, sessionCwd: string | undefined): void {
+    for (const plugin of this.plugins.values()) {
+      if (plugin.source !== "project" || !plugin.mayRun(hook)) continue;
+      const verdict = appliesTo(plugin, sessionCwd);
+      const key = `${plugin.id}\n${sessionCwd ?? ""}`;
+      if (verdict.applies || this.toldNotRun.has(key)) continue;
+      this.toldNotRun.add(key);
+      log("info", `plugin ${plugin.id} does not run (${hook}) for this session: ${verdict.why}`);
+    }
   }
 
   /**

@@ -5,6 +5,7 @@
  * temporary file renamed into place, so a failed export never leaves a truncated file behind.
  */
 import { createWriteStream } from "node:fs";
+import { dirname } from "node:path";
 import { once } from "node:events";
 import { AppError } from "../errors.js";
 import type { SessionStore } from "../store/index.js";
@@ -54,10 +55,35 @@ export async function exportToPath(store: SessionStore, sessionId: string, path:
   } catch (error) {
     out.destroy();
     await rm(temporary, { force: true });
-    throw new AppError("export_failed", `could not export session "${sessionId}" to ${path}: ${(error as Error).message}`, {
+    throw new AppError("export_failed", `could not export session "${sessionId}" to ${path}: ${whyNotWritten(error, path)}`, {
       sessionId,
       path,
     });
+  }
+}
+
+/**
+ * Why the file could not be written, about the file asked for: the system's message names the
+ * temporary file written beside it, which the user never asked for and which no longer exists.
+ */
+function whyNotWritten(error: unknown, path: string): string {
+  const folder = dirname(path);
+  switch ((error as NodeJS.ErrnoException).code) {
+    case "ENOENT":
+      return `its folder ${folder} does not exist`;
+    case "ENOTDIR":
+      return `${folder} is not a folder`;
+    case "EACCES":
+    case "EPERM":
+      return `no permission to write in ${folder}`;
+    case "EISDIR":
+      return `${path} is a folder`;
+    case "EROFS":
+      return `${folder} is on a read-only file system`;
+    case "ENOSPC":
+      return `no space left on the device of ${folder}`;
+    default:
+      return (error as Error).message;
   }
 }
 

@@ -10,7 +10,7 @@ import { constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { CompactionEntry, ImportFormat, SessionEntry } from "@base-context/protocol";
-import { checkRetention, contextProbes, detailsWithRetention } from "@base-context/core";
+import { checkRetention, detailsWithRetention } from "@base-context/core";
 import { AppError, CancelledError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { log } from "../log.js";
@@ -28,6 +28,7 @@ import type { LineParser, ParsedLine, ParseOutcome, SessionFileHeader, SessionFo
 import { piFormat } from "./formats/pi/format.js";
 import { ImportGaps, type SkippedLine } from "./import-gaps.js";
 import { SkippedParents } from "./import-skipped-parents.js";
+import { probesWithHandedBack } from "./handed-back.js";
 import { compareFile, fileIdentity, type ImportCheckpoint, type ImportStates, type SavedImport } from "./import-state.js";
 
 export interface ImportSource {
@@ -65,6 +66,8 @@ export interface ImportRunOptions {
   batchSize: number;
   /** Where imports of files stopped; undefined: every import reads its file whole. */
   states: ImportStates | undefined;
+  /** Stopped by its signal, the run keeps what it read and says where it stopped (the Claude Code hook's imports). */
+  keepWhatIsRead?: boolean | undefined;
   /** The largest entry imported (`limits.maxEntryBytes`); a larger one is a skipped line. */
   maxEntryBytes: (() => number) | undefined;
 }
@@ -113,29 +116,53 @@ export class ImportRun {
     this.parser = format.createParser(ids);
   }
 
-  /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
+  /**
+   * `signal` (the request's cancellation) is honoured between chunks and batches: what was written
+   * is removed, unless the run keeps what it read (`keepWhatIsRead`): then it stops between two
+   * chunks, stores the lines read whole, and saves where it stopped for the next import.
+   */
   async run(fileLimits: FileLimits | undefined, signal?: AbortSignal): Promise<ImportResult> {
     this.signal = signal;
+    let cursor: LineCursor | undefined;
+    let start: SavedImport | undefined;
     try {
       const { path, content } = this.source;
-      const start = path !== undefined ? await this.savedStart(path) : undefined;
-      if (start !== undefined && "rewritten" in start) return this.rewritten(start.rewritten);
-      const cursor = new LineCursor(start);
+      const saved = path !== undefined ? await this.savedStart(path) : undefined;
+      if (saved !== undefined && "rewritten" in saved) return this.rewritten(saved.rewritten);
+      start = saved;
+      cursor = new LineCursor(start);
       for await (const text of path !== undefined ? fileLines(path, fileLimits, cursor) : stringLines(content ?? "")) {
         this.lineNumber++;
         // A last line still being written is read, but the next import starts before it.
         if (!cursor.terminated) this.checkpoint = this.here(cursor, this.lineNumber - 1);
         await this.line(typeof text === "string" ? this.parser.parse(text, this.lineNumber) : longLine(text, fileLimits));
       }
-      this.checkpoint ??= this.here(cursor, this.lineNumber);
+      // What the parser holds back at the end is given now; its snapshot (after) still says what waits for later lines.
       if (this.parser.end) for (const each of this.parser.end()) await this.handle(each);
+      this.checkpoint ??= this.here(cursor, this.lineNumber);
       const result = await this.finish();
       if (path !== undefined && !this.source.newId) await this.saveState(path, result.session.id, start?.offset);
       return result;
     } catch (error) {
+      if (this.options.keepWhatIsRead && signal?.aborted && error === signal.reason && cursor !== undefined && this.target) {
+        return this.stopHere(cursor, start?.offset);
+      }
       await this.abort();
       throw importFailure(error, this.lineNumber, this.source.path);
     }
+  }
+
+  /**
+   * Stopped between two chunks of the file, every line read handled whole: what they gave is
+   * stored (a new session is made visible with it, a prefix of the file's history) and the place
+   * is saved, so the next import goes on from there instead of starting over.
+   */
+  private async stopHere(cursor: LineCursor, startedAt: number | undefined): Promise<ImportResult> {
+    this.checkpoint = this.here(cursor, this.lineNumber);
+    const result = await this.finish();
+    if (this.source.path !== undefined && !this.source.newId) await this.saveState(this.source.path, result.session.id, startedAt);
+    log("info", `import of ${this.source.path ?? "content"} stopped at line ${this.lineNumber} (${String(this.signal?.reason)}): the next import goes on from there`);
+    return result;
   }
 
   private async line(parsed: ParseOutcome): Promise<void> {
@@ -334,7 +361,8 @@ export class ImportRun {
 
   /** Waits for the batch before it, then sends the batch. */
   private async writeBatch(): Promise<void> {
-    this.signal?.throwIfAborted();
+    // A run that keeps what it read stops only between two chunks of the file, where every line read is whole.
+    if (!this.options.keepWhatIsRead) this.signal?.throwIfAborted();
     await this.settle();
     const report = this.target!.insertBatchAsync(this.batch);
     // Its failure is taken by settle(); until then it must not count as unhandled.
@@ -361,7 +389,7 @@ export class ImportRun {
     if (!target) throw noHeader(this.format, this.nonBlankLines, this.firstUnreadable);
     if (this.batch.length > 0) await this.writeBatch();
     await this.settle();
-    this.signal?.throwIfAborted();
+    if (!this.options.keepWhatIsRead) this.signal?.throwIfAborted();
     this.skips.parentsLater((id) => this.store.hasEntry(target.sessionId, id));
     await target.searchWritten();
     // An update that added nothing leaves the leaf where it is (the user may have moved it here).
@@ -442,7 +470,7 @@ class Skips {
  */
 function withRetention(entry: CompactionEntry, path: readonly SessionEntry[]): CompactionEntry {
   const keptFrom = path.findIndex((each) => each.id === entry.firstKeptEntryId);
-  const retention = checkRetention(entry.summary, contextProbes(keptFrom >= 0 ? path.slice(0, keptFrom) : path));
+  const retention = checkRetention(entry.summary, probesWithHandedBack(keptFrom >= 0 ? path.slice(0, keptFrom) : path));
   return { ...entry, details: detailsWithRetention(entry.details, retention) };
 }
 

@@ -152,4 +152,51 @@ describe("imports that go on from where the last one stopped", () => {
     // Read whole: its unreadable line is reported again.
     expect((again.skippedLines ?? []).map((skip) => skip.line)).toEqual([33]);
   });
+
+  it("stopped by its signal, an import that keeps what it read stores the lines read whole, and the next one goes on from there", async () => {
+    const header = JSON.stringify({ type: "session", version: 3, id: "kept", timestamp: "2026-03-01T12:00:00.000Z", cwd: "/p" });
+    const line = (n: number) =>
+      JSON.stringify({
+        type: "message",
+        id: `e${n}`,
+        parentId: n === 0 ? null : `e${n - 1}`,
+        timestamp: "2026-03-01T12:00:01.000Z",
+        message: { role: "user", content: `${n} ${"x".repeat(2000)}` },
+      });
+    // About 3 MB: three chunks of the file's reading.
+    writeFileSync(file, `${[header, ...Array.from({ length: 1500 }, (_, n) => line(n))].join("\n")}\n`);
+    const { store } = service("main", "states");
+    const ids = sequentialIds();
+    const sessions = new SessionService(store, new FakeCounter(), {
+      ids,
+      import: {
+        batchSize: 100,
+        states: new ImportStates(join(folder, "states")),
+        limits: () => ({ maxImportLineBytes: 1 << 20, maxImportFileBytes: 1 << 30 }),
+      },
+    });
+    const controller = new AbortController();
+    const beginImport = store.beginImport.bind(store);
+    store.beginImport = (session) => {
+      const target = beginImport(session);
+      const insert = target.insertBatchAsync.bind(target);
+      // Out of time once the first batch is written: the read stops at the next chunk.
+      target.insertBatchAsync = (batch) => {
+        controller.abort(new Error("out of time"));
+        return insert(batch);
+      };
+      return target;
+    };
+    const stopped = await sessions.import({ path: file }, { signal: controller.signal, keepWhatIsRead: true });
+    store.beginImport = beginImport;
+    expect(stopped.entryCount).toBeGreaterThan(0);
+    expect(stopped.entryCount).toBeLessThan(1500);
+    // The session is there, a prefix of the file's history, whole entries each.
+    expect((await sessions.getCountedPath("kept")).map((counted) => counted.entry.id)).toEqual(
+      Array.from({ length: stopped.entryCount }, (_, n) => `e${n}`),
+    );
+    const rest = await sessions.import({ path: file });
+    expect(rest).toMatchObject({ updated: true, addedEntries: 1500 - stopped.entryCount, entryCount: 1500 });
+    expect((await sessions.getCountedPath("kept")).map((counted) => counted.entry.id)).toEqual(Array.from({ length: 1500 }, (_, n) => `e${n}`));
+  });
 });

@@ -40,8 +40,11 @@ export class SessionImporter {
     private readonly options: ImportOptions = {},
   ) {}
 
-  /** `signal` (the request's cancellation) is honoured between chunks and batches: what was written is removed. */
-  async import(source: ImportSource, signal?: AbortSignal): Promise<ImportResult> {
+  /**
+   * `signal` (the request's cancellation) is honoured between chunks and batches: what was written
+   * is removed, or, with `keepWhatIsRead`, kept and the place saved for the next import.
+   */
+  async import(source: ImportSource, signal?: AbortSignal, options: { keepWhatIsRead?: boolean } = {}): Promise<ImportResult> {
     const limits = this.options.limits?.();
     const fileLimits: FileLimits | undefined = limits && {
       maxLineBytes: limits.maxImportLineBytes,
@@ -63,7 +66,7 @@ export class SessionImporter {
       format = detected ?? piFormat;
     }
     try {
-      return await this.run(format, source, fileLimits, signal);
+      return await this.run(format, source, fileLimits, signal, options.keepWhatIsRead === true);
     } catch (error) {
       if (guessed && error instanceof AppError && error.code === "import_failed" && !("path" in error.data)) {
         throw new AppError("import_failed", `${error.message}; nor is it another format this build reads (${otherFormats()})`, error.data);
@@ -81,13 +84,15 @@ export class SessionImporter {
     format: SessionFormat,
     source: ImportSource,
     fileLimits: FileLimits | undefined,
-    signal?: AbortSignal,
+    signal: AbortSignal | undefined,
+    keepWhatIsRead: boolean,
   ): Promise<ImportResult> {
     for (let attempt = 1; ; attempt++) {
       const run = new ImportRun(this.store, this.ids, format, source, {
         batchSize: this.options.batchSize ?? 1000,
         maxEntryBytes: this.options.maxEntryBytes,
         states: this.options.states,
+        keepWhatIsRead,
       });
       try {
         return await run.run(fileLimits, signal);

@@ -2,7 +2,7 @@ import type { EntryInput, SessionEntry, TreeNode } from "@base-context/protocol"
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../errors.js";
 import type { SessionStore } from "../store/index.js";
-import { ENGINES, useTestStores } from "../store/test-support.js";
+import { ENGINES, useTestStores, writeLockStats } from "../store/test-support.js";
 import { FakeCounter, sequentialIds } from "./fixtures/test-helpers.js";
 import { SessionService } from "./service.js";
 
@@ -93,18 +93,18 @@ describe.each(ENGINES)("SessionService on %s", (engine) => {
     });
 
     it("takes the write lock once per append: its counts ride along with the next write", async () => {
-      const before = store.writeLockStats().transactions;
+      const before = writeLockStats(store).transactions;
       const replies: Awaited<ReturnType<typeof sessions.append>>[] = [];
       for (let index = 0; index < 20; index++) replies.push(await sessions.append({ sessionId, entry: user(`message ${index}`) }));
       // 20 appends, 20 transactions; each carried the counts of the append before it.
-      expect(store.writeLockStats().transactions - before).toBe(20);
+      expect(writeLockStats(store).transactions - before).toBe(20);
       expect(replies.slice(0, -1).map((reply) => store.getEntry(sessionId, reply.entry.id)!.tokens)).toEqual(
         replies.slice(0, -1).map((reply) => reply.tokens),
       );
       // The last one's are written on their own a moment later (or with close()).
       expect(store.getEntry(sessionId, replies[19]!.entry.id)!.tokens).toBeNull();
       await vi.waitFor(() => expect(store.getEntry(sessionId, replies[19]!.entry.id)!.tokens).toBe(replies[19]!.tokens));
-      expect(store.writeLockStats().transactions - before).toBe(21);
+      expect(writeLockStats(store).transactions - before).toBe(21);
     });
 
     it("applies appends in arrival order even when earlier counts resolve later", async () => {

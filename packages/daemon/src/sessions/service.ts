@@ -196,8 +196,9 @@ export class SessionService implements SessionsApi {
     return { session: toHeader(record) };
   }
 
-  async import(params: Params<"import">, ctx?: { signal?: AbortSignal }): Result<"import"> {
-    const result = await this.importer.import(params, ctx?.signal);
+  /** `ctx.keepWhatIsRead`: stopped by its signal, the import keeps what it read (import.ts); for the Claude Code hook. */
+  async import(params: Params<"import">, ctx?: { signal?: AbortSignal; keepWhatIsRead?: boolean }): Result<"import"> {
+    const result = await this.importer.import(params, ctx?.signal, { keepWhatIsRead: ctx?.keepWhatIsRead === true });
     this.backfill?.schedule(result.session.id);
     return {
       session: toHeader(result.session),

@@ -439,11 +439,6 @@ export class SessionStore {
     }
   }
 
-  /** Transactions begun and how long they waited for the write lock (store/sqlite/write-lock.ts). */
-  writeLockStats(): Readonly<WriteLockStats> {
-    return this.engine.writer.stats;
-  }
-
   /** Complete sessions that have entries without a stored count, most recently modified first. */
   sessionsWithUncountedEntries(): string[] {
     return this.sql.get<string>(UNCOUNTED_SESSIONS).pluck().all();

@@ -13,6 +13,8 @@ import { useSuiteResource } from "../../../../test/support/suite-resource.js";
 import { tempDirs } from "../../../../test/support/temp-dir.js";
 import { openStore, type OpenStoreOptions } from "./open-store.js";
 import type { SessionStore } from "./session-store.js";
+import type { StoreEngine } from "./store-engine.js";
+import type { WriteLockStats } from "./write-runner.js";
 import { postgresLocation, type StoreLocation } from "./store-location.js";
 
 export const ENGINES = ["sqlite", "postgres"] as const;
@@ -83,4 +85,9 @@ export function holdLock(path: string, holdMs: number): Promise<Worker> {
     { eval: true, workerData: { module: createRequire(import.meta.url).resolve("better-sqlite3"), path, holdMs } },
   );
   return new Promise((resolve) => worker.once("message", () => resolve(worker)));
+}
+
+/** Transactions a store began and how long they waited for the write lock (its engine's write runner, which the store keeps to itself). */
+export function writeLockStats(store: SessionStore): Readonly<WriteLockStats> {
+  return (store as unknown as { engine: Pick<StoreEngine, "writer"> }).engine.writer.stats;
 }

@@ -13,7 +13,10 @@ import type { LineParser, ParsedLine, ParseOutcome } from "../format.js";
 import { isJsonObject, readJsonLine, type JsonObject } from "../json-line.js";
 import { API, assistantBlocks, PROVIDER, stopReason, textOf, toolResultMessage, usageOf, userBlock } from "./content.js";
 import { latestPairs, SnapshotError, SnapshotReader, stringOrNullValue, stringValue } from "../snapshot.js";
+import { attachmentText } from "./attachments.js";
 import { injectedKind, splitReminders, type InjectedKind } from "./injected.js";
+import { QueuedMessages } from "./queued-messages.js";
+import { TurnOrder } from "./turn-order.js";
 
 /** Line types that hold no conversation: skipped and counted. */
 const METADATA_TYPES = new Set(["progress", "file-history-snapshot", "queue-operation"]);
@@ -44,6 +47,10 @@ export class ClaudeCodeLineParser implements LineParser {
   private subagentFile = false;
   /** The latest entries of the main chain (0) and of side chains (1), to put parallel tool results in line. */
   private readonly chains = [new RecentChain(), new RecentChain()];
+  /** User lines held for the attachments written after them, which the model reads first. */
+  private readonly order = new TurnOrder();
+  /** Messages the user typed while the agent worked (`queue-operation` lines), until they are given to the model. */
+  private readonly queue = new QueuedMessages();
 
   constructor(
     private readonly ids: Pick<IdSource, "now">,
@@ -65,6 +72,8 @@ export class ClaudeCodeLineParser implements LineParser {
       mainLeaf: this.mainLeaf ?? null,
       subagentFile: this.subagentFile,
       chains: this.chains.map((chain) => chain.snapshot()),
+      order: this.order.snapshot(),
+      queue: this.queue.snapshot(),
     };
   }
 
@@ -81,6 +90,8 @@ export class ClaudeCodeLineParser implements LineParser {
     this.pendingBoundary = pending && { line: pending.object("line"), lineNumber: pending.number("lineNumber") };
     this.mainLeaf = state.optionalString("mainLeaf");
     this.subagentFile = state.boolean("subagentFile");
+    this.order.restore(state.reader("order"));
+    this.queue.restore(state.reader("queue"));
   }
 
   parse(text: string, lineNumber: number): ParseOutcome {
@@ -94,6 +105,10 @@ export class ClaudeCodeLineParser implements LineParser {
     }
     const type = typeof value.type === "string" ? value.type : "(no type)";
     if (type === "summary" || type === "custom-title") return this.titleLine(value, type);
+    if (type === "queue-operation" && this.headerDone) {
+      const delivered = this.queue.line(value);
+      if (delivered !== undefined) return [...this.flushHeld(), this.queuedMessage(delivered, value)];
+    }
     if (METADATA_TYPES.has(type) || (type === "system" && METADATA_SUBTYPES.has(String(value.subtype)))) {
       this.alias(value);
       return { kind: "ignored", what: type === "system" ? `system ${String(value.subtype)}` : type };
@@ -111,6 +126,16 @@ export class ClaudeCodeLineParser implements LineParser {
       out.push({ kind: "skip", reason: `a "${type}" line without a uuid` });
       return out;
     }
+    if (type === "attachment") {
+      out.push(this.attachmentLine(value));
+      return out.length === 1 ? out[0]! : out;
+    }
+    if (type === "user" && this.holds(value)) {
+      this.userLine(value, out, this.order);
+      return out.length === 0 ? { kind: "used" } : out.length === 1 ? out[0]! : out;
+    }
+    // Any other line ends a run of attachments: the user lines they came before are given now.
+    out.push(...this.flushHeld());
     if (this.pendingBoundary && !(type === "user" && value.isCompactSummary === true)) out.push(...this.compaction(undefined));
     if (type === "system" && value.subtype === "compact_boundary") {
       this.pendingBoundary = { line: value, lineNumber };
@@ -125,14 +150,13 @@ export class ClaudeCodeLineParser implements LineParser {
   }
 
   /**
-   * A boundary at the very end waits for its summary line, which Claude Code writes right after
-   * it: an import that ran between the two reads both next time (a compaction stored without its
-   * summary could not be completed by a re-import, which passes over stored ids).
+   * The user lines held for attachments are given. A boundary at the very end waits for its
+   * summary line, which Claude Code writes right after it: it stays pending, in the parser's
+   * snapshot too, and the import that reads the summary line stores both (a compaction stored
+   * without its summary could not be completed later: stored ids are passed over).
    */
   end(): readonly ParsedLine[] {
-    if (this.pendingBoundary) this.alias(this.pendingBoundary.line);
-    this.pendingBoundary = undefined;
-    return [];
+    return this.flushHeld();
   }
 
   leafId(): string | undefined {
@@ -144,7 +168,8 @@ export class ClaudeCodeLineParser implements LineParser {
     const sessionId = line.sessionId as string;
     this.sessionId = sessionId;
     this.subagentFile = line.isSidechain === true && typeof line.agentId === "string" && line.agentId.length > 0;
-    const extra: JsonObject = {};
+    // Which agent wrote the session (the editor's Sessions view says it); an export keeps it in the header.
+    const extra: JsonObject = { importedFrom: "claude-code-jsonl" };
     if (this.title !== undefined) extra.name = this.title;
     return {
       kind: "header",
@@ -171,7 +196,73 @@ export class ClaudeCodeLineParser implements LineParser {
     return { kind: "entry", entry: { type: "session_info", id, parentId: this.mainLeaf ?? null, timestamp: this.ids.now(), name: title.trim() } };
   }
 
-  private userLine(line: JsonObject, out: ParsedLine[]): void {
+  /** A user line of the main conversation that is not a tool result: the attachments after it reach the model before it. */
+  private holds(line: JsonObject): boolean {
+    if (line.isCompactSummary === true || (line.isSidechain === true && !this.subagentFile)) return false;
+    const content = isJsonObject(line.message) ? line.message.content : undefined;
+    return !(Array.isArray(content) && content.some((block) => isJsonObject(block) && block.type === "tool_result"));
+  }
+
+  /**
+   * An `attachment` line: what Claude Code's harness added to the turn (attachments.ts). One that
+   * reaches the model is an injected-text message, given before the user lines held (turn-order.ts);
+   * one that does not is kept as a `claude-code.attachment` entry.
+   */
+  private attachmentLine(line: JsonObject): ParsedLine {
+    const uuid = line.uuid as string;
+    const attachment = isJsonObject(line.attachment) ? line.attachment : {};
+    const text = attachmentText(attachment);
+    const parentId = this.order.attachmentParent(this.parentOf(line));
+    const base = { id: uuid, parentId, timestamp: entryTimestamp(line, this.ids) };
+    const entry: SessionEntry =
+      text === undefined
+        ? { type: "custom", ...base, customType: "claude-code.attachment", data: payloadOf(line) }
+        : {
+            type: "custom_message",
+            ...base,
+            customType: INJECTED_TEXT_TYPE,
+            content: text,
+            display: false,
+            details: { source: "claude-code", kind: "attachment", attachment: typeof attachment.type === "string" ? attachment.type : "unknown" },
+          };
+    this.order.attached(uuid, uuid);
+    // Between a tool call and its results (a reminder after each result) it does not break their run.
+    this.chainOf(line).add(uuid, parentId, true);
+    if (!this.order.holding) this.noteLeaf(line, uuid);
+    return { kind: "entry", entry };
+  }
+
+  /**
+   * A message the user typed while the agent worked, now given to the model: a user message (or,
+   * for a harness notification queued the same way, injected text) under the main conversation's
+   * latest entry; the lines after it, which name that entry, hang under it.
+   */
+  private queuedMessage(text: string, line: JsonObject): ParsedLine {
+    const id = `${this.sessionId}.queued-${this.queue.delivered}`;
+    const parentId = this.mainLeaf ?? null;
+    const base = { id, parentId, timestamp: entryTimestamp(line, this.ids) };
+    const kind = injectedKind(text, false);
+    const timestamp = timeMs(line.timestamp);
+    const entry: SessionEntry =
+      kind !== undefined
+        ? { type: "custom_message", ...base, customType: INJECTED_TEXT_TYPE, content: text, display: false, details: { source: "claude-code", kind } }
+        : { type: "message", ...base, message: { role: "user", content: text, ...(timestamp !== undefined ? { timestamp } : {}) } };
+    if (parentId !== null) this.aliases.set(parentId, id);
+    this.chains[0]!.add(id, parentId, false);
+    this.mainLeaf = id;
+    return { kind: "entry", entry };
+  }
+
+  /** The user lines held for the attachments after them, now after them; lines naming an attachment hang under their end. */
+  private flushHeld(): ParsedLine[] {
+    const { entries, end, aliases } = this.order.flush();
+    if (end === undefined) return [];
+    for (const uuid of aliases) this.aliases.set(uuid, end);
+    this.mainLeaf = end;
+    return entries.map((entry) => ({ kind: "entry", entry }));
+  }
+
+  private userLine(line: JsonObject, out: ParsedLine[], held?: TurnOrder): void {
     const message = isJsonObject(line.message) ? line.message : {};
     if (line.isCompactSummary === true) {
       out.push(...this.compaction(line));
@@ -190,14 +281,19 @@ export class ClaudeCodeLineParser implements LineParser {
     // Claude Code hangs each result of parallel tool calls under the line of its own call, so
     // all but the last would be dead-end branches: they go in line, after what came before them.
     if (parentId !== null && parts.every((part) => part.kind !== "user")) parentId = chain.inLine(parentId);
+    const entries: SessionEntry[] = [];
     parts.forEach((part, index) => {
       const id = index === 0 ? uuid : `${uuid}.${index}`;
-      out.push({ kind: "entry", entry: this.partEntry(part, id, parentId, line, timestamp) });
+      entries.push(this.partEntry(part, id, parentId, line, timestamp));
       chain.add(id, parentId, part.kind === "toolResult");
       parentId = id;
     });
     if (parts.length > 1) this.aliases.set(uuid, parentId);
-    this.noteLeaf(line, parentId!);
+    if (held) held.hold(uuid, entries);
+    else {
+      for (const entry of entries) out.push({ kind: "entry", entry });
+      this.noteLeaf(line, parentId!);
+    }
   }
 
   private chainOf(line: JsonObject): RecentChain {
@@ -311,10 +407,16 @@ export class ClaudeCodeLineParser implements LineParser {
     return this.resolve(line.parentUuid);
   }
 
+  /** The id a line naming `parentUuid` hangs under: followed through aliases (a line stored under another id, or not stored). */
   private resolve(parentUuid: unknown): string | null {
     if (typeof parentUuid !== "string" || parentUuid.length === 0) return null;
-    const alias = this.aliases.get(parentUuid);
-    return alias === undefined ? parentUuid : alias;
+    let current: string | null = parentUuid;
+    for (let hops = 0; current !== null && hops < MAX_ALIAS_HOPS; hops++) {
+      const alias = this.aliases.get(current);
+      if (alias === undefined || alias === current) return current;
+      current = alias;
+    }
+    return current;
   }
 
   /** A line that is not stored: its children hang under its own (resolved) parent. */
@@ -329,8 +431,14 @@ export class ClaudeCodeLineParser implements LineParser {
 
 /** How far back a parallel tool call's result is looked for. */
 const RECENT_ENTRIES = 256;
-/** Aliases and tool names a snapshot keeps: the latest, which is what the lines after it name. */
-const SNAPSHOT_PAIRS = 4096;
+/** Aliases followed at most from one parent uuid (a run's attachments, then a line stored under another id…). */
+const MAX_ALIAS_HOPS = 16;
+/**
+ * Aliases and tool names a snapshot keeps: the latest, which are what the lines after it name (a
+ * progress line's child comes right after it, a tool's result within its turn). Saved at every
+ * import and read back at the next: a few hundred keep it small.
+ */
+const SNAPSHOT_PAIRS = 512;
 
 /**
  * The latest entries of one chain (id → parent, and whether it is part of a tool-call run:

@@ -33,8 +33,8 @@ const HEADER_FIELDS = new Set(["id", "cwd", "timestamp"]);
 /** What Codex puts before its model's summary when it hands the history on ("Another language model started…"). */
 const SUMMARY_PREAMBLE = /^Another language model started to solve this problem[^\n]*\n/;
 
-/** Tool names a snapshot keeps: the latest calls, which are those the lines after it answer. */
-const SNAPSHOT_TOOL_NAMES = 4096;
+/** Tool names a snapshot keeps: the latest calls, which are those the lines after it answer (a turn's). */
+const SNAPSHOT_TOOL_NAMES = 512;
 
 /** Entry ids: from the line number, so a re-import of the same file names the same entries. */
 export function codexEntryId(lineNumber: number, part?: number): string {
@@ -132,7 +132,7 @@ export class CodexLineParser implements LineParser {
       createdAt: typeof payload.timestamp === "string" ? payload.timestamp : timestamp,
       cwd: typeof payload.cwd === "string" ? payload.cwd : undefined,
       parentSession: typeof payload.forked_from_id === "string" ? payload.forked_from_id : undefined,
-      extra: { codex },
+      extra: { importedFrom: "codex-jsonl", codex },
     };
     return { kind: "header", header: this.header };
   }
