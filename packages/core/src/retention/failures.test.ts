@@ -146,7 +146,7 @@ describe("what stands only until the work goes on", () => {
 });
 
 describe("a change done another way", () => {
-  const plan = "# Plan\n\nStep one: read the sensors every 330 ms and sum them.\nStep two: show the total in the panel applet.\n";
+  const plan = "# Plan\n\nStep one: move the nightly cron job to the new host.\nStep two: point the backups at the new bucket and check one restore.\n";
 
   it("the same content written elsewhere is the refused write done; the attempts to unblock it go with it", () => {
     const probes = probeMessages([
@@ -194,8 +194,8 @@ describe("the human's words in a question tool's result", () => {
       "AskUserQuestion",
       {
         questions: [
-          { question: "Estimate the screen's power draw?", options: [{ label: "Yes, include estimate" }, { label: "No, measured only" }] },
-          { question: "Where should it live?", options: [{ label: "Panel" }, { label: "Tray" }] },
+          { question: "Include archived rows?", options: [{ label: "Yes, include them" }, { label: "No, current rows only" }] },
+          { question: "Export to which format?", options: [{ label: "CSV" }, { label: "JSON" }] },
         ],
       },
     ],
@@ -203,14 +203,14 @@ describe("the human's words in a question tool's result", () => {
 
   it("an option picked from those offered is a choice, not a request; words typed instead of one may ask for work", () => {
     const answered = (answers: string) => probeMessages([asked, result("q", "AskUserQuestion", `User has answered your questions: ${answers}`)]);
-    expect(answered('"Estimate the screen\'s power draw?"="Yes, include estimate", "Where should it live?"="Panel"').requests).toEqual([]);
-    const typed = answered('"Estimate the screen\'s power draw?"="No, measured only", "Where should it live?"="make it a tray icon instead, then add tests"');
-    expect(typed.requests.map((r) => r.text)).toEqual(["make it a tray icon instead, then add tests"]);
+    expect(answered('"Include archived rows?"="Yes, include them", "Export to which format?"="CSV"').requests).toEqual([]);
+    const typed = answered('"Include archived rows?"="No, current rows only", "Export to which format?"="make it a PDF report instead, then add tests"');
+    expect(typed.requests.map((r) => r.text)).toEqual(["make it a PDF report instead, then add tests"]);
   });
 });
 
 describe("requests", () => {
-  it.each(["do you have a precise reading of the total power draw, screen included?", "is there a way to list the open ports?"])(
+  it.each(["do you have a list of the slowest queries from last night?", "is there a way to list the open ports?"])(
     "a question asking the agent to get or find something asks for work: %s",
     (text) => expect(readRequest(text)).toBe("yes"),
   );

@@ -22,7 +22,7 @@ const STATE_QUESTION =
 /** Verbs that open a request for work (imperative, possibly after "please", "now", "then"). */
 const WORK_VERB =
   /^(?:(?:please|now|then|also|and|so|just|first|next|pls|plz|ok|okay|alright|yeah|yes)[,\s]+)*(?:read|reda|re-?read|look|check|create|make|add|remove|delete|del|drop|fix|implement|write|rewrite|update|use|put|move|rename|copy|port|refactor|change|modify|set|adjust|tackle|work|continue|resume|finish|start|run|test|build|install|commit|push|release|publish|deploy|revert|undo|kill|stop|open|show|find|search|investigate|debug|explain|review|clean|split|merge|extract|replace|convert|migrate|document|bump|upgrade|try|let's|lets|do(?! (?:we|you|i|they)\b)|go(?! (?:we|you)\b)|handle|support|wire|hook|integrate|generate|improve|simplify|optimi[sz]e|ensure|verify|figure|help|give|tell|send|prepare|draft|plan|design|build|configure|setup|set up|log|print|call|list|return|cache|retry|parse|validate|store|save|load|fetch|sort|filter|limit|expose|emit|pass|wrap|throw|catch|raise|skip|ignore|disable|enable|allow|block|reject|accept|keep|include|exclude|link|sign|encrypt|hash|index|paginate|stream|batch|schedule|track|measure|benchmark|profile|lint|format|annotate|describe|comment|translate|localize|style|align|resize|scale|hide|collapse|expand|highlight|mark|tag|label|group|count|compute|calculate|estimate|compare|backport|rebase|squash|address|resolve|close|reopen|ship|reduce|increase|decrease|raise|lower|shorten|lengthen|inline|dedupe|deduplicate|memoize|sanitize|escape|normalize|rewrite|restore|reset|clear|purge|archive|mock|stub|seed|populate|bootstrap|scaffold|initialize|init|upload|download|sync|import|export|serve|restart|reload|refresh|rerun|re-run|redo|regenerate|rebuild|reinstall|recreate|reformat|make it|remoev|cerate|craete)\b/i;
-/** Asking the agent to do or find something, as a question or a wish ("do you have a precise reading of …?" asks it to get one). */
+/** Asking the agent to do or find something, as a question or a wish ("do you have a list of the slow queries?" asks it to get one). */
 const ASK =
   /\b(?:can you|could you|would you|will you|you can|do you (?:have|know)|is there (?:a|any) way|is it possible|please|i want|i'd like|i need you|we need|we still need|we should(?! be (?:good|fine|ok|okay|done|ready|set)\b)|we can|we could|could we|can we|shall we|let's|lets|any idea|how can we|how do we|how would we|know how to|should we|do we need|we want|make sure|try to|go ahead|needs to (?!be\b))\b/i;
 /** "X should be Y", "it should stay as is": the user says how the thing they work on must end up. */
@@ -63,13 +63,13 @@ function clauses(sentence: string): string[] {
     .filter((c) => c.length > 0);
 }
 
-/** Verbs that only say to go on with the work in hand ("continue until all are done", "resume"). */
+/** Verbs that only say to go on with the work in hand ("keep going till the end", "resume"). */
 const GO_ON = /^(?:(?:please|now|then|so|ok|okay|yes|yeah|just)[,\s]+)*(?:continue|resume|proceed|carry on|keep going|go on|go ahead)\b/i;
 
 /**
  * Whether a message opens with an imperative that names work of its own ("try Paddle instead",
- * "fix the build"), not one that says to go on ("continue until all are done") nor a reply to the
- * agent ("you run it", "Rustup", "1").
+ * "fix the build"), not one that says to go on ("keep going till the end") nor a reply to the
+ * agent ("you do it", "the second one", "2").
  */
 export function opensWithWork(text: string): boolean {
   const first = (ownSentences(text)[0] ?? "").replace(LEADING_FILLER, "");

@@ -93,26 +93,26 @@ describe("Blocked and Next Steps", () => {
 
 describe("the Goal when the part only answers the agent", () => {
   const previous = summarize([
-    user("Add a dark theme to the settings page and make it the default"),
-    ...tool("Edit", { file_path: "src/settings.tsx", old_string: "light", new_string: "dark" }, "The file src/settings.tsx has been updated."),
+    user("Add CSV export to the reports page and make it the default format"),
+    ...tool("Edit", { file_path: "src/reports.tsx", old_string: "pdf", new_string: "csv" }, "The file src/reports.tsx has been updated."),
     assistant("Shall I run the tests, or will you?"),
   ]);
 
   it("a short reply keeps the earlier summary's task, the reply quoted after it", () => {
-    const summary = summarize([user("you run it"), ...tool("Bash", { command: "npm test" }, "12 passed"), assistant("All 12 pass.")], previous);
-    expect(section(summary, "## Goal")).toBe('Current task: Add a dark theme to the settings page and make it the default Then: "you run it".');
+    const summary = summarize([user("you do it"), ...tool("Bash", { command: "npm test" }, "12 passed"), assistant("All 12 pass.")], previous);
+    expect(section(summary, "## Goal")).toBe('Current task: Add CSV export to the reports page and make it the default format Then: "you do it".');
   });
 
   it("a short imperative naming work of its own is the new task", () => {
     const summary = summarize([user("Try Tailwind instead"), assistant("Switching to Tailwind.")], previous);
     expect(section(summary, "## Goal")).toBe(
-      "Current task: Try Tailwind instead\nBackground, the first request: Add a dark theme to the settings page and make it the default",
+      "Current task: Try Tailwind instead\nBackground, the first request: Add CSV export to the reports page and make it the default format",
     );
   });
 
   it("an earlier summary's split-turn line that only says to go on is a reply to its task, not a task", () => {
-    const split = "## Goal\nCurrent task: Migrate every table to the new schema\ncontinue until all are done\n\n## Next Steps\n1. Continue.";
+    const split = "## Goal\nCurrent task: Migrate every table to the new schema\nkeep going till the end\n\n## Next Steps\n1. Continue.";
     const summary = summarize([...tool("Bash", { command: "npm run migrate -- --table users" }, "migrated users"), assistant("Users done.")], split);
-    expect(section(summary, "## Goal")).toBe('Current task: Migrate every table to the new schema Then: "continue until all are done".');
+    expect(section(summary, "## Goal")).toBe('Current task: Migrate every table to the new schema Then: "keep going till the end".');
   });
 });

@@ -90,7 +90,7 @@ function previousGoal(previous: ParsedSummary): Pick<Carried, "currentTask" | "b
     else if (previous.foreign || line === currentTask) continue;
     else if (labelled) {
       // A plain line after our labelled goal is the split turn's request: the latest one, unless it
-      // only answers the agent about the task going on ("continue until all are done").
+      // only answers the agent about the task going on ("keep going till the end").
       if (statesTask(line)) {
         earlierTasks.push(currentTask!);
         currentTask = line;

@@ -1,6 +1,6 @@
 /**
  * The Goal of a structured summary, in the human's words: the current task — the latest request
- * that states one (six words or more) and what the user said after it ("yes, do it all", "you run
+ * that states one (six words or more) and what the user said after it ("yes, do it all", "you do
  * it", the latest four) — and the session's first request as background when different. Never
  * empty when a request precedes the cut: when the part only answers the agent (short replies, no
  * imperative of their own), an earlier summary's current task still is the task, the replies
@@ -47,7 +47,7 @@ export function goalParts(facts: Facts, carried: Carried, turnRequest: string | 
       else asked.push(s.item(`Earlier task: ${carried.currentTask}`, 46));
     }
   } else if (carried.currentTask !== undefined) {
-    // Short replies ("yes", "you run it", an option's name) answer the agent about the task still going on.
+    // Short replies ("yes", "you do it", an option's name) answer the agent about the task still going on.
     thread = facts.userTurns.slice(-MAX_REPLIES);
     items.push({ text: `${CURRENT}${withThen(facts, carried.currentTask, thread)}`, priority: KEEP });
   } else if (turnRequest !== undefined) {

@@ -9,7 +9,7 @@ export const TASK_WORDS = 6;
 
 /**
  * Whether a request states a task of its own: six words or more, or an imperative naming work
- * ("Try Paddle instead of Stripe."); a short reply ("yes", "you run it", "Rustup", "continue")
+ * ("Try Tailwind instead."); a short reply ("yes", "you do it", "the second one", "continue")
  * answers the agent about the task going on.
  */
 export function statesTask(text: string): boolean {
