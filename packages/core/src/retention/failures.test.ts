@@ -8,20 +8,12 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { INJECTED_TEXT_TYPE } from "../injected.js";
-import { resultMessage as result } from "../test-support.js";
+import { resultMessage as result, sayMessage as say } from "../test-support.js";
 import { isLookupCommand } from "./lookups.js";
 import { probeMessages } from "./probes.js";
 import { commandKey, programRun } from "./resolution.js";
 import { readRequest } from "./user-text.js";
 
-const say = (text: string, calls: [string, string, Record<string, unknown>][] = []): ContextMessage => ({
-  role: "assistant",
-  content: [
-    ...(text ? [{ type: "text" as const, text }] : []),
-    ...calls.map(([id, name, args]) => ({ type: "toolCall" as const, id, name, arguments: args })),
-  ],
-  stopReason: calls.length > 0 ? "toolUse" : "stop",
-});
 const bash = (id: string, command: string): ContextMessage => say("", [[id, "Bash", { command }]]);
 const injected = (text: string): ContextMessage => ({ role: "custom", customType: INJECTED_TEXT_TYPE, content: text, display: false });
 const standing = (messages: ContextMessage[]) => probeMessages(messages).errors.filter((e) => e.resolved !== true).map((e) => e.text);

@@ -7,19 +7,11 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { INJECTED_TEXT_TYPE } from "@base-context/core";
 import { describe, expect, it } from "vitest";
-import { assistant, tool, user } from "./fixtures.js";
+import { assistant, section, tool, user } from "./fixtures.js";
 import { extractiveSummary } from "./index.js";
 
 function summarize(messages: ContextMessage[], previousSummary?: string): string {
   return extractiveSummary({ kind: "history", messages, maxTokens: 13_107, ...(previousSummary !== undefined ? { previousSummary } : {}) });
-}
-
-function section(summary: string, heading: string): string {
-  const start = summary.indexOf(`${heading}\n`);
-  if (start < 0) throw new Error(`no section ${heading}`);
-  const rest = summary.slice(start + heading.length + 1);
-  const next = rest.search(/^#{2,3} |^---$/m);
-  return (next < 0 ? rest : rest.slice(0, next)).trim();
 }
 
 const injected = (text: string): ContextMessage => ({ role: "custom", customType: INJECTED_TEXT_TYPE, content: text, display: false });
