@@ -115,20 +115,27 @@ export function startsWithErrorLine(text: string): boolean {
 
 /**
  * The first line of an output that opens with an error word (`Error processing a.jsonl: bad
- * escape`, `ERROR: …`, `fatal: …`) or is a log record at an error level: a program reporting
- * failures while exiting 0. Read only for commands that change or run something (a look-up's
- * output is content, a search's matches too).
+ * escape`, `ERROR: …`, `fatal: …`, also after `Warning: `) or is a log record at an error level:
+ * a program reporting failures while exiting 0. Read only for commands that change or run
+ * something (a look-up's output is content, a search's matches too).
  */
 export function reportedErrorLine(output: string): string | undefined {
   // A cheap gate before reading lines (a terminal's colour code may stand right before the word).
   if (!/Error|ERROR|error|FATAL|Fatal|fatal|CRITICAL|panic|Traceback/.test(output)) return undefined;
   for (const line of head(output)) {
-    if (/^\s*(?:(?:Error|ERROR|FATAL|Fatal)\b[\s:]|error(?:\[\w+\])?:\s|fatal:\s|panic:\s|Traceback \(most recent call last\))/.test(line)) return tidyErrorLine(line);
+    if (REPORTED_ERROR.test(line)) return tidyErrorLine(line);
     const logged = LOG_ERROR.exec(line);
     if (logged) return tidyErrorLine(logged[1]!);
   }
   return undefined;
 }
+
+/**
+ * A line opening with an error word, also under a warning's label (`Warning: Error processing
+ * a.jsonl: bad escape`: the program went on, the error stands).
+ */
+const REPORTED_ERROR =
+  /^\s*(?:(?:Warning|WARNING|warning|WARN):\s+)?(?:(?:Error|ERROR|FATAL|Fatal)\b[\s:]|error(?:\[\w+\])?:\s|fatal:\s|panic:\s|Traceback \(most recent call last\))/;
 
 /**
  * A log record at an error level, its timestamp first or not (`2026-01-01T08:33:15Z ERROR app::rapl:

@@ -91,6 +91,14 @@ describe("what a later failure says", () => {
     expect(probeMessages([bash("b", "tail -20 app.log"), result("b", "Bash", log)]).errors).toEqual([]);
   });
 
+  it("an error reported under a warning's label is an error; a warning alone is not", () => {
+    const warned = "Converted 40 files\nWarning: Error reading notes/b.md: invalid byte 0xff at offset 12\nDone";
+    expect(probeMessages([bash("a", "./convert --all"), result("a", "Bash", warned)]).errors.map((e) => e.text)).toEqual([
+      "Warning: Error reading notes/b.md: invalid byte 0xff at offset 12",
+    ]);
+    expect(probeMessages([bash("b", "./convert --all"), result("b", "Bash", "Warning: 2 files skipped (empty)\nDone")]).errors).toEqual([]);
+  });
+
   it("a failure reaching a file is superseded by a later one reaching it, or a glob covering it", () => {
     const errors = standing([
       bash("a", "/usr/bin/toolctl status"),
