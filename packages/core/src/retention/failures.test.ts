@@ -210,6 +210,10 @@ describe("the human's words in a question tool's result", () => {
 });
 
 describe("requests", () => {
+  it.each(["prove that the cache is hit!", "double-check the totals"])("an imperative to show that something holds asks for work: %s", (text) =>
+    expect(readRequest(text)).toBe("yes"),
+  );
+
   it.each(["do you have a list of the slowest queries from last night?", "is there a way to list the open ports?"])(
     "a question asking the agent to get or find something asks for work: %s",
     (text) => expect(readRequest(text)).toBe("yes"),
