@@ -11,6 +11,7 @@ import { INJECTED_TEXT_TYPE } from "../injected.js";
 import { resultMessage as result, sayMessage as say } from "../test-support.js";
 import { isLookupCommand } from "./lookups.js";
 import { probeMessages } from "./probes.js";
+import { carriedProbes, lostItems } from "./repair.js";
 import { commandKey, programRun } from "./resolution.js";
 import { readRequest } from "./user-text.js";
 
@@ -46,6 +47,16 @@ describe("the same action, however it is run", () => {
       result("b", "Bash", "Exit code 1\nindexer: database locked", true),
     ]);
     expect(errors).toEqual(["indexer: database locked"]);
+  });
+
+  it("the same program and subcommand failing later for another reason supersedes the chained command's failure", () => {
+    const errors = standing([
+      bash("a", "git add src/a.ts && git commit -m 'wip'"),
+      result("a", "Bash", "Exit code 1\nhook failed: lint: 3 problems in src/a.ts", true),
+      bash("b", "git commit -m 'wip'"),
+      result("b", "Bash", "Exit code 1\nhook failed: tests: 1 of 40 failed", true),
+    ]);
+    expect(errors).toEqual(["hook failed: tests: 1 of 40 failed"]);
   });
 
   it("its last part working on its own reached what the whole command was for", () => {
@@ -171,6 +182,21 @@ describe("a change done another way", () => {
       result("b", "Write", "File created successfully at: /tmp/notes.md"),
     ]);
     expect(errors).toEqual(["EACCES: permission denied, open '/etc/app.conf'"]);
+  });
+});
+
+describe("an earlier summary's standing errors", () => {
+  const carried = carriedProbes("## Critical Context\n- Error (./sync.sh --all 2>&1 | tail -20): `Warning: Error reading notes/b.md: invalid byte`\n").errors;
+
+  it("are read with the range: the same command working fixes them, so repair does not list them again", () => {
+    const fixed = probeMessages([bash("a", "./sync.sh --all"), result("a", "Bash", "Synced 40 files")], carried);
+    expect(fixed.errors.map((e) => [e.text, e.resolved === true])).toEqual([["Warning: Error reading notes/b.md: invalid byte", true]]);
+    expect(lostItems("## Goal\nSync the notes.", fixed).errors).toEqual([]);
+  });
+
+  it("and stand while the range does not fix them", () => {
+    const open = probeMessages([bash("b", "git status"), result("b", "Bash", "nothing to commit")], carried);
+    expect(open.errors.map((e) => [e.text, e.resolved === true])).toEqual([["Warning: Error reading notes/b.md: invalid byte", false]]);
   });
 });
 

@@ -65,6 +65,9 @@ export interface Failure {
 /** What the caller tells of a new failure (the tracker sets the rest). */
 export type NewFailure = Omit<Failure, "resolved" | "resolvedIndex" | "resolvedHow">;
 
+/** How the key of a command's program and subcommand starts (resolution.ts `verb:git push`). */
+const VERB = "verb:";
+
 /** The keys that stand for "the work went on", not for the failed action itself. */
 const GOING_ON = new Set([ANY_LATER_SUCCESS, MOVED_ON]);
 
@@ -79,7 +82,7 @@ export class FailureTracker {
   failed(failure: NewFailure): void {
     this.lastRefused = failure.refused === true;
     // The same action failing for another reason: the earlier reason is history.
-    this.supersede(failure.actionKey, failure.message, failure.index);
+    this.supersede(failure.actionKey, failure.message, failure.index, failure.fromCommand ? failure.fixedBy : []);
     if (failure.access === true && !isExitNote(failure.message)) this.supersedeReaching(failure);
     const tracked: Failure = { ...failure, resolved: false };
     this.failures.push(tracked);
@@ -89,13 +92,17 @@ export class FailureTracker {
 
   /**
    * The action failed again with `message` (also seen where its failures are not tracked: a later
-   * part): an earlier failure with another message stops standing. A message that is only an exit
+   * part): an earlier failure with another message stops standing — of the same action, or, for a
+   * command, of the same program and subcommand (`related`: its `verb:` keys, as for a success:
+   * `git add x && git commit -m m` failing in its hook, then `git commit -m m` failing for another
+   * reason: the commit's latest failure is the one to deal with). A message that is only an exit
    * status cannot say the earlier error is gone.
    */
-  supersede(actionKey: string, message: string, index: number): void {
+  supersede(actionKey: string, message: string, index: number, related: readonly string[] = []): void {
     if (isExitNote(message)) return;
     const normal = normalizeKey(message);
-    for (const earlier of this.byAction.get(actionKey) ?? []) {
+    const sameVerb = related.filter((key) => key.startsWith(VERB)).flatMap((key) => this.byKey.get(key) ?? []);
+    for (const earlier of [...(this.byAction.get(actionKey) ?? []), ...sameVerb.filter((f) => f.fromCommand)]) {
       if (!earlier.resolved && normalizeKey(earlier.message) !== normal) this.resolve(earlier, index, "failed differently");
     }
   }

@@ -103,6 +103,24 @@ class ProbeCollector implements MessageReader {
   /** The latest command the user ran through the harness (its output follows in another injected text). */
   private userCommand: string | undefined;
 
+  /**
+   * `carried`: the errors an earlier summary listed as standing (`carriedProbes`), tracked as
+   * failures from before the range, so that what the range fixes is fixed (the same command
+   * succeeding, failing differently, the model answering again) instead of carried for ever.
+   */
+  constructor(carried: readonly ProbeItem[] = []) {
+    for (const error of carried) {
+      // Repair names the command it failed in, cut with "…" when long.
+      const what = error.detail ?? "";
+      const command = what.replace(/…$/, "");
+      const keys =
+        what === MODEL_CALL
+          ? { actionKey: MODEL, fixedBy: [MODEL], fromCommand: false }
+          : { actionKey: `run:${commandKey(command)}`, fixedBy: commandFailureKeys(command), fromCommand: true };
+      this.failures.failed({ what, message: error.text, index: -1, carried: true, ...keys });
+    }
+  }
+
   add(kind: ProbeKind, item: ProbeItem): void {
     const key = kind === "files" ? item.text : normalizeKey(item.text);
     if (key.length === 0) return;
@@ -148,8 +166,7 @@ class ProbeCollector implements MessageReader {
     // The user stopped the turn (pi's Esc): what stood then stays standing.
     if (message.stopReason === "aborted") this.failures.interrupted();
     if (message.stopReason === "error" && message.errorMessage) {
-      const what = "model call";
-      const failure = { what, message: errorLine(message.errorMessage), index };
+      const failure = { what: MODEL_CALL, message: errorLine(message.errorMessage), index };
       this.failures.failed({ ...failure, actionKey: MODEL, fixedBy: [MODEL], fromCommand: false });
     } else if (message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0)) {
       // A finished answer: the model works again, and the agent moved past what it could not read.
@@ -243,10 +260,16 @@ class ProbeCollector implements MessageReader {
 }
 
 const MODEL = "model";
+/** How a failed model call is named (an error's `detail`). */
+const MODEL_CALL = "model call";
 
-/** The probes of a range of messages (what a summary of them is checked against). */
-export function probeMessages(messages: readonly ContextMessage[]): RetentionProbes {
-  const collector = new ProbeCollector();
+/**
+ * The probes of a range of messages (what a summary of them is checked against); `carriedErrors`:
+ * an earlier summary's standing errors (`carriedProbes(…).errors`), listed again unless the range
+ * resolves them.
+ */
+export function probeMessages(messages: readonly ContextMessage[], carriedErrors: readonly ProbeItem[] = []): RetentionProbes {
+  const collector = new ProbeCollector(carriedErrors);
   readMessages(messages, collector);
   return collector.finish();
 }

@@ -211,11 +211,13 @@ export class ActionLog {
         if (!reading.failed) {
           this.failures.succeeded(call ? successKeys(call) : [`tool:${message.toolName}`], index);
         } else if (call && !reading.refused) {
-          this.failures.supersede(failureKeys(call, message, reading, call.key).actionKey, reading.message, index);
+          const keys = failureKeys(call, message, reading, call.key);
+          this.failures.supersede(keys.actionKey, reading.message, index, keys.fromCommand ? keys.fixedBy : []);
         }
       } else if (message.role === "bashExecution" && !message.cancelled) {
-        if (!bashFailed(message)) this.failures.succeeded(commandKeys(message.command), index);
-        else this.failures.supersede(`run:${commandKey(message.command)}`, errorLine(message.output), index);
+        const { command } = message;
+        if (!bashFailed(message)) this.failures.succeeded(commandKeys(command), index);
+        else this.failures.supersede(`run:${commandKey(command)}`, errorLine(message.output), index, commandFailureKeys(command));
       }
     });
   }
