@@ -164,7 +164,7 @@ describe("doctor", () => {
       /^ok\s+summarizer\s+auto: the connected client's own model when it offers one \(model\/complete\), else extractive \(built in, offline: nothing leaves this machine\); no model host is contacted$/m,
     );
     expect(run.stdout).toMatch(/^ok\s+plugins\s+none installed$/m);
-    expect(run.stdout).toMatch(/^ok\s+compaction\s+reserve and kept part left unset: each is capped at a quarter of the window a client gives/m);
+    expect(run.stdout).toMatch(/^ok\s+compaction\s+reserve and kept part left unset: the reserve is capped at a quarter of the window a client gives, the kept part is a quarter of it/m);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("Everything looks fine.");
   });
 

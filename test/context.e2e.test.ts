@@ -324,7 +324,8 @@ describe("context/usage", () => {
       trailingTokens: tokens,
       threshold: 128_000 - 16_384,
       shouldCompact: false,
-      settings: { reserveTokens: 16_384, keepRecentTokens: 20_000 },
+      // The kept part is a quarter of the window the client gave.
+      settings: { reserveTokens: 16_384, keepRecentTokens: 32_000 },
     });
   });
 
@@ -340,7 +341,7 @@ describe("context/usage", () => {
       trailingTokens: trailing,
       threshold: 200_000 - 16_384,
       shouldCompact: false,
-      settings: { reserveTokens: 16_384, keepRecentTokens: 20_000 },
+      settings: { reserveTokens: 16_384, keepRecentTokens: 50_000 },
     });
     // The default reserve, capped at a quarter of a 24k window.
     const tight = await d.client.request(ContextUsage, { sessionId, contextWindow: 24_000 });

@@ -1,26 +1,30 @@
 /**
  * Contexts that fit the window the client declared (docs/compaction-rungs.md#settings-that-fit-the-window),
- * over the protocol with the built daemon and its default settings: an agent loop of 40 turns (a
- * ~600-token request, a ~900-token tool output, a ~300-token reply each, `turn/end` after every
- * turn) fits windows from 4k to 200k after every `turn/end` and keeps at least a quarter of the
- * window once the session is that long; `compaction/run` with a window leaves a context that fits
- * it, a tool output larger than the window included; settings of the user's that cannot fit are
- * reported in the answers and once in the log.
+ * over the protocol with the built daemon and its default settings: an agent loop of 40 turns
+ * (`turn/end` after every turn) in windows from 4,096 to 1,000,000 tokens and turns of several
+ * shapes (the issue's ~600-token request, ~900-token tool output and ~300-token reply; requests
+ * that dwarf the rest; outputs of 3,000 and 6,000 tokens, larger than the smallest windows; one
+ * output of 24,000; tiny turns) fits the window after every `turn/end`, keeps at least a quarter
+ * of it once the session is that long, leaves the turns after a compaction room when they are small
+ * beside the window, and writes summaries within the window's summary budget. `compaction/run`
+ * with a window leaves a context that fits it, a tool output larger than the window included;
+ * settings of the user's that cannot fit are reported in the answers and once in the log.
  */
+import { fitToWindow, windowSummaryBudget, type WindowSizes } from "@base-context/core";
 import {
   CompactionRun,
   ContextBuild,
   ContextUsage,
-  EntryAppend,
+  DEFAULT_SETTINGS,
   EntryAppendMany,
   TurnEnd,
   type AssistantMessage,
   type BaseContextClient,
   type EntryInput,
 } from "@base-context/protocol";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assistant, createSession, toolResult, user } from "./fixtures/e2e.js";
 import { useDaemon } from "./support/daemon.js";
 import { tempDirs } from "./support/temp-dir.js";
@@ -42,61 +46,188 @@ function words(count: number, seed: number): string {
   return Array.from({ length: count }, () => WORDS[next() % WORDS.length]).join(" ");
 }
 
+/** The sizes of one turn, in tokens: the user's request, the tool's output (per turn), the model's reply. */
+interface TurnShape {
+  readonly request: number;
+  readonly output: number | ((turn: number) => number);
+  readonly reply: number;
+}
+
+const ISSUE_TURNS: TurnShape = { request: 600, output: 900, reply: 300 };
+
 /** One turn's entries before its reply: the request, the model's tool call, the tool's output. */
-function turnEntries(turn: number, outputTokens = 900): EntryInput[] {
+function turnEntries(turn: number, shape: TurnShape = ISSUE_TURNS): EntryInput[] {
   const id = `call-${turn}`;
+  const output = typeof shape.output === "number" ? shape.output : shape.output(turn);
   return [
-    user(`Turn ${turn}: ${words(600, turn)}`),
+    user(`Turn ${turn}: ${words(shape.request, turn)}`),
     assistant("", { toolCalls: [{ id, name: "read", arguments: { path: `src/file${turn}.ts` } }] }),
-    toolResult(id, "read", words(outputTokens, 1000 + turn)),
+    toolResult(id, "read", words(output, 1000 + turn)),
   ];
 }
 
-const replyOf = (turn: number) => (assistant(words(300, 2000 + turn)) as { message: AssistantMessage }).message;
+const replyOf = (turn: number, shape: TurnShape = ISSUE_TURNS) =>
+  (assistant(words(shape.reply, 2000 + turn)) as { message: AssistantMessage }).message;
 const contextTokens = async (client: BaseContextClient, sessionId: string) => (await client.request(ContextBuild, { sessionId })).tokens;
+
+const TURNS = 40;
+const WINDOWS = [4_096, 6_000, 8_000, 10_000, 16_000, 20_000, 32_000, 48_000, 90_000, 128_000, 200_000, 1_000_000];
+const SHAPES: Record<string, TurnShape> = {
+  "the issue's turns (600/900/300)": ISSUE_TURNS,
+  "request-heavy turns (2,500/200/300)": { request: 2_500, output: 200, reply: 300 },
+  "output-heavy turns (100/3,000/200)": { request: 100, output: 3_000, reply: 200 },
+  "outputs of 6,000 tokens (100/6,000/200)": { request: 100, output: 6_000, reply: 200 },
+  "the issue's turns and one 24,000-token output on turn 10": { ...ISSUE_TURNS, output: (turn) => (turn === 10 ? 24_000 : 900) },
+  "tiny turns (30/50/20)": { request: 30, output: 50, reply: 20 },
+};
+
+/** Compactions in 40 turns, by shape ("600/900/300") and window, as the loops below count them. */
+const compactionCounts = new Map<string, number>();
+const thousands = (n: number) => n.toLocaleString("en-US");
+const shapeLabel = ({ request, output, reply }: TurnShape) =>
+  typeof output === "number" ? `${thousands(request)}/${thousands(output)}/${thousands(reply)}` : undefined;
 
 interface LoopRun {
   /** The context's tokens after each turn/end. */
-  sizes: number[];
-  /** Tokens appended so far, after each turn. */
-  totals: number[];
-  compactions: number;
+  readonly sizes: number[];
+  /** The turns (0-based) whose turn/end committed a compaction (either rung). */
+  readonly compacted: number[];
+  /** The summaries those compactions wrote. */
+  readonly summaries: string[];
+  readonly sessionId: string;
 }
 
-async function agentLoop(client: BaseContextClient, contextWindow: number, turns = 40): Promise<LoopRun> {
+/** The loop: each turn's entries in one append, then turn/end with the reply and the window. */
+async function agentLoop(client: BaseContextClient, contextWindow: number, shape: TurnShape): Promise<LoopRun> {
   const sessionId = await createSession(client, "/home/me/window-fit");
-  const run: LoopRun = { sizes: [], totals: [], compactions: 0 };
-  let total = 0;
-  for (let turn = 1; turn <= turns; turn++) {
-    for (const entry of turnEntries(turn)) total += (await client.request(EntryAppend, { sessionId, entry })).tokens;
-    const answer = await client.request(TurnEnd, { sessionId, contextWindow, assistant: replyOf(turn) });
-    if (answer.checkpoint?.status === "committed") run.compactions++;
-    run.sizes.push(await contextTokens(client, sessionId));
-    total += 300;
-    run.totals.push(total);
+  const run: LoopRun = { sizes: [], compacted: [], summaries: [], sessionId };
+  for (let turn = 1; turn <= TURNS; turn++) {
+    await client.request(EntryAppendMany, { sessionId, entries: turnEntries(turn, shape) });
+    const answer = await client.request(TurnEnd, { sessionId, contextWindow, assistant: replyOf(turn, shape) });
+    if (answer.checkpoint?.status !== "committed") {
+      // The estimate the threshold was checked with is the context: nothing changed it.
+      run.sizes.push(answer.usage!.tokens);
+      continue;
+    }
+    run.compacted.push(turn - 1);
+    if (answer.checkpoint.entry?.type === "compaction") run.summaries.push(answer.checkpoint.entry.summary);
+    run.sizes.push((await client.request(ContextUsage, { sessionId, contextWindow })).tokens);
   }
   return run;
 }
 
-describe("the 40-turn agent loop, default settings", () => {
-  it.each([4_000, 5_000, 8_000, 12_000, 16_000, 24_000, 32_000, 64_000, 200_000])(
-    "fits a %i-token window after every turn/end, keeping at least a quarter of it",
+/** What the session holds after each turn (no compaction): the measure of "the session is that long". */
+async function sessionTotals(client: BaseContextClient, shape: TurnShape): Promise<number[]> {
+  const sessionId = await createSession(client, "/home/me/window-fit");
+  const totals: number[] = [];
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const entries = [...turnEntries(turn, shape), { type: "message", message: replyOf(turn, shape) } as EntryInput];
+    await client.request(EntryAppendMany, { sessionId, entries });
+    totals.push((await client.request(ContextUsage, { sessionId, contextWindow: 10_000_000 })).tokens);
+  }
+  return totals;
+}
+
+describe.each(Object.entries(SHAPES))("40 turns of %s, default settings", (_name, shape) => {
+  let totals: number[];
+  beforeAll(async () => {
+    totals = await sessionTotals(d.client, shape);
+  });
+
+  it.each(WINDOWS)(
+    "fit a %i-token window after every turn/end, keep a quarter of it, leave room after a compaction, summaries within budget",
     async (contextWindow) => {
-      const run = await agentLoop(d.client, contextWindow);
+      const run = await agentLoop(d.client, contextWindow, shape);
+      const label = shapeLabel(shape);
+      if (label) compactionCounts.set(`${label} ${contextWindow}`, run.compacted.length);
       const quarter = contextWindow / 4;
-      const report = JSON.stringify(run.sizes);
-      for (const size of run.sizes) expect(size, report).toBeLessThanOrEqual(contextWindow);
+      const reserve = Math.min(16_384, Math.floor(contextWindow / 4));
+      const threshold = contextWindow - reserve;
+      const report = `sizes ${JSON.stringify(run.sizes)}, compactions after turns ${JSON.stringify(run.compacted.map((t) => t + 1))}`;
+
       run.sizes.forEach((size, turn) => {
-        if (run.totals[turn]! >= quarter) expect(size, `turn ${turn + 1}: ${report}`).toBeGreaterThanOrEqual(quarter);
+        expect(size, `turn ${turn + 1}: ${report}`).toBeLessThanOrEqual(contextWindow);
+        if (totals[turn]! >= quarter) expect(size, `turn ${turn + 1}: ${report}`).toBeGreaterThanOrEqual(quarter);
+        // Until the first compaction the context is the whole session.
+        if (run.compacted.length === 0 || turn < run.compacted[0]!) expect(size, `turn ${turn + 1}`).toBe(totals[turn]);
       });
-      // The loop is long enough for every window up to 64k to need compactions (74k tokens in all).
-      if (contextWindow <= 64_000) expect(run.compactions).toBeGreaterThan(0);
-      // Not one per turn once a turn (~1 850 tokens) is less than a quarter of the window; rarer as it grows.
-      if (contextWindow >= 8_000) expect(run.compactions).toBeLessThan(40);
-      if (contextWindow >= 16_000) expect(run.compactions).toBeLessThanOrEqual(40 / 3);
+      // A loop longer than the threshold compacts; one shorter never does.
+      expect(run.compacted.length > 0, report).toBe(totals.some((total) => total > threshold));
+
+      // Turns small beside the room between a compacted context (a quarter) and the threshold are not
+      // compacted one after the other, and the turns after a compaction have room.
+      const turnSizes = totals.map((total, i) => total - (totals[i - 1] ?? 0));
+      const largestTurn = Math.max(...turnSizes);
+      const room = threshold - quarter;
+      if (largestTurn <= room / 3) {
+        run.compacted.slice(1).forEach((turn, i) => expect(turn - run.compacted[i]!, report).toBeGreaterThanOrEqual(2));
+      }
+      if (largestTurn <= room / 4) {
+        for (const turn of run.compacted) expect(run.sizes[turn]! + 2 * largestTurn, `after turn ${turn + 1}: ${report}`).toBeLessThanOrEqual(threshold);
+      }
+
+      // Every summary fits the window's summary budget (0.8 × reserve, at four characters a token).
+      for (const summary of run.summaries) expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(4 * Math.floor(0.8 * reserve));
+      // The estimate the loop read is what the context holds.
+      expect(await contextTokens(d.client, run.sessionId)).toBe(run.sizes.at(-1));
     },
     120_000,
   );
+});
+
+/** The rows of the table in docs/compaction-rungs.md whose header row starts with `header`, as cells. */
+function docTable(header: string): { columns: string[]; rows: string[][] } {
+  const lines = readFileSync(join(import.meta.dirname, "..", "docs", "compaction-rungs.md"), "utf8").split("\n");
+  const start = lines.findIndex((line) => line.startsWith(header));
+  expect(start, `a table starting with "${header}"`).toBeGreaterThanOrEqual(0);
+  const cells = (line: string) => line.split("|").slice(1, -1).map((cell) => cell.trim());
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(cells(line));
+  }
+  return { columns: cells(lines[start]!), rows };
+}
+const count = (cell: string) => Number(cell.replaceAll(",", ""));
+
+describe("the tables of docs/compaction-rungs.md", () => {
+  it("the sizes for a window are what the daemon applies with the default settings", () => {
+    const { compaction } = DEFAULT_SETTINGS;
+    const defaults: WindowSizes = { ...compaction, ...compaction.prune };
+    const { rows } = docTable("| window | reserve (threshold) |");
+    expect(rows.length).toBeGreaterThan(5);
+    for (const [window, reserve, kept, prunesTo, summary, pruneSizes] of rows) {
+      const W = count(window!);
+      const fitted = fitToWindow(W, defaults, new Set());
+      const threshold = W - fitted.reserveTokens;
+      const expected = [
+        `${thousands(fitted.reserveTokens)} (${thousands(threshold)})`,
+        thousands(fitted.keepRecentTokens),
+        thousands(threshold - fitted.minSavings),
+        thousands(windowSummaryBudget(W, fitted.reserveTokens).tokens),
+        `${thousands(fitted.protectTokens)} / ${thousands(fitted.minTokens)}`,
+      ];
+      expect([reserve, kept, prunesTo, summary, pruneSizes], `window ${window}`).toEqual(expected);
+      // "kept part, room": the room the prune rung leaves under the threshold is the kept part's size.
+      expect(fitted.minSavings).toBe(fitted.keepRecentTokens);
+    }
+  });
+
+  it("the compactions in 40 turns are what the loops above counted", () => {
+    const { columns, rows } = docTable("| window | 600/900/300 |");
+    // The table as measured: a cell the loops did not run (a name filter) stays as the doc has it.
+    const measured = rows.map(([window, ...cells]) => [
+      window!,
+      ...cells.map((cell, i) => String(compactionCounts.get(`${columns[i + 1]} ${count(window!)}`) ?? cell)),
+    ]);
+    expect(measured.map((row) => row.join(" | "))).toEqual(rows.map((row) => row.join(" | ")));
+    const labelled = Object.values(SHAPES).filter((shape) => shapeLabel(shape) !== undefined).length;
+    if (compactionCounts.size === labelled * WINDOWS.length) {
+      // Every cell of the table was measured.
+      for (const [window] of rows) expect(WINDOWS).toContain(count(window!));
+      for (const shape of columns.slice(1)) expect(Object.values(SHAPES).map(shapeLabel)).toContain(shape);
+    }
+  });
 });
 
 describe("compaction/run with a window", () => {
@@ -121,7 +252,7 @@ describe("compaction/run with a window", () => {
   });
 
   it("cuts a tool output larger than the window before anything is sent: its beginning and end, and the note", async () => {
-    const sessionId = await longSession(10, turnEntries(11, 30_000));
+    const sessionId = await longSession(10, turnEntries(11, { ...ISSUE_TURNS, output: 30_000 }));
     const result = await d.client.request(CompactionRun, { sessionId, contextWindow: 8_000 });
     expect(result).toMatchObject({ status: "committed", truncated: { outputs: 1 }, message: expect.stringContaining("cut 1 tool output") });
     expect(result.truncated!.tokensSaved).toBeGreaterThan(25_000);

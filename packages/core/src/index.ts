@@ -43,6 +43,7 @@ export {
   type PrunedOutputs,
 } from "./prune.js";
 export { planTruncation, truncationLimits, type TruncationLimits } from "./truncation.js";
+export { fitPlan, type PruneGoal } from "./prune-fit.js";
 export { fitToWindow, WINDOW_SHARES, WINDOW_SIZE_KEYS, type FittedSizes, type WindowSizes } from "./window-fit.js";
 export { convertToLlm, toLlmMessages } from "./convert-to-llm.js";
 export { toOpenAIChat } from "./openai-chat.js";

@@ -21,20 +21,27 @@ export function utf8ByteLength(text: string): number {
   return bytes;
 }
 
-/** The note that ends a summary cut at the limit. */
-export function summaryCutNote(maxBytes: number): string {
-  return `\n\n[summary cut at ${maxBytes} bytes: limits.maxSummaryBytes]`;
+/** The limit a cut names when no other is given. */
+export const MAX_SUMMARY_BYTES = "limits.maxSummaryBytes";
+
+/**
+ * The note that ends a summary cut at the limit, naming it: `limits.maxSummaryBytes`, or the
+ * summary budget of the model's window (docs/compaction-rungs.md#settings-that-fit-the-window).
+ */
+export function summaryCutNote(maxBytes: number, limitName = MAX_SUMMARY_BYTES): string {
+  return `\n\n[summary cut at ${maxBytes} bytes: ${limitName}]`;
 }
 
 /**
  * `summary` when it fits in `maxBytes` (UTF-8), else its longest prefix that fits together with
  * a note saying it was cut. Never splits a character. `limitBytes` is the limit the note names,
- * when the text is cut shorter than the limit to leave room for what follows it (repair lines).
+ * when the text is cut shorter than the limit to leave room for what follows it (repair lines);
+ * `limitName` the setting or budget it comes from.
  */
-export function capSummary(summary: string, maxBytes: number, limitBytes = maxBytes): string {
+export function capSummary(summary: string, maxBytes: number, limitBytes = maxBytes, limitName = MAX_SUMMARY_BYTES): string {
   // Fast path: no UTF-16 unit takes more than 3 UTF-8 bytes.
   if (summary.length * 3 <= maxBytes || utf8ByteLength(summary) <= maxBytes) return summary;
-  const note = summaryCutNote(limitBytes);
+  const note = summaryCutNote(limitBytes, limitName);
   const budget = Math.max(0, maxBytes - utf8ByteLength(note));
   let bytes = 0;
   let end = 0;

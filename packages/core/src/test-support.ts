@@ -7,6 +7,7 @@ import type {
   AssistantMessage,
   BashExecutionMessage,
   CompactionEntry,
+  CompactionPreparation,
   SessionEntry,
   StopReason,
   ToolCall,
@@ -131,4 +132,21 @@ export class PathBuilder {
   ids(): string[] {
     return this.path.map((item) => item.entry.id);
   }
+}
+
+/** A preparation of one user message to summarize, nothing kept: what `overrides` do not say. */
+export function preparationOf(overrides: Partial<CompactionPreparation> = {}): CompactionPreparation {
+  return {
+    leafId: "leaf",
+    firstKeptEntryId: "kept",
+    messagesToSummarize: [{ role: "user", content: "history" }],
+    summarizeEntryIds: ["h"],
+    turnPrefixMessages: [],
+    turnPrefixEntryIds: [],
+    isSplitTurn: false,
+    tokensBefore: 100,
+    fileOps: { readFiles: [], modifiedFiles: [] },
+    settings: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
+    ...overrides,
+  };
 }

@@ -21,11 +21,13 @@ import type { CountedEntry } from "./types.js";
 
 /**
  * How much of a window tool outputs may take (docs/compaction-rungs.md#outputs-larger-than-the-window):
- * no output more than a quarter of it, and the outputs the model has not answered yet (the latest
- * batch of calls) no more than half of it together. Outputs the model has answered are the prune
- * rung's: they are cut only when pruning is off (`answered`).
+ * the outputs the model has not answered yet (the latest batch of calls) no more than half of it
+ * together, the largest cut first: the model has yet to read them, so they are cut only as far as
+ * the window forces. Outputs the model has answered are the prune rung's: they are cut, to a
+ * quarter of the window each, only when pruning is off (`answered`).
  */
 export interface TruncationLimits {
+  /** The most an answered output keeps when pruning is off. */
   readonly outputTokens: number;
   readonly batchTokens: number;
   readonly answered: boolean;
@@ -64,10 +66,10 @@ export function planTruncation(path: readonly CountedEntry[], limits: Truncation
   const calls = toolCallArguments(path);
   const chosen: PrunedOutput[] = [];
   for (const { item, index } of outputs) {
-    const cap = index > lastAnswer ? Math.min(limits.outputTokens, batchLevel) : limits.outputTokens;
+    const cap = index > lastAnswer ? batchLevel : limits.outputTokens;
     if (item.tokens <= cap) continue;
-    const result = item as CountedEntry & { entry: { message: ToolResultMessage } };
-    const cut = excerptOf(result, calls.get(result.entry.message.toolCallId), cap);
+    const result = item as ToolResultItem;
+    const cut = cutOutput(result, calls.get(result.entry.message.toolCallId), cap);
     if (cut.stubTokens < cut.tokens) chosen.push(cut);
   }
   return { hidden: chosen, tokensSaved: savedBy(chosen) };
@@ -88,7 +90,11 @@ function waterLevel(sizes: readonly number[], budget: number): number {
   return Number.POSITIVE_INFINITY;
 }
 
-function resultText(item: CountedEntry): string {
+/** A tool result entry with its count. */
+export type ToolResultItem = CountedEntry & { entry: { message: ToolResultMessage } };
+
+/** The text of a tool result (its text blocks); empty for one without text (an image). */
+export function resultText(item: CountedEntry): string {
   const { entry } = item;
   if (!isToolResultEntry(entry)) return "";
   let text = "";
@@ -97,44 +103,56 @@ function resultText(item: CountedEntry): string {
 }
 
 /**
- * The output cut to about `capTokens`: its beginning and end, sized with the output's own
- * characters per token (its stored count over its length), so no tokenizer is needed and every
- * reader agrees on the count stored with it.
+ * The output cut to about `tokens`: its beginning and end, sized with the output's own characters
+ * per token (its stored count over its length), so no tokenizer is needed and every reader agrees
+ * on the count stored with it. Lines are kept whole when a break is near: the excerpt ends a
+ * little short of `tokens` (a cap, `"atMost"`), or goes a little past it (a floor, `"atLeast"`).
  */
-function excerptOf(
-  item: CountedEntry & { entry: { message: ToolResultMessage } },
+export function cutOutput(
+  item: ToolResultItem,
   args: Record<string, unknown> | undefined,
-  capTokens: number,
+  tokens: number,
+  bound: "atMost" | "atLeast" = "atMost",
 ): PrunedOutput {
   const text = resultText(item);
   const partial = { entryId: item.entry.id, toolName: item.entry.message.toolName, args: describeArguments(args), tokens: item.tokens };
   const call = partial.args ? `${partial.toolName} ${partial.args}` : partial.toolName;
   const noteTokens = stubTokenCount(excerptNote(call, partial.tokens));
   const charsPerToken = text.length / Math.max(1, item.tokens);
-  const keptChars = Math.max(0, Math.floor((capTokens - noteTokens) * charsPerToken));
-  const head = headOf(text, Math.ceil(keptChars * HEAD_SHARE));
-  const tail = tailOf(text, keptChars - head.length);
+  const round = bound === "atLeast" ? Math.ceil : Math.floor;
+  const keptChars = Math.max(0, round((tokens - noteTokens) * charsPerToken));
+  const outward = bound === "atLeast";
+  const head = headOf(text, Math.ceil(keptChars * HEAD_SHARE), outward);
+  const tail = tailOf(text, keptChars - head.length, outward);
+  // Grown to whole lines, beginning and end may meet: then nothing is cut.
+  if (head.length + tail.length >= text.length) return { ...partial, stubTokens: item.tokens, excerpt: { head: text, tail: "" } };
   const stubTokens = Math.ceil((head.length + tail.length) / Math.max(charsPerToken, Number.EPSILON)) + noteTokens;
   return { ...partial, stubTokens, excerpt: { head, tail } };
 }
 
-/** The first `chars` characters, ending at a line break when one is near, never inside a surrogate pair. */
-function headOf(text: string, chars: number): string {
+/**
+ * The first `chars` characters, ending at a line break when one is near (the one before, or with
+ * `outward` the one after), never inside a surrogate pair.
+ */
+function headOf(text: string, chars: number, outward: boolean): string {
   if (chars <= 0) return "";
   let end = Math.min(text.length, chars);
-  const lineBreak = text.lastIndexOf("\n", end - 1);
-  if (lineBreak >= 0 && end - lineBreak <= chars * LINE_SLACK) end = lineBreak;
-  if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+  const lineBreak = outward ? text.indexOf("\n", end) : text.lastIndexOf("\n", end - 1);
+  if (lineBreak >= 0 && Math.abs(end - lineBreak) <= chars * LINE_SLACK) end = lineBreak;
+  if (end > 0 && end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end += outward ? 1 : -1;
   return text.slice(0, end);
 }
 
-/** The last `chars` characters, starting after a line break when one is near, never inside a surrogate pair. */
-function tailOf(text: string, chars: number): string {
+/**
+ * The last `chars` characters, starting after a line break when one is near (the one after, or
+ * with `outward` the one before), never inside a surrogate pair.
+ */
+function tailOf(text: string, chars: number, outward: boolean): string {
   if (chars <= 0) return "";
   let start = Math.max(0, text.length - chars);
-  const lineBreak = text.indexOf("\n", start);
-  if (lineBreak >= 0 && lineBreak + 1 - start <= chars * LINE_SLACK) start = lineBreak + 1;
-  if (start < text.length && isLowSurrogate(text.charCodeAt(start))) start++;
+  const lineBreak = outward ? text.lastIndexOf("\n", start - 1) : text.indexOf("\n", start);
+  if (lineBreak >= 0 && Math.abs(lineBreak + 1 - start) <= chars * LINE_SLACK) start = lineBreak + 1;
+  if (start > 0 && start < text.length && isLowSurrogate(text.charCodeAt(start))) start += outward ? -1 : 1;
   return text.slice(start);
 }
 

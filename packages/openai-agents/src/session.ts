@@ -47,7 +47,7 @@ import { applyTransaction, structurallyEqual } from "./transaction.js";
 export interface BaseContextSessionOptions {
   /**
    * The model's context window in tokens: the daemon compacts past it minus `compaction.reserveTokens`,
-   * and caps the sizes you did not set at their share of it (a quarter for the reserve and the kept part).
+   * and fits the sizes you did not set to it (the reserve at most a quarter of it, the kept part a quarter).
    */
   contextWindow: number;
   /** Continue this Base Context session; a new one is created on first use otherwise. */

@@ -25,3 +25,4 @@ export {
   type CompactionSummaryPlan,
   type SummaryAnswers,
 } from "./summary.js";
+export { planWithinBudget, windowSummaryBudget, type SummaryBudget } from "./summary-budget.js";

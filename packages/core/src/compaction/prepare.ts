@@ -14,6 +14,7 @@ import { entryToContextMessage } from "../entry-messages.js";
 import { addFileOpsFromDetails, addFileOpsFromPrevious, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
 import type { CountedEntry } from "../types.js";
 import { planFrom, planTailPrune, prunedOutputs, withPlan, withPrunedCounts, type PrunePlan } from "../prune.js";
+import { fitPlan, tokensFrom } from "../prune-fit.js";
 import { estimateContextTokens } from "../usage.js";
 import { findCutPoint, type CutOptions, type CutPoint } from "./cut-point.js";
 
@@ -121,8 +122,16 @@ export function prepareCompaction(
   if (!split) return { nothing: NothingToCompact.noCutPoint };
   const { cut, history, turnPrefix } = split;
   if (isEmptySplit(split)) return { nothing: NothingToCompact.nothingToSummarize };
-  // Outputs before the cut are summarized, not hidden: only the kept tail's are pruned.
-  const prune = tailPlan ? planFrom(path, tailPlan, cut.firstKeptIndex) : undefined;
+  // Outputs before the cut are summarized, not hidden: only the kept tail's are pruned, and with a
+  // window never so many that the kept part holds less than keepRecentTokens.
+  const tailPrune = tailPlan ? planFrom(path, tailPlan, cut.firstKeptIndex) : undefined;
+  const prune =
+    tailPrune && options.keepAtLeastBudget
+      ? fitPlan(path, tailPrune, {
+          tokens: tokensFrom(withPrunedCounts(path, hidden), cut.firstKeptIndex),
+          floorTokens: settings.keepRecentTokens,
+        })
+      : tailPrune;
 
   // File lists are cumulative: the previous summary's lists (its details, or the files its text
   // names when another agent wrote it), daemon-made branch summaries being summarized now, then

@@ -1,23 +1,11 @@
 import type { CompactionPreparation } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { INITIAL_SUMMARY_PROMPT, TURN_PREFIX_SUMMARY_PROMPT } from "./prompts.js";
+import { preparationOf } from "../test-support.js";
 import { assembleCompactionSummary, mergeSplitTurn, planCompactionSummary, stripFileOps } from "./summary.js";
 
-function preparation(overrides: Partial<CompactionPreparation>): CompactionPreparation {
-  return {
-    leafId: "leaf",
-    firstKeptEntryId: "kept",
-    messagesToSummarize: [{ role: "user", content: "history" }],
-    summarizeEntryIds: ["h"],
-    turnPrefixMessages: [],
-    turnPrefixEntryIds: [],
-    isSplitTurn: false,
-    tokensBefore: 100,
-    fileOps: { readFiles: ["r.ts"], modifiedFiles: [] },
-    settings: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
-    ...overrides,
-  };
-}
+const preparation = (overrides: Partial<CompactionPreparation>) =>
+  preparationOf({ fileOps: { readFiles: ["r.ts"], modifiedFiles: [] }, ...overrides });
 
 describe("mergeSplitTurn", () => {
   it("joins history and turn prefix with the split-turn marker", () => {

@@ -10,7 +10,7 @@ import { emptyProbes, type ProbeItem, type RetentionProbes } from "./probes.js";
 import { clip } from "./text.js";
 import { parseSummaryParts } from "./summary-parts.js";
 import { readConstraint } from "./user-text.js";
-import { capSummary, summaryCutNote, utf8ByteLength } from "../summary-cap.js";
+import { capSummary as capAt, summaryCutNote, utf8ByteLength } from "../summary-cap.js";
 
 const FILE_READ = "File read: ";
 const FILE_MODIFIED = "File modified: ";
@@ -151,17 +151,19 @@ function insertCritical(summary: string, lines: readonly string[]): string {
 }
 
 /**
- * Checks, repairs when asked, caps to `maxBytes` (`limits.maxSummaryBytes`), and reports on the
- * text as stored. Repair lengthens the summary, so a summary near the cap has its body cut first
+ * Checks, repairs when asked, caps to `maxBytes` (`limits.maxSummaryBytes`, or the summary budget
+ * of the model's window, which `limitName` names in the cut note), and reports on the text as
+ * stored. Repair lengthens the summary, so a summary near the cap has its body cut first
  * to leave room for the repair lines (never the repair lines cut after): the stored text carries
  * at most one cut note, and every item the report counts as kept is in it.
  */
 export function retainSummary(
   summary: string,
   probes: RetentionProbes,
-  options: { repair: boolean; budgetTokens: number; maxBytes: number },
+  options: { repair: boolean; budgetTokens: number; maxBytes: number; limitName?: string },
 ): { summary: string; retention: RetentionReport } {
-  const { maxBytes } = options;
+  const { maxBytes, limitName } = options;
+  const capSummary = (text: string, bytes: number, limitBytes = bytes): string => capAt(text, bytes, limitBytes, limitName);
   if (!options.repair) {
     const stored = capSummary(summary, maxBytes);
     return { summary: stored, retention: checkRetention(stored, probes) };
@@ -175,7 +177,7 @@ export function retainSummary(
     if (over <= 0)
       return { summary: repaired.summary, retention: { ...checkRetention(repaired.summary, probes), repaired: repaired.added } };
     const room = utf8ByteLength(body) - over;
-    if (room <= utf8ByteLength(summaryCutNote(maxBytes))) break;
+    if (room <= utf8ByteLength(summaryCutNote(maxBytes, limitName))) break;
     body = capSummary(summary, room, maxBytes);
   }
   // The repair lines alone do not fit: the cap cuts them, and the report counts what is left.

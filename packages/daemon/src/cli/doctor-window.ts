@@ -1,7 +1,7 @@
 /**
  * `base-context doctor`'s compaction check: whether the compaction sizes fit the model's window
- * (docs/compaction-rungs.md#settings-that-fit-the-window). Sizes left unset are capped at their
- * share of each client's window and always fit; sizes the user set are checked against the window
+ * (docs/compaction-rungs.md#settings-that-fit-the-window). Sizes left unset follow their share of
+ * each client's window and always fit; sizes the user set are checked against the window
  * given with `--context-window`, else the smallest window they fit is said.
  */
 import type { Settings, SettingsSource } from "@base-context/protocol";
@@ -20,7 +20,7 @@ export function checkCompactionWindow(
   );
   const setIn = (key: "reserveTokens" | "keepRecentTokens") => (explicit.has(key) ? `, set in ${sources[WINDOW_SIZE_KEYS[key]]} settings` : "");
   const describeSize = (name: string, key: "reserveTokens" | "keepRecentTokens") =>
-    explicit.has(key) ? `${name} ${thousands(sizes[key])}${setIn(key)}` : `${name} left unset (a quarter of the window at most)`;
+    explicit.has(key) ? `${name} ${thousands(sizes[key])}${setIn(key)}` : `${name} left unset (${key === "reserveTokens" ? "a quarter of the window at most" : "a quarter of the window"})`;
   if (contextWindow !== undefined) {
     const fitted = fitToWindow(contextWindow, sizes, explicit);
     const applied =
@@ -34,7 +34,7 @@ export function checkCompactionWindow(
     return {
       name: "compaction",
       status: "ok",
-      summary: "reserve and kept part left unset: each is capped at a quarter of the window a client gives (--context-window n to see one)",
+      summary: "reserve and kept part left unset: the reserve is capped at a quarter of the window a client gives, the kept part is a quarter of it (--context-window n to see one)",
       fixes: [],
     };
   }

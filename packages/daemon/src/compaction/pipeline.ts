@@ -26,10 +26,12 @@ import {
   prunedOutputs,
   planFrom,
   EMPTY_PRUNE_PLAN,
+  fitPlan,
   isContextVisible,
   stubTokenCount,
   compactionSummaryText,
   type PrunePlan,
+  type SummaryBudget,
   truncationLimits,
 } from "@base-context/core";
 import { CancelledError } from "../errors.js";
@@ -127,8 +129,8 @@ export async function runCompaction(
       const { preparation } = prepared;
       reporter.createJob("prepared", preparation.leafId);
 
-      const produced = await produce(deps, params, settings, preparation, reporter, ctx);
-      if (produced.kind === "compaction") retain(produced, preparation, settings);
+      const produced = await produce(deps, params, { settings, budget: applied.summaryBudget }, preparation, reporter, ctx);
+      if (produced.kind === "compaction") retain(produced, preparation, settings, applied.summaryBudget);
       if (produced.kind === "cancel") {
         const stats = statsOf(preparation, preparation.firstKeptEntryId, path.entries, reporter);
         return finish(reporter, {
@@ -191,7 +193,7 @@ class PluginWait {
 async function produce(
   deps: PipelineDeps,
   params: CompactionRunParams,
-  settings: Settings,
+  { settings, budget }: { settings: Settings; budget: SummaryBudget | undefined },
   preparation: CompactionPreparation,
   reporter: RunReporter,
   ctx: { readonly signal?: AbortSignal | undefined; readonly clientModel?: ClientModel | undefined },
@@ -241,6 +243,7 @@ async function produce(
     customInstructions,
     signal,
     sessionId,
+    budget,
   });
   const { fallback } = summarized.details;
   return {
@@ -259,10 +262,22 @@ async function produce(
   };
 }
 
-/** Checks the summary, whoever wrote it, and repairs it when `summary.repair` is on. */
-function retain(produced: ProducedCompaction, preparation: CompactionPreparation, settings: Settings): void {
+/**
+ * Checks the summary, whoever wrote it, and repairs it when `summary.repair` is on; with a window
+ * it is capped at the window's summary budget (a plugin's too: the context must fit).
+ */
+function retain(
+  produced: ProducedCompaction,
+  preparation: CompactionPreparation,
+  settings: Settings,
+  budget: SummaryBudget | undefined,
+): void {
   // Capped here, with repair, so the report describes the stored text.
-  const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
+  const retained = retainCompactionSummary(preparation, produced.summary, {
+    repair: settings.summary.repair,
+    maxBytes: settings.limits.maxSummaryBytes,
+    budget,
+  });
   produced.summary = retained.summary;
   produced.retention = retained.retention;
   produced.details = detailsWithRetention(produced.details, retained.retention);
@@ -349,10 +364,11 @@ function resultOf(
 }
 
 /**
- * The rung of this run: `prune` or `summarize` when asked; for `auto`, pruning when it alone
- * brings the context `minSavings` under the threshold. Auto needs the context window to know the
- * threshold (turn/end gives it); an overflow always summarizes (the context did not fit at all).
- * `settings` are the request's (sizes fitted to its window).
+ * The rung of this run: `prune` or `summarize` when asked; for `auto`, pruning when hiding the
+ * oldest outputs brings the context `minSavings` under the threshold (only as many as that takes).
+ * Auto needs the context window to know the threshold (turn/end gives it); an overflow always
+ * summarizes (the context did not fit at all). With a window, pruning never takes the context
+ * under the kept part's size. `settings` are the request's (sizes fitted to its window).
  */
 function chooseRunRung(
   params: CompactionRunParams,
@@ -360,16 +376,20 @@ function chooseRunRung(
   path: readonly CountedEntry[],
 ): { kind: "prune"; plan: PrunePlan } | { kind: "summarize" } {
   const strategy = params.strategy ?? "auto";
-  const prune = settings.compaction.prune;
-  if (strategy === "prune") return { kind: "prune", plan: planPrune(path, prune) };
-  if (strategy === "summarize" || !prune.enabled || params.contextWindow === undefined || params.reason === "overflow") {
+  const { prune, reserveTokens, keepRecentTokens } = settings.compaction;
+  const window = params.contextWindow;
+  if (strategy === "summarize" || (strategy === "auto" && (!prune.enabled || window === undefined || params.reason === "overflow"))) {
     return { kind: "summarize" };
   }
   const plan = planPrune(path, prune);
-  if (plan.hidden.length === 0) return { kind: "summarize" };
-  const threshold = params.contextWindow - settings.compaction.reserveTokens;
+  if (window === undefined) return { kind: "prune", plan };
   const tokens = estimateContextTokens(path).tokens;
-  return chooseRung(tokens, threshold, plan, prune.minSavings) === "prune" ? { kind: "prune", plan } : { kind: "summarize" };
+  const floor = { tokens, floorTokens: keepRecentTokens };
+  if (strategy === "prune") return { kind: "prune", plan: fitPlan(path, plan, floor) };
+  const threshold = window - reserveTokens;
+  const fitted = fitPlan(path, plan, { ...floor, targetTokens: threshold - prune.minSavings });
+  if (fitted.hidden.length === 0) return { kind: "summarize" };
+  return chooseRung(tokens, threshold, fitted, prune.minSavings) === "prune" ? { kind: "prune", plan: fitted } : { kind: "summarize" };
 }
 
 function NOTHING_TO_PRUNE(protectTokens: number, minTokens: number): string {

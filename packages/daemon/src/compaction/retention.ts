@@ -13,6 +13,7 @@ import {
   retainSummary,
   summaryMaxTokens,
   type RetentionProbes,
+  type SummaryBudget,
 } from "@base-context/core";
 
 export function compactionProbes(preparation: CompactionPreparation): RetentionProbes {
@@ -29,12 +30,21 @@ export function compactionProbes(preparation: CompactionPreparation): RetentionP
   );
 }
 
+/**
+ * The summary checked, repaired when asked, and capped at `limits.maxSummaryBytes` or, with a
+ * window, at the window's summary budget (repair lines included) when that is less.
+ */
 export function retainCompactionSummary(
   preparation: CompactionPreparation,
   summary: string,
-  repair: boolean,
-  maxBytes: number,
+  options: { repair: boolean; maxBytes: number; budget?: SummaryBudget | undefined },
 ): { summary: string; retention: RetentionReport } {
-  const budgetTokens = repairBudgetTokens(summaryMaxTokens("history", preparation.settings.reserveTokens));
-  return retainSummary(summary, compactionProbes(preparation), { repair, budgetTokens, maxBytes });
+  const { repair, maxBytes, budget } = options;
+  const probes = compactionProbes(preparation);
+  if (budget && budget.maxBytes < maxBytes) {
+    const { repairTokens: budgetTokens, maxBytes: budgetBytes, limitName } = budget;
+    return retainSummary(summary, probes, { repair, budgetTokens, maxBytes: budgetBytes, limitName });
+  }
+  const budgetTokens = budget?.repairTokens ?? repairBudgetTokens(summaryMaxTokens("history", preparation.settings.reserveTokens));
+  return retainSummary(summary, probes, { repair, budgetTokens, maxBytes });
 }

@@ -3,12 +3,12 @@
  * (docs/design.md#when-compaction-is-off): `context.mode: "off"` turns off all context optimization, manual `/compact`
  * included; `compaction.enabled: false` only turns off the automatic threshold compaction.
  *
- * With the client's window, the sizes the user did not set are capped at their share of it
+ * With the client's window, the sizes the user did not set follow their share of it
  * (core's `fitToWindow`, docs/compaction-rungs.md#settings-that-fit-the-window); a combination of
  * the user's that cannot fit is reported, once per daemon in its log and in every answer it shapes.
  */
 import type { CompactionReason, CompactionSettings, Settings, SettingsSource } from "@base-context/protocol";
-import { fitToWindow, WINDOW_SIZE_KEYS, type WindowSizes } from "@base-context/core";
+import { fitToWindow, windowSummaryBudget, WINDOW_SIZE_KEYS, type SummaryBudget, type WindowSizes } from "@base-context/core";
 import type { z } from "zod";
 import { log } from "../log.js";
 
@@ -35,15 +35,20 @@ export interface RequestSettings {
   readonly settings: Settings;
   /** `compaction.*`'s declared keys, as a preparation carries them. */
   readonly compaction: CompactionSettings;
-  /** With a window: the kept part never holds less than keepRecentTokens (the cut moves back, not forward). */
+  /**
+   * With a window: the kept part never holds less than keepRecentTokens (the cut moves back, not
+   * forward, and its pruning stops there).
+   */
   readonly keepAtLeastBudget: boolean;
+  /** With a window: what the whole stored summary may take. */
+  readonly summaryBudget?: SummaryBudget;
   /** Why no compacted context can fit the window with the user's sizes (reported, not corrected). */
   readonly conflict?: string;
 }
 
 /**
  * The settings for a request: the session's, the request's overrides on top, and, when the client
- * gave its window, every size neither set capped at its share of the window. `sources` says which
+ * gave its window, every size neither set fitted to its share of the window. `sources` says which
  * keys a settings file set (absent: all of them count as set, as in tests that hand settings over).
  */
 export function requestSettings(
@@ -80,6 +85,7 @@ export function requestSettings(
     },
     compaction: fittedCompaction,
     keepAtLeastBudget: true,
+    summaryBudget: windowSummaryBudget(options.contextWindow, fitted.reserveTokens),
     ...(fitted.conflict !== undefined ? { conflict: fitted.conflict } : {}),
   };
 }

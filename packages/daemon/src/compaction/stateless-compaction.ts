@@ -84,6 +84,7 @@ export async function summarizeCompactionStateless(
         customInstructions: params.customInstructions,
         signal,
         sessionId: params.sessionId,
+        budget: applied.summaryBudget,
       });
       const { fallbacks, fallback } = summarized.details;
       produced = {
@@ -96,7 +97,11 @@ export async function summarizeCompactionStateless(
       };
     }
     throwIfAborted(signal);
-    const retained = retainCompactionSummary(preparation, produced.summary, settings.summary.repair, settings.limits.maxSummaryBytes);
+    const retained = retainCompactionSummary(preparation, produced.summary, {
+      repair: settings.summary.repair,
+      maxBytes: settings.limits.maxSummaryBytes,
+      budget: applied.summaryBudget,
+    });
     outcome = applied.conflict !== undefined ? `${produced.message}; ${applied.conflict}` : produced.message;
     return {
       ...summarizedResult({ ...produced, message: outcome }, retained),

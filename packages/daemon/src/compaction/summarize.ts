@@ -5,7 +5,13 @@
  * and the core assembles the final text with the file lists.
  */
 import type { CompactionPreparation, ContextMessage, FileOps } from "@base-context/protocol";
-import { assembleCompactionSummary, planCompactionSummary, type SummaryRequest as PlannedRequest } from "@base-context/core";
+import {
+  assembleCompactionSummary,
+  planCompactionSummary,
+  planWithinBudget,
+  type SummaryBudget,
+  type SummaryRequest as PlannedRequest,
+} from "@base-context/core";
 import { CancelledError } from "../errors.js";
 import {
   summarizerDetails,
@@ -32,10 +38,13 @@ export interface SummarizeOptions {
   readonly signal?: AbortSignal | undefined;
   /** Sent along to a client's model. */
   readonly sessionId?: string | undefined;
+  /** With a window: the parts are asked for in what the whole summary may take. */
+  readonly budget?: SummaryBudget | undefined;
 }
 
 export async function summarizePreparation(preparation: CompactionPreparation, options: SummarizeOptions): Promise<CompactionSummary> {
-  const plan = planCompactionSummary(preparation, options.customInstructions);
+  const planned = planCompactionSummary(preparation, options.customInstructions);
+  const plan = options.budget ? planWithinBudget(planned, preparation, options.budget) : planned;
   // When one part fails for good, the other is stopped instead of finishing for nothing.
   const sibling = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, sibling.signal]) : sibling.signal;

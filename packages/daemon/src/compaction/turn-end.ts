@@ -60,7 +60,7 @@ export class TurnEndService {
     const { sessionId } = params;
     // The keys of the steps inside, derived so a retry of the same turn/end finds them again.
     const base = requestId ?? `turn-end:${this.newRequestId()}`;
-    // The sizes the user did not set are capped at their share of the turn's window.
+    // The sizes the user did not set follow their share of the turn's window.
     const applied = requestSettings(this.options.settings.forSession(sessionId), {
       sources: this.options.settings.sourcesFor?.(sessionId),
       contextWindow: params.contextWindow,

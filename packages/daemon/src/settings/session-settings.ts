@@ -10,7 +10,7 @@ export interface SessionSettings {
   forSession(sessionId: string): Settings;
   /**
    * Where each `section.key` of those settings came from: a size the user set is kept as is with
-   * a window, one left at its default is capped at its share of the window. Absent: every key
+   * a window, one left at its default follows its share of the window. Absent: every key
    * counts as set.
    */
   sourcesFor?(sessionId: string): Readonly<Record<string, SettingsSource>>;

@@ -47,7 +47,7 @@ export const CompactionPrepare = request(
     settings: CompactionSettings.partial().optional(),
     contextWindow: ContextWindow()
       .optional()
-      .describe("The model's window: the sizes not set are capped at their share of it, as compaction/run does."),
+      .describe("The model's window: the sizes not set follow their share of it, as compaction/run does."),
   }),
   () => z.union([
     z.object({ preparation: CompactionPreparation }),
@@ -60,7 +60,8 @@ export const CompactionReason = z.enum(["manual", "threshold", "overflow"]);
  * Which rung a run may take (docs/compaction-rungs.md): `prune` hides old tool output (no model
  * call), `summarize` writes a summary (pruning the kept tail's large outputs in the same step when
  * `compaction.prune.enabled`), `auto` prunes when that alone brings the context
- * `compaction.prune.minSavings` under the threshold (needs `contextWindow`), else summarizes.
+ * `compaction.prune.minSavings` under the threshold (needs `contextWindow`; it then hides only the
+ * oldest outputs that takes), else summarizes.
  */
 export const CompactionStrategy = z.enum(["auto", "prune", "summarize"]);
 /** The rung a run took. */
@@ -200,14 +201,14 @@ export const CompactionRun = request(
     settings: CompactionSettings.partial().optional(),
     strategy: CompactionStrategy.default("auto").describe(
       "auto (default): prune when that alone brings the context compaction.prune.minSavings under the threshold " +
-        "(contextWindow − reserveTokens; without contextWindow auto summarizes), else summarize. " +
+        "(contextWindow − reserveTokens; without contextWindow auto summarizes), hiding only the oldest outputs that takes, else summarize. " +
         "prune: only hide old tool output. summarize: write a summary (and hide the kept tail's large outputs when compaction.prune.enabled).",
     ),
     contextWindow: ContextWindow()
       .optional()
       .describe(
-        "The model's context window (turn/end passes its own): `auto` compares against its threshold, the sizes not set are " +
-          "capped at their share of it, and tool outputs larger than theirs are cut first.",
+        "The model's context window (turn/end passes its own): `auto` compares against its threshold, the sizes not set " +
+          "follow their share of it, tool outputs larger than theirs are cut first, and no rung leaves less than the kept part.",
       ),
   }),
   () => CompactionResult,

@@ -100,8 +100,9 @@ export const ContextUsage = request(
     settings: z
       .object({ reserveTokens: z.number().int(), keepRecentTokens: z.number().int() })
       .describe(
-        "The compaction sizes for this window as the daemon applies them: yours, or, for a size you did not set, its default " +
-          "capped at a quarter of the window (docs/compaction-rungs.md#settings-that-fit-the-window).",
+        "The compaction sizes for this window as the daemon applies them: yours, or, for a size you did not set, its share of " +
+          "the window: the reserve its default capped at a quarter of it, the kept part a quarter of it " +
+          "(docs/compaction-rungs.md#settings-that-fit-the-window).",
       ),
     reason: z
       .string()

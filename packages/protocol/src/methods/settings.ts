@@ -92,7 +92,8 @@ export const SettingsFile = z.lazy(() =>
 /**
  * `compaction.prune`: tool results older than the newest `protectTokens` of the context and larger
  * than `minTokens` may be hidden behind a stub; turn/end prunes instead of summarizing when that
- * alone brings the context `minSavings` under the threshold. `enabled: false` never prunes.
+ * alone brings the context `minSavings` under the threshold, hiding only the oldest outputs that
+ * takes. `enabled: false` never prunes.
  */
 export const PruneSettings = z.object({
   enabled: z.boolean(),

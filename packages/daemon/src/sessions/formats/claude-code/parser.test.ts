@@ -178,6 +178,20 @@ describe("Claude Code transcripts (claude-code-jsonl)", () => {
     expect(retention.errors.total).toBe(1);
   });
 
+  it("hangs a compaction whose boundary names a line the file does not hold under the last main-chain entry before it", async () => {
+    // Claude Code sometimes writes no line for what came right before a compaction (the turn's hook
+    // messages): its boundary then names a uuid found nowhere in the file.
+    const lines = readFileSync(MAIN, "utf8").replace(`"logicalParentUuid":"${u(21)}"`, `"logicalParentUuid":"${u(999)}"`);
+    expect(lines).toContain(u(999));
+    const result = await sessions.import({ content: lines });
+    expect(byId(SESSION).get(u(25))).toMatchObject({ type: "custom", customType: "claude-code.compact_boundary", parentId: u(20) });
+    // One path from the first message through the compaction: the history it replaced is not cut off.
+    const path = pathOf(SESSION).map((entry) => entry.id);
+    expect(path).toContain(u(4));
+    expect(path).toContain(u(26));
+    expect(result.skippedLines).toEqual([{ line: 33, reason: expect.stringMatching(/^invalid JSON/), bridgedTo: u(32) }]);
+  });
+
   it("imports a subagent's file as its own session, under the main one", async () => {
     const result = await sessions.import({ path: SUBAGENT });
     expect(result.session).toMatchObject({ id: `agent-a7c1e9f.${SESSION}`, parentSession: SESSION });

@@ -367,7 +367,7 @@ export class ClaudeCodeLineParser implements LineParser {
     const anchor = boundary ?? summaryLine!;
     const markerId = boundary ? (boundary.uuid as string) : `${anchor.uuid as string}.boundary`;
     const id = summaryLine ? (summaryLine.uuid as string) : `${anchor.uuid as string}.summary`;
-    const parentId = this.resolve(typeof anchor.logicalParentUuid === "string" ? anchor.logicalParentUuid : anchor.parentUuid);
+    const parentId = this.boundaryParent(anchor);
     const metadata = boundary && isJsonObject(boundary.compactMetadata) ? boundary.compactMetadata : {};
     const summary = summaryLine ? textOf(isJsonObject(summaryLine.message) ? summaryLine.message.content : undefined) : MISSING_SUMMARY;
     if (boundary) this.aliases.set(boundary.uuid as string, id);
@@ -401,6 +401,19 @@ export class ClaudeCodeLineParser implements LineParser {
         },
       },
     ];
+  }
+
+  /**
+   * What a compaction hangs under: the line its boundary names (`logicalParentUuid`), or, when
+   * Claude Code did not write that line to the file (the hook messages of the turn before a
+   * compaction are sometimes missing), the last main-chain entry read before it. Named as it is,
+   * the compaction would become a root and the history before it a tree of its own, out of the
+   * context path and out of what the next summary reads.
+   */
+  private boundaryParent(anchor: JsonObject): string | null {
+    const named = this.resolve(typeof anchor.logicalParentUuid === "string" ? anchor.logicalParentUuid : anchor.parentUuid);
+    if (named === null || this.mainLeaf === undefined || this.chains[0]!.has(named) || this.aliases.has(named)) return named;
+    return this.mainLeaf;
   }
 
   private parentOf(line: JsonObject): string | null {
@@ -459,6 +472,11 @@ class RecentChain {
     });
     for (const [id, entry] of entries) this.parents.set(id, entry);
     this.tip = state.optionalString("tip");
+  }
+
+  /** Whether `id` is one of the chain's latest entries. */
+  has(id: string): boolean {
+    return this.parents.has(id);
   }
 
   add(id: string, parentId: string | null, inRun: boolean): void {
