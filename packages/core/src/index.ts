@@ -59,7 +59,7 @@ export {
 export { escapeWrapperClosingTags, WRAPPER_TAGS } from "./escape-tags.js";
 export { MAX_PARAMS_DEPTH, tooDeepAt } from "./nesting.js";
 export { commandFileOps, patchFileOps, shellCallFileOps, type CallFileOps } from "./shell-file-ops.js";
-export { INJECTED_TEXT_LABEL, INJECTED_TEXT_TYPE, isInjectedText } from "./injected.js";
+export { INJECTED_TEXT_LABEL, INJECTED_TEXT_TYPE, isInjectedText, isInterruption } from "./injected.js";
 export { capSummary, summaryCutNote, utf8ByteLength } from "./summary-cap.js";
 export {
   compactionThreshold,

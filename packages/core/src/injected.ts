@@ -13,3 +13,11 @@ export function isInjectedText(customType: string): boolean {
 
 /** How a summarizer's transcript labels injected text (instead of `[User]`). */
 export const INJECTED_TEXT_LABEL = "[Injected by the agent's harness, not the user's words]";
+
+/**
+ * The harness's notice that the user interrupted the turn (Claude Code's "[Request interrupted by
+ * user]", "… for tool use"): the work stopped there at the user's word.
+ */
+export function isInterruption(text: string): boolean {
+  return /^\s*\[Request interrupted by user\b/.test(text);
+}

@@ -267,6 +267,8 @@ function shellWords(text: string): string[] {
   return words;
 }
 
+/** The path as the call names it: without a leading `./`, nor the parenthesis that closes a `$(cat x)` around it. */
 function cleanPath(path: string): string {
-  return path.startsWith("./") ? path.slice(2) : path;
+  const bare = path.includes("(") ? path : path.replace(/\)+$/, "");
+  return bare.startsWith("./") ? bare.slice(2) : bare;
 }

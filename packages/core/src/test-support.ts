@@ -34,6 +34,15 @@ export function toolCall(id: string, name: string, args: Record<string, unknown>
   return { type: "toolCall", id, name, arguments: args };
 }
 
+/** An assistant message with some text (or none) and tool calls (`[id, name, args]`): finished when it calls none. */
+export function sayMessage(text: string, calls: [id: string, name: string, args: Record<string, unknown>][] = []): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [...(text ? [{ type: "text" as const, text }] : []), ...calls.map(([id, name, args]) => toolCall(id, name, args))],
+    stopReason: calls.length > 0 ? "toolUse" : "stop",
+  };
+}
+
 /** An assistant message calling tools (`[id, name, args]`), as the retention tests write them. */
 export function callMessage(...calls: [id: string, name: string, args: Record<string, unknown>][]): AssistantMessage {
   return { role: "assistant", content: calls.map(([id, name, args]) => toolCall(id, name, args)), stopReason: "toolUse" };

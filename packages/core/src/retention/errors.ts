@@ -46,7 +46,7 @@ const STRONG_ERROR_WORD = /\berror\b|\bpanic(?:ked)?\b|\bfatal\b|\bsegmentation 
 // No leading \w*: that pattern backtracks at every position of a long line.
 const STRONG_ERROR_NAME = /(?:Error|Exception)\b|\bE[A-Z]{3,}\b/;
 const STRONG_ERROR = { test: (line: string): boolean => STRONG_ERROR_WORD.test(line) || STRONG_ERROR_NAME.test(line) };
-const WEAK_ERROR = /\b(?:failed|failure|FAIL|cannot|can't|could not|not found|no such file|denied|refused|timed? ?out|assertion)\b/i;
+const WEAK_ERROR = /\b(?:failed|failure|FAIL|cannot|can't|could not|not found|no matches found|no such file|denied|refused|timed? ?out|assertion)\b/i;
 /** A compiler or linter diagnostic: `path:line[:col]: message`. */
 const DIAGNOSTIC = /^\s*[\w./@-]+:\d+(?::\d+)?:\s+\S/;
 const STACK_FRAME = /^\s+at\s+\S.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+)\s*$/;
@@ -115,13 +115,58 @@ export function startsWithErrorLine(text: string): boolean {
 
 /**
  * The first line of an output that opens with an error word (`Error processing a.jsonl: bad
- * escape`, `ERROR: …`, `fatal: …`): a script reporting failures while exiting 0. Read only for
- * commands that change or run something (a look-up's output is content, a search's matches too).
+ * escape`, `ERROR: …`, `fatal: …`, also after `Warning: `) or is a log record at an error level:
+ * a program reporting failures while exiting 0. Read only for commands that change or run
+ * something (a look-up's output is content, a search's matches too).
  */
 export function reportedErrorLine(output: string): string | undefined {
-  if (!/(?:^|\n)\s*(?:Error|ERROR|error|FATAL|Fatal|fatal|panic|Traceback)\b/.test(output)) return undefined;
-  const line = head(output).find((l) => /^\s*(?:(?:Error|ERROR|FATAL|Fatal)\b[\s:]|error(?:\[\w+\])?:\s|fatal:\s|panic:\s|Traceback \(most recent call last\))/.test(l));
+  // A cheap gate before reading lines (a terminal's colour code may stand right before the word).
+  if (!/Error|ERROR|error|FATAL|Fatal|fatal|CRITICAL|panic|Traceback/.test(output)) return undefined;
+  for (const line of head(output)) {
+    if (REPORTED_ERROR.test(line)) return tidyErrorLine(line);
+    const logged = LOG_ERROR.exec(line);
+    if (logged) return tidyErrorLine(logged[1]!);
+  }
+  return undefined;
+}
+
+/**
+ * A line opening with an error word, also under a warning's label (`Warning: Error processing
+ * a.jsonl: bad escape`: the program went on, the error stands).
+ */
+const REPORTED_ERROR =
+  /^\s*(?:(?:Warning|WARNING|warning|WARN):\s+)?(?:(?:Error|ERROR|FATAL|Fatal)\b[\s:]|error(?:\[\w+\])?:\s|fatal:\s|panic:\s|Traceback \(most recent call last\))/;
+
+/**
+ * A log record at an error level, its timestamp first or not (`2026-01-01T08:33:15Z ERROR app::rapl:
+ * read failed`, `[ERROR] read failed`, `12:01:02 FATAL db: gone`): its message, without the logger's name.
+ */
+const LOG_ERROR = /^\s*(?:\[?(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d[\d.,]*(?:Z|[+-]\d\d:?\d\d)?\]?\s+)?\[?(?:ERROR|FATAL|CRITICAL)\]?\s+(?:[\w.:-]+:\s+)?(\S.*)$/;
+
+/** The harness's note of an exit status ("Exit code 124", "exited with code 1"): a status, not a message. */
+export function isExitNote(line: string): boolean {
+  return EXIT_NOTE.test(line.trim());
+}
+
+/**
+ * The line saying a privileged command could not ask for the user's password (`sudo: a terminal is
+ * required to read the password`, `sudo: a password is required`): the agent cannot do it, the user can.
+ */
+export function passwordLine(output: string): string | undefined {
+  const line = head(output).find((l) => NEEDS_PASSWORD.test(l));
   return line === undefined ? undefined : tidyErrorLine(line);
+}
+
+const NEEDS_PASSWORD =
+  /^\s*(?:sudo|doas|su|pkexec)(?:\[\d+\])?: (?:a terminal is required to read the password|a password is required|no tty present and no askpass program specified|\d+ incorrect password attempts?|Authentication failure|Sorry, try again)/i;
+
+/**
+ * A shell that could not read the command (`parse error near '('`, `syntax error near unexpected
+ * token`, `unexpected EOF while looking for matching`, `bad substitution`): the command never ran;
+ * it was written wrong, not refused by the work.
+ */
+export function isMalformedCommand(message: string): boolean {
+  return /\b(?:parse error near|syntax error near unexpected token|syntax error: unexpected|unexpected EOF while looking for matching|bad substitution|unmatched ['"`]|unterminated quoted string)\b/i.test(message);
 }
 
 /** A stack trace (JavaScript frames or a Python traceback) anywhere in the output. */
@@ -219,9 +264,12 @@ export function tidyErrorLine(line: string): string {
   return clip(words.join(" "), ERROR_LINE_MAX);
 }
 
-/** The first 400 lines of the first 16 KB, each cut to 500 characters (bounded regex work). */
+/** A terminal's colour and cursor codes: not text a person reads. */
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+/** The first 400 lines of the first 16 KB, without terminal codes, each cut to 500 characters (bounded regex work). */
 function head(text: string): string[] {
-  const start = text.length > 16_000 ? text.slice(0, 16_000) : text;
+  const start = (text.length > 16_000 ? text.slice(0, 16_000) : text).replace(ANSI, "");
   return start
     .split("\n", 400)
     .map((line) => (line.length > 500 ? line.slice(0, 500) : line))

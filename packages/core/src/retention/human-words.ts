@@ -15,6 +15,8 @@
 export interface AnsweredQuestion {
   readonly question: string;
   readonly answer: string;
+  /** The answer is one of the options the agent offered: a choice, not words the user typed. */
+  readonly chosen?: boolean;
 }
 
 export interface HumanWords {
@@ -36,10 +38,13 @@ const HARNESS_NOTICE = /^(?:The user wants to clarify these questions\b|No respo
 /** A note the harness appends after the human's reason (how to use memory, what to do next). */
 const TRAILING_NOTE = /\n\s*\n(?:Note:|If (?:the user|this)|Consider saving)[\s\S]*$/;
 
-/** The human's words in a tool result, or undefined when it holds none. */
-export function humanWordsInResult(toolName: string, text: string): HumanWords | undefined {
+/**
+ * The human's words in a tool result, or undefined when it holds none. `offered`: the options the
+ * call put before the user (`offeredOptions`); an answer that is one of them is a choice.
+ */
+export function humanWordsInResult(toolName: string, text: string, offered: readonly string[] = []): HumanWords | undefined {
   if (ANSWERED.test(text) || (toolName === "AskUserQuestion" && HAS_PAIR.test(text))) {
-    return { typed: [], answers: answeredQuestions(text), refused: false };
+    return { typed: [], answers: answeredQuestions(text, offered), refused: false };
   }
   if (!REFUSED.test(text)) return undefined;
   const said = SAID.exec(text)?.[1]?.replace(TRAILING_NOTE, "").trim() ?? "";
@@ -47,14 +52,36 @@ export function humanWordsInResult(toolName: string, text: string): HumanWords |
   return { typed, answers: [], refused: true };
 }
 
-function answeredQuestions(text: string): AnsweredQuestion[] {
+function answeredQuestions(text: string, offered: readonly string[]): AnsweredQuestion[] {
+  const labels = new Set(offered.map((label) => label.trim().toLowerCase()));
   const answers: AnsweredQuestion[] = [];
   for (const match of text.matchAll(PAIR)) {
     const question = withoutEscapes(match[1]!).trim();
     const answer = withoutEscapes(match[2]!).trim();
-    if (question.length > 0 && answer.length > 0) answers.push({ question, answer });
+    // Several options chosen at once are written one after the other, with commas.
+    const picked = (text: string) => labels.has(text.toLowerCase());
+    const chosen = labels.size > 0 && (picked(answer) || answer.split(/,\s*/).every(picked));
+    if (question.length > 0 && answer.length > 0) answers.push({ question, answer, ...(chosen ? { chosen } : {}) });
   }
   return answers;
+}
+
+/**
+ * The options a question tool put before the user (`AskUserQuestion`'s `questions[].options[].label`,
+ * or options given as plain strings): an answer that is one of them was picked, not typed.
+ */
+export function offeredOptions(args: Readonly<Record<string, unknown>>): string[] {
+  const labels: string[] = [];
+  const questions = Array.isArray(args.questions) ? (args.questions as unknown[]) : [args];
+  for (const question of questions) {
+    const options = typeof question === "object" && question !== null ? (question as { options?: unknown }).options : undefined;
+    if (!Array.isArray(options)) continue;
+    for (const option of options) {
+      const label = typeof option === "string" ? option : (option as { label?: unknown } | null)?.label;
+      if (typeof label === "string" && label.trim().length > 0) labels.push(label);
+    }
+  }
+  return labels;
 }
 
 function withoutEscapes(text: string): string {

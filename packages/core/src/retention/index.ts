@@ -2,6 +2,9 @@ export {
   commandProgram,
   isSleep,
   errorLine,
+  isExitNote,
+  isMalformedCommand,
+  passwordLine,
   saysOnlyExitStatus,
   stderrErrorLine,
   exitedAsDesigned,
@@ -18,25 +21,39 @@ export {
   commandFailureKeys,
   commandKey,
   commandKeys,
+  contentKey,
   failedCommandNamed,
+  programRun,
   MOVED_ON,
   saysFixed,
   shellSegments,
   wasCancelled,
 } from "./resolution.js";
-export { looksPasted, ownSentences, ownWords, readConstraint, readRequest, unsureConstraintSentences, type Reading } from "./user-text.js";
+export {
+  looksPasted,
+  opensWithWork,
+  ownSentences,
+  ownWords,
+  readConstraint,
+  readRequest,
+  unsureConstraintSentences,
+  type Reading,
+} from "./user-text.js";
 export {
   bashFailed,
+  callDetails,
   contentText,
   failureKeys,
   readToolResult,
+  successKeys,
   toolResultFailed,
   userCommandOutput,
   type FailureKeys,
+  type ReadCall,
   type ResultReading,
 } from "./tool-results.js";
-export { FailureTracker, type Failure } from "./failures.js";
-export { answerText, humanWordsInResult, type AnsweredQuestion, type HumanWords } from "./human-words.js";
+export { FailureTracker, type Failure, type NewFailure } from "./failures.js";
+export { answerText, humanWordsInResult, offeredOptions, type AnsweredQuestion, type HumanWords } from "./human-words.js";
 export {
   constraintSentences,
   emptyProbes,

@@ -5,7 +5,7 @@
  * on (any later success). A command looks when every program of it only reads state: the
  * programs below, the reading subcommands of tools that also change things (`git status`,
  * `systemctl status`, `net user`), and PowerShell pipelines of reading cmdlets (`Get-…`,
- * `Select-Object`, `Where-Object`…).
+ * `Select-Object`, `Where-Object`…); a loop over reading commands (`for f in …; do cat $f; done`) reads too.
  */
 import { commandKey, shellSegments } from "./resolution.js";
 
@@ -14,7 +14,7 @@ const READING_PROGRAMS = new Set(
     "ls dir cat type head tail less more grep egrep fgrep rg ag findstr find fd locate which where whereis whoami id groups hostname uname " +
     "pwd env printenv echo printf date df du free uptime ps pgrep stat file wc sort uniq cut tr column jq yq tree lsblk blkid lsusb " +
     "lspci lscpu lsmod findmnt mountvol netstat ss ifconfig ipconfig nslookup dig host ping traceroute test [ true false systeminfo " +
-    "ver tasklist getent last who w dmesg sestatus aa-status getenforce wmic mokutil efibootmgr bootctl lsattr getfacl icacls"
+    "ver tasklist getent last who w dmesg sestatus aa-status getenforce wmic mokutil efibootmgr bootctl lsattr getfacl icacls read basename dirname realpath readlink"
   ).split(" "),
 );
 
@@ -52,8 +52,15 @@ export function isLookupCommand(command: string): boolean {
   return segments.length > 0 && segments.every((segment) => segmentLooks(segment.text));
 }
 
+/** A loop's or a condition's own words: `for f in …`, `done`, `fi` only iterate or close; `do`, `then` open what follows. */
+const SHELL_KEYWORD = /^(?:do|then|else|elif|if|while|until|!|\{)\s+/;
+const SHELL_FRAME = /^(?:for\s+\w+\s+in\b.*|for\s*\(\(.*|done|fi|esac|\}|else)$/;
+
 function segmentLooks(segment: string): boolean {
-  const words = segment.split(/\s+/).filter((w) => !/^\w+=/.test(w));
+  let text = segment.trim();
+  while (SHELL_KEYWORD.test(text)) text = text.replace(SHELL_KEYWORD, "");
+  if (SHELL_FRAME.test(text)) return true;
+  const words = text.split(/\s+/).filter((w) => !/^\w+=/.test(w));
   while (words.length > 0 && /^(?:sudo|env|time|nice|timeout|command)$/.test(words[0]!)) {
     words.shift();
     if (words.length > 0 && /^\d+[smh]?$/.test(words[0]!)) words.shift();

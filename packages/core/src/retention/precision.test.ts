@@ -5,7 +5,7 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
 import { INJECTED_TEXT_TYPE } from "../injected.js";
-import { resultMessage } from "../test-support.js";
+import { resultMessage, sayMessage as say } from "../test-support.js";
 import { formatRetention, checkRetention } from "./check.js";
 import { probeMessages } from "./probes.js";
 import { repairSummary } from "./repair.js";
@@ -13,14 +13,6 @@ import { commandKey } from "./resolution.js";
 import { ownWords, readConstraint, readRequest } from "./user-text.js";
 
 const user = (content: string): ContextMessage => ({ role: "user", content });
-const say = (text: string, calls: [string, string, Record<string, unknown>][] = []): ContextMessage => ({
-  role: "assistant",
-  content: [
-    ...(text ? [{ type: "text" as const, text }] : []),
-    ...calls.map(([id, name, args]) => ({ type: "toolCall" as const, id, name, arguments: args })),
-  ],
-  stopReason: calls.length > 0 ? "toolUse" : "stop",
-});
 const result = resultMessage;
 const bash = (id: string, command: string): ContextMessage => say("", [[id, "bash", { command }]]);
 

@@ -7,11 +7,11 @@ import type { ContextMessage } from "@base-context/protocol";
 import { errorLine } from "./errors.js";
 import { FailureTracker, type Failure } from "./failures.js";
 import type { HumanWords } from "./human-words.js";
-import { actionKeys, commandFailureKeys, commandKeys, MOVED_ON } from "./resolution.js";
+import { commandFailureKeys, commandKey, commandKeys, MOVED_ON } from "./resolution.js";
 import { clip, normalizeKey, sentences } from "./text.js";
 import { classifyToolCall } from "./tools.js";
-import { isInjectedText } from "../injected.js";
-import { bashFailed, contentText, failureKeys, readToolResult, userCommandOutput } from "./tool-results.js";
+import { isInjectedText, isInterruption } from "../injected.js";
+import { bashFailed, callDetails, contentText, failureKeys, readToolResult, successKeys, userCommandOutput, type ReadCall } from "./tool-results.js";
 import { constraintSentences, isSummaryText, ownSentences, readRequest, unsureConstraintSentences } from "./user-text.js";
 
 export { constraintSentences, isGoalRequest, isSummaryText, readRequest, requestText } from "./user-text.js";
@@ -95,13 +95,31 @@ export function readMessages(messages: readonly ContextMessage[], reader: Messag
 class ProbeCollector implements MessageReader {
   readonly probes = emptyProbes();
   private readonly seen = new Map<ProbeKind, Map<string, number>>(PROBE_KINDS.map((k) => [k, new Map()]));
-  private readonly calls = new Map<string, { kind: string; target: string; toolName: string; keys: string[] }>();
+  private readonly calls = new Map<string, ReadCall & { keys: string[] }>();
   private readonly failures = new FailureTracker();
   private readonly unjudged: Unjudged = { requests: 0, constraints: 0 };
   private lastUserIndex = -1;
   private lastPlan: ProbeItem | undefined;
   /** The latest command the user ran through the harness (its output follows in another injected text). */
   private userCommand: string | undefined;
+
+  /**
+   * `carried`: the errors an earlier summary listed as standing (`carriedProbes`), tracked as
+   * failures from before the range, so that what the range fixes is fixed (the same command
+   * succeeding, failing differently, the model answering again) instead of carried for ever.
+   */
+  constructor(carried: readonly ProbeItem[] = []) {
+    for (const error of carried) {
+      // Repair names the command it failed in, cut with "…" when long.
+      const what = error.detail ?? "";
+      const command = what.replace(/…$/, "");
+      const keys =
+        what === MODEL_CALL
+          ? { actionKey: MODEL, fixedBy: [MODEL], fromCommand: false }
+          : { actionKey: `run:${commandKey(command)}`, fixedBy: commandFailureKeys(command), fromCommand: true };
+      this.failures.failed({ what, message: error.text, index: -1, carried: true, ...keys });
+    }
+  }
 
   add(kind: ProbeKind, item: ProbeItem): void {
     const key = kind === "files" ? item.text : normalizeKey(item.text);
@@ -137,17 +155,18 @@ class ProbeCollector implements MessageReader {
       if (block.type === "text") text += (text ? "\n" : "") + block.text;
       else if (block.type === "toolCall") {
         const action = classifyToolCall(block.name, block.arguments);
-        const keys = actionKeys(action.kind, action.target, action.toolName);
-        this.calls.set(block.id, { kind: action.kind, target: action.target, toolName: action.toolName, keys });
+        const call = { kind: action.kind, target: action.target, toolName: action.toolName, ...callDetails(block.arguments) };
+        this.calls.set(block.id, { ...call, keys: successKeys(call) });
         if ((action.kind === "read" || action.kind === "modify") && action.target.length > 0) {
           this.add("files", { text: action.target, index, detail: action.kind === "modify" ? "modified" : "read" });
         }
       }
     }
     const calledTools = message.content.some((block) => block.type === "toolCall");
+    // The user stopped the turn (pi's Esc): what stood then stays standing.
+    if (message.stopReason === "aborted") this.failures.interrupted();
     if (message.stopReason === "error" && message.errorMessage) {
-      const what = "model call";
-      const failure = { what, message: errorLine(message.errorMessage), index };
+      const failure = { what: MODEL_CALL, message: errorLine(message.errorMessage), index };
       this.failures.failed({ ...failure, actionKey: MODEL, fixedBy: [MODEL], fromCommand: false });
     } else if (message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0)) {
       // A finished answer: the model works again, and the agent moved past what it could not read.
@@ -181,6 +200,7 @@ class ProbeCollector implements MessageReader {
   /** The harness's text: the output of a command the user ran through it (a slash command) fails or works like theirs. */
   custom(customType: string, text: string, index: number): void {
     if (!isInjectedText(customType)) return;
+    if (isInterruption(text)) this.failures.interrupted();
     const ran = userCommandOutput(text);
     if (ran.command !== undefined) this.userCommand = ran.command;
     if (this.userCommand === undefined || !/<local-command-(?:stdout|stderr)>/.test(text)) return;
@@ -199,18 +219,19 @@ class ProbeCollector implements MessageReader {
       return;
     }
     const { command } = message;
-    const failure = { what: command, message: errorLine(message.output), index, actionKey: `run:${command}` };
+    const failure = { what: command, message: errorLine(message.output), index, actionKey: `run:${commandKey(command)}` };
     this.failures.failed({ ...failure, fixedBy: commandFailureKeys(command), fromCommand: true });
   }
 
   /** The human's words in a tool result: typed words read as a user message; answers asked for work when they say so. */
   private humanWords(words: HumanWords, index: number): void {
     for (const typed of words.typed) this.user(typed, index);
-    for (const { answer } of words.answers) {
+    for (const { answer, chosen } of words.answers) {
       this.lastUserIndex = index;
       // An answer is the user's choice, not a rule the probe can be sure of: seen, not counted.
       this.unjudged.constraints++;
-      if (readRequest(answer) === "yes") this.add("requests", { text: clip(answer, 300), index });
+      // An option picked from those offered chose how, it asked for nothing; words typed instead may ask.
+      if (chosen !== true && readRequest(answer) === "yes") this.add("requests", { text: clip(answer, 300), index });
     }
   }
 
@@ -239,10 +260,16 @@ class ProbeCollector implements MessageReader {
 }
 
 const MODEL = "model";
+/** How a failed model call is named (an error's `detail`). */
+const MODEL_CALL = "model call";
 
-/** The probes of a range of messages (what a summary of them is checked against). */
-export function probeMessages(messages: readonly ContextMessage[]): RetentionProbes {
-  const collector = new ProbeCollector();
+/**
+ * The probes of a range of messages (what a summary of them is checked against); `carriedErrors`:
+ * an earlier summary's standing errors (`carriedProbes(…).errors`), listed again unless the range
+ * resolves them.
+ */
+export function probeMessages(messages: readonly ContextMessage[], carriedErrors: readonly ProbeItem[] = []): RetentionProbes {
+  const collector = new ProbeCollector(carriedErrors);
   readMessages(messages, collector);
   return collector.finish();
 }

@@ -73,9 +73,59 @@ export function commandKey(command: string): string {
       .replace(/\s*\d?>>?\s*(?:&\d|\/dev\/null|\S+)/g, "")
       .replace(/\s+/g, " ")
       .trim();
-    if (bare.length > 0) kept.push(bare);
+    if (bare.length > 0) kept.push(programRun(bare));
   }
   return kept.length > 0 ? kept.join(" && ") : command.trim();
+}
+
+/**
+ * A command as the program it runs: without what only wraps the run (`sudo -E`, `env X=1`,
+ * `timeout 5`, `nice -n 10`, `time`, `nohup`, assignments before it) and with the program by its
+ * name, not its path (`/usr/bin/tool` and `./target/debug/tool` are `tool`). `sudo tool x` is
+ * `tool x` run again with more rights: the same action.
+ */
+export function programRun(segment: string): string {
+  const words = segment.split(" ");
+  let at = 0;
+  for (;;) {
+    const word = words[at];
+    if (word === undefined) break;
+    if (word === "sudo" || word === "doas") {
+      at++;
+      while (words[at]?.startsWith("-")) at += /^-[ugCDhprtU]$/.test(words[at]!) ? 2 : 1;
+    } else if (word === "env") {
+      at++;
+      while (words[at]?.startsWith("-")) at++;
+    } else if (word === "timeout") {
+      at++;
+      while (words[at]?.startsWith("-")) at++;
+      if (/^\d+(?:\.\d+)?[smhd]?$/.test(words[at] ?? "")) at++;
+    } else if (word === "nice") {
+      at += words[at + 1] === "-n" ? 3 : /^-\d+$/.test(words[at + 1] ?? "") ? 2 : 1;
+    } else if (word === "time" || word === "nohup") at++;
+    else if (/^["']?[A-Za-z_]\w*=/.test(word) && at + 1 < words.length) at = afterAssignment(words, at);
+    else break;
+  }
+  const rest = words.slice(at);
+  if (rest.length === 0) return segment;
+  // The program by its name: a path to it runs the same program.
+  if (/[\\/]/.test(rest[0]!) && !/[\\/]$/.test(rest[0]!)) rest[0] = rest[0]!.replace(/^.*[\\/]/, "");
+  return rest.join(" ");
+}
+
+/** The word after an assignment (`X=1`, `"PATH=a b:$PATH"` however many words its quotes hold); none after a command substitution. */
+function afterAssignment(words: readonly string[], at: number): number {
+  const first = words[at]!;
+  // `X=$(cat a b)`: the command it runs is the value, not a program after it.
+  const value = first.slice(first.indexOf("=") + 1);
+  if (/^["']?(?:\$\(|`)/.test(value) && !/[)`]["']?$/.test(value)) return words.length;
+  // `"X=a b"` or `X="a b"`: the quote opens the word or its value.
+  const quote = /^["']/.exec(first)?.[0] ?? /^[^=]*=(["'])/.exec(first)?.[1];
+  const opened = quote === undefined ? -1 : first.indexOf(quote);
+  if (quote === undefined || first.indexOf(quote, opened + 1) > opened) return at + 1;
+  let end = at + 1;
+  while (end < words.length && !words[end]!.includes(quote)) end++;
+  return end + 1;
 }
 
 /**
@@ -145,12 +195,20 @@ function errorTokens(errorLine: string): string[] {
  * line, or — for a command's failure — a fix word about the build or the tests. A sentence that
  * says something still fails resolves nothing.
  */
-export function saysFixed(sentence: string, error: { readonly message: string; readonly fromCommand: boolean }): boolean {
+export function saysFixed(
+  sentence: string,
+  error: { readonly message: string; readonly fromCommand: boolean; readonly what?: string },
+): boolean {
   if (!maySayFixed(sentence)) return false;
   const lower = sentence.toLowerCase();
   if (errorTokens(error.message).some((token) => lower.includes(token.toLowerCase()))) return true;
-  return error.fromCommand && BUILD_OR_TESTS.test(sentence);
+  // "The build passes now" is about building and testing: not about a `sudo setcap` that failed.
+  return error.fromCommand && BUILD_OR_TESTS.test(sentence) && (error.what === undefined || BUILDS_OR_TESTS.test(error.what));
 }
+
+/** A command that builds, checks or tests (what "the build passes now" can be about). */
+const BUILDS_OR_TESTS =
+  /\b(?:build|test|tests|check|lint|typecheck|tsc|compile|make|cmake|ninja|pytest|jest|vitest|mocha|ava|tap|rspec|phpunit|cargo|clippy|gradle|gradlew|mvn|ctest|go vet|mypy|pyright|eslint|biome|ruff|flake8|dotnet|swift|xcodebuild|bazel|buck)\b/i;
 
 /** Whether `sentence` says something was fixed at all (what `saysFixed` asks first, whatever the error). */
 export function maySayFixed(sentence: string): boolean {
@@ -181,13 +239,41 @@ export const ANY_LATER_SUCCESS = "any-later-success";
 export const MOVED_ON = "moved-on";
 
 /**
- * The keys a failure of a command is known by: the whole command (not its parts: `a && b` may
- * have failed in `a`), the verb of its last part, and a copy's destination.
+ * The keys a failure of a command is known by: the whole command (not each part: `a && b` may
+ * have failed in `a`, and `a` working later says nothing of `b`), the verb of its last part, its
+ * last part working on its own later (what the command was for, reached), and a copy's destination.
  */
 export function commandFailureKeys(command: string): string[] {
-  const last = shellSegments(commandKey(command)).pop()?.text ?? "";
+  const parts = shellSegments(commandKey(command));
+  const last = parts[parts.length - 1]?.text ?? "";
   const verb = new Set(verbKeys(last));
-  return commandKeys(command).filter((key, i) => i === 0 || key.startsWith("dest:") || verb.has(key));
+  const keys = commandKeys(command).filter((key, i) => i === 0 || key.startsWith("dest:") || verb.has(key));
+  // `source env && rustc --version && cargo --version`: a later `cargo --version` that works reached what it was for.
+  if (parts.length > 1 && parts[parts.length - 1]!.joiner !== "|") keys.push(`run:${last}`);
+  return [...new Set(keys)];
+}
+
+/**
+ * `content:<fingerprint>` of what a call writes (a Write tool's `content`): the same content written
+ * elsewhere is the change done another way (a plan refused in one folder, written to another).
+ * Short contents (an empty file, a one-liner) say too little to be known again.
+ */
+export function contentKey(args: Readonly<Record<string, unknown>>): string | undefined {
+  const content = typeof args.content === "string" ? args.content : undefined;
+  if (content === undefined) return undefined;
+  const text = content.replace(/\s+/g, " ").trim();
+  if (text.length < 80) return undefined;
+  // FNV-1a over the text: a short, stable name for it.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return `${CONTENT}${text.length}:${hash.toString(16)}`;
+}
+
+const CONTENT = "content:";
+
+/** A key `contentKey` made: a success of it wrote that content (maybe elsewhere). */
+export function isContentKey(key: string): boolean {
+  return key.startsWith(CONTENT);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
-import { resultMessage } from "../test-support.js";
+import { resultMessage, sayMessage as say } from "../test-support.js";
 import { checkRetention, formatRetention } from "./check.js";
 import { errorLine, exitedAsDesigned } from "./errors.js";
 import { junkKind, junkLines } from "./junk.js";
@@ -8,14 +8,6 @@ import { mergeProbes, probeMessages } from "./probes.js";
 import { carriedProbes, repairSummary, retainSummary } from "./repair.js";
 
 const user = (content: string): ContextMessage => ({ role: "user", content });
-const say = (text: string, calls: [string, string, Record<string, unknown>][] = []): ContextMessage => ({
-  role: "assistant",
-  content: [
-    ...(text ? [{ type: "text" as const, text }] : []),
-    ...calls.map(([id, name, args]) => ({ type: "toolCall" as const, id, name, arguments: args })),
-  ],
-  stopReason: calls.length > 0 ? "toolUse" : "stop",
-});
 const result = resultMessage;
 
 describe("probes", () => {

@@ -10,19 +10,23 @@ import {
   exitedAsDesigned,
   foundNothing,
   hasStackTrace,
+  isMalformedCommand,
+  passwordLine,
   saysOnlyExitStatus,
   startsWithErrorLine,
   reportedErrorLine,
   stderrErrorLine,
   tidyErrorLine,
 } from "./errors.js";
-import { humanWordsInResult, type HumanWords } from "./human-words.js";
+import { humanWordsInResult, offeredOptions, type HumanWords } from "./human-words.js";
 import { isLookupCommand } from "./lookups.js";
 import {
   ANY_LATER_SUCCESS,
   actionFailureKeys,
+  actionKeys,
   commandFailureKeys,
   commandKey,
+  contentKey,
   failedCommandNamed,
   pathLookupKeys,
   wasCancelled,
@@ -47,6 +51,8 @@ export function contentText(content: string | readonly UserContentBlock[]): stri
 export function toolResultFailed(call: { readonly kind: string; readonly target: string } | undefined, message: ToolResult): boolean {
   const text = contentText(message.content);
   if (wasCancelled(text)) return false;
+  // A command that could not get the user's password did not run, whatever the status (a background job, a later command's).
+  if (call?.kind === "run" && passwordLine(text) !== undefined) return true;
   const trace = hasStackTrace(text);
   if (trace) return true;
   const exitCode = call?.kind === "run" ? reportedExitCode(text) : undefined;
@@ -79,48 +85,103 @@ export interface ResultReading {
   readonly human?: HumanWords;
 }
 
+/**
+ * A tool call as its result is read: what it did (tools.ts `classifyToolCall`), and what only the call itself says —
+ * the options it put before the user (a question tool), the content it writes (known again if
+ * written elsewhere).
+ */
+export interface ReadCall {
+  readonly kind: string;
+  readonly target: string;
+  readonly toolName: string;
+  readonly options?: readonly string[];
+  readonly contentKey?: string;
+}
+
+/** The call's details beyond its kind and target (`ReadCall`), from its arguments. */
+export function callDetails(args: Readonly<Record<string, unknown>>): Pick<ReadCall, "options" | "contentKey"> {
+  const options = offeredOptions(args);
+  const content = contentKey(args);
+  return { ...(options.length > 0 ? { options } : {}), ...(content !== undefined ? { contentKey: content } : {}) };
+}
+
+/** The keys a call that worked counts for (resolution.ts `actionKeys`, and the content it wrote). */
+export function successKeys(call: ReadCall): string[] {
+  const keys = actionKeys(call.kind, call.target, call.toolName);
+  return call.contentKey !== undefined ? [...keys, call.contentKey] : keys;
+}
+
 /** How a tool result reads: failed or not, its error line, the human's words in it. */
-export function readToolResult(call: { readonly kind: string; readonly target: string } | undefined, message: ToolResult): ResultReading {
+export function readToolResult(
+  call: { readonly kind: string; readonly target: string; readonly options?: readonly string[] } | undefined,
+  message: ToolResult,
+): ResultReading {
   const text = contentText(message.content);
-  const human = humanWordsInResult(message.toolName, text);
+  const human = humanWordsInResult(message.toolName, text, call?.options);
   if (human?.refused) return { failed: true, refused: true, message: refusalLine(text), human };
   const failed = toolResultFailed(call, message);
+  const password = call?.kind === "run" ? passwordLine(text) : undefined;
   const reported = message.isError === true ? undefined : (stderrErrorLine(text) ?? reportedErrorLine(text));
-  const line = failed ? (reported ?? errorLine(text)) : "";
+  const line = failed ? (password ?? reported ?? errorLine(text)) : "";
   return { failed, refused: false, message: line, ...(human ? { human } : {}) };
 }
 
-/** How a failed call is tracked (failures.ts): the action it belongs to, the keys whose success fixes it. */
+/** How a failed call is tracked (failures.ts): the action it belongs to, the keys whose success fixes it, what kind of failure it is. */
 export interface FailureKeys {
   readonly actionKey: string;
   readonly fixedBy: readonly string[];
   readonly fromCommand: boolean;
   readonly lookup?: boolean;
+  readonly privileged?: boolean;
+  readonly malformed?: boolean;
+  readonly paths?: readonly string[];
+  readonly access?: boolean;
+  readonly changes?: string;
 }
 
 /**
  * The keys of a failed call: a refusal stands until any later success; a failure whose message
  * names another command (`Command failed: git rev-parse …`) is that command's; else the call's own
- * action's (resolution.ts `actionFailureKeys`). `actionKey` is the caller's key for the call.
+ * action's (resolution.ts `actionFailureKeys`; a command by the program it runs, so `sudo x` is
+ * `x` again). A look-up that failed, a program that is not there and a command the shell could not
+ * parse stand until the work goes on; a command that needed the user's password stands until it
+ * runs. `actionKey` is the caller's key for the call (a command's is its program run).
  */
-export function failureKeys(
-  call: { readonly kind: string; readonly target: string; readonly toolName: string } | undefined,
-  message: ToolResult,
-  reading: ResultReading,
-  actionKey: string,
-): FailureKeys {
+export function failureKeys(call: ReadCall | undefined, message: ToolResult, reading: ResultReading, actionKey: string): FailureKeys {
   const fromCommand = call?.kind === "run";
   if (reading.refused) return { actionKey, fixedBy: [ANY_LATER_SUCCESS], fromCommand };
   const named = failedCommandNamed(reading.message, fromCommand ? call!.target : undefined);
   if (named !== undefined) return { actionKey: `run:${commandKey(named)}`, fixedBy: commandFailureKeys(named), fromCommand: true };
   if (!call) return { actionKey, fixedBy: [`tool:${message.toolName}`], fromCommand: false };
+  const own = fromCommand ? `run:${commandKey(call.target)}` : actionKey;
   const fixedBy = [...actionFailureKeys(call.kind, call.target, call.toolName), ...accessKeys(call, reading.message)];
-  // A look-up that failed, or a program that is not there, taught the agent something; like a failed
-  // read, it stands until the work goes on.
-  if (fromCommand && (isLookupCommand(call.target) || missingProgram(call.target, reading.message))) {
-    return { actionKey, fixedBy: [...fixedBy, ANY_LATER_SUCCESS], fromCommand, lookup: true };
+  if (call.kind === "modify" && call.contentKey !== undefined) fixedBy.push(call.contentKey);
+  const privileged = fromCommand && passwordLine(reading.message) !== undefined;
+  const about = {
+    paths: [...new Set([...(fromCommand ? pathWords(call.target) : [call.target]), ...pathWords(reading.message)])],
+    ...(privileged || ACCESS.test(reading.message) ? { access: true } : {}),
+    ...(call.kind === "modify" ? { changes: call.target } : {}),
+  };
+  if (privileged) return { actionKey: own, fixedBy, fromCommand, privileged, ...about };
+  // A look-up that failed, a program that is not there, a command written wrong: like a failed read,
+  // they taught the agent something and stand until the work goes on.
+  if (fromCommand && isMalformedCommand(reading.message)) {
+    return { actionKey: own, fixedBy: [...fixedBy, ANY_LATER_SUCCESS], fromCommand, malformed: true, ...about };
   }
-  return { actionKey, fixedBy, fromCommand };
+  if (fromCommand && (isLookupCommand(call.target) || missingProgram(call.target, reading.message))) {
+    return { actionKey: own, fixedBy: [...fixedBy, ANY_LATER_SUCCESS], fromCommand, lookup: true, ...about };
+  }
+  return { actionKey: own, fixedBy, fromCommand, ...about };
+}
+
+/** The words of a command or a message that name files (globs kept: `/usr/bin/tool*` covers `/usr/bin/tool`). */
+function pathWords(text: string): string[] {
+  const found: string[] = [];
+  for (const raw of text.split(/[\s'"`(),;|&<>=]+/)) {
+    const word = raw.replace(/[.:]+$/, "");
+    if (word.length > 1 && !word.includes("://") && /[\\/]/.test(word) && /[\w*]/.test(word) && !/^\$/.test(word)) found.push(word);
+  }
+  return found;
 }
 
 /** The shell saying the program does not exist (`pkill: command not found`, PowerShell's "is not recognized as the name of a cmdlet"). */
@@ -135,10 +196,10 @@ function missingProgram(command: string, message: string): boolean {
 }
 
 /** An error about reaching a file: the file being reached later (read, written, named by a command that works) fixes it. */
-const ACCESS = /permission denied|EACCES|EPERM|operation not permitted|no such file|cannot access|does not exist|not found/i;
+const ACCESS = /permission denied|EACCES|EPERM|operation not permitted|no such file|cannot access|does not exist|not found|no matches found/i;
 
 /** `lookup:<name>` for each file a command names, when its failure was about reaching a file. */
-function accessKeys(call: { readonly kind: string; readonly target: string }, message: string): string[] {
+function accessKeys(call: ReadCall, message: string): string[] {
   if (call.kind !== "run" || !ACCESS.test(message)) return [];
   return pathLookupKeys(call.target);
 }

@@ -21,10 +21,10 @@ const STATE_QUESTION =
   /^(?:did|do|does|have|has|is|are|was|were|what did|what have|what happened|why did|where did|how did|i don't understand)\b[^?]*\?$/i;
 /** Verbs that open a request for work (imperative, possibly after "please", "now", "then"). */
 const WORK_VERB =
-  /^(?:(?:please|now|then|also|and|so|just|first|next|pls|plz|ok|okay|alright|yeah|yes)[,\s]+)*(?:read|reda|re-?read|look|check|create|make|add|remove|delete|del|drop|fix|implement|write|rewrite|update|use|put|move|rename|copy|port|refactor|change|modify|set|adjust|tackle|work|continue|resume|finish|start|run|test|build|install|commit|push|release|publish|deploy|revert|undo|kill|stop|open|show|find|search|investigate|debug|explain|review|clean|split|merge|extract|replace|convert|migrate|document|bump|upgrade|try|let's|lets|do(?! (?:we|you|i|they)\b)|go(?! (?:we|you)\b)|handle|support|wire|hook|integrate|generate|improve|simplify|optimi[sz]e|ensure|verify|figure|help|give|tell|send|prepare|draft|plan|design|build|configure|setup|set up|log|print|call|list|return|cache|retry|parse|validate|store|save|load|fetch|sort|filter|limit|expose|emit|pass|wrap|throw|catch|raise|skip|ignore|disable|enable|allow|block|reject|accept|keep|include|exclude|link|sign|encrypt|hash|index|paginate|stream|batch|schedule|track|measure|benchmark|profile|lint|format|annotate|describe|comment|translate|localize|style|align|resize|scale|hide|collapse|expand|highlight|mark|tag|label|group|count|compute|calculate|estimate|compare|backport|rebase|squash|address|resolve|close|reopen|ship|reduce|increase|decrease|raise|lower|shorten|lengthen|inline|dedupe|deduplicate|memoize|sanitize|escape|normalize|rewrite|restore|reset|clear|purge|archive|mock|stub|seed|populate|bootstrap|scaffold|initialize|init|upload|download|sync|import|export|serve|restart|reload|refresh|rerun|re-run|redo|regenerate|rebuild|reinstall|recreate|reformat|make it|remoev|cerate|craete)\b/i;
-/** Asking the agent to do or find something, as a question or a wish. */
+  /^(?:(?:please|now|then|also|and|so|just|first|next|pls|plz|ok|okay|alright|yeah|yes)[,\s]+)*(?:read|reda|re-?read|look|check|create|make|add|remove|delete|del|drop|fix|implement|write|rewrite|update|use|put|move|rename|copy|port|refactor|change|modify|set|adjust|tackle|work|continue|resume|finish|start|run|test|build|install|commit|push|release|publish|deploy|revert|undo|kill|stop|open|show|find|search|investigate|debug|explain|review|clean|split|merge|extract|replace|convert|migrate|document|bump|upgrade|try|let's|lets|do(?! (?:we|you|i|they)\b)|go(?! (?:we|you)\b)|handle|support|wire|hook|integrate|generate|improve|simplify|optimi[sz]e|ensure|verify|prove|demonstrate|double-check|figure|help|give|tell|send|prepare|draft|plan|design|build|configure|setup|set up|log|print|call|list|return|cache|retry|parse|validate|store|save|load|fetch|sort|filter|limit|expose|emit|pass|wrap|throw|catch|raise|skip|ignore|disable|enable|allow|block|reject|accept|keep|include|exclude|link|sign|encrypt|hash|index|paginate|stream|batch|schedule|track|measure|benchmark|profile|lint|format|annotate|describe|comment|translate|localize|style|align|resize|scale|hide|collapse|expand|highlight|mark|tag|label|group|count|compute|calculate|estimate|compare|backport|rebase|squash|address|resolve|close|reopen|ship|reduce|increase|decrease|raise|lower|shorten|lengthen|inline|dedupe|deduplicate|memoize|sanitize|escape|normalize|rewrite|restore|reset|clear|purge|archive|mock|stub|seed|populate|bootstrap|scaffold|initialize|init|upload|download|sync|import|export|serve|restart|reload|refresh|rerun|re-run|redo|regenerate|rebuild|reinstall|recreate|reformat|make it|remoev|cerate|craete)\b/i;
+/** Asking the agent to do or find something, as a question or a wish ("do you have a list of the slow queries?" asks it to get one). */
 const ASK =
-  /\b(?:can you|could you|would you|will you|you can|please|i want|i'd like|i need you|we need|we still need|we should(?! be (?:good|fine|ok|okay|done|ready|set)\b)|we can|we could|could we|can we|shall we|let's|lets|any idea|how can we|how do we|how would we|know how to|should we|do we need|we want|make sure|try to|go ahead|needs to (?!be\b))\b/i;
+  /\b(?:can you|could you|would you|will you|you can|do you (?:have|know)|is there (?:a|any) way|is it possible|please|i want|i'd like|i need you|we need|we still need|we should(?! be (?:good|fine|ok|okay|done|ready|set)\b)|we can|we could|could we|can we|shall we|let's|lets|any idea|how can we|how do we|how would we|know how to|should we|do we need|we want|make sure|try to|go ahead|needs to (?!be\b))\b/i;
 /** "X should be Y", "it should stay as is": the user says how the thing they work on must end up. */
 const DESIRED_STATE = /\b(?:should|must)(?: not| never| always)? (?:be|stay|look|use|show|have|return|go|display)\b/i;
 const SETTLED = /\bwe should be (?:good|fine|ok|okay|done|ready|set)\b/i;
@@ -61,6 +61,19 @@ function clauses(sentence: string): string[] {
     .split(/[,;:—–]\s+|\s+-\s+/)
     .map((c) => c.trim().replace(LEADING_FILLER, ""))
     .filter((c) => c.length > 0);
+}
+
+/** Verbs that only say to go on with the work in hand ("keep going till the end", "resume"). */
+const GO_ON = /^(?:(?:please|now|then|so|ok|okay|yes|yeah|just)[,\s]+)*(?:continue|resume|proceed|carry on|keep going|go on|go ahead)\b/i;
+
+/**
+ * Whether a message opens with an imperative that names work of its own ("try Paddle instead",
+ * "fix the build"), not one that says to go on ("keep going till the end") nor a reply to the
+ * agent ("you do it", "the second one", "2").
+ */
+export function opensWithWork(text: string): boolean {
+  const first = (ownSentences(text)[0] ?? "").replace(LEADING_FILLER, "");
+  return WORK_VERB.test(first) && !GO_ON.test(first);
 }
 
 /** The request without the acknowledgement before it ("Great. Now add…" → "Now add…"). */
@@ -143,9 +156,9 @@ export function ownWords(text: string): string {
 
 // ---- constraints ------------------------------------------------------------------------------------
 
-/** Rules whatever the hedging: must, never, always, "no X!", "don't" opening a clause, "use X, not Y". */
+/** Rules whatever the hedging: must, never (not "never mind"), always, "no X!", "don't" opening a clause, "use X, not Y". */
 const STRONG_RULE =
-  /\b(?:must|mustn't|never|always)\b|(?:^|[,;:—–-]\s*|\b(?:please|and|but|so)\s+)(?:don't|dont|do not|never)\s+\w+|^no\s+[\w-]+(?:\s+[\w-]+){0,3}!+$|^(?:\w+\s+){0,3}use\b[^.!?]*,\s*(?:not|no|never)\s+[\w`'"]|\b(?:not allowed|forbidden|under no circumstances)\b/i;
+  /\b(?:must|mustn't|never(?! mind\b)|always)\b|(?:^|[,;:—–-]\s*|\b(?:please|and|but|so)\s+)(?:don't|dont|do not|never(?! mind\b))\s+\w+|^no\s+[\w-]+(?:\s+[\w-]+){0,3}!+$|^(?:\w+\s+){0,3}use\b[^.!?]*,\s*(?:not|no|never)\s+[\w`'"]|\b(?:not allowed|forbidden|under no circumstances)\b/i;
 /** Weaker markers: a rule only in a plain statement (no hedge, no bug description, no value assignment). */
 const WEAK_RULE =
   /\b(?:should|shouldn't|should not)\s+(?!be\b|stay\b|look\b|show\b|have\b|work\b|display\b|go\b)\w+|\b(?:avoid|prefer|stick to|instead of|only (?:use|ever|touch|change|modify|edit|run)|keep (?:the|it|them|using)|without (?:changing|touching|breaking))\b/i;

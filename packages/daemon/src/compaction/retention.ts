@@ -20,11 +20,13 @@ export function compactionProbes(preparation: CompactionPreparation): RetentionP
   const listed = emptyProbes();
   for (const file of preparation.fileOps.modifiedFiles) listed.files.push({ text: file, index: -1, detail: "modified" });
   for (const file of preparation.fileOps.readFiles) listed.files.push({ text: file, index: -1, detail: "read" });
+  const carried = carriedProbes(preparation.previousSummary);
   return mergeProbes(
-    carriedProbes(preparation.previousSummary),
+    // The earlier summary's errors are read with the range: what it fixed is fixed.
+    { ...carried, errors: [] },
     listed,
     // One pass over both: the turn's prefix follows the range directly, and what it fixed is fixed.
-    probeMessages([...preparation.messagesToSummarize, ...preparation.turnPrefixMessages]),
+    probeMessages([...preparation.messagesToSummarize, ...preparation.turnPrefixMessages], carried.errors),
   );
 }
 

@@ -6,28 +6,33 @@
 import type { ContextMessage } from "@base-context/protocol";
 import {
   actionFailureKeys,
-  actionKeys,
   failureKeys,
   ANY_LATER_SUCCESS,
   bashFailed,
+  callDetails,
   classifyToolCall,
   clip,
   commandFailureKeys,
+  commandKey,
   commandKeys,
   errorLine,
   FailureTracker,
+  isInterruption,
   MOVED_ON,
+  passwordLine,
   tidyErrorLine,
   readToolResult,
   reportedExitCode,
   contentText,
   commandFileOps,
   shellCallFileOps,
+  successKeys,
   userCommandOutput,
   type CallFileOps,
   type ActionKind,
   type Failure,
   type HumanWords,
+  type ReadCall,
   type ToolAction,
 } from "@base-context/core";
 
@@ -44,6 +49,9 @@ export interface Action {
 
 /** A failure (core `FailureTracker`): what failed, e.g. "`pnpm test` (exit 1)", its first line, and whether it still stands. */
 export type ErrorFact = Failure;
+
+/** How Blocked marks a failure that stood when the user stopped its task (docs/retention.md "Fixed or standing"). */
+export const STOPPED = "(task stopped by the user)";
 
 /** The key of the model's own calls: a model error is resolved by a later finished answer. */
 const MODEL_KEY = "model";
@@ -70,6 +78,8 @@ export class ActionLog {
   readonly succeededKeys = new Set<string>();
   /** Tool call id → the key of its action, for the result that answers the call. */
   private readonly callActions = new Map<string, string>();
+  /** Tool call id → what only the call says (the options it offered the user, the content it writes). */
+  private readonly callExtras = new Map<string, Pick<ReadCall, "options" | "contentKey">>();
   private lastUserCommand: string | undefined;
   /** Tool call id → what a shell call does to files, for when its result says it ran. */
   private readonly callFiles = new Map<string, { ops: CallFileOps; command: string }>();
@@ -89,6 +99,7 @@ export class ActionLog {
     // A command is the same action whoever ran it (a tool or the user's `!cmd`).
     const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
     this.callActions.set(id, key);
+    this.callExtras.set(id, callDetails(args));
     const ops = action.kind === "run" ? shellCallFileOps(name, args) : undefined;
     if (ops) this.callFiles.set(id, { ops, command: typeof args.command === "string" ? args.command : action.target });
     this.count(key, { ...action, count: 0, lastIndex: index, outcome: "unknown" }, index);
@@ -98,14 +109,15 @@ export class ActionLog {
   /** A tool's result; the human's words it carries, if any, are returned for the caller to read as the user's. */
   toolResult(message: Extract<ContextMessage, { role: "toolResult" }>, index: number): HumanWords | undefined {
     const key = this.callActions.get(message.toolCallId);
-    const action = key === undefined ? undefined : this.actions.get(key);
+    const found = key === undefined ? undefined : this.actions.get(key);
+    const action = found && { ...found, ...this.callExtras.get(message.toolCallId) };
     const reading = readToolResult(action, message);
     const exitCode = action?.kind === "run" ? reportedExitCode(contentText(message.content)) : undefined;
     // The latest run's status: a success that reports no code exited 0.
-    if (action?.kind === "run") action.exitCode = exitCode ?? (message.isError === true ? 1 : 0);
-    if (action) action.outcome = reading.failed ? "error" : "ok";
+    if (found?.kind === "run") found.exitCode = exitCode ?? (message.isError === true ? 1 : 0);
+    if (found) found.outcome = reading.failed ? "error" : "ok";
     if (!reading.failed) {
-      const keys = action ? actionKeys(action.kind, action.target, action.toolName) : [`tool:${message.toolName}`];
+      const keys = action ? successKeys(action) : [`tool:${message.toolName}`];
       this.failures.succeeded(keys, index);
       for (const done of keys) this.succeededKeys.add(done);
       this.ran(message.toolCallId, index);
@@ -134,12 +146,14 @@ export class ActionLog {
       return;
     }
     const what = `\`${tidyErrorLine(clip(message.command, 120))}\` (exit ${message.exitCode})`;
-    const failure = { what, message: errorLine(message.output), index, actionKey: key };
+    const failure = { what, message: errorLine(message.output), index, actionKey: `run:${commandKey(target)}` };
     this.failures.failed({ ...failure, fixedBy: commandFailureKeys(target), fromCommand: true });
   }
 
   /** The harness's report of a command the user ran through it (a slash command): it fails or works like theirs. */
   userCommand(text: string, index: number): void {
+    // The user stopped the turn: what stood then stays standing.
+    if (isInterruption(text)) this.failures.interrupted();
     const ran = userCommandOutput(text);
     if (ran.command !== undefined) this.lastUserCommand = ran.command;
     const command = this.lastUserCommand;
@@ -178,7 +192,7 @@ export class ActionLog {
    * resolves a failed model call. Nothing else of them is counted: the turn is summarized apart.
    */
   settleWith(messages: readonly ContextMessage[], firstIndex: number): void {
-    const calls = new Map<string, { key: string; kind: ActionKind; target: string; toolName: string }>();
+    const calls = new Map<string, ReadCall & { key: string }>();
     messages.forEach((message, offset) => {
       const index = firstIndex + offset;
       if (message.role === "assistant") {
@@ -186,7 +200,8 @@ export class ActionLog {
           if (block.type !== "toolCall") continue;
           const action = classifyToolCall(block.name, block.arguments);
           const key = action.kind === "run" ? runKey(action.target) : `${action.kind}:${action.toolName}:${action.target}`;
-          calls.set(block.id, { key, kind: action.kind, target: action.target, toolName: action.toolName });
+          const { kind, target, toolName } = action;
+          calls.set(block.id, { key, kind, target, toolName, ...callDetails(block.arguments) });
         }
         if (message.stopReason === "stop") this.failures.succeeded([MODEL_KEY, MOVED_ON], index, false);
         else if (message.stopReason !== "error") this.failures.succeeded([MODEL_KEY], index, false);
@@ -194,13 +209,15 @@ export class ActionLog {
         const call = calls.get(message.toolCallId);
         const reading = readToolResult(call, message);
         if (!reading.failed) {
-          this.failures.succeeded(call ? actionKeys(call.kind, call.target, call.toolName) : [`tool:${message.toolName}`], index);
+          this.failures.succeeded(call ? successKeys(call) : [`tool:${message.toolName}`], index);
         } else if (call && !reading.refused) {
-          this.failures.supersede(failureKeys(call, message, reading, call.key).actionKey, reading.message, index);
+          const keys = failureKeys(call, message, reading, call.key);
+          this.failures.supersede(keys.actionKey, reading.message, index, keys.fromCommand ? keys.fixedBy : []);
         }
       } else if (message.role === "bashExecution" && !message.cancelled) {
-        if (!bashFailed(message)) this.failures.succeeded(commandKeys(message.command), index);
-        else this.failures.supersede(runKey(clip(message.command, 160)), errorLine(message.output), index);
+        const { command } = message;
+        if (!bashFailed(message)) this.failures.succeeded(commandKeys(command), index);
+        else this.failures.supersede(`run:${commandKey(command)}`, errorLine(message.output), index, commandFailureKeys(command));
       }
     });
   }
@@ -234,12 +251,16 @@ function runKey(command: string): string {
  * text supersedes it or the assistant says it is fixed.
  */
 function carriedFailure(item: string): Omit<ErrorFact, "resolved" | "resolvedIndex" | "resolvedHow" | "index"> {
-  const ours = /^`([^`]+)`(?: \((?:exit -?\d+|refused by the user)\))*: `(.+)`$/.exec(item) ?? /^Error \(([^)]*)\): `(.+)`$/.exec(item);
+  const ours =
+    /^`([^`]+)`(?: \((?:exit -?\d+|refused by the user|task stopped by the user)\))*: `(.+)`$/.exec(item) ?? /^Error \(([^)]*)\): `(.+)`$/.exec(item);
   const refused = /\(refused by the user\)/.test(item);
+  const stopped = item.includes(STOPPED) ? { abandoned: true } : {};
   if (ours) {
     const command = ours[1]!.replace(/…$/, "");
     const fixedBy = refused ? [ANY_LATER_SUCCESS] : commandFailureKeys(command);
-    return { what: item, message: ours[2]!, actionKey: runKey(command), fixedBy, fromCommand: true, ...(refused ? { refused } : {}) };
+    const privileged = passwordLine(ours[2]!) !== undefined;
+    const kind = refused ? { refused } : privileged ? { privileged, access: true } : {};
+    return { what: item, message: ours[2]!, actionKey: `run:${commandKey(command)}`, fixedBy, fromCommand: true, ...kind, ...stopped };
   }
   const model = /^model call: `(.+)`$/.exec(item);
   if (model) return { what: item, message: model[1]!, actionKey: MODEL_KEY, fixedBy: [MODEL_KEY], fromCommand: false };

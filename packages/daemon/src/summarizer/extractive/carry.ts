@@ -14,6 +14,7 @@
  */
 import { clip, commandKeys, constraintSentences, extractPaths, normalizeKey, readConstraint, readRequest } from "@base-context/core";
 import type { Facts } from "./facts.js";
+import { statesTask, withReplies } from "./task-words.js";
 import type { ParsedSummary } from "./previous.js";
 
 export interface Carried {
@@ -88,9 +89,12 @@ function previousGoal(previous: ParsedSummary): Pick<Carried, "currentTask" | "b
     else if (line.startsWith(EARLIER)) earlierTasks.push(line.slice(EARLIER.length));
     else if (previous.foreign || line === currentTask) continue;
     else if (labelled) {
-      // A plain line after our labelled goal is the split turn's request: the latest one.
-      earlierTasks.push(currentTask!);
-      currentTask = line;
+      // A plain line after our labelled goal is the split turn's request: the latest one, unless it
+      // only answers the agent about the task going on ("keep going till the end").
+      if (statesTask(line)) {
+        earlierTasks.push(currentTask!);
+        currentTask = line;
+      } else currentTask = withReplies(currentTask!, [`"${line}"`]);
       labelled = false;
     } else if (currentTask === undefined) currentTask = line;
     else earlierTasks.push(line);

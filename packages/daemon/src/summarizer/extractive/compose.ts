@@ -12,9 +12,10 @@
  */
 import type { SummaryKind } from "../types.js";
 import { carryPrevious, type Carried } from "./carry.js";
-import { openingWords, type Facts } from "./facts.js";
-import { goalParts } from "./goal.js";
-import { cap, chronological, dedupe, latestPerShape, Scorer } from "./items.js";
+import { STOPPED } from "./action-log.js";
+import { openingWords, type ErrorFact, type Facts } from "./facts.js";
+import { currentTaskIndex, goalParts } from "./goal.js";
+import { cap, chronological, dedupe, latestPerShape, listed, Scorer } from "./items.js";
 import type { ParsedSummary } from "./previous.js";
 import { actionItems, fileChangeItems, fixedItems, unresolvedErrors } from "./progress.js";
 import { KEEP, type Block, type Item } from "./render.js";
@@ -95,9 +96,7 @@ function structuredBlocks(input: ComposeInput, s: Scorer): Block[] {
     ]),
   ];
   const standing = unresolvedErrors(facts);
-  const blocked = standing.map((e) =>
-    e.carried ? s.item(e.what, 70) : s.noted({ text: `${e.what}: ${code(e.message)}`, index: e.index }, 88),
-  );
+  const blocked = standing.map((e) => (e.carried ? s.item(e.what, 70) : s.noted({ text: blockerLine(e), index: e.index }, 88)));
 
   return [
     { kind: "heading", text: "## Goal" },
@@ -134,7 +133,7 @@ function turnPrefixBlocks(input: ComposeInput, s: Scorer): Block[] {
     ...fixedItems(facts, s),
   ]);
   const context: Item[] = [
-    ...unresolvedErrors(facts).map((e) => s.noted({ text: `Unresolved: ${e.what}: ${code(e.message)}`, index: e.index }, 88)),
+    ...unresolvedErrors(facts).map((e) => s.noted({ text: `Unresolved: ${blockerLine(e)}`, index: e.index }, 88)),
     ...facts.plans.slice(0, 3).map((n) => s.noted({ text: `Was about to: ${n.text}`, index: n.index }, 80)),
     ...constraintItems(input, undefined, s),
     ...criticalItems(input, undefined, s),
@@ -171,22 +170,53 @@ function nextStepItems(input: ComposeInput, carried: Carried, s: Scorer): Item[]
   const fresh = facts.plans.filter((plan) => plan.index >= facts.lastActionIndex && !doneSays(facts, plan));
   steps.push(...fresh.slice(0, 5).map((n) => s.noted(n, 80)));
   if (steps.length > 0) return steps;
-  const blocker = unresolvedErrors(facts).pop();
-  if (blocker?.refused) {
-    const what = blocker.what.replace(/ \(refused by the user\).*$/, "");
-    return [{ text: `Ask the user how to proceed: they refused ${what}.`, priority: 84 }];
-  }
-  if (blocker !== undefined) {
-    // A blocker an earlier summary listed is its whole line: name it by what failed, its first code span.
-    const what = blocker.carried ? (/^`[^`]+`/.exec(blocker.what)?.[0] ?? clip(blocker.what, 120)) : blocker.what;
-    return [{ text: `Fix the failure of ${what} (under Blocked), then continue the current task.`, priority: 84 }];
-  }
+  const blocking = blockerSteps(facts);
+  if (blocking.length > 0) return blocking;
   if (facts.followedByTurn) return [{ text: "Continue the turn below (its request is under Turn Context).", priority: 82 }];
   if (facts.openRequest) return [{ text: "Continue the current task (see Goal).", priority: 82 }];
   if (!facts.anyTurnFinished && carried.nextSteps.length > 0) return carried.nextSteps.map((t) => s.item(t, 60));
   if (carried.inProgress.length > 0) return [{ text: "Continue the work under In Progress.", priority: 78 }];
   if (facts.anyTurnFinished && facts.answered) return [{ text: "Wait for the user's next request: the last one was answered.", priority: 76 }];
   return input.kind === "branch" ? [] : [{ text: "Continue from the most recent messages.", priority: 70 }];
+}
+
+/**
+ * The failures that hold up the current task (docs/retention.md "Fixed or standing"): standing,
+ * met since its request (or any, when an earlier summary's task is still the current one), not
+ * left behind with a task the user stopped. A refused call: ask the user how to proceed; commands
+ * that need the user's password: ask the user to run them; else fix the latest.
+ */
+function blockerSteps(facts: Facts): Item[] {
+  const since = currentTaskIndex(facts);
+  const current = unresolvedErrors(facts).filter((e) => e.abandoned !== true && (e.index > since || (since < 0 && e.carried === true)));
+  const latest = current[current.length - 1];
+  if (latest?.refused) {
+    const what = latest.what.replace(/ \(refused by the user\).*$/, "");
+    return [{ text: `Ask the user how to proceed: they refused ${what}.`, priority: 84 }];
+  }
+  const steps: Item[] = [];
+  const privileged = current.filter((e) => e.privileged === true).map((e) => failedCommand(e));
+  if (privileged.length > 0) {
+    const which = listed([...new Set(privileged)], 3);
+    steps.push({ text: `Ask the user to run ${which} in their own terminal: it needs their password, which the agent cannot type.`, priority: 85 });
+  }
+  const other = current.filter((e) => e.privileged !== true).pop();
+  if (other !== undefined) steps.push({ text: `Fix the failure of ${failedCommand(other)} (under Blocked), then continue the current task.`, priority: 84 });
+  return steps;
+}
+
+/** What failed, by name: a command or a file in its code span (a carried blocker's line names it by its first one). */
+function failedCommand(failure: ErrorFact): string {
+  // `Command failed: cygpath -u …`: the harness's command failed, whatever action it broke.
+  const named = /^Command failed: (.+)$/.exec(failure.message)?.[1];
+  if (named !== undefined) return code(named);
+  if (failure.carried) return /^`[^`]+`/.exec(failure.what)?.[0] ?? clip(failure.what, 120);
+  return failure.what.replace(/ \((?:exit -?\d+|refused by the user)\)$/, "");
+}
+
+/** A standing failure as Blocked lists it: what failed, whether its task was stopped, its error line. */
+function blockerLine(failure: ErrorFact): string {
+  return `${failure.what}${failure.abandoned === true ? ` ${STOPPED}` : ""}: ${code(failure.message)}`;
 }
 
 /** A plan whose words a later "I did…" statement holds: done, not next. */

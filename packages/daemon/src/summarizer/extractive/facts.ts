@@ -249,6 +249,7 @@ class FactCollector implements MessageReader {
     if (text.trim().length > 0) this.assistantText(text, index);
     if (message.stopReason === "error" && message.errorMessage) this.log.modelFailed(message.errorMessage, index);
     turn.lastTurnAborted = message.stopReason === "aborted";
+    if (turn.lastTurnAborted) this.log.failures.interrupted();
     const finished = message.stopReason === "stop" || (message.stopReason === undefined && !calledTools && text.trim().length > 0);
     if (finished) {
       turn.answered = true;
@@ -290,7 +291,8 @@ class FactCollector implements MessageReader {
     for (const answer of human.answers) {
       this.answers.push({ text: answerText(answer), index });
       this.turn.lastUserIndex = index;
-      if (readRequest(answer.answer) === "yes") this.user(answer.answer, index);
+      // An option picked from those offered chose how; words typed instead of one may ask for work.
+      if (answer.chosen !== true && readRequest(answer.answer) === "yes") this.user(answer.answer, index);
     }
   }
 

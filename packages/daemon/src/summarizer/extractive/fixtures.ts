@@ -157,3 +157,12 @@ export function largeSession(targetTokens: number): ContextMessage[] {
   );
   return messages;
 }
+
+/** A summary's section under `heading` (up to the next heading or rule), trimmed; throws when there is none. */
+export function section(summary: string, heading: string): string {
+  const start = summary.indexOf(`${heading}\n`);
+  if (start < 0) throw new Error(`no section ${heading}`);
+  const rest = summary.slice(start + heading.length + 1);
+  const next = rest.search(/^#{2,3} |^---$/m);
+  return (next < 0 ? rest : rest.slice(0, next)).trim();
+}

@@ -112,18 +112,28 @@ export function fixedItems(facts: Facts, s: Scorer): Item[] {
     )}`;
     items.push(s.noted({ text, index: last.resolvedIndex ?? last.index }, 40));
   }
-  const fixed = facts.errors
-    .filter((e) => e.resolved && !e.lookup)
-    .map((e) => ({ text: `${e.what} failed with ${code(e.message)}, then ${fixedHow(e)}`, index: e.resolvedIndex ?? e.index, what: e.what }))
+  // The same failure again (the same action, the same line) is told once, by its latest occurrence.
+  const latest = new Map<string, ErrorFact>();
+  for (const e of facts.errors) if (e.resolved && !e.lookup) latest.set(`${e.what}\u0000${e.message}`, e);
+  const fixed = [...latest.values()]
+    .map((e) => ({ text: fixedText(e), index: e.resolvedIndex ?? e.index, what: e.what }))
     .sort((a, b) => a.index - b.index);
   // Each error line stays (a successor may meet it again); the oldest beyond the cap are named by command.
   const rest = (older: { what: string }[]) => `${older.length} earlier failures were fixed, e.g. ${listed(older.map((r) => r.what), 3)}`;
   return [...items, ...latestAndRest(fixed, 30, s, 46, rest)];
 }
 
+/** "`cmd` (exit 1) failed with `message`, then succeeded"; a blocker an earlier summary listed is its own line already. */
+function fixedText(error: ErrorFact): string {
+  const how = fixedHow(error);
+  return error.carried ? `Earlier blocker ${error.what}: ${how}` : `${error.what} failed with ${code(error.message)}, then ${how}`;
+}
+
 function fixedHow(error: ErrorFact): string {
   if (error.resolvedHow === "failed differently") return "failed differently";
   if (error.resolvedHow === "said fixed") return "was fixed";
+  if (error.resolvedHow === "work went on") return "the work went on another way";
+  if (error.resolvedHow === "written elsewhere") return "the same content was written elsewhere";
   return "succeeded";
 }
 

@@ -4,7 +4,7 @@
  */
 import type { ContextMessage } from "@base-context/protocol";
 import { describe, expect, it } from "vitest";
-import { assistant, tool, toolCall, toolResult, user } from "./fixtures.js";
+import { assistant, section, tool, toolCall, toolResult, user } from "./fixtures.js";
 import { extractiveSummary } from "./index.js";
 
 function summarize(messages: ContextMessage[], previousSummary?: string, followingTurn?: ContextMessage[]): string {
@@ -15,14 +15,6 @@ function summarize(messages: ContextMessage[], previousSummary?: string, followi
     ...(previousSummary !== undefined ? { previousSummary } : {}),
     ...(followingTurn !== undefined ? { followingTurn } : {}),
   });
-}
-
-function section(summary: string, heading: string): string {
-  const start = summary.indexOf(`${heading}\n`);
-  if (start < 0) throw new Error(`no section ${heading}`);
-  const rest = summary.slice(start + heading.length + 1);
-  const next = rest.search(/^#{2,3} |^---$/m);
-  return (next < 0 ? rest : rest.slice(0, next)).trim();
 }
 
 const REFUSED =
