@@ -57,7 +57,8 @@ const notOnOtherNodes = [
  * The packages' own tests run in shared processes (`isolate: false`: one process per worker runs
  * file after file), which takes less CPU than a fresh process and module graph per file.
  * These files check what loading a module does (which schemas it builds, which thread loads an
- * encoding, watches started by the first read), so each gets a fresh process.
+ * encoding, watches started by the first read) or mock a module another file may have loaded
+ * already (vi.mock takes effect only in a fresh module graph), so each gets a fresh process.
  */
 const unitTests = "packages/*/src/**/*.test.ts";
 const needsFreshModules = [
@@ -65,6 +66,7 @@ const needsFreshModules = [
   "packages/protocol/src/shared-schemas.test.ts",
   "packages/daemon/src/tokens/counter-thread.test.ts",
   "packages/daemon/src/settings/manager-watch-start.test.ts",
+  "packages/daemon/src/cli/open-once.test.ts",
 ];
 /** Adversarial files that never start a daemon. */
 const engineFree = ["test/adversarial/scoreboard.test.ts"];

@@ -59,6 +59,24 @@ describe("the same action, however it is run", () => {
     expect(errors).toEqual(["hook failed: tests: 1 of 40 failed"]);
   });
 
+  it("a run of the same program and subcommand on other targets is other work: each failure stands", () => {
+    const errors = standing([
+      bash("a", "npm test -- parser"),
+      result("a", "Bash", "Exit code 1\nFAIL parser.test.ts: expected 3 tokens, got 2", true),
+      bash("b", "npm test -- lexer"),
+      result("b", "Bash", "Exit code 1\nFAIL lexer.test.ts: unterminated string at 4:2", true),
+      bash("c", "git push"),
+      result("c", "Bash", "Exit code 128\nfatal: The current branch feature has no upstream branch.", true),
+      bash("d", "git push -u origin feature"),
+      result("d", "Bash", "Exit code 1\nerror: failed to push some refs to 'origin'", true),
+    ]);
+    expect(errors).toEqual([
+      "FAIL parser.test.ts: expected 3 tokens, got 2",
+      "FAIL lexer.test.ts: unterminated string at 4:2",
+      "error: failed to push some refs to 'origin'",
+    ]);
+  });
+
   it("its last part working on its own reached what the whole command was for", () => {
     const probes = probeMessages([
       bash("a", "source ~/.toolchain/env && tool --version"),

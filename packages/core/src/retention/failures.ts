@@ -22,7 +22,7 @@
  *   or the tests pass now), fixes it.
  */
 import { isExitNote } from "./errors.js";
-import { ANY_LATER_SUCCESS, isContentKey, MOVED_ON, maySayFixed, saysFixed } from "./resolution.js";
+import { ANY_LATER_SUCCESS, isContentKey, MOVED_ON, maySayFixed, sameVerbWork, saysFixed } from "./resolution.js";
 import { normalizeKey } from "./text.js";
 
 export interface Failure {
@@ -101,8 +101,10 @@ export class FailureTracker {
   supersede(actionKey: string, message: string, index: number, related: readonly string[] = []): void {
     if (isExitNote(message)) return;
     const normal = normalizeKey(message);
-    const sameVerb = related.filter((key) => key.startsWith(VERB)).flatMap((key) => this.byKey.get(key) ?? []);
-    for (const earlier of [...(this.byAction.get(actionKey) ?? []), ...sameVerb.filter((f) => f.fromCommand)]) {
+    const sameVerb = related
+      .filter((key) => key.startsWith(VERB))
+      .flatMap((key) => (this.byKey.get(key) ?? []).filter((f) => f.fromCommand && sameVerbWork(f.actionKey, actionKey, key)));
+    for (const earlier of [...(this.byAction.get(actionKey) ?? []), ...sameVerb]) {
       if (!earlier.resolved && normalizeKey(earlier.message) !== normal) this.resolve(earlier, index, "failed differently");
     }
   }

@@ -164,16 +164,57 @@ const SUBCOMMAND = /^[a-z][a-z0-9-]*(?::[a-z0-9-]+)*$/;
  * Commands whose first argument is not a subcommand (`python a.py`, `cat x`) have none.
  */
 function verbKeys(segment: string): string[] {
-  const words = segment.split(/\s+/).filter((w) => !/^\w+=/.test(w));
+  const verb = verbOf(segment);
+  return verb ? [`verb:${verb.verb}`] : [];
+}
+
+/** A segment's program and subcommand (`git push`, `npm run build`), and the words after them. */
+function verbOf(segment: string): { verb: string; rest: string[] } | undefined {
+  const words = segment.split(/\s+/).filter((w) => w.length > 0 && !/^\w+=/.test(w));
   while (words.length > 0 && /^(?:env|sudo|time|nice|timeout|exec|npx|bunx)$/.test(words[0]!)) {
     words.shift();
     if (words.length > 0 && /^\d+[smh]?$/.test(words[0]!)) words.shift();
   }
   const program = (words[0] ?? "").replace(/^.*\//, "");
-  if (program.length === 0 || NO_VERB.has(program) || !SUBCOMMAND.test(words[1] ?? "")) return [];
+  if (program.length === 0 || NO_VERB.has(program) || !SUBCOMMAND.test(words[1] ?? "")) return undefined;
   const second = TWO_LEVEL.test(words[1]!) || program === "gh" ? words[2] : undefined;
-  const verb = second !== undefined && SUBCOMMAND.test(second) ? `${program} ${words[1]} ${second}` : `${program} ${words[1]}`;
-  return [`verb:${verb}`];
+  const two = second !== undefined && SUBCOMMAND.test(second);
+  return { verb: two ? `${program} ${words[1]} ${second}` : `${program} ${words[1]}`, rest: words.slice(two ? 3 : 2) };
+}
+
+/**
+ * What a command's `verb` acts on: its arguments after the program and subcommand that are
+ * neither options nor an option's value (`npm test -- auth` → `auth`, `git push -u origin x` → `x`).
+ */
+function verbTargets(key: string, verb: string): string[] {
+  const targets: string[] = [];
+  for (const { text } of shellSegments(key.replace(/^run:/, ""))) {
+    const found = verbOf(text);
+    if (found?.verb !== verb) continue;
+    let options = true;
+    for (let i = 0; i < found.rest.length; i++) {
+      const word = found.rest[i]!;
+      if (options && word === "--") options = false;
+      else if (options && word.startsWith("-")) {
+        if (!word.includes("=")) i++;
+      } else targets.push(word);
+    }
+  }
+  return targets;
+}
+
+/**
+ * Whether a later failure of the same program and subcommand (`verb:` key) is the same work
+ * failing again: it acts on what the earlier one did, or the earlier named nothing to act on
+ * (`git push`, then `git push -u origin x`). Test runs of other targets (`npm test -- a`, then
+ * `npm test -- b`) are other work: each failure stands on its own.
+ */
+export function sameVerbWork(earlierKey: string, laterKey: string, verbKey: string): boolean {
+  const verb = verbKey.slice("verb:".length);
+  const earlier = verbTargets(earlierKey, verb);
+  if (earlier.length === 0) return true;
+  const later = new Set(verbTargets(laterKey, verb));
+  return earlier.length === later.size && earlier.every((target) => later.has(target));
 }
 
 const FIXED =

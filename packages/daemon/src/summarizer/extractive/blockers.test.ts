@@ -75,8 +75,8 @@ describe("Blocked and Next Steps", () => {
     const summary = summarize([
       user("Write the release plan we discussed to a file"),
       ...tool("Write", { file_path: "/etc/release/plan.md", content: plan }, "EACCES: permission denied, open '/etc/release/plan.md'", { isError: true }),
-      ...tool("Write", { file_path: "docs/plan.md", content: plan }, "File created successfully at: docs/plan.md"),
-      assistant("The plan is in docs/plan.md."),
+      ...tool("Write", { file_path: "notes/plan.md", content: plan }, "File created successfully at: notes/plan.md"),
+      assistant("The plan is in notes/plan.md."),
     ]);
     expect(section(summary, "### Blocked")).toBe("- (none)");
     expect(section(summary, "### Done")).toContain("then the same content was written elsewhere");
