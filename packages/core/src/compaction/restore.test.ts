@@ -42,7 +42,10 @@ function compactedPath(details: unknown): PathBuilder {
 
 describe("restoring another agent's summary", () => {
   it("gives the next preparation what the summary lost: the request, the rule, the standing error, the edited file", () => {
-    for (const details of [undefined, { source: "claude-code" }, { readFiles: [], modifiedFiles: [] }]) {
+    const report = { files: { kept: 0, total: 0 } };
+    // pi's (no details, or its file lists), Claude Code's and Codex's (a report from the import, nothing repaired).
+    const imported = [undefined, { readFiles: [], modifiedFiles: [] }, { source: "claude-code", retention: report }, { source: "codex" }];
+    for (const details of imported) {
       const previous = prepared(compactedPath(details)).previousSummary!;
       expect(previous.startsWith(FOREIGN_SUMMARY)).toBe(true);
       expect(previous).toContain("- User request: Now make the retry count configurable through the settings file.");

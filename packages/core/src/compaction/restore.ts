@@ -42,13 +42,19 @@ export function collectMessages(path: readonly CountedEntry[], start: number, en
   return { messages, entryIds };
 }
 
+/** The agents whose compactions the import marks (`details.source`): checked at import, never repaired. */
+const IMPORTED_SOURCES = new Set(["claude-code", "codex"]);
+
 /**
- * A compaction this daemon checked when it wrote it: its details hold the retention report
- * (`detailsWithRetention`). Imported ones (pi's, `source: "claude-code"` or `"codex"`) do not.
+ * A compaction this daemon wrote, checked and repaired then: its details hold the retention
+ * report (`detailsWithRetention`). Not pi's (no report), nor Claude Code's or Codex's, whose
+ * import stores a report beside `source` but repairs nothing.
  */
 export function isCheckedCompaction(entry: CompactionEntry): boolean {
   const details = entry.details;
-  return typeof details === "object" && details !== null && !Array.isArray(details) && "retention" in details;
+  if (typeof details !== "object" || details === null || Array.isArray(details) || !("retention" in details)) return false;
+  const source = (details as { source?: unknown }).source;
+  return !(typeof source === "string" && IMPORTED_SOURCES.has(source));
 }
 
 function previousCompactionIndex(path: readonly CountedEntry[], before: number): number {
