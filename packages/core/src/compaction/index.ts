@@ -1,5 +1,6 @@
 export { findCutPoint, findTurnStartIndex, isTurnStart, isValidCutPoint, type CutPoint } from "./cut-point.js";
-export { compactionRangeStart, NothingToCompact, prepareCompaction, type PrepareCompactionResult } from "./prepare.js";
+export { NothingToCompact, prepareCompaction, type PrepareCompactionResult } from "./prepare.js";
+export { compactionRangeStart, isCheckedCompaction, restoredSummary } from "./restore.js";
 export {
   buildSummaryRequest,
   INITIAL_SUMMARY_PROMPT,

@@ -7,16 +7,17 @@ import type {
   CompactionEntry,
   CompactionPreparation,
   CompactionSettings,
-  ContextMessage,
 } from "@base-context/protocol";
 import { latestCompactionIndex } from "../context-selection.js";
-import { entryToContextMessage } from "../entry-messages.js";
 import { addFileOpsFromDetails, addFileOpsFromPrevious, computeFileLists, createFileOps, extractFileOpsFromMessage } from "../file-ops.js";
 import type { CountedEntry } from "../types.js";
 import { planFrom, planTailPrune, prunedOutputs, withPlan, withPrunedCounts, type PrunePlan } from "../prune.js";
 import { fitPlan, tokensFrom } from "../prune-fit.js";
 import { estimateContextTokens } from "../usage.js";
+import { repairBudgetTokens } from "../retention/repair.js";
 import { findCutPoint, type CutOptions, type CutPoint } from "./cut-point.js";
+import { summaryMaxTokens } from "./prompts.js";
+import { collectMessages, compactionRangeStart, restoredSummary, type CollectedMessages } from "./restore.js";
 
 export type PrepareCompactionResult = { preparation: CompactionPreparation } | { nothing: string };
 
@@ -33,36 +34,6 @@ export const NothingToCompact = {
   noCutPoint: "no message the kept part could start with",
   nothingToSummarize: "nothing to summarize: everything fits in the kept part",
 } as const;
-
-/**
- * Where the range to summarize starts: the previous compaction's first kept entry when it lies
- * on the path before that compaction (its kept tail is summarized again, with the previous
- * summary as context); otherwise right after the previous compaction; with none, the start.
- */
-export function compactionRangeStart(path: readonly CountedEntry[], previousCompactionIndex: number): number {
-  if (previousCompactionIndex < 0) return 0;
-  const previous = path[previousCompactionIndex]!.entry as CompactionEntry;
-  const firstKeptIndex = path.findIndex((item) => item.entry.id === previous.firstKeptEntryId);
-  return firstKeptIndex >= 0 && firstKeptIndex < previousCompactionIndex ? firstKeptIndex : previousCompactionIndex + 1;
-}
-
-interface CollectedMessages {
-  messages: ContextMessage[];
-  entryIds: string[];
-}
-
-function collectMessages(path: readonly CountedEntry[], start: number, end: number): CollectedMessages {
-  const messages: ContextMessage[] = [];
-  const entryIds: string[] = [];
-  for (let i = start; i < end; i++) {
-    const entry = path[i]!.entry;
-    const message = entryToContextMessage(entry);
-    if (!message) continue;
-    messages.push(message);
-    entryIds.push(entry.id);
-  }
-  return { messages, entryIds };
-}
 
 interface Split {
   cut: CutPoint;
@@ -92,7 +63,9 @@ function isEmptySplit(split: Split): boolean {
 
 /**
  * @param path root → leaf, or a suffix starting at or before the latest compaction's
- *   firstKeptEntryId, each entry with its stored token count.
+ *   firstKeptEntryId, each entry with its stored token count. When the latest compaction is
+ *   another agent's (`isCheckedCompaction` false), a path from the root lets its summary be
+ *   restored from the messages it replaced (`restoredSummary`) before it becomes `previousSummary`.
  */
 export function prepareCompaction(
   path: readonly CountedEntry[],
@@ -145,6 +118,8 @@ export function prepareCompaction(
   for (const message of [...history.messages, ...turnPrefix.messages]) extractFileOpsFromMessage(message, fileOps);
 
   const estimate = estimateContextTokens(path);
+  // Another agent's summary gets back what it lost within the budget repair has.
+  const restoreBudget = repairBudgetTokens(summaryMaxTokens("history", settings.reserveTokens));
   const firstKept = path[cut.firstKeptIndex]!.entry;
   return {
     preparation: {
@@ -156,7 +131,7 @@ export function prepareCompaction(
       turnPrefixEntryIds: turnPrefix.entryIds,
       isSplitTurn: cut.isSplitTurn,
       tokensBefore: estimate.measurable ? estimate.tokens : null,
-      ...(previous ? { previousSummary: previous.summary } : {}),
+      ...(previous ? { previousSummary: restoredSummary(path, previousIndex, restoreBudget) } : {}),
       fileOps: computeFileLists(fileOps),
       // The declared keys only: a caller's settings object may hold more (`compaction.prune`).
       settings: { enabled: settings.enabled, reserveTokens: settings.reserveTokens, keepRecentTokens: settings.keepRecentTokens },

@@ -90,6 +90,7 @@ export {
   lostItems,
   repairBudgetTokens,
   repairSummary,
+  restoreSummary,
   retainSummary,
   type LostItems,
   type RepairResult,

@@ -16,7 +16,9 @@ const FILE_READ = "File read: ";
 const FILE_MODIFIED = "File modified: ";
 const ERROR = "Error";
 const CONSTRAINT = "User constraint: ";
-const REPAIR_LINE = /^- (File read: |File modified: |Error(?: \(([^)]*)\))?: |User constraint: )(.*)$/;
+const REQUEST = "User request: ";
+const EARLIER_REQUEST = "Earlier user request: ";
+const REPAIR_LINE = /^- (File read: |File modified: |Error(?: \(([^)]*)\))?: |User constraint: |User request: |Earlier user request: )(.*)$/;
 const CRITICAL_HEADING = /^## Critical Context\s*$/m;
 const TRAILING_FILE_SECTIONS = /(?:\n\n<(read-files|modified-files)>\n[\s\S]*?\n<\/\1>)+$/;
 const CHARS_PER_TOKEN = 4;
@@ -32,8 +34,8 @@ function unquote(text: string): string {
 }
 
 /**
- * The probes a previous summary carries: the lines repair appended to it (under its Critical
- * Context), its constraints that read as rules, its file lists (or the files another agent's
+ * The probes a previous summary carries: the lines repair (or restoration, `restoreSummary`)
+ * appended to it (under its Critical Context), its constraints that read as rules, its file lists (or the files another agent's
  * summary names). Checked again in the summary that replaces it, so a later summarizer cannot drop
  * them. Nothing else of another agent's summary is carried: its "errors and fixes" list is
  * history, and its analysis no item at all.
@@ -49,6 +51,7 @@ export function carriedProbes(previousSummary: string | undefined): RetentionPro
     const [, prefix, detail, text] = repaired;
     if (prefix === FILE_READ || prefix === FILE_MODIFIED) probes.files.push(item(unquote(text!), prefix === FILE_READ ? "read" : "modified"));
     else if (prefix === CONSTRAINT) probes.constraints.push(item(text!.trim()));
+    else if (prefix === REQUEST || prefix === EARLIER_REQUEST) probes.requests.push(item(text!.trim()));
     // Repair writes an error line in backticks: any other "Error: …" is not one of its lines.
     else if (/^`.*`$/.test(text!.trim())) probes.errors.push(item(unquote(text!), detail));
   }
@@ -79,6 +82,35 @@ export function repairSummary(summary: string, probes: RetentionProbes, budgetTo
   const { lines, added, skipped } = criticalLines(lostItems(summary, probes), budgetTokens * CHARS_PER_TOKEN);
   if (lines.length === 0) return { summary, added, skipped };
   return { summary: insertCritical(summary, lines), added, skipped };
+}
+
+/**
+ * Repair of a summary another agent wrote (docs/retention.md "Restoring another agent's summary"),
+ * against the probes of the messages it replaced: what `repairSummary` appends, and the human's
+ * requests it lost, in their words on one line — the latest request of the range first
+ * (`- User request: …`, the task going on at its cut), the earlier ones it lost last
+ * (`- Earlier user request: …`, the most recent kept when the budget runs out).
+ */
+export function restoreSummary(summary: string, probes: RetentionProbes, budgetTokens: number): RepairResult {
+  const index = new SummaryIndex(summary);
+  const requests = [...probes.requests].sort((a, b) => a.index - b.index);
+  const latest = requests.pop();
+  const line = (prefix: string, item: ProbeItem): string => `- ${prefix}${item.text.replace(/\s+/g, " ").trim()}`;
+  const current = latest && !isKept("requests", latest, index) ? line(REQUEST, latest) : undefined;
+  let budget = budgetTokens * CHARS_PER_TOKEN - (current ? current.length + 1 : 0);
+  const repaired = criticalLines(lostItems(summary, probes), Math.max(0, budget));
+  budget -= repaired.lines.reduce((sum, text) => sum + text.length + 1, 0);
+  const earlier: string[] = [];
+  for (const item of requests.reverse()) {
+    if (isKept("requests", item, index)) continue;
+    const text = line(EARLIER_REQUEST, item);
+    if (text.length + 1 > budget) break;
+    budget -= text.length + 1;
+    earlier.unshift(text);
+  }
+  const all = [...(current ? [current] : []), ...repaired.lines, ...earlier];
+  if (all.length === 0) return { summary, added: repaired.added, skipped: repaired.skipped };
+  return { summary: insertCritical(summary, all), added: repaired.added, skipped: repaired.skipped };
 }
 
 /** What repair restores: the constraints, standing errors and files (modified first) `summary` does not hold. */

@@ -41,7 +41,7 @@ import { describeChain, summarizerChain, type ClientModel, type Summarizer } fro
 import { compactHookEvent } from "./hook-event.js";
 import type { CompactHooks } from "../hooks/compact-hooks.js";
 import type { RunReporter } from "./reporter.js";
-import { retainCompactionSummary } from "./retention.js";
+import { preparationPath, retainCompactionSummary } from "./retention.js";
 import { compactionDisabledReason, requestSettings } from "./settings.js";
 import { summarizePreparation } from "./summarize.js";
 import { RunNotes, truncate } from "./truncate.js";
@@ -119,7 +119,7 @@ export async function runCompaction(
       throwIfAborted(signal);
       result = notes.into(commitPrune(deps.records, params, leafId, rung.plan, path.entries, reporter));
     } else {
-      const prepared = prepareCompaction(path.entries, compaction, {
+      const prepared = prepareCompaction(await preparationPath(deps.sessions, sessionId, path), compaction, {
         ...(prune.enabled ? { pruneMinTokens: prune.minTokens } : {}),
         keepAtLeastBudget: applied.keepAtLeastBudget,
       });

@@ -7,6 +7,7 @@ import type { CompactionPreparation, RetentionReport } from "@base-context/proto
 import {
   carriedProbes,
   emptyProbes,
+  isCheckedCompaction,
   mergeProbes,
   probeMessages,
   repairBudgetTokens,
@@ -15,6 +16,17 @@ import {
   type RetentionProbes,
   type SummaryBudget,
 } from "@base-context/core";
+import type { ContextPath, CountedEntry, SessionService } from "../sessions/index.js";
+
+/**
+ * The path a compaction is prepared from: the context path, or, when its latest compaction is
+ * another agent's (not checked by us when written), the whole path to the same leaf, so that
+ * preparation restores that summary from the messages it replaced (core's `restoredSummary`).
+ */
+export async function preparationPath(sessions: SessionService, sessionId: string, path: ContextPath): Promise<readonly CountedEntry[]> {
+  if (path.compaction === undefined || isCheckedCompaction(path.compaction)) return path.entries;
+  return sessions.getCountedPath(sessionId, path.leafId);
+}
 
 export function compactionProbes(preparation: CompactionPreparation): RetentionProbes {
   const listed = emptyProbes();

@@ -366,3 +366,30 @@ describe("interrupted jobs", () => {
     expect(h.service.status({ sessionId: h.sessionId }, () => false).jobs[0]!.state).toBe("summarizing");
   });
 });
+
+describe("compaction/run on top of another agent's compaction", () => {
+  const said = (text: string) => ({ type: "message" as const, message: { role: "user" as const, content: text } });
+
+  it("hands the summarizer that summary restored from the messages it replaced; its own summaries as they are", async () => {
+    await h.append(said("Add a retry to the uploader. Never touch migrations/ in this task."));
+    await h.conversation(2, "early");
+    const firstKept = await h.append(said("Carry on."));
+    await h.append(assistant("carrying on"));
+    await h.append({ type: "compaction", summary: "## Goal\nWork on the uploader.", firstKeptEntryId: firstKept, tokensBefore: 2000, details: { source: "claude-code" } });
+    await h.conversation(4, "late");
+
+    const dryRun = await h.service.prepare(h.sessionId);
+    const first = await h.service.run(manual());
+    expect(first.status).toBe("committed");
+    const previous = h.summarizer.requests[0]!.previousSummary!;
+    expect(previous.startsWith("## Goal\nWork on the uploader.")).toBe(true);
+    expect(previous).toContain("- User constraint: Never touch migrations/ in this task.");
+    expect(previous).toContain("- User request: Add a retry to the uploader.");
+    expect("preparation" in dryRun && dryRun.preparation.previousSummary).toBe(previous);
+
+    // The next compaction updates ours, checked when it was written: read as stored.
+    await h.conversation(4, "later");
+    expect((await h.service.run(manual())).status).toBe("committed");
+    expect(h.summarizer.requests.at(-1)!.previousSummary).toBe((first.entry as CompactionEntry).summary);
+  });
+});

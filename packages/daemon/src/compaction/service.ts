@@ -24,6 +24,7 @@ import { isAbandoned, isGoneElsewhere, storedResult, toProtocolJob, type Livenes
 import { runCompaction, type CompactionRunParams } from "./pipeline.js";
 import { RunReporter, type CompactionRunContext } from "./reporter.js";
 import { SessionLocks } from "../sessions/session-locks.js";
+import { preparationPath } from "./retention.js";
 import { compactionDisabledReason, requestSettings } from "./settings.js";
 
 export interface CompactionServiceOptions {
@@ -89,7 +90,7 @@ export class CompactionService {
     // As `run` summarizes: with the kept tail's large tool outputs hidden when pruning is on.
     const prune = settings.compaction.prune;
     const pruning = prune.enabled ? { pruneMinTokens: prune.minTokens } : {};
-    return prepareCompaction(path.entries, compaction, { ...pruning, keepAtLeastBudget });
+    return prepareCompaction(await preparationPath(this.sessions, sessionId, path), compaction, { ...pruning, keepAtLeastBudget });
   }
 
   /**

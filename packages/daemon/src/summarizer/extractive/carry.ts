@@ -4,7 +4,12 @@
  *
  * - its request is the current task while the part asks for nothing new; its earlier requests,
  *   and the human's words it quotes (Claude Code's "All user messages"), stay the human's words;
- * - its rules stay rules, and the rules in the human's words it quotes join them;
+ * - a request restored into another agent's summary (`User request: …` under its Critical
+ *   Context, core's `restoreSummary`) is the latest the human made before its cut: the current
+ *   task, its Goal the background; the earlier ones it restored (`Earlier user request: …`) are
+ *   its earlier requests; the lines themselves are not carried (the Goal and Done hold them);
+ * - its rules stay rules, and the rules in the human's words it quotes join them, as do the
+ *   constraints repair or restoration wrote under its Critical Context (`User constraint: …`);
  * - an in-progress item the part finished (a completing command or sentence names its subject:
  *   `gh issue close 42`, "Committed PROJ-12") moves to Done;
  * - an item naming a file the part moved or removed goes (the file lists say where it is now);
@@ -40,10 +45,13 @@ const CURRENT = "Current task: ";
 const BACKGROUND = "Background, the first request: ";
 const EARLIER = "Earlier task: ";
 const REQUEST = /^Request: /;
+const RESTORED = /^User request: /;
+const EARLIER_RESTORED = /^Earlier user request: /;
+const CONSTRAINT_LINE = /^User constraint: /;
 /** A line reporting what the user said ("The user's original request was: …"): the Goal holds it; it is not a step. */
 const REPORTS_USER = /^(?:the user(?:'s)?\b[^.]{0,40}\b(?:said|asked|request(?:ed)?|wrote|wants?|was)\b|user'?s? (?:last|original|most recent) request)/i;
-/** Lines of ours that are recomputed from the part each time, never carried. */
-const RECOMPUTED = /^(?:Earlier blocker \(may be resolved\): |The assistant's last message asked: |The last turn was aborted by the user\.|Requested focus: )/;
+/** Lines recomputed from the part each time, or moved to their section (the Goal, Constraints): never carried as they are. */
+const RECOMPUTED = /^(?:User request: |Earlier user request: |User constraint: |Earlier blocker \(may be resolved\): |The assistant's last message asked: |The last turn was aborted by the user\.|Requested focus: )/;
 
 export function carryPrevious(previous: ParsedSummary, facts: Facts): Carried {
   const fresh = (item: string) => !namesChangedFile(item, facts);
@@ -56,10 +64,12 @@ export function carryPrevious(previous: ParsedSummary, facts: Facts): Carried {
     requests: [
       ...previous.done.filter((d) => REQUEST.test(d)).map((d) => d.replace(REQUEST, "")),
       ...previous.userMessages.filter((m) => readRequest(m) === "yes" && m !== goal.currentTask && m !== goal.background),
+      ...previous.critical.filter((c) => EARLIER_RESTORED.test(c)).map((c) => c.replace(EARLIER_RESTORED, "")),
     ],
     constraints: [
       ...previous.constraints.filter((c) => !previous.foreign || readConstraint(c) === "yes"),
       ...previous.userMessages.flatMap((m) => constraintSentences(m)),
+      ...previous.critical.filter((c) => CONSTRAINT_LINE.test(c)).map((c) => c.replace(CONSTRAINT_LINE, "")),
     ],
     done: previous.done.filter((d) => !REQUEST.test(d) && fresh(d)),
     completed,
@@ -101,8 +111,23 @@ function previousGoal(previous: ParsedSummary): Pick<Carried, "currentTask" | "b
   }
   const asked = previous.userMessages.filter((m) => readRequest(m) === "yes");
   currentTask ??= asked[asked.length - 1] ?? previous.goal[0];
+  // Ours states its task with a label and never holds the line (an update moves it into the Goal).
+  const restored = previous.goal.some((line) => line.startsWith(CURRENT)) ? undefined : restoredRequest(previous);
+  if (restored !== undefined && restored !== currentTask) {
+    if (currentTask !== undefined) {
+      if (background === undefined) background = currentTask;
+      else earlierTasks.push(currentTask);
+    }
+    currentTask = restored;
+  }
   if (background === undefined && asked.length > 1 && asked[0] !== currentTask) background = asked[0];
   return { ...(currentTask !== undefined ? { currentTask } : {}), ...(background !== undefined ? { background } : {}), earlierTasks };
+}
+
+/** The request restoration added to another agent's summary (its latest, when several). */
+function restoredRequest(previous: ParsedSummary): string | undefined {
+  const lines = previous.critical.filter((line) => RESTORED.test(line));
+  return lines.length > 0 ? lines[lines.length - 1]!.replace(RESTORED, "") : undefined;
 }
 
 /** The subject an item is about: its first name with a digit and a separator (`PROJ-12`, `v0.8.0`, `task-3.2`). */

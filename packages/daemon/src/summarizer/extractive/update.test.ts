@@ -175,3 +175,33 @@ describe("the human's words wherever they are", () => {
     expect(section(summary, "## Next Steps")).toBe("1. Wait for the user's next request: the last one was answered.");
   });
 });
+
+describe("updating a summary restored from what it replaced", () => {
+  /** Another agent's summary, with the lines core's `restoreSummary` adds under its Critical Context. */
+  const RESTORED = [
+    "## Goal",
+    "Refactor the uploader.",
+    "",
+    "## Critical Context",
+    "- User request: Now make the retry count configurable through the settings file.",
+    "- User constraint: Never touch migrations/ in this task.",
+    "- File modified: `src/upload.ts`",
+    "- Earlier user request: Add a retry to the uploader in src/upload.ts.",
+  ].join("\n");
+
+  it("makes the restored request the current task, its rule a constraint, its earlier request a request", () => {
+    const summary = summarize([user("ok"), assistant("Reading the settings loader.")], RESTORED);
+    expect(section(summary, "## Goal")).toBe(
+      "Current task: Now make the retry count configurable through the settings file.\nBackground, the first request: Refactor the uploader.",
+    );
+    expect(section(summary, "## Constraints & Preferences")).toBe("- Never touch migrations/ in this task.");
+    expect(summary).toContain("Request: Add a retry to the uploader in src/upload.ts.");
+    expect(section(summary, "## Critical Context")).not.toMatch(/User request|User constraint/);
+  });
+
+  it("keeps a newer request of the part as the current task", () => {
+    const summary = summarize([user("Next, write the changelog entry for the retry settings please."), assistant("Writing it.")], RESTORED);
+    expect(section(summary, "## Goal").split("\n")[0]).toBe("Current task: Next, write the changelog entry for the retry settings please.");
+    expect(summary).toContain("Now make the retry count configurable through the settings file.");
+  });
+});
