@@ -22,7 +22,7 @@
  *   or the tests pass now), fixes it.
  */
 import { isExitNote } from "./errors.js";
-import { ANY_LATER_SUCCESS, isContentKey, MOVED_ON, maySayFixed, sameVerbWork, saysFixed } from "./resolution.js";
+import { ANY_LATER_SUCCESS, isContentKey, MOVED_ON, maySayFixed, saysFixed, verbWorkKey } from "./resolution.js";
 import { normalizeKey } from "./text.js";
 
 export interface Failure {
@@ -76,6 +76,8 @@ export class FailureTracker {
   /** The unresolved failures by each key that fixes them: a success looks up only those it may fix. */
   private readonly byKey = new Map<string, Failure[]>();
   private readonly byAction = new Map<string, Failure[]>();
+  /** Commands' failures by program and subcommand and what they act on (`verbWorkKey`): what a later failure of that work supersedes. */
+  private readonly byVerbWork = new Map<string, Failure[]>();
   /** The latest result was the user refusing a call (its interruption notice is that refusal, not a stop). */
   private lastRefused = false;
 
@@ -88,6 +90,11 @@ export class FailureTracker {
     this.failures.push(tracked);
     for (const key of new Set(failure.fixedBy)) push(this.byKey, key, tracked);
     push(this.byAction, failure.actionKey, tracked);
+    if (failure.fromCommand) {
+      for (const key of new Set(failure.fixedBy)) {
+        if (key.startsWith(VERB)) push(this.byVerbWork, `${key}\u0000${verbWorkKey(failure.actionKey, key)}`, tracked);
+      }
+    }
   }
 
   /**
@@ -101,9 +108,14 @@ export class FailureTracker {
   supersede(actionKey: string, message: string, index: number, related: readonly string[] = []): void {
     if (isExitNote(message)) return;
     const normal = normalizeKey(message);
+    // Of the same program and subcommand: those that named no target, and those acting on the same ones.
     const sameVerb = related
       .filter((key) => key.startsWith(VERB))
-      .flatMap((key) => (this.byKey.get(key) ?? []).filter((f) => f.fromCommand && sameVerbWork(f.actionKey, actionKey, key)));
+      .flatMap((key) => {
+        const targets = verbWorkKey(actionKey, key);
+        const untargeted = this.byVerbWork.get(`${key}\u0000`) ?? [];
+        return targets === "" ? untargeted : [...untargeted, ...(this.byVerbWork.get(`${key}\u0000${targets}`) ?? [])];
+      });
     for (const earlier of [...(this.byAction.get(actionKey) ?? []), ...sameVerb]) {
       if (!earlier.resolved && normalizeKey(earlier.message) !== normal) this.resolve(earlier, index, "failed differently");
     }

@@ -204,17 +204,14 @@ function verbTargets(key: string, verb: string): string[] {
 }
 
 /**
- * Whether a later failure of the same program and subcommand (`verb:` key) is the same work
- * failing again: it acts on what the earlier one did, or the earlier named nothing to act on
- * (`git push`, then `git push -u origin x`). Test runs of other targets (`npm test -- a`, then
- * `npm test -- b`) are other work: each failure stands on its own.
+ * What a command's run of `verbKey` (`verb:npm test`) acts on, as one key: its targets sorted, or
+ * "" when it names none. A later failure of the same program and subcommand is the same work
+ * failing again when it acts on what the earlier one did, or the earlier named nothing to act on
+ * (`git push`, then `git push -u origin x`); test runs of other targets (`npm test -- a`, then
+ * `npm test -- b`) are other work, and each failure stands on its own.
  */
-export function sameVerbWork(earlierKey: string, laterKey: string, verbKey: string): boolean {
-  const verb = verbKey.slice("verb:".length);
-  const earlier = verbTargets(earlierKey, verb);
-  if (earlier.length === 0) return true;
-  const later = new Set(verbTargets(laterKey, verb));
-  return earlier.length === later.size && earlier.every((target) => later.has(target));
+export function verbWorkKey(actionKey: string, verbKey: string): string {
+  return [...new Set(verbTargets(actionKey, verbKey.slice("verb:".length)))].sort().join("\u0001");
 }
 
 const FIXED =
